@@ -1,0 +1,42 @@
+# Thin wrapper over CMake for the README's commands (see CONTRACT.md).
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 0
+
+.PHONY: all check demo bench fuzz asan asan-check install clean
+
+all: $(BUILD)/Makefile
+	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS)
+
+$(BUILD)/Makefile: CMakeLists.txt
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+
+check: all
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+demo: all
+	@bash scripts/demo.sh $(BUILD)/ktrust
+
+bench:
+	@bash bench/run.sh
+
+asan:
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKT_SANITIZE=ON >/dev/null
+	@$(MAKE) --no-print-directory -C $(ASAN_BUILD) -j$(JOBS)
+
+asan-check: asan
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS)
+
+fuzz:
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKT_FUZZ=ON >/dev/null
+	@$(MAKE) --no-print-directory -C $(FUZZ_BUILD) -j$(JOBS)
+	@if [ "$(FUZZ_SECONDS)" != 0 ]; then bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS); fi
+
+install: all
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,74 @@
+/* cli.h - what every ktrust subcommand shares: common options, error lines,
+ * exit codes.  The CLI parses arguments, prints and picks exit codes; every
+ * decision lives in libktrust. */
+#ifndef KT_CLI_CLI_H
+#define KT_CLI_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "json.h"
+#include "ktrust/error.h"
+
+#define EXIT_USAGE 64
+#define EXIT_NOINPUT 66
+#define EXIT_INTERNAL 70
+
+#define CLI_MAX_TRUST 64
+
+/* Options shared by verifying commands (CONTRACT.md). */
+struct cli_common {
+    const char *store;                 /* --store, else $KTRUST_STORE, else XDG */
+    const char *trust[CLI_MAX_TRUST];  /* --trust FILE (repeatable) */
+    size_t n_trust;
+    const char *kernel;                /* --kernel VMLINUZ */
+    bool json;                         /* --json */
+    bool quiet;                        /* -q */
+};
+
+enum {
+    OPT_STORE = 1000,
+    OPT_TRUST,
+    OPT_KERNEL,
+    OPT_JSON,
+    OPT_HELP,
+    OPT_FIRST_PRIVATE = 1100, /* commands number their own long options from here */
+};
+
+#define CLI_COMMON_LONGOPTS                                                                  \
+    {"store", required_argument, NULL, OPT_STORE},                                           \
+        {"trust", required_argument, NULL, OPT_TRUST},                                       \
+        {"kernel", required_argument, NULL, OPT_KERNEL},                                     \
+        {"json", no_argument, NULL, OPT_JSON}, {"quiet", no_argument, NULL, 'q'},            \
+        {"help", no_argument, NULL, 'h'}
+
+/* Handle a common option; returns 1 if it was one, 0 if not, -1 on error. */
+int cli_common_opt(struct cli_common *co, int c, const char *arg);
+
+/* Print the one-line error: "ktrust: FILE: WHAT (at offset N)". */
+void cli_error(const char *file, const struct kt_error *e);
+/* Same, from a printf-style message (no offset). */
+void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit code for a library result (0/-errno), per CONTRACT.md.  I/O errors on
+ * opening an input are 66. */
+int cli_exit_code(int rc);
+/* Print usage text for cmd to stderr and return EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The store path the options select (may be NULL when --trust without --store). */
+const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap);
+
+/* Subcommands: argv[0] is the subcommand name. */
+int cmd_x509(int argc, char **argv);
+int cmd_keyring(int argc, char **argv);
+int cmd_kernel_keys(int argc, char **argv);
+int cmd_verify_pkcs7(int argc, char **argv);
+int cmd_verify_module(int argc, char **argv);
+int cmd_verify_pe(int argc, char **argv);
+int cmd_load_pe_key(int argc, char **argv);
+int cmd_wrap_key(int argc, char **argv);
+int cmd_chain(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
+
+#endif

@@ -1,0 +1,93 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_common_opt(struct cli_common *co, int c, const char *arg)
+{
+    switch (c) {
+    case OPT_STORE: co->store = arg; return 1;
+    case OPT_TRUST:
+        if (co->n_trust >= CLI_MAX_TRUST) {
+            fprintf(stderr, "ktrust: too many --trust options (at most %d)\n", CLI_MAX_TRUST);
+            return -1;
+        }
+        co->trust[co->n_trust++] = arg;
+        return 1;
+    case OPT_KERNEL: co->kernel = arg; return 1;
+    case OPT_JSON: co->json = true; return 1;
+    case 'q': co->quiet = true; return 1;
+    default: return 0;
+    }
+}
+
+void cli_error(const char *file, const struct kt_error *e)
+{
+    const char *what = e && e->what[0] ? e->what : "failed";
+    if (file)
+        fprintf(stderr, "ktrust: %s: %s", file, what);
+    else
+        fprintf(stderr, "ktrust: %s", what);
+    if (e && e->offset != KT_NO_OFFSET)
+        fprintf(stderr, " (at offset %zu)", e->offset);
+    fputc('\n', stderr);
+}
+
+void cli_errorf(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (file)
+        fprintf(stderr, "ktrust: %s: ", file);
+    else
+        fputs("ktrust: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_exit_code(int rc)
+{
+    switch (rc) {
+    case -ENOENT:
+    case -EACCES:
+    case -EISDIR:
+    case -EFBIG:
+    case -EIO: return EXIT_NOINPUT;
+    default: break;
+    }
+    enum kt_verdict v = kt_verdict_of(rc);
+    return (int)v;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ktrust %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try 'ktrust %s --help')\n", cmd);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap)
+{
+    if (co->store)
+        return co->store;
+    const char *env = getenv("KTRUST_STORE");
+    if (env && *env)
+        return env;
+    if (co->n_trust > 0 || co->kernel)
+        return NULL; /* --trust/--kernel without --store: no store is opened */
+    const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && *xdg)
+        snprintf(buf, cap, "%s/ktrust/keyrings.db", xdg);
+    else
+        snprintf(buf, cap, "%s/.local/share/ktrust/keyrings.db", home ? home : ".");
+    return buf;
+}

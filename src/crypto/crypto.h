@@ -1,0 +1,96 @@
+/* crypto.h - the only door to OpenSSL libcrypto.
+ *
+ * Digests and public-key signature verification.  Nothing else in libktrust
+ * includes an OpenSSL header.  EVP_MD objects are fetched once per process.
+ */
+#ifndef KT_CRYPTO_CRYPTO_H
+#define KT_CRYPTO_CRYPTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "der/der.h"
+
+enum kt_hash {
+    KT_HASH_NONE = 0,
+    KT_HASH_MD2,
+    KT_HASH_MD4,
+    KT_HASH_MD5,
+    KT_HASH_SHA1,
+    KT_HASH_SHA224,
+    KT_HASH_SHA256,
+    KT_HASH_SHA384,
+    KT_HASH_SHA512,
+    KT_HASH__COUNT
+};
+#define KT_HASH_MAX_SIZE 64
+
+/* Digest size in bytes (0 for NONE). */
+size_t kt_hash_size(enum kt_hash h);
+/* "sha256" ... */
+const char *kt_hash_name(enum kt_hash h);
+/* True for hashes libktrust will compute (MD5 and up; MD2/MD4 are not). */
+bool kt_hash_available(enum kt_hash h);
+
+/* One-shot digest. out must hold kt_hash_size(h) bytes. */
+int kt_digest(enum kt_hash h, const void *data, size_t len, uint8_t *out);
+
+/* Streaming digest of one or several algorithms at once (for PE images
+ * whose signatures use different hashes: one pass over the file). */
+struct kt_digester;
+int kt_digester_new(struct kt_digester **out, const enum kt_hash *hashes, size_t n);
+void kt_digester_update(struct kt_digester *dg, const void *data, size_t len);
+/* Finish; out[i] receives hash i's digest (KT_HASH_MAX_SIZE bytes each). */
+int kt_digester_final(struct kt_digester *dg, uint8_t out[][KT_HASH_MAX_SIZE]);
+void kt_digester_free(struct kt_digester *dg);
+
+/* Public keys */
+enum kt_pkey_algo { KT_PKEY_UNKNOWN = 0, KT_PKEY_RSA, KT_PKEY_ECDSA, KT_PKEY_ED25519 };
+const char *kt_pkey_algo_name(enum kt_pkey_algo a); /* "rsa", "ecdsa", "ed25519" */
+
+/* A signature scheme with its parameters, as named by an AlgorithmIdentifier. */
+enum kt_sig_encoding { KT_SIG_PKCS1 = 0, KT_SIG_PSS, KT_SIG_ECDSA, KT_SIG_ED25519 };
+struct kt_sigalg {
+    enum kt_pkey_algo pkey;     /* key type the signature needs (UNKNOWN: any matching) */
+    enum kt_sig_encoding enc;
+    enum kt_hash hash;          /* NONE: not given by this AlgorithmIdentifier */
+    enum kt_hash pss_mgf1_hash; /* PSS only */
+    int pss_salt_len;           /* PSS only */
+    int oid;                    /* enum kt_oid of the algorithm */
+    bool unsupported;           /* parsed but ktrust refuses it (MD2/MD5, DSA...) */
+};
+/* Parse an AlgorithmIdentifier SEQUENCE (signature or digest algorithm).
+ * For a bare digest algorithm (sha256), pkey is UNKNOWN and hash is set.
+ * Unknown OIDs: -ENOPKG with a detail naming the OID. */
+int kt_sigalg_parse(kt_der *d, struct kt_sigalg *alg, const char *what);
+/* Digest algorithm from an AlgorithmIdentifier (sha1/sha256/...); -ENOPKG otherwise. */
+int kt_hashalg_parse(kt_der *d, enum kt_hash *h, const char *what);
+/* "sha256WithRSAEncryption"-style name for output. */
+const char *kt_sigalg_name(const struct kt_sigalg *alg);
+
+struct kt_pubkey;
+/* Import a SubjectPublicKeyInfo (whole TLV).  -ENOPKG for an unsupported
+ * key type, -EBADMSG for a malformed key. */
+int kt_pubkey_from_spki(kt_span spki, struct kt_pubkey **out, struct kt_error *err);
+void kt_pubkey_free(struct kt_pubkey *k);
+/* Reference counting (keys are shared between certificates and caches). */
+struct kt_pubkey *kt_pubkey_ref(struct kt_pubkey *k);
+enum kt_pkey_algo kt_pubkey_algo(const struct kt_pubkey *k);
+unsigned kt_pubkey_bits(const struct kt_pubkey *k);
+
+/* Verify `sig` over `msg` with the scheme in `alg` (hashing msg with
+ * alg->hash, except Ed25519 which signs the message itself).
+ * Returns 0, -EKEYREJECTED (bad signature), -ENOPKG (unsupported scheme or
+ * key/scheme mismatch). */
+int kt_pubkey_verify(const struct kt_pubkey *k, const struct kt_sigalg *alg, const uint8_t *msg,
+                     size_t msg_len, const uint8_t *sig, size_t sig_len);
+/* Same, given the digest already computed with alg->hash (not for Ed25519). */
+int kt_pubkey_verify_digest(const struct kt_pubkey *k, const struct kt_sigalg *alg,
+                            const uint8_t *digest, size_t digest_len, const uint8_t *sig,
+                            size_t sig_len);
+
+/* Lowercase hex into out (2*len+1 bytes). Returns out. */
+char *kt_hex(const uint8_t *p, size_t len, char *out);
+
+#endif

@@ -1,0 +1,128 @@
+/* Digests through OpenSSL EVP, with the EVP_MD objects fetched once. */
+#include "crypto/crypto.h"
+
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+static const struct {
+    const char *name;
+    size_t size;
+} hashes[KT_HASH__COUNT] = {
+    [KT_HASH_NONE] = {"none", 0},     [KT_HASH_MD2] = {"md2", 16},
+    [KT_HASH_MD4] = {"md4", 16},      [KT_HASH_MD5] = {"md5", 16},
+    [KT_HASH_SHA1] = {"sha1", 20},    [KT_HASH_SHA224] = {"sha224", 28},
+    [KT_HASH_SHA256] = {"sha256", 32}, [KT_HASH_SHA384] = {"sha384", 48},
+    [KT_HASH_SHA512] = {"sha512", 64},
+};
+
+static EVP_MD *mds[KT_HASH__COUNT];
+static pthread_once_t md_once = PTHREAD_ONCE_INIT;
+
+static void fetch_all(void)
+{
+    for (int i = KT_HASH_MD5; i < KT_HASH__COUNT; i++)
+        mds[i] = EVP_MD_fetch(NULL, hashes[i].name, NULL);
+}
+
+const EVP_MD *kt_evp_md(enum kt_hash h); /* shared with pubkey.c */
+const EVP_MD *kt_evp_md(enum kt_hash h)
+{
+    if (h <= KT_HASH_NONE || h >= KT_HASH__COUNT)
+        return NULL;
+    pthread_once(&md_once, fetch_all);
+    return mds[h];
+}
+
+size_t kt_hash_size(enum kt_hash h)
+{
+    return h < KT_HASH__COUNT ? hashes[h].size : 0;
+}
+
+const char *kt_hash_name(enum kt_hash h)
+{
+    return h < KT_HASH__COUNT ? hashes[h].name : "unknown";
+}
+
+bool kt_hash_available(enum kt_hash h)
+{
+    return kt_evp_md(h) != NULL;
+}
+
+int kt_digest(enum kt_hash h, const void *data, size_t len, uint8_t *out)
+{
+    const EVP_MD *md = kt_evp_md(h);
+    if (!md)
+        return -ENOPKG;
+    unsigned int n;
+    if (!EVP_Digest(data, len, out, &n, md, NULL))
+        return -ENOMEM;
+    return 0;
+}
+
+struct kt_digester {
+    size_t n;
+    enum kt_hash h[KT_HASH__COUNT];
+    EVP_MD_CTX *ctx[KT_HASH__COUNT];
+};
+
+int kt_digester_new(struct kt_digester **out, const enum kt_hash *hs, size_t n)
+{
+    if (n > KT_HASH__COUNT)
+        return -EINVAL;
+    struct kt_digester *dg = calloc(1, sizeof(*dg));
+    if (!dg)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const EVP_MD *md = kt_evp_md(hs[i]);
+        if (!md) {
+            kt_digester_free(dg);
+            return -ENOPKG;
+        }
+        dg->h[i] = hs[i];
+        dg->ctx[i] = EVP_MD_CTX_new();
+        dg->n = i + 1;
+        if (!dg->ctx[i] || !EVP_DigestInit_ex(dg->ctx[i], md, NULL)) {
+            kt_digester_free(dg);
+            return -ENOMEM;
+        }
+    }
+    *out = dg;
+    return 0;
+}
+
+void kt_digester_update(struct kt_digester *dg, const void *data, size_t len)
+{
+    for (size_t i = 0; i < dg->n; i++)
+        EVP_DigestUpdate(dg->ctx[i], data, len);
+}
+
+int kt_digester_final(struct kt_digester *dg, uint8_t out[][KT_HASH_MAX_SIZE])
+{
+    for (size_t i = 0; i < dg->n; i++) {
+        unsigned int len;
+        if (!EVP_DigestFinal_ex(dg->ctx[i], out[i], &len))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+void kt_digester_free(struct kt_digester *dg)
+{
+    if (!dg)
+        return;
+    for (size_t i = 0; i < dg->n; i++)
+        EVP_MD_CTX_free(dg->ctx[i]);
+    free(dg);
+}
+
+char *kt_hex(const uint8_t *p, size_t len, char *out)
+{
+    static const char x[] = "0123456789abcdef";
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i] = x[p[i] >> 4];
+        out[2 * i + 1] = x[p[i] & 15];
+    }
+    out[2 * len] = 0;
+    return out;
+}

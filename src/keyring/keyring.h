@@ -1,0 +1,98 @@
+/* keyring.h - keys and keyrings with the kernel's trust semantics.
+ *
+ * A kt_keyrings is the whole set a run works with: the five default keyrings
+ * (builtin, secondary, platform, machine, blacklist) and any the user made.
+ * A key is a certificate parsed by kt_x509_parse() over a DER copy the key
+ * owns, with the kernel's description and a `trusted` flag.
+ *
+ * A key becomes trusted in exactly three ways (see CONTRACT.md):
+ *   KT_ADD_EXPLICIT into builtin (or platform/machine: firmware/MOK sources),
+ *   a verified signature by a key already trusted (restrict-by-signature),
+ *   KT_ADD_VOUCHED: the caller verified a PE container that wraps it.
+ * Lookups (by SKID, issuer+serial, description) are hash-table backed.
+ */
+#ifndef KT_KEYRING_KEYRING_H
+#define KT_KEYRING_KEYRING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crypto/crypto.h"
+#include "x509/x509.h"
+
+struct kt_keyring;
+struct kt_keyrings;
+
+struct kt_key {
+    struct kt_x509 *cert;    /* parsed over der */
+    uint8_t *der;            /* owned copy */
+    size_t der_len;
+    bool trusted;
+    char *source;            /* "file:/path", "esl:db.esl#3", "kernel:vmlinuz", "pe:shim.efi" */
+    int64_t added;           /* seconds since the epoch */
+    const struct kt_keyring *ring;
+};
+
+enum kt_restrict {
+    KT_RESTRICT_NONE = 0,        /* anything may be linked */
+    KT_RESTRICT_TRUSTED_ONLY,    /* seed 005: only keys flagged trusted */
+    KT_RESTRICT_SIGNED_BY,       /* restrict_link_by_signature against `vouchers` */
+    KT_RESTRICT_BLACKLIST,       /* the blacklist: hashes and revoked certs */
+};
+
+/* How a key is being added. */
+enum kt_add_how {
+    KT_ADD_EXPLICIT = 0, /* an operator's add (builtin: "compiled in") */
+    KT_ADD_VOUCHED,      /* wrapped in a PE that verified as trusted */
+};
+
+/* Which keyrings may vouch for a signature (mainline verify_pkcs7_signature). */
+enum kt_purpose {
+    KT_PURPOSE_MODULE = 0, /* builtin + secondary + machine (+ user keyrings linked to secondary) */
+    KT_PURPOSE_UEFI,       /* those + platform */
+    KT_PURPOSE_KEXEC,      /* same as UEFI */
+    KT_PURPOSE_BUILTIN,    /* builtin only */
+};
+
+int kt_keyrings_new(struct kt_keyrings **out);
+void kt_keyrings_free(struct kt_keyrings *k);
+struct kt_keyring *kt_keyrings_get(struct kt_keyrings *k, const char *name);
+/* Create a user keyring. vouchers: names of keyrings for SIGNED_BY. -EEXIST, -EINVAL. */
+int kt_keyring_create(struct kt_keyrings *k, const char *name, enum kt_restrict r,
+                      const char *const *vouchers, size_t n_vouchers, struct kt_error *err);
+const char *kt_keyring_name(const struct kt_keyring *r);
+enum kt_restrict kt_keyring_restriction(const struct kt_keyring *r);
+size_t kt_keyring_count(const struct kt_keyring *r);
+const struct kt_key *kt_keyring_key(const struct kt_keyring *r, size_t i);
+
+/* Add one DER certificate (copied).  Obeys the restriction: -EPERM with a
+ * detail when refused; -EKEYREJECTED when blacklisted; -EEXIST if already
+ * there (the existing key is returned in *added). added may be NULL. */
+int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *der, size_t len,
+                   const char *source, enum kt_add_how how, const struct kt_key **added,
+                   struct kt_error *err);
+/* Remove keys whose id (SKID hex, serial hex, description, or sha256 hex,
+ * with the kernel's trailing-part matching) matches. Returns count or -errno. */
+int kt_keyring_remove(struct kt_keyrings *k, struct kt_keyring *r, const char *id);
+
+/* Blacklist entries (dbx, MokListX, vendor dbx). */
+int kt_blacklist_add_hash(struct kt_keyrings *k, const char *kind /* "bin" | "tbs" */,
+                          enum kt_hash h, const uint8_t *digest, const char *source);
+bool kt_blacklist_has_bin(const struct kt_keyrings *k, enum kt_hash h, const uint8_t *digest);
+bool kt_blacklist_has_tbs(const struct kt_keyrings *k, const uint8_t *digest, size_t len);
+/* A certificate is blacklisted by its tbs hash (any algorithm listed) or as
+ * a revocation certificate in the blacklist keyring. */
+bool kt_blacklist_has_cert(const struct kt_keyrings *k, const struct kt_x509 *c);
+
+/* Trusted-key lookups restricted to the keyrings a purpose may use. */
+const struct kt_key *kt_trust_find_by_issuer_serial(const struct kt_keyrings *k,
+                                                   enum kt_purpose p, kt_span issuer_raw,
+                                                   kt_span serial);
+const struct kt_key *kt_trust_find_by_skid(const struct kt_keyrings *k, enum kt_purpose p,
+                                          kt_span skid);
+/* Any key (trusted or not, any keyring) by issuer+serial or SKID: for module
+ * signatures, which carry no certificates. */
+const struct kt_key *kt_keyrings_find_cert(const struct kt_keyrings *k, kt_span issuer_raw,
+                                           kt_span serial, kt_span skid);
+
+#endif

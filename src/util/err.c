@@ -1,0 +1,89 @@
+#include "util/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static int vfail(struct kt_error *e, int code, size_t offset, const char *fmt, va_list ap)
+{
+    if (e) {
+        e->code = code;
+        e->offset = offset;
+        vsnprintf(e->what, sizeof(e->what), fmt, ap);
+    }
+    return code;
+}
+
+int kt_fail(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
+{
+    if (e && e->code != 0)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(e, code, offset, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int kt_fail_over(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(e, code, offset, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+enum kt_verdict kt_verdict_of(int rc)
+{
+    switch (rc) {
+    case 0: return KT_TRUSTED;
+    case -ENODATA: return KT_UNSIGNED;
+    case -ENOKEY: return KT_UNTRUSTED;
+    case -ENOPKG: return KT_UNSUPPORTED;
+    case -EBADMSG:
+    case -ELIBBAD:
+    case -EINVAL:
+    case -E2BIG:
+    case -EOVERFLOW: return KT_MALFORMED;
+    case -EKEYREJECTED: return KT_REJECTED;
+    case -EPERM: return KT_REFUSED;
+    default: return KT_INTERNAL;
+    }
+}
+
+const char *kt_verdict_name(enum kt_verdict v)
+{
+    switch (v) {
+    case KT_TRUSTED: return "trusted";
+    case KT_UNSIGNED: return "unsigned";
+    case KT_UNTRUSTED: return "untrusted";
+    case KT_UNSUPPORTED: return "unsupported";
+    case KT_MALFORMED: return "malformed";
+    case KT_REJECTED: return "rejected";
+    case KT_REFUSED: return "refused";
+    case KT_INTERNAL: return "error";
+    }
+    return "error";
+}
+
+const char *kt_errno_name(int rc)
+{
+    switch (rc) {
+    case 0: return NULL;
+    case -ENODATA: return "ENODATA";
+    case -ENOKEY: return "ENOKEY";
+    case -ENOPKG: return "ENOPKG";
+    case -EBADMSG: return "EBADMSG";
+    case -ELIBBAD: return "ELIBBAD";
+    case -EINVAL: return "EINVAL";
+    case -E2BIG: return "E2BIG";
+    case -EOVERFLOW: return "EOVERFLOW";
+    case -EKEYREJECTED: return "EKEYREJECTED";
+    case -EPERM: return "EPERM";
+    case -ENOMEM: return "ENOMEM";
+    case -ENOENT: return "ENOENT";
+    case -EIO: return "EIO";
+    case -EACCES: return "EACCES";
+    default: return "EIO";
+    }
+}

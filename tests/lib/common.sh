@@ -1,0 +1,54 @@
+# Sourced by tests/cli/*.sh.  Provides: $KTRUST, $KT_SRC, a scratch $T,
+# check helpers, and corpus discovery with the CI rule (missing corpus fails
+# in CI, is skipped with a message elsewhere).
+set -u
+: "${KT_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${KT_BUILD:=$KT_SRC/build}"
+: "${KTRUST:=$KT_BUILD/ktrust}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/kt-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+PASS=0
+FAIL=0
+
+ok() { PASS=$((PASS + 1)); }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; }
+
+# expect_exit CODE NAME -- CMD...: run CMD, compare its exit code
+expect_exit() {
+    local want=$1 name=$2
+    shift 3
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "$name: exit $rc, want $want; output: $(echo "$out" | head -5)"; fi
+}
+
+# expect_eq GOT WANT NAME
+expect_eq() {
+    if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi
+}
+
+# expect_match TEXT REGEX NAME
+expect_match() {
+    if printf '%s' "$1" | grep -Eq -- "$2"; then ok; else bad "$3: '$(printf '%s' "$1" | head -3)' does not match /$2/"; fi
+}
+
+corpus() {
+    local c=${KTRUST_CORPUS:-$KT_SRC/../shared/corpus}
+    if [ -f "$c/README.md" ]; then
+        CORPUS=$(cd "$c" && pwd)
+        return 0
+    fi
+    if [ -n "${CI:-}" ]; then
+        echo "corpus not found but CI is set: failing" >&2
+        exit 1
+    fi
+    echo "skipped: corpus not found"
+    exit 77
+}
+
+finish() {
+    echo "$PASS passed, $FAIL failed"
+    [ "$FAIL" = 0 ]
+    exit $?
+}
