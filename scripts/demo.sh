@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# make demo: the PE-wrapped-key story on material generated here, then (when
+# ../shared/corpus is present) the real Debian secure-boot chain.
+set -u
+KTRUST=${1:-build/ktrust}
+KTRUST=$(cd "$(dirname "$KTRUST")" && pwd)/$(basename "$KTRUST")
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+W=$(mktemp -d "${TMPDIR:-/tmp}/ktrust-demo.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; rc=$?; printf '   (exit %d)\n' "$rc"; return 0; }
+need() { command -v "$1" >/dev/null || { echo "demo: '$1' is needed (apt-get install $2)" >&2; exit 1; }; }
+need openssl openssl
+need osslsigncode osslsigncode
+
+# --- material ---------------------------------------------------------------
+say "Generating a stand-in platform CA, a vendor key, a rogue CA, and a module"
+gen_ca() { # name cn
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.pem" -days 3650 \
+        -subj "/O=$2/CN=$2 Root" -addext basicConstraints=critical,CA:TRUE \
+        -addext keyUsage=critical,keyCertSign,digitalSignature 2>/dev/null
+}
+gen_signer() { # name cn ca
+    openssl req -new -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "/O=$2/CN=$2 Signer" 2>/dev/null
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=codeSigning\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n' > "$1.ext"
+    openssl x509 -req -in "$1.csr" -CA "$3.pem" -CAkey "$3.key" -CAcreateserial -out "$1.pem" -days 3650 -extfile "$1.ext" 2>/dev/null
+}
+gen_ca platform "Stand-in UEFI CA"
+gen_signer uefisigner "Stand-in UEFI CA" platform
+gen_ca rogue "Rogue CA"
+gen_signer roguesigner "Rogue CA" rogue
+openssl req -x509 -newkey rsa:2048 -nodes -keyout vendor.key -out vendor.pem -days 3650 \
+    -subj "/O=Acme Corp/CN=Acme Corp Module Signing" \
+    -addext extendedKeyUsage=codeSigning 2>/dev/null
+echo "platform CA: $(openssl x509 -in platform.pem -noout -subject)"
+echo "vendor key:  $(openssl x509 -in vendor.pem -noout -subject)"
+
+# a module signed the way the kernel's sign-file does it
+head -c 20000 /dev/urandom > acme.ko
+openssl cms -sign -binary -noattr -nocerts -outform DER -md sha256 -nosmimecap \
+    -signer vendor.pem -inkey vendor.key -in acme.ko -out acme.p7s 2>/dev/null
+siglen=$(stat -c %s acme.p7s)
+{ cat acme.p7s
+  printf '\x00\x00\x02\x00\x00\x00\x00\x00'
+  printf "\\x$(printf %02x $((siglen >> 24 & 255)))\\x$(printf %02x $((siglen >> 16 & 255)))\\x$(printf %02x $((siglen >> 8 & 255)))\\x$(printf %02x $((siglen & 255)))"
+  printf '~Module signature appended~\n'
+} >> acme.ko
+export KTRUST_STORE="$W/keyrings.db"
+
+say "1. The platform's db holds the stand-in UEFI CA: it goes to the platform keyring"
+run "$KTRUST" keyring add --keyring platform platform.pem
+run "$KTRUST" keyring list
+
+say "2. The vendor's module is signed by a key the kernel does not know yet"
+run "$KTRUST" verify-module acme.ko
+
+say "3. The vendor wraps its key in a PE binary (wrap-key) and the CA signs it"
+run "$KTRUST" wrap-key vendor.pem -o vendor-key.efi
+osslsigncode sign -certs uefisigner.pem -ac platform.pem -key uefisigner.key -h sha256 \
+    -in vendor-key.efi -out vendor-key.efi.signed >/dev/null 2>&1 && echo "signed by the stand-in UEFI CA: vendor-key.efi.signed"
+run "$KTRUST" verify-pe vendor-key.efi.signed
+
+say "4. load-pe-key verifies the wrapper and adds the wrapped key, flagged trusted"
+run "$KTRUST" load-pe-key vendor-key.efi.signed
+run "$KTRUST" keyring list --keyring secondary
+
+say "5. The module now verifies: a trusted key vouches for it"
+run "$KTRUST" verify-module acme.ko
+
+say "6. A wrapper signed by a rogue CA is refused, and the store is unchanged"
+run "$KTRUST" wrap-key roguesigner.pem -o rogue-key.efi
+osslsigncode sign -certs roguesigner.pem -ac rogue.pem -key roguesigner.key -h sha256 \
+    -in rogue-key.efi -out rogue-key.efi.signed >/dev/null 2>&1
+"$KTRUST" keyring list --json > before.json
+run "$KTRUST" load-pe-key rogue-key.efi.signed
+"$KTRUST" keyring list --json > after.json
+if cmp -s before.json after.json; then echo "store unchanged: yes"; else echo "store unchanged: NO"; fi
+
+# --- the real chain ---------------------------------------------------------
+C=${KTRUST_CORPUS:-$SRC/../shared/corpus}
+if [ -f "$C/README.md" ]; then
+    say "7. The real Debian 12 chain: Microsoft UEFI CA 2011 -> shim -> GRUB -> vmlinuz -> modules"
+    run "$KTRUST" chain --db "$C/trust/microsoft-uefi-ca-2011.pem" "$C/debian/shimx64.efi.signed" \
+        "$C/debian/grubx64.efi.signed" "$C/debian/vmlinuz-6.1.0-57-amd64" "$C"/debian/modules/*.ko
+else
+    say "7. (../shared/corpus not found: skipping the real Debian chain)"
+fi
+say "Done."
