@@ -95,4 +95,78 @@ const struct kt_key *kt_trust_find_by_skid(const struct kt_keyrings *k, enum kt_
 const struct kt_key *kt_keyrings_find_cert(const struct kt_keyrings *k, kt_span issuer_raw,
                                            kt_span serial, kt_span skid);
 
+/* ---- additions (keyring engineer) ------------------------------------- */
+
+/* Add every certificate in a blob: DER, PEM, a PEM bundle, concatenated DER
+ * certificates (the kernel's compiled-in list) or EFI signature lists.  ESL
+ * X509 entries become keys in r (revocation certificates when r is the
+ * blacklist), SHA256 entries bin: hashes, X509_SHA256/384/512 entries tbs:
+ * hashes in the blacklist.  A certificate already in r is skipped (not
+ * counted).  source names the blob ("file:/path"); entries get "#N" appended.
+ * *n_added (may be NULL) counts keys and hashes added.  Stops at the first
+ * failure: keys added before it stay in memory (the store makes a command
+ * all-or-nothing).  Error offsets are offsets into buf. */
+int kt_keyrings_add_blob(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *buf,
+                         size_t len, const char *source, enum kt_add_how how, size_t *n_added,
+                         struct kt_error *err);
+
+/* Key lookups inside one keyring (any key, trusted or not); NULL if none. */
+const struct kt_key *kt_keyring_find_by_skid(const struct kt_keyring *r, kt_span skid);
+const struct kt_key *kt_keyring_find_by_issuer_serial(const struct kt_keyring *r,
+                                                     kt_span issuer_raw, kt_span serial);
+const struct kt_key *kt_keyring_find_by_description(const struct kt_keyring *r, const char *d);
+const struct kt_key *kt_keyring_find_by_sha256(const struct kt_keyring *r, const uint8_t sha[32]);
+/* Does id (as for kt_keyring_remove) match key? */
+bool kt_key_matches_id(const struct kt_key *key, const char *id);
+
+/* Enumerate keyrings: the five defaults first, then user keyrings. */
+size_t kt_keyrings_count(const struct kt_keyrings *k);
+struct kt_keyring *kt_keyrings_at(struct kt_keyrings *k, size_t i);
+bool kt_keyring_is_default(const struct kt_keyring *r);
+/* Voucher names of a SIGNED_BY keyring (n may be 0). */
+const char *const *kt_keyring_vouchers(const struct kt_keyring *r, size_t *n);
+/* "none", "trusted-only", "signed-by:builtin,secondary", "blacklist" into buf. */
+const char *kt_keyring_restriction_str(const struct kt_keyring *r, char *buf, size_t cap);
+/* Parse "none" | "trusted-only" | "signed-by:A[,B...]" (vouchers are
+ * pointers into a malloc'd copy *store_buf the caller frees).  -EINVAL. */
+int kt_restriction_parse(const char *s, enum kt_restrict *r, char **store_buf,
+                         const char **vouchers, size_t cap, size_t *n_vouchers);
+
+/* Blacklist hash entries, for listing and the store. */
+struct kt_blacklist_hash {
+    char kind[4];          /* "bin" or "tbs" */
+    enum kt_hash hash;
+    uint8_t digest[KT_HASH_MAX_SIZE];
+    size_t len;
+    const char *source;
+};
+size_t kt_blacklist_hash_count(const struct kt_keyrings *k);
+const struct kt_blacklist_hash *kt_blacklist_hash_at(const struct kt_keyrings *k, size_t i);
+
+/* ---- persistence hooks (for src/store; not for verifiers) -------------- */
+
+/* Put a stored key back without checking restriction or blacklist: trusted
+ * and added come from the store.  -EEXIST if already in r. */
+int kt_keyring_restore(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *der,
+                       size_t len, const char *source, int64_t added, bool trusted,
+                       int64_t store_id, struct kt_error *err);
+/* Store row id of a key (0: not stored yet) and of a blacklist hash. */
+int64_t kt_key_store_id(const struct kt_key *key);
+void kt_key_set_store_id(const struct kt_key *key, int64_t id);
+int64_t kt_blacklist_hash_store_id(const struct kt_keyrings *k, size_t i);
+void kt_blacklist_hash_set_store_id(struct kt_keyrings *k, size_t i, int64_t id);
+/* Restore a stored hash (no duplicate error). */
+int kt_blacklist_restore_hash(struct kt_keyrings *k, const char *kind, enum kt_hash h,
+                              const uint8_t *digest, const char *source, int64_t store_id);
+/* Keys added for this run only (--trust, --kernel) are never saved. */
+void kt_key_set_ephemeral(const struct kt_key *key, bool ephemeral);
+bool kt_key_is_ephemeral(const struct kt_key *key);
+/* Store ids of keys removed since the last call; *ids is owned by k and
+ * valid until the next change. */
+size_t kt_keyrings_removed_ids(const struct kt_keyrings *k, const int64_t **ids);
+void kt_keyrings_clear_removed(struct kt_keyrings *k);
+/* A user keyring the store has (not) saved yet. */
+bool kt_keyring_is_saved(const struct kt_keyring *r);
+void kt_keyring_set_saved(struct kt_keyring *r, bool saved);
+
 #endif

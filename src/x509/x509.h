@@ -36,7 +36,8 @@ struct kt_x509 {
     uint8_t tbs_sha256[32]; /* of tbs: the blacklist's "tbs:" hash */
     int version;            /* 1, 2 or 3 */
     kt_span serial;         /* INTEGER content bytes, as encoded (leading 00 kept) */
-    struct kt_sigalg sig_alg;
+    struct kt_sigalg sig_alg;  /* unknown algorithms: unsupported set, oid 0 */
+    kt_span sig_alg_raw;       /* signatureAlgorithm AlgorithmIdentifier TLV */
     kt_span sig;            /* signatureValue bits */
     kt_span issuer_raw;     /* Name TLV, for exact comparison */
     kt_span subject_raw;    /* Name TLV */
@@ -82,7 +83,8 @@ int kt_x509_check_signature(const struct kt_x509 *cert, const struct kt_pubkey *
  * issuer+serial == issuer's, or without AKID: issuer name == subject name)? */
 bool kt_x509_is_issued_by(const struct kt_x509 *cert, const struct kt_x509 *issuer);
 
-/* The serial as lowercase hex of the integer without leading zeros. */
+/* The serial as lowercase hex of the integer without leading zeros (a
+ * negative serial, which real certificates have, as "-" and its magnitude). */
 void kt_x509_serial_hex(const struct kt_x509 *c, char *out, size_t cap);
 
 /* Length of the DER element at buf (for splitting concatenated certificate

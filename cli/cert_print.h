@@ -1,0 +1,24 @@
+/* cert_print.h - one way to show a certificate, as JSON or as text, for
+ * every command that prints certificates (x509 show, verify signers,
+ * keyring listings). */
+#ifndef KT_CLI_CERT_PRINT_H
+#define KT_CLI_CERT_PRINT_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "x509/x509.h"
+
+/* Write the CONTRACT.md certificate object (key may be NULL at top level or
+ * in an array): description, subject, issuer, serial, skid, akid,
+ * not_before, not_after, key_algorithm, key_bits, signature_algorithm,
+ * self_signed, sha256, tbs_sha256. */
+void cli_cert_json(struct jw *w, const char *key, const struct kt_x509 *c);
+/* Same fields without opening an object: for callers adding their own. */
+void cli_cert_json_fields(struct jw *w, const struct kt_x509 *c);
+/* "name: value" lines, each prefixed by indent. */
+void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent);
+/* The signature algorithm's name, or its dotted OID when unknown (buf >= 96). */
+const char *cli_cert_sigalg_name(const struct kt_x509 *c, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,144 @@
+/* ktrust kernel-keys VMLINUZ...: print the builtin trusted keys compiled into
+ * a kernel image (bzImage with any kernel compression, zboot, or vmlinux). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert_print.h"
+#include "cli.h"
+#include "kimage/kimage.h"
+#include "util/file.h"
+#include "x509/x509.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ktrust kernel-keys [--json] [-q] VMLINUZ...\n\n"
+               "Find the kernel's compiled-in certificate list (the keys of\n"
+               ".builtin_trusted_keys) in a kernel image and print each certificate.\n"
+               "Accepts an x86 bzImage (gzip, xz, lzma, zstd or lz4 payload), an EFI\n"
+               "zboot image, a compressed vmlinux stream or an uncompressed vmlinux/ELF.\n"
+               "No System.map is needed: the list is recognised as certificates back to\n"
+               "back followed by their total size (system_certificate_list_size).\n\n"
+               "  --json   one JSON certificate object per key (NDJSON), with the extra\n"
+               "           fields file, compression and vmlinux_offset\n"
+               "  -q       print nothing; only the exit code\n\n"
+               "exit codes: 0 keys found, 1 no certificate list found, 3 unsupported\n"
+               "compression, 4 malformed image or certificate, 66 unreadable file or\n"
+               "decompressed size over the limit\n");
+}
+
+struct kk_ctx {
+    const char *file;
+    const struct cli_common *co;
+    enum kt_kimage_comp comp;
+    struct jw w;
+    int index;
+    int worst;
+};
+
+static int worse(int a, int b) { return a > b ? a : b; }
+
+static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
+{
+    struct kk_ctx *s = vctx;
+    struct kt_x509 *c;
+    struct kt_error e = {0};
+    s->index++;
+    int rc = kt_x509_parse(der, len, &c, &e);
+    if (rc < 0) {
+        /* the kernel skips a certificate it cannot load; so do we, loudly */
+        if (!s->co->quiet) {
+            fprintf(stderr, "ktrust: %s: builtin key %d (vmlinux offset %zu): %s", s->file,
+                    s->index, off, e.what[0] ? e.what : "cannot parse");
+            if (e.offset != KT_NO_OFFSET)
+                fprintf(stderr, " (at vmlinux offset %zu)", off + e.offset);
+            fputc('\n', stderr);
+        }
+        s->worst = worse(s->worst, cli_exit_code(rc));
+        return 0;
+    }
+    if (!s->co->quiet) {
+        if (s->co->json) {
+            jw_obj(&s->w, NULL);
+            cli_cert_json_fields(&s->w, c);
+            jw_str(&s->w, "file", s->file);
+            jw_str(&s->w, "compression", kt_kimage_comp_name(s->comp));
+            jw_int(&s->w, "vmlinux_offset", (long long)off);
+            jw_obj_end(&s->w);
+            jw_newline(&s->w);
+        } else {
+            printf("%s: builtin key %d (vmlinux offset %zu)\n", s->file, s->index, off);
+            cli_cert_text(stdout, c, "  ");
+        }
+    }
+    kt_x509_free(c);
+    return 0;
+}
+
+static int one_image(const char *path, const struct cli_common *co)
+{
+    struct kt_file f;
+    struct kt_error e = {0};
+    int rc = kt_file_open(path, &f, &e);
+    if (rc < 0) {
+        if (!co->quiet)
+            cli_error(path, &e);
+        return EXIT_NOINPUT;
+    }
+    struct kk_ctx s = {.file = path, .co = co};
+    jw_init(&s.w, stdout);
+    const uint8_t *v;
+    size_t vlen;
+    uint8_t *owned = NULL;
+    rc = kt_kimage_vmlinux(f.data, f.len, 0, &v, &vlen, &owned, &s.comp, &e);
+    if (rc == 0) {
+        rc = kt_kimage_scan_vmlinux(v, vlen, show_key, &s, &e);
+        if (rc == 0)
+            rc = kt_fail(&e, -ENODATA, KT_NO_OFFSET,
+                         "no builtin certificate list found in the %zu-byte vmlinux (%s "
+                         "compression)",
+                         vlen, kt_kimage_comp_name(s.comp));
+        else if (rc > 0)
+            rc = 0;
+    }
+    free(owned);
+    kt_file_close(&f);
+    if (rc < 0) {
+        if (!co->quiet)
+            cli_error(path, &e);
+        s.worst = worse(s.worst, cli_exit_code(rc));
+    }
+    fflush(stdout);
+    return s.worst;
+}
+
+int cmd_kernel_keys(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_common co = {0};
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        if (ch == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        int r = cli_common_opt(&co, ch, optarg);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r == 0)
+            return cli_usage_error("kernel-keys", "bad option");
+    }
+    if (optind >= argc)
+        return cli_usage_error("kernel-keys", "no VMLINUZ given");
+    int worst = 0;
+    for (int i = optind; i < argc; i++)
+        worst = worse(worst, one_image(argv[i], &co));
+    return worst;
+}

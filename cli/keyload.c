@@ -1,0 +1,123 @@
+/* keyload.c - the shared keyring loading of verifying commands. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keyload.h"
+#include "kimage/kimage.h"
+#include "util/file.h"
+
+/* Mark keys [from, count) of r ephemeral. */
+static void mark_run_only(struct kt_keyring *r, size_t from)
+{
+    for (size_t i = from; i < kt_keyring_count(r); i++)
+        kt_key_set_ephemeral(kt_keyring_key(r, i), true);
+}
+
+int cli_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char *path,
+                     enum kt_add_how how, bool run_only, size_t *n_added, struct kt_error *err)
+{
+    struct kt_file f;
+    int rc = kt_file_open(path, &f, err);
+    if (rc < 0)
+        return rc;
+    char src[4096];
+    snprintf(src, sizeof(src), "file:%s", path);
+    size_t before = kt_keyring_count(r);
+    rc = kt_keyrings_add_blob(k, r, f.data, f.len, src, how, n_added, err);
+    if (run_only)
+        mark_run_only(r, before);
+    kt_file_close(&f);
+    return rc;
+}
+
+struct kernel_ctx {
+    struct kt_keyrings *k;
+    const char *path;
+    int n;
+    struct kt_error *err;
+};
+
+static int kernel_key(void *vctx, const uint8_t *der, size_t len, size_t off)
+{
+    struct kernel_ctx *c = vctx;
+    char src[4096];
+    snprintf(src, sizeof(src), "kernel:%s#%d", c->path, c->n++);
+    struct kt_error e = {0};
+    e.offset = KT_NO_OFFSET;
+    const struct kt_key *key = NULL;
+    int rc = kt_keyring_add(c->k, kt_keyrings_get(c->k, "builtin"), der, len, src,
+                            KT_ADD_EXPLICIT, &key, &e);
+    if (rc == -EEXIST)
+        return 0;
+    if (rc < 0) /* the kernel skips a builtin key it cannot load: so do we */
+        return 0;
+    kt_key_set_ephemeral(key, true);
+    (void)off;
+    return 0;
+}
+
+int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
+                      struct kt_store **store, struct kt_error *err, const char **bad_file)
+{
+    struct kt_keyrings *k = NULL;
+    struct kt_store *s = NULL;
+    char buf[4096];
+    int rc;
+    *rings = NULL;
+    if (store)
+        *store = NULL;
+    *bad_file = NULL;
+    if (kt_keyrings_new(&k) < 0)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+
+    const char *path = cli_store_path(co, buf, sizeof(buf));
+    if (path) {
+        struct kt_error e = {0};
+        e.offset = KT_NO_OFFSET;
+        rc = kt_store_open(path, KT_STORE_READ, &s, &e);
+        if (rc == -ENOENT) {
+            s = NULL; /* no store yet: empty keyrings */
+        } else if (rc < 0) {
+            *bad_file = path;
+            kt_fail(err, rc, e.offset, "%s", e.what);
+            goto fail;
+        } else if ((rc = kt_store_load(s, k, err)) < 0) {
+            *bad_file = path;
+            goto fail;
+        }
+    }
+    for (size_t i = 0; i < co->n_trust; i++) {
+        rc = cli_add_key_file(k, kt_keyrings_get(k, "builtin"), co->trust[i], KT_ADD_EXPLICIT,
+                              true, NULL, err);
+        if (rc < 0) {
+            *bad_file = co->trust[i];
+            goto fail;
+        }
+    }
+    if (co->kernel) {
+        struct kt_file f;
+        if ((rc = kt_file_open(co->kernel, &f, err)) < 0) {
+            *bad_file = co->kernel;
+            goto fail;
+        }
+        struct kernel_ctx kc = {k, co->kernel, 0, err};
+        rc = kt_kimage_foreach_cert(f.data, f.len, kernel_key, &kc, err);
+        kt_file_close(&f);
+        if (rc < 0) {
+            *bad_file = co->kernel;
+            goto fail;
+        }
+    }
+    *rings = k;
+    if (store)
+        *store = s;
+    else
+        kt_store_close(s);
+    return 0;
+fail:
+    kt_store_close(s);
+    kt_keyrings_free(k);
+    return rc;
+}

@@ -1,0 +1,329 @@
+/* esl.c - EFI_SIGNATURE_LIST parsing and building (UEFI spec 2.x, 32.4.1).
+ *
+ * Layout of one list (all integers little-endian):
+ *   GUID SignatureType; u32 SignatureListSize; u32 SignatureHeaderSize;
+ *   u32 SignatureSize; u8 header[SignatureHeaderSize];
+ *   { GUID SignatureOwner; u8 data[SignatureSize - 16]; } x N
+ * with N = (ListSize - 28 - HeaderSize) / SignatureSize exactly.
+ */
+#include "esl/esl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ESL_HDR 28u
+#define GUID_LEN 16u
+
+const uint8_t kt_esl_guid_x509[16] = {0xa1, 0x59, 0xc0, 0xa5, 0xe4, 0x94, 0xa7, 0x4a,
+                                      0x87, 0xb5, 0xab, 0x15, 0x5c, 0x2b, 0xf0, 0x72};
+const uint8_t kt_esl_guid_sha256[16] = {0x26, 0x16, 0xc4, 0xc1, 0x4c, 0x50, 0x92, 0x40,
+                                        0xac, 0xa9, 0x41, 0xf9, 0x36, 0x93, 0x43, 0x28};
+const uint8_t kt_esl_guid_x509_sha256[16] = {0x92, 0xa4, 0xd2, 0x3b, 0xc0, 0x96, 0x79, 0x40,
+                                             0xb4, 0x20, 0xfc, 0xf9, 0x8e, 0xf1, 0x03, 0xed};
+const uint8_t kt_esl_guid_x509_sha384[16] = {0x6e, 0x87, 0x76, 0x70, 0xc2, 0x80, 0xe6, 0x4e,
+                                             0xaa, 0xd2, 0x28, 0xb3, 0x49, 0xa6, 0x86, 0x5b};
+const uint8_t kt_esl_guid_x509_sha512[16] = {0x63, 0xbf, 0x6d, 0x44, 0x02, 0x25, 0xda, 0x4c,
+                                             0xbc, 0xfa, 0x24, 0x65, 0xd2, 0xb0, 0xfe, 0x9d};
+/* EFI_CERT_TYPE_PKCS7_GUID 4aafd29d-68df-49ee-8aa9-347d375665a7 */
+static const uint8_t guid_pkcs7[16] = {0x9d, 0xd2, 0xaf, 0x4a, 0xdf, 0x68, 0xee, 0x49,
+                                       0x8a, 0xa9, 0x34, 0x7d, 0x37, 0x56, 0x65, 0xa7};
+
+#define EFI_VARIABLE_ATTRIBUTES_MASK 0x7fu /* NV BS RT HR AW TBAW APPEND */
+#define WIN_CERT_TYPE_EFI_GUID 0x0ef1u
+#define EFI_TIME_LEN 16u
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+const char *kt_esl_type_name(enum kt_esl_type t)
+{
+    switch (t) {
+    case KT_ESL_X509: return "x509";
+    case KT_ESL_SHA256: return "sha256";
+    case KT_ESL_X509_SHA256: return "x509_sha256";
+    case KT_ESL_X509_SHA384: return "x509_sha384";
+    case KT_ESL_X509_SHA512: return "x509_sha512";
+    default: return "other";
+    }
+}
+
+static enum kt_esl_type type_of(const uint8_t *guid)
+{
+    if (!memcmp(guid, kt_esl_guid_x509, 16))
+        return KT_ESL_X509;
+    if (!memcmp(guid, kt_esl_guid_sha256, 16))
+        return KT_ESL_SHA256;
+    if (!memcmp(guid, kt_esl_guid_x509_sha256, 16))
+        return KT_ESL_X509_SHA256;
+    if (!memcmp(guid, kt_esl_guid_x509_sha384, 16))
+        return KT_ESL_X509_SHA384;
+    if (!memcmp(guid, kt_esl_guid_x509_sha512, 16))
+        return KT_ESL_X509_SHA512;
+    return KT_ESL_OTHER;
+}
+
+static const uint8_t *guid_of(enum kt_esl_type t)
+{
+    switch (t) {
+    case KT_ESL_X509: return kt_esl_guid_x509;
+    case KT_ESL_SHA256: return kt_esl_guid_sha256;
+    case KT_ESL_X509_SHA256: return kt_esl_guid_x509_sha256;
+    case KT_ESL_X509_SHA384: return kt_esl_guid_x509_sha384;
+    case KT_ESL_X509_SHA512: return kt_esl_guid_x509_sha512;
+    default: return NULL;
+    }
+}
+
+/* Hash size of a hash type (0 for others) and the bytes after the hash. */
+static size_t hash_len(enum kt_esl_type t)
+{
+    switch (t) {
+    case KT_ESL_SHA256:
+    case KT_ESL_X509_SHA256: return 32;
+    case KT_ESL_X509_SHA384: return 48;
+    case KT_ESL_X509_SHA512: return 64;
+    default: return 0;
+    }
+}
+
+static size_t hash_trailer(enum kt_esl_type t)
+{
+    return (t == KT_ESL_X509_SHA256 || t == KT_ESL_X509_SHA384 || t == KT_ESL_X509_SHA512)
+               ? EFI_TIME_LEN
+               : 0;
+}
+
+/* Check one list header at buf+off without reporting: true if consistent. */
+static bool header_ok(const uint8_t *buf, size_t len, size_t off)
+{
+    if (len - off < ESL_HDR)
+        return false;
+    const uint8_t *p = buf + off;
+    size_t lsize = le32(p + 16), hsize = le32(p + 20), ssize = le32(p + 24);
+    if (lsize < ESL_HDR || lsize > len - off || hsize > lsize - ESL_HDR || ssize <= GUID_LEN)
+        return false;
+    return (lsize - ESL_HDR - hsize) % ssize == 0;
+}
+
+/* Where the lists start: skip an efivarfs attribute word and/or an
+ * EFI_VARIABLE_AUTHENTICATION_2 header. */
+static size_t lists_start(const uint8_t *buf, size_t len)
+{
+    size_t off = 0;
+    if (len >= 4 && !header_ok(buf, len, 0)) {
+        uint32_t attr = le32(buf);
+        if (attr != 0 && (attr & ~EFI_VARIABLE_ATTRIBUTES_MASK) == 0)
+            off = 4;
+    }
+    /* EFI_TIME, then WIN_CERTIFICATE_UEFI_GUID {u32 dwLength, u16 wRevision,
+     * u16 wCertificateType, GUID CertType, data}; dwLength covers the
+     * WIN_CERTIFICATE_UEFI_GUID. */
+    if (len - off >= EFI_TIME_LEN + 24) {
+        const uint8_t *w = buf + off + EFI_TIME_LEN;
+        uint32_t dwlen = le32(w);
+        if (le16(w + 4) == 0x0200 && le16(w + 6) == WIN_CERT_TYPE_EFI_GUID &&
+            !memcmp(w + 8, guid_pkcs7, 16) && dwlen >= 24 &&
+            dwlen <= len - off - EFI_TIME_LEN)
+            off += EFI_TIME_LEN + dwlen;
+    }
+    return off;
+}
+
+bool kt_esl_looks_like(const uint8_t *buf, size_t len)
+{
+    if (!buf || len < ESL_HDR)
+        return false;
+    size_t off = lists_start(buf, len);
+    if (!header_ok(buf, len, off))
+        return false;
+    enum kt_esl_type t = type_of(buf + off);
+    if (t == KT_ESL_OTHER)
+        return false;
+    size_t ssize = le32(buf + off + 24);
+    if (t == KT_ESL_X509)
+        return buf[off + ESL_HDR + le32(buf + off + 20) + GUID_LEN] == 0x30 ||
+               le32(buf + off + 16) == ESL_HDR + le32(buf + off + 20);
+    return ssize == GUID_LEN + hash_len(t) + hash_trailer(t);
+}
+
+int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
+                   struct kt_error *err)
+{
+    if (!buf)
+        len = 0;
+    size_t off = lists_start(buf, len);
+    size_t list_index = 0;
+    while (off < len) {
+        const uint8_t *p = buf + off;
+        if (len - off < ESL_HDR)
+            return kt_fail(err, -EBADMSG, off,
+                           "EFI_SIGNATURE_LIST %zu: header truncated (%zu bytes left, need 28)",
+                           list_index, len - off);
+        size_t lsize = le32(p + 16), hsize = le32(p + 20), ssize = le32(p + 24);
+        if (lsize < ESL_HDR)
+            return kt_fail(err, -EBADMSG, off + 16,
+                           "EFI_SIGNATURE_LIST %zu: SignatureListSize %zu is smaller than "
+                           "the 28-byte header",
+                           list_index, lsize);
+        if (lsize > len - off)
+            return kt_fail(err, -EBADMSG, off + 16,
+                           "EFI_SIGNATURE_LIST %zu: SignatureListSize %zu runs past the end "
+                           "(%zu bytes left)",
+                           list_index, lsize, len - off);
+        if (hsize & 1)
+            return kt_fail(err, -EBADMSG, off + 20,
+                           "EFI_SIGNATURE_LIST %zu: SignatureHeaderSize %zu is odd", list_index,
+                           hsize);
+        if (hsize > lsize - ESL_HDR)
+            return kt_fail(err, -EBADMSG, off + 20,
+                           "EFI_SIGNATURE_LIST %zu: SignatureHeaderSize %zu exceeds the list",
+                           list_index, hsize);
+        if (ssize == 0)
+            return kt_fail(err, -EBADMSG, off + 24,
+                           "EFI_SIGNATURE_LIST %zu: SignatureSize is 0", list_index);
+        if (ssize <= GUID_LEN)
+            return kt_fail(err, -EBADMSG, off + 24,
+                           "EFI_SIGNATURE_LIST %zu: SignatureSize %zu leaves no room for data "
+                           "after the owner GUID",
+                           list_index, ssize);
+        size_t body = lsize - ESL_HDR - hsize;
+        if (body % ssize != 0)
+            return kt_fail(err, -EBADMSG, off + 24,
+                           "EFI_SIGNATURE_LIST %zu: SignatureSize %zu does not divide the "
+                           "%zu bytes of signatures",
+                           list_index, ssize, body);
+        enum kt_esl_type t = type_of(p);
+        size_t dlen = ssize - GUID_LEN;
+        if (hash_len(t) && dlen != hash_len(t) + hash_trailer(t))
+            return kt_fail(err, -EBADMSG, off + 24,
+                           "EFI_SIGNATURE_LIST %zu: SignatureSize %zu is wrong for %s entries "
+                           "(want %zu)",
+                           list_index, ssize, kt_esl_type_name(t),
+                           GUID_LEN + hash_len(t) + hash_trailer(t));
+        size_t n = body / ssize;
+        size_t e_off = off + ESL_HDR + hsize;
+        for (size_t i = 0; i < n; i++, e_off += ssize) {
+            struct kt_esl_entry e = {
+                .type = t,
+                .type_guid = p,
+                .owner = buf + e_off,
+                .data = {buf + e_off + GUID_LEN, dlen},
+                .offset = e_off + GUID_LEN,
+                .list_index = list_index,
+                .entry_index = i,
+            };
+            if (hash_len(t)) {
+                e.data.len = hash_len(t);
+            } else if (t == KT_ESL_X509) {
+                /* One DER certificate; some tools pad the slot, so the
+                 * certificate's own length decides. */
+                kt_der d;
+                kt_span whole;
+                kt_der_init(&d, e.data.p, e.data.len, KT_DER_STRICT, NULL);
+                if (!kt_der_peek(&d, KT_TAG_SEQUENCE) ||
+                    kt_der_get_element(&d, KT_TAG_SEQUENCE, &whole, "certificate") < 0)
+                    return kt_fail(err, -EBADMSG, e.offset,
+                                   "EFI_SIGNATURE_LIST %zu entry %zu: X509 data is not a "
+                                   "DER certificate SEQUENCE within the %zu-byte slot",
+                                   list_index, i, dlen);
+                e.data = whole;
+            }
+            if (cb) {
+                int rc = cb(ctx, &e);
+                if (rc < 0)
+                    return rc;
+            }
+        }
+        off += lsize;
+        list_index++;
+    }
+    return 0;
+}
+
+static int build(const uint8_t *type, const kt_span *items, size_t n, size_t per_list,
+                 size_t pad, const uint8_t owner[16], uint8_t **out, size_t *len)
+{
+    /* per_list: items per list (SIZE_MAX = all in one list); pad: zero bytes
+     * after each item (EFI_TIME of X509_SHA* entries). */
+    static const uint8_t zero_guid[16];
+    *out = NULL;
+    *len = 0;
+    if (n == 0)
+        return 0;
+    if (!owner)
+        owner = zero_guid;
+    size_t total = 0, nlists = per_list == 1 ? n : 1;
+    for (size_t i = 0; i < n; i++) {
+        if (items[i].len > UINT32_MAX - ESL_HDR - GUID_LEN - pad)
+            return -EINVAL;
+        total += GUID_LEN + items[i].len + pad;
+        if (total > UINT32_MAX - ESL_HDR * nlists)
+            return -EINVAL;
+    }
+    total += ESL_HDR * nlists;
+    uint8_t *b = malloc(total);
+    if (!b)
+        return -ENOMEM;
+    uint8_t *w = b;
+    for (size_t i = 0; i < n; i++) {
+        if (per_list == 1 || i == 0) {
+            size_t ssize = GUID_LEN + items[i].len + pad;
+            size_t lsize = ESL_HDR + (per_list == 1 ? ssize : ssize * n);
+            memcpy(w, type, 16);
+            put32(w + 16, (uint32_t)lsize);
+            put32(w + 20, 0);
+            put32(w + 24, (uint32_t)ssize);
+            w += ESL_HDR;
+        }
+        memcpy(w, owner, GUID_LEN);
+        w += GUID_LEN;
+        if (items[i].len)
+            memcpy(w, items[i].p, items[i].len);
+        w += items[i].len;
+        memset(w, 0, pad);
+        w += pad;
+    }
+    *out = b;
+    *len = total;
+    return 0;
+}
+
+int kt_esl_build_x509(const kt_span *certs, size_t n, const uint8_t owner[16], uint8_t **out,
+                      size_t *len)
+{
+    return build(kt_esl_guid_x509, certs, n, 1, 0, owner, out, len);
+}
+
+int kt_esl_build_hashes(enum kt_esl_type t, const uint8_t *const *digests, size_t n,
+                        const uint8_t owner[16], uint8_t **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    size_t hl = hash_len(t);
+    if (!hl)
+        return -EINVAL;
+    if (n == 0)
+        return 0;
+    if (n > (UINT32_MAX - ESL_HDR) / (GUID_LEN + hl + hash_trailer(t)))
+        return -EINVAL;
+    kt_span *items = malloc(n * sizeof(*items));
+    if (!items)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        items[i] = (kt_span){digests[i], hl};
+    int rc = build(guid_of(t), items, n, SIZE_MAX, hash_trailer(t), owner, out, len);
+    free(items);
+    return rc;
+}

@@ -1,0 +1,79 @@
+/* vendor_cert.c - shim's .vendor_cert section (shim's cert table):
+ *   u32 vendor_authorized_size, vendor_deauthorized_size,
+ *       vendor_authorized_offset, vendor_deauthorized_offset
+ * (little-endian; offsets from the start of the section), then the data.
+ * The authorized part is one DER certificate (VENDOR_CERT_FILE) or EFI
+ * signature lists (VENDOR_DB_FILE); the deauthorized part is a vendor dbx
+ * in EFI signature lists. */
+#include "esl/esl.h"
+
+#include <string.h>
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int part(kt_span section, size_t base, const char *name, size_t size_field,
+                uint32_t size, uint32_t off, kt_span *out, size_t *abs, struct kt_error *err)
+{
+    *out = (kt_span){NULL, 0};
+    *abs = base + off;
+    if (size == 0)
+        return 0;
+    if (off > section.len || size > section.len - off)
+        return kt_fail(err, -EBADMSG, base + size_field,
+                       ".vendor_cert: %s part (offset %u, size %u) lies outside the "
+                       "%zu-byte section",
+                       name, off, size, section.len);
+    if (off < 16 && off + (size_t)size > 0)
+        return kt_fail(err, -EBADMSG, base + size_field,
+                       ".vendor_cert: %s part (offset %u) overlaps the 16-byte header", name,
+                       off);
+    *out = (kt_span){section.p + off, size};
+    return 0;
+}
+
+int kt_vendor_cert_parse(kt_span section, size_t section_file_offset,
+                         struct kt_vendor_cert *out, struct kt_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!section.p || section.len < 16)
+        return kt_fail(err, -EBADMSG, section_file_offset,
+                       ".vendor_cert: section too short for its 16-byte header (%zu bytes)",
+                       section.len);
+    const uint8_t *h = section.p;
+    uint32_t asize = le32(h), dsize = le32(h + 4), aoff = le32(h + 8), doff = le32(h + 12);
+    KT_TRY(part(section, section_file_offset, "authorized", 0, asize, aoff, &out->authorized,
+                &out->authorized_offset, err));
+    KT_TRY(part(section, section_file_offset, "deauthorized", 4, dsize, doff,
+                &out->deauthorized, &out->deauthorized_offset, err));
+    if (out->authorized.len) {
+        /* One DER certificate filling the part, else signature lists. */
+        kt_der d;
+        kt_span whole;
+        kt_der_init(&d, out->authorized.p, out->authorized.len, KT_DER_STRICT, NULL);
+        if (kt_der_peek(&d, KT_TAG_SEQUENCE) &&
+            kt_der_get_element(&d, KT_TAG_SEQUENCE, &whole, NULL) == 0 &&
+            whole.len == out->authorized.len) {
+            out->authorized_is_esl = false;
+        } else {
+            struct kt_error e2 = {0};
+            if (kt_esl_foreach(out->authorized.p, out->authorized.len, NULL, NULL, &e2) < 0 ||
+                out->authorized.len < 28)
+                return kt_fail(err, -EBADMSG, out->authorized_offset,
+                               ".vendor_cert: the authorized part is neither one DER "
+                               "certificate nor EFI signature lists");
+            out->authorized_is_esl = true;
+        }
+    }
+    if (out->deauthorized.len) {
+        struct kt_error e2 = {0};
+        if (kt_esl_foreach(out->deauthorized.p, out->deauthorized.len, NULL, NULL, &e2) < 0)
+            return kt_fail(err, -EBADMSG,
+                           out->deauthorized_offset +
+                               (e2.offset == KT_NO_OFFSET ? 0 : e2.offset),
+                           ".vendor_cert: deauthorized part: %s", e2.what);
+    }
+    return 0;
+}

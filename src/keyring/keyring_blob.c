@@ -1,0 +1,110 @@
+/* keyring_blob.c - add every key a blob holds: DER, PEM (bundles),
+ * concatenated DER certificate lists, EFI signature lists. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "esl/esl.h"
+#include "keyring/keyring.h"
+#include "util/err.h"
+
+struct blob_ctx {
+    struct kt_keyrings *k;
+    struct kt_keyring *r;
+    const char *source;
+    enum kt_add_how how;
+    size_t n_added, n_seen;
+    struct kt_error *err;
+};
+
+/* Add one certificate; duplicates are skipped.  Offsets in the detail are
+ * made absolute (cert offset + offset inside it). */
+static int add_one(struct blob_ctx *b, struct kt_keyring *r, const uint8_t *der, size_t len,
+                   size_t file_offset, const char *source)
+{
+    struct kt_error e = {0};
+    e.offset = KT_NO_OFFSET;
+    int rc = kt_keyring_add(b->k, r, der, len, source, b->how, NULL, &e);
+    if (rc == -EEXIST)
+        return 0;
+    if (rc < 0) {
+        size_t off = e.offset == KT_NO_OFFSET ? file_offset : file_offset + e.offset;
+        return kt_fail(b->err, rc, off, "%s", e.what[0] ? e.what : "certificate refused");
+    }
+    b->n_added++;
+    return 0;
+}
+
+static int cert_cb(void *ctx, const uint8_t *der, size_t len, size_t file_offset)
+{
+    struct blob_ctx *b = ctx;
+    char src[4096];
+    if (b->n_seen++ == 0)
+        snprintf(src, sizeof(src), "%s", b->source);
+    else
+        snprintf(src, sizeof(src), "%s#%zu", b->source, b->n_seen - 1);
+    return add_one(b, b->r, der, len, file_offset, src);
+}
+
+static int esl_cb(void *ctx, const struct kt_esl_entry *en)
+{
+    struct blob_ctx *b = ctx;
+    char src[4096];
+    snprintf(src, sizeof(src), "%s#%zu.%zu", b->source, en->list_index, en->entry_index);
+    int rc = 0;
+    switch (en->type) {
+    case KT_ESL_X509:
+        return add_one(b, b->r, en->data.p, en->data.len, en->offset, src);
+    case KT_ESL_SHA256:
+        if (en->data.len != 32)
+            return kt_fail(b->err, -EBADMSG, en->offset, "ESL SHA256 entry: %zu bytes, want 32",
+                           en->data.len);
+        rc = kt_blacklist_add_hash(b->k, "bin", KT_HASH_SHA256, en->data.p, src);
+        break;
+    case KT_ESL_X509_SHA256:
+    case KT_ESL_X509_SHA384:
+    case KT_ESL_X509_SHA512: {
+        enum kt_hash h = en->type == KT_ESL_X509_SHA256   ? KT_HASH_SHA256
+                         : en->type == KT_ESL_X509_SHA384 ? KT_HASH_SHA384
+                                                          : KT_HASH_SHA512;
+        if (en->data.len != kt_hash_size(h))
+            return kt_fail(b->err, -EBADMSG, en->offset, "ESL %s entry: %zu bytes, want %zu",
+                           kt_esl_type_name(en->type), en->data.len, kt_hash_size(h));
+        rc = kt_blacklist_add_hash(b->k, "tbs", h, en->data.p, src);
+        break;
+    }
+    default: return 0; /* other signature types carry no key */
+    }
+    if (rc == -EEXIST)
+        return 0;
+    if (rc < 0)
+        return kt_fail(b->err, rc, en->offset, "blacklist: cannot add hash");
+    b->n_added++;
+    return 0;
+}
+
+int kt_keyrings_add_blob(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *buf,
+                         size_t len, const char *source, enum kt_add_how how, size_t *n_added,
+                         struct kt_error *err)
+{
+    struct blob_ctx b = {k, r, source ? source : "", how, 0, 0, err};
+    int rc;
+    if (n_added)
+        *n_added = 0;
+    if (!k || !r)
+        return kt_fail(err, -EINVAL, KT_NO_OFFSET, "no such keyring");
+    if (!buf || len == 0)
+        return kt_fail(err, -ENODATA, 0, "empty input: no certificate found");
+    if (kt_esl_looks_like(buf, len)) {
+        rc = kt_esl_foreach(buf, len, esl_cb, &b, err);
+    } else if (buf[0] == 0x30) {
+        rc = kt_certlist_foreach(buf, len, cert_cb, &b, err);
+        if (rc == 0 && b.n_seen == 0)
+            rc = kt_fail(err, -ENODATA, 0, "no certificate found");
+    } else {
+        rc = kt_certs_foreach(buf, len, cert_cb, &b, err);
+    }
+    if (n_added)
+        *n_added = b.n_added;
+    return rc;
+}

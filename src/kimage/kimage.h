@@ -1,0 +1,66 @@
+/* kimage.h - kernel images: bzImage -> decompressed vmlinux -> the builtin
+ * certificate list (the keys the kernel compiled into .builtin_trusted_keys).
+ *
+ * Inputs: an x86 bzImage (setup header "HdrS"; payload compressed with gzip,
+ * xz, lzma, zstd or lz4), a raw vmlinux ELF, or any of these compressed
+ * streams on their own.  No System.map needed.
+ *
+ * Finding the list inside vmlinux (details and limits in scan.c): runs of
+ * structurally valid DER certificates lying back to back are candidates; a
+ * run is reported only when it is followed (after zero padding / the extra
+ * certificate area) by a size word equal to its length, as the build's
+ * system_certificate_list_size variable is; a run also followed by
+ * module_cert_size wins.  Random certificates elsewhere in the image are not
+ * followed by their own size and are never reported.
+ */
+#ifndef KT_KIMAGE_KIMAGE_H
+#define KT_KIMAGE_KIMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+#include "x509/x509.h" /* kt_cert_cb */
+
+/* Upper bound for a decompressed vmlinux (a decompression bomb beyond this
+ * fails with -EFBIG and a clear message). */
+#define KT_KIMAGE_MAX_VMLINUX ((size_t)512 << 20)
+
+enum kt_kimage_comp {
+    KT_KIMAGE_NONE,  /* raw vmlinux / ELF */
+    KT_KIMAGE_GZIP,
+    KT_KIMAGE_XZ,
+    KT_KIMAGE_LZMA,
+    KT_KIMAGE_ZSTD,
+    KT_KIMAGE_LZ4,
+};
+
+/* "none", "gzip", "xz", "lzma", "zstd", "lz4" */
+const char *kt_kimage_comp_name(enum kt_kimage_comp c);
+
+/* Locate and decompress the vmlinux in img (bzImage, compressed stream, or
+ * already a vmlinux).  *out is malloc'd (caller frees) even for raw input
+ * (a copy is avoided: then *out == NULL and *vmlinux points into img).
+ * Use the pair like this:  const uint8_t *v; size_t vlen; uint8_t *own;
+ * kt_kimage_vmlinux(img, len, &v, &vlen, &own, &comp, err); ... free(own);
+ * max_out 0 means KT_KIMAGE_MAX_VMLINUX.
+ * Errors: -ENOPKG (unknown/unsupported compression), -EBADMSG (corrupt
+ * stream or setup header, with offset), -EFBIG (over max_out), -ENOMEM. */
+int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
+                      const uint8_t **vmlinux, size_t *vmlinux_len, uint8_t **owned,
+                      enum kt_kimage_comp *comp, struct kt_error *err);
+
+/* Find the builtin certificate list in an (uncompressed) vmlinux and call
+ * fn for each certificate (der, len, offset in vmlinux).  Returns 1 when a
+ * list was found, 0 when none was (fn not called), or fn's negative result. */
+int kt_kimage_scan_vmlinux(const uint8_t *vmlinux, size_t len, kt_cert_cb cb, void *ctx,
+                           struct kt_error *err);
+
+/* kt_kimage_vmlinux + kt_kimage_scan_vmlinux.  The der passed to fn lives
+ * only during the call (copy what you keep); file_offset is the offset in the
+ * decompressed vmlinux.  Errors as kt_kimage_vmlinux, -ENODATA when the image
+ * holds no builtin certificate list, or fn's negative result. */
+int kt_kimage_foreach_cert(const uint8_t *img, size_t len, kt_cert_cb cb, void *ctx,
+                           struct kt_error *err);
+
+#endif

@@ -1,0 +1,82 @@
+/* modsig.h - kernel module appended signatures (kernel/module/signing.c,
+ * include/linux/module_signature.h), and compressed modules.
+ *
+ * A signed module is: the module bytes, the PKCS#7 (sig_len bytes, detached:
+ * its content is the module bytes), a 12-byte struct module_signature
+ * { u8 algo, hash, id_type, signer_len, key_id_len, pad[3]; be32 sig_len },
+ * then the magic "~Module signature appended~\n".  Build systems sign, then
+ * compress (.ko.xz, .ko.zst, .ko.gz), so the signature is inside the payload.
+ */
+#ifndef KT_MODSIG_MODSIG_H
+#define KT_MODSIG_MODSIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "der/der.h"
+#include "keyring/keyring.h"
+#include "pkcs7/pkcs7.h"
+
+#define KT_MODSIG_MAGIC "~Module signature appended~\n"
+#define KT_MODSIG_MAGIC_LEN 28
+#define KT_MODSIG_STRUCT_LEN 12
+#define KT_MODSIG_PKEY_ID_PKCS7 2
+/* Upper bound for a decompressed module (decompression bombs fail -EFBIG). */
+#define KT_MODSIG_MAX_DECOMPRESSED ((size_t)256 << 20)
+
+enum kt_modsig_comp { KT_MODSIG_NONE = 0, KT_MODSIG_XZ, KT_MODSIG_ZSTD, KT_MODSIG_GZIP };
+/* "none", "xz", "zstd", "gzip" */
+const char *kt_modsig_comp_name(enum kt_modsig_comp c);
+
+/* The parsed trailer. */
+struct kt_modsig_info {
+    uint8_t algo, hash, id_type, signer_len, key_id_len;
+    uint32_t sig_len;
+    size_t module_len;   /* bytes the signature covers (from 0) */
+    kt_span sig;         /* the PKCS#7 DER */
+    size_t sig_offset;   /* offset of the PKCS#7 in the (decompressed) module */
+};
+
+/* Parse the appended signature of an uncompressed module.  Returns 0,
+ * -ENODATA (no magic: unsigned), -EBADMSG (the struct does not fit, sig_len
+ * out of range, non-zero fields), -ENOPKG (id_type is not PKCS#7). */
+int kt_modsig_parse(const uint8_t *buf, size_t len, struct kt_modsig_info *info,
+                    struct kt_error *err);
+
+/* Detect compression by magic bytes (xz, zstd, gzip). */
+enum kt_modsig_comp kt_modsig_detect(const uint8_t *buf, size_t len);
+
+/* Decompress buf if it is compressed (streaming; at most max bytes, 0 means
+ * KT_MODSIG_MAX_DECOMPRESSED).  *out and *out_len: buf itself when not
+ * compressed, else the malloc'd *owned (caller frees *owned).  Errors:
+ * -EBADMSG corrupt stream (with offset), -EFBIG over the limit, -ENOMEM. */
+int kt_modsig_decompress(const uint8_t *buf, size_t len, size_t max, const uint8_t **out,
+                         size_t *out_len, uint8_t **owned, enum kt_modsig_comp *comp,
+                         struct kt_error *err);
+
+/* The result of verifying one module.  Zero it, optionally set `policy`
+ * (SHA-1, --check-time), call kt_modsig_verify, then kt_modsig_result_free. */
+struct kt_modsig_result {
+    struct kt_pkcs7_policy policy; /* in */
+    enum kt_modsig_comp comp;
+    size_t module_size;            /* decompressed size */
+    bool has_sig;                  /* the trailer parsed */
+    struct kt_modsig_info info;
+    struct kt_pkcs7 *msg;          /* the parsed signature with per-signer results
+                                    * (signer id, digest, signer_key, trusted_by,
+                                    * verdict), or NULL if parsing failed */
+    uint8_t *owned;                /* decompressed bytes msg points into */
+    int rc;                        /* the verdict, as returned */
+};
+
+/* Verify a module file's bytes (compressed or not) as the kernel does
+ * (mod_verify_sig + verify_pkcs7_signature with the secondary keyring,
+ * module purpose): rings may be NULL (nothing trusted).  Returns 0 trusted,
+ * -ENODATA unsigned, -EBADMSG malformed, -ENOPKG unsupported,
+ * -EKEYREJECTED bad signature/blacklisted, -ENOKEY no trusted key,
+ * -EFBIG decompression limit, -ENOMEM.  res is filled in every case. */
+int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
+                     struct kt_modsig_result *res, struct kt_error *err);
+void kt_modsig_result_free(struct kt_modsig_result *res);
+
+#endif

@@ -1,0 +1,81 @@
+/* PEM-armoured PKCS#7 ("-----BEGIN PKCS7-----", "CMS", "PKCS #7 SIGNED DATA"). */
+#include "pkcs7/pkcs7.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint8_t *find(const uint8_t *p, const uint8_t *end, const char *s)
+{
+    size_t n = strlen(s);
+    for (; (size_t)(end - p) >= n; p++)
+        if (memcmp(p, s, n) == 0)
+            return p;
+    return NULL;
+}
+
+static int b64(uint8_t c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+int kt_pkcs7_pem_decode(const uint8_t *buf, size_t len, uint8_t **der, size_t *der_len,
+                        struct kt_error *err)
+{
+    static const char *labels[] = {"PKCS7", "CMS", "PKCS #7 SIGNED DATA"};
+    const uint8_t *end = buf + len, *body = NULL, *stop = NULL;
+    *der = NULL;
+    *der_len = 0;
+    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]) && !body; i++) {
+        char begin[64], fin[64];
+        snprintf(begin, sizeof(begin), "-----BEGIN %s-----", labels[i]);
+        snprintf(fin, sizeof(fin), "-----END %s-----", labels[i]);
+        const uint8_t *b = find(buf, end, begin);
+        if (!b)
+            continue;
+        body = b + strlen(begin);
+        stop = find(body, end, fin);
+        if (!stop)
+            return kt_fail(err, -EBADMSG, (size_t)(b - buf), "PEM: missing END line");
+    }
+    if (!body)
+        return -ENODATA;
+    uint8_t *out = malloc((size_t)(stop - body) / 4 * 3 + 3);
+    if (!out)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    uint32_t acc = 0;
+    int bits = 0, pad = 0;
+    size_t w = 0;
+    for (const uint8_t *p = body; p < stop; p++) {
+        if (*p == '\r' || *p == '\n' || *p == ' ' || *p == '\t')
+            continue;
+        if (*p == '=') {
+            pad++;
+            continue;
+        }
+        int v = b64(*p);
+        if (v < 0 || pad) {
+            free(out);
+            return kt_fail(err, -EBADMSG, (size_t)(p - buf), "PEM: bad base64");
+        }
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[w++] = (uint8_t)(acc >> bits);
+        }
+    }
+    *der = out;
+    *der_len = w;
+    return 0;
+}

@@ -1,0 +1,275 @@
+/* PKCS#7 signature verification (the kernel's pkcs7_verify.c role). */
+#include "pkcs7/pkcs7.h"
+
+#include <string.h>
+
+static int hash_allowed(const struct kt_pkcs7 *msg, enum kt_hash h, size_t at, const char *what,
+                        struct kt_error *err)
+{
+    if (h == KT_HASH_SHA1 && !msg->policy.allow_sha1)
+        return kt_fail(err, -ENOPKG, at, "%s: SHA-1 refused (use --allow-sha1)", what);
+    if (h == KT_HASH_MD2 || h == KT_HASH_MD4 || h == KT_HASH_MD5 || !kt_hash_available(h))
+        return kt_fail(err, -ENOPKG, at, "%s: %s unsupported", what, kt_hash_name(h));
+    return 0;
+}
+
+static bool signer_matches(const struct kt_pkcs7_signer *si, const struct kt_x509 *c)
+{
+    if (si->skid.len)
+        return kt_span_eq(si->skid, c->skid);
+    return kt_span_eq(si->issuer_raw, c->issuer_raw) && kt_span_eq(si->serial, c->serial);
+}
+
+int kt_pkcs7_check_signer_sig(const struct kt_pkcs7_signer *si, const struct kt_pubkey *key)
+{
+    if (!key)
+        return -ENOPKG;
+    if (si->sig_alg.enc == KT_SIG_ED25519 || si->sig_alg.hash != si->digest_alg)
+        return -ENOPKG;
+    return kt_pubkey_verify_digest(key, &si->sig_alg, si->signed_digest,
+                                   kt_hash_size(si->digest_alg), si->signature.p,
+                                   si->signature.len);
+}
+
+/* Link the message's certificates from the signer up (pkcs7_verify_sig_chain):
+ * each issuer found in the message must verify its child. */
+static int build_chain(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si, struct kt_error *err)
+{
+    const struct kt_x509 *cur = si->signer_cert;
+    si->chain[0] = cur;
+    si->chain_len = 1;
+    if (si->signer_key)
+        return 0; /* a keyring key: no message certificates to follow */
+    while (!cur->self_signed && si->chain_len < KT_PKCS7_MAX_CHAIN) {
+        const struct kt_x509 *up = NULL;
+        for (size_t i = 0; i < msg->n_certs && !up; i++) {
+            const struct kt_x509 *c = msg->certs[i];
+            if (c != cur && kt_x509_is_issued_by(cur, c))
+                up = c;
+        }
+        if (!up)
+            break;
+        for (size_t k = 0; k < si->chain_len; k++)
+            if (si->chain[k] == up)
+                return 0; /* a loop: stop, trust decides */
+        if (cur->sig_alg.unsupported || !up->pub) {
+            si->unsupported_sig = true;
+            return 0;
+        }
+        int rc = kt_x509_check_signature(cur, up->pub);
+        if (rc == -ENOPKG) {
+            si->unsupported_sig = true;
+            return 0;
+        }
+        if (rc < 0)
+            return kt_fail(err, -EKEYREJECTED, si->offset,
+                           "signerInfo %d: certificate %s is not signed by its issuer %s in the message",
+                           si->index, cur->subject ? cur->subject : "?",
+                           up->subject ? up->subject : "?");
+        si->chain[si->chain_len++] = up;
+        cur = up;
+    }
+    return 0;
+}
+
+/* Verify one signer given its content digest (already in si->digest). */
+static int verify_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
+                      const struct kt_keyrings *rings, struct kt_error *err)
+{
+    size_t hlen = kt_hash_size(si->digest_alg);
+    /* authenticated attributes: messageDigest, then sign over their SET form */
+    if (si->has_auth_attrs) {
+        if (si->message_digest.len != hlen)
+            return kt_fail(err, -EBADMSG, si->offset,
+                           "signerInfo %d: messageDigest is %zu bytes, %s needs %zu", si->index,
+                           si->message_digest.len, kt_hash_name(si->digest_alg), hlen);
+        if (memcmp(si->message_digest.p, si->digest, hlen) != 0)
+            return kt_fail(err, -EKEYREJECTED, si->offset,
+                           "signerInfo %d: messageDigest does not match the content", si->index);
+        struct kt_digester *dg;
+        uint8_t out[1][KT_HASH_MAX_SIZE];
+        static const uint8_t set_tag = 0x31;
+        KT_TRY(kt_digester_new(&dg, &si->digest_alg, 1));
+        kt_digester_update(dg, &set_tag, 1);
+        kt_digester_update(dg, si->auth_attrs.p + 1, si->auth_attrs.len - 1);
+        int rc = kt_digester_final(dg, out);
+        kt_digester_free(dg);
+        if (rc < 0)
+            return kt_fail(err, rc, si->offset, "signerInfo %d: digest failed", si->index);
+        memcpy(si->signed_digest, out[0], hlen);
+    } else {
+        memcpy(si->signed_digest, si->digest, hlen);
+    }
+
+    /* find the signer's certificate: the message first, then the keyrings */
+    bool algo_mismatch = false;
+    for (size_t i = 0; i < msg->n_certs && !si->signer_cert; i++) {
+        const struct kt_x509 *c = msg->certs[i];
+        if (!signer_matches(si, c))
+            continue;
+        if (si->sig_alg.pkey != KT_PKEY_UNKNOWN && c->key_algo != si->sig_alg.pkey) {
+            algo_mismatch = true;
+            continue;
+        }
+        si->signer_cert = c;
+    }
+    if (!si->signer_cert && rings) {
+        const struct kt_key *k = kt_keyrings_find_cert(rings, si->issuer_raw, si->serial, si->skid);
+        if (k && si->sig_alg.pkey != KT_PKEY_UNKNOWN && k->cert->key_algo != si->sig_alg.pkey) {
+            algo_mismatch = true;
+            k = NULL;
+        }
+        if (k) {
+            si->signer_key = k;
+            si->signer_cert = k->cert;
+        }
+    }
+    if (!si->signer_cert) {
+        /* as the kernel: not an error here; trust will say ENOKEY */
+        si->verify_rc = -ENOKEY;
+        (void)algo_mismatch;
+        return 0;
+    }
+
+    /* the kernel checks the signing time against the signer's validity */
+    if (si->has_signing_time &&
+        (si->signing_time < si->signer_cert->not_before ||
+         si->signing_time > si->signer_cert->not_after))
+        return kt_fail(err, -EKEYREJECTED, si->offset,
+                       "signerInfo %d: signed outside the signer certificate's validity",
+                       si->index);
+
+    int rc = kt_pkcs7_check_signer_sig(si, si->signer_cert->pub);
+    if (rc == -ENOPKG) {
+        si->unsupported_sig = true;
+        return kt_fail(err, -ENOPKG, si->offset,
+                       "signerInfo %d: cannot check a %s signature with a %s key", si->index,
+                       kt_sigalg_name(&si->sig_alg), kt_pkey_algo_name(si->signer_cert->key_algo));
+    }
+    if (rc < 0)
+        return kt_fail(err, -EKEYREJECTED, si->offset,
+                       "signerInfo %d: signature does not verify with %s", si->index,
+                       si->signer_cert->description ? si->signer_cert->description : "the signer's key");
+    KT_TRY(build_chain(msg, si, err));
+    si->verify_rc = 0;
+    return 0;
+}
+
+/* The loop shared by both entry points (pkcs7_verify's result rules): a
+ * signer with unsupported crypto is skipped; any other failure is returned. */
+static int verify_all(struct kt_pkcs7 *msg, const uint8_t *data, size_t data_len,
+                      const struct kt_pkcs7_digest *digests, size_t n,
+                      const struct kt_keyrings *rings, struct kt_error *err)
+{
+    int actual = -ENOPKG, first_hard = 0;
+    struct kt_error first_err = {0};
+    if (!data && !digests) {
+        if (!msg->has_content)
+            return kt_fail(err, -EBADMSG, KT_NO_OFFSET,
+                           "detached signature: the signed data is needed (--data)");
+        data = msg->content.p;
+        data_len = msg->content.len;
+    }
+    for (size_t i = 0; i < msg->n_signers; i++) {
+        struct kt_pkcs7_signer *si = &msg->signers[i];
+        struct kt_error e = {0};
+        int rc;
+        si->signer_cert = NULL;
+        si->signer_key = NULL;
+        si->chain_len = 0;
+        si->unsupported_sig = false;
+        si->verify_rc = -ENOKEY;
+        si->error = (struct kt_error){0};
+        rc = hash_allowed(msg, si->digest_alg, si->offset, "signerInfo.digestAlgorithm", &e);
+        if (rc == 0) {
+            size_t hlen = kt_hash_size(si->digest_alg);
+            if (digests) {
+                rc = kt_fail(&e, -ENOPKG, si->offset,
+                             "signerInfo %d: no %s digest of the content supplied", si->index,
+                             kt_hash_name(si->digest_alg));
+                for (size_t k = 0; k < n; k++)
+                    if (digests[k].hash == si->digest_alg) {
+                        memcpy(si->digest, digests[k].digest, hlen);
+                        rc = 0;
+                        e = (struct kt_error){0};
+                        break;
+                    }
+            } else {
+                rc = kt_digest(si->digest_alg, data, data_len, si->digest);
+                if (rc < 0)
+                    kt_fail(&e, rc, KT_NO_OFFSET, "digest of the content failed");
+            }
+            if (rc == 0) {
+                si->digest_len = hlen;
+                rc = verify_one(msg, si, rings, &e);
+            }
+        }
+        si->error = e;
+        if (rc == -ENOPKG) {
+            si->unsupported_sig = true;
+            si->verify_rc = -ENOPKG;
+            if (!first_err.code)
+                first_err = e;
+            continue;
+        }
+        if (rc < 0) {
+            si->verify_rc = rc;
+            if (!first_hard) {
+                first_hard = rc;
+                first_err = e;
+            } else if (rc == -EKEYREJECTED && first_hard != -EKEYREJECTED) {
+                first_hard = rc;
+                first_err = e;
+            }
+            continue;
+        }
+        actual = 0;
+    }
+    int rc = first_hard ? first_hard : actual;
+    if (rc < 0 && first_err.code)
+        kt_fail(err, rc, first_err.offset, "%s", first_err.what);
+    else if (rc < 0)
+        kt_fail(err, rc, KT_NO_OFFSET, "no signer could be checked");
+    return rc;
+}
+
+int kt_pkcs7_verify(struct kt_pkcs7 *msg, const uint8_t *data, size_t data_len,
+                    const struct kt_keyrings *rings, struct kt_error *err)
+{
+    if (data && msg->has_content &&
+        (data_len != msg->content.len || (data_len && memcmp(data, msg->content.p, data_len))))
+        return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
+                       "the data given differs from the content inside the message");
+    return verify_all(msg, data ? data : NULL, data_len, NULL, 0, rings, err);
+}
+
+int kt_pkcs7_verify_digests(struct kt_pkcs7 *msg, const struct kt_pkcs7_digest *digests,
+                            size_t n, const struct kt_keyrings *rings, struct kt_error *err)
+{
+    if (n == 0)
+        return verify_all(msg, NULL, 0, NULL, 0, rings, err);
+    return verify_all(msg, NULL, 0, digests, n, rings, err);
+}
+
+int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_purpose purpose,
+                           struct kt_error *err)
+{
+    switch (purpose) {
+    case KT_PURPOSE_MODULE:
+        if (msg->content_type != KT_OID_DATA)
+            return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
+                           "module signature: content type is not data");
+        for (size_t i = 0; i < msg->n_signers; i++)
+            if (msg->signers[i].has_auth_attrs)
+                return kt_fail(err, -EKEYREJECTED, msg->signers[i].offset,
+                               "module signature: signer %zu has authenticated attributes", i);
+        return 0;
+    case KT_PURPOSE_UEFI:
+    case KT_PURPOSE_KEXEC:
+        if (msg->content_type != KT_OID_MS_INDIRECT_DATA)
+            return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
+                           "PE signature: content type is not msIndirectData");
+        return 0;
+    default: return 0;
+    }
+}

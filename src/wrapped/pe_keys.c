@@ -1,0 +1,108 @@
+#include "wrapped/pe_keys.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *kt_wrap_kind_name(enum kt_wrap_kind k)
+{
+    switch (k) {
+    case KT_WRAP_KEYLIST: return ".keylist";
+    case KT_WRAP_VENDOR_CERT: return ".vendor_cert";
+    default: return "none";
+    }
+}
+
+static size_t section_file_offset(const struct kt_pe *pe, kt_span data)
+{
+    return (size_t)(data.p - pe->buf);
+}
+
+int kt_pe_find_wrapped(const struct kt_pe *pe, struct kt_wrapped *w, struct kt_error *err)
+{
+    kt_span data;
+    memset(w, 0, sizeof(*w));
+    if (kt_pe_find_section(pe, ".keylist", &data) == 0) {
+        w->kind = KT_WRAP_KEYLIST;
+        w->keylist = data;
+        w->section_offset = section_file_offset(pe, data);
+        return 0;
+    }
+    if (kt_pe_find_section(pe, ".vendor_cert", &data) == 0) {
+        w->kind = KT_WRAP_VENDOR_CERT;
+        w->section_offset = section_file_offset(pe, data);
+        return kt_vendor_cert_parse(data, w->section_offset, &w->vendor, err);
+    }
+    return kt_fail(err, -ENOENT, KT_NO_OFFSET,
+                   "trusted image wraps no keys: it has neither a .keylist nor a .vendor_cert section");
+}
+
+/* Add a blob to r and record which keys of r are new. */
+static int add_part(struct kt_keyrings *rings, struct kt_keyring *r, kt_span blob,
+                    size_t blob_offset, const char *source, struct kt_pe_load_result *res,
+                    struct kt_error *err)
+{
+    size_t before = kt_keyring_count(r), n = 0;
+    struct kt_error e = {0};
+    int rc = kt_keyrings_add_blob(rings, r, blob.p, blob.len, source, KT_ADD_VOUCHED, &n, &e);
+    if (rc < 0) {
+        /* error offsets from add_blob are relative to the blob */
+        size_t off = e.offset == KT_NO_OFFSET ? KT_NO_OFFSET : blob_offset + e.offset;
+        return kt_fail(err, rc, off, "%s", e.what);
+    }
+    size_t after = kt_keyring_count(r);
+    for (size_t i = before; i < after && res->n_added < KT_PE_LOAD_MAX_KEYS; i++)
+        res->added[res->n_added++] = kt_keyring_key(r, i);
+    return (int)n;
+}
+
+int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
+                    struct kt_keyring *target, const struct kt_pe_verify_opts *opts,
+                    const char *source, struct kt_pe_load_result *res, struct kt_error *err)
+{
+    memset(res, 0, sizeof(*res));
+    int rc = kt_pe_verify(buf, len, rings, opts, &res->verify, err);
+    if (rc < 0)
+        return rc;
+    struct kt_wrapped w;
+    KT_TRY(kt_pe_find_wrapped(res->verify->pe, &w, err));
+    res->kind = w.kind;
+    char src[512];
+    snprintf(src, sizeof(src), "pe:%s%s", source ? source : "", kt_wrap_kind_name(w.kind));
+    if (w.kind == KT_WRAP_KEYLIST) {
+        rc = add_part(rings, target, w.keylist, w.section_offset, src, res, err);
+        if (rc < 0)
+            return rc;
+    } else {
+        struct kt_keyring *bl = kt_keyrings_get(rings, "blacklist");
+        if (w.vendor.deauthorized.len) {
+            size_t before = kt_blacklist_hash_count(rings) + kt_keyring_count(bl);
+            struct kt_error e = {0};
+            size_t n = 0;
+            snprintf(src, sizeof(src), "pe:%s.vendor_cert dbx", source ? source : "");
+            rc = kt_keyrings_add_blob(rings, bl, w.vendor.deauthorized.p, w.vendor.deauthorized.len,
+                                      src, KT_ADD_EXPLICIT, &n, &e);
+            if (rc < 0)
+                return kt_fail(err, rc,
+                               e.offset == KT_NO_OFFSET ? KT_NO_OFFSET
+                                                        : w.vendor.deauthorized_offset + e.offset,
+                               "vendor dbx: %s", e.what);
+            res->n_blacklisted = kt_blacklist_hash_count(rings) + kt_keyring_count(bl) - before;
+        }
+        if (w.vendor.authorized.len) {
+            snprintf(src, sizeof(src), "pe:%s.vendor_cert", source ? source : "");
+            rc = add_part(rings, target, w.vendor.authorized, w.vendor.authorized_offset, src, res,
+                          err);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+void kt_pe_load_result_free(struct kt_pe_load_result *res)
+{
+    if (res && res->verify) {
+        kt_pe_result_free(res->verify);
+        res->verify = NULL;
+    }
+}

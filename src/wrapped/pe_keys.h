@@ -1,0 +1,61 @@
+/* pe_keys.h - keys wrapped in signed PE binaries.
+ *
+ * A vendor key travels inside a PE image that an authority the platform
+ * already trusts has signed: either a `.keylist` section of DER certificates
+ * back to back (the format of the kernel's PE-wrapped-key patches, and what
+ * `ktrust wrap-key` writes), or shim's `.vendor_cert` section (an authorized
+ * certificate or signature list, plus a vendor dbx of revocations).
+ *
+ * kt_pe_load_keys() verifies the image with kt_pe_verify() and, only when it
+ * is trusted, adds the wrapped keys to a keyring flagged trusted
+ * (KT_ADD_VOUCHED) and the vendor dbx to the blacklist.  Nothing is added
+ * when the image is not trusted.
+ */
+#ifndef KT_WRAPPED_PE_KEYS_H
+#define KT_WRAPPED_PE_KEYS_H
+
+#include "esl/esl.h"
+#include "keyring/keyring.h"
+#include "pe/pe.h"
+#include "pe/pe_verify.h"
+
+enum kt_wrap_kind { KT_WRAP_NONE = 0, KT_WRAP_KEYLIST, KT_WRAP_VENDOR_CERT };
+
+struct kt_wrapped {
+    enum kt_wrap_kind kind;
+    kt_span keylist;              /* KT_WRAP_KEYLIST: the section's certificates */
+    struct kt_vendor_cert vendor; /* KT_WRAP_VENDOR_CERT */
+    size_t section_offset;        /* file offset of the section's raw data */
+};
+
+/* Find the wrapped keys of a parsed image: `.keylist` first, else
+ * `.vendor_cert`.  Returns 0, -ENOENT (neither section, with a detail), or
+ * -EBADMSG (a malformed .vendor_cert). */
+int kt_pe_find_wrapped(const struct kt_pe *pe, struct kt_wrapped *w, struct kt_error *err);
+
+const char *kt_wrap_kind_name(enum kt_wrap_kind k); /* ".keylist", ".vendor_cert" */
+
+#define KT_PE_LOAD_MAX_KEYS 256
+
+struct kt_pe_load_result {
+    struct kt_pe_result *verify;     /* the verification (owned; may be NULL if unparsable) */
+    enum kt_wrap_kind kind;
+    const struct kt_key *added[KT_PE_LOAD_MAX_KEYS]; /* keys added to the target keyring */
+    size_t n_added;
+    size_t n_blacklisted;            /* vendor dbx entries added to the blacklist */
+};
+
+/* Verify buf and, if trusted, add the keys it wraps to `target` (trusted) and
+ * its vendor dbx to the blacklist, all in memory (the caller persists them in
+ * one store transaction, or discards everything on failure).
+ * Returns 0, or the verification verdict (-ENOKEY, -ENODATA, -EKEYREJECTED,
+ * -ELIBBAD, -ENOPKG ...) with nothing added, or -ENOENT (a trusted image that
+ * wraps no keys), or a keyring refusal (-EKEYREJECTED for a blacklisted key).
+ * On any error the keyrings may hold partial additions: discard them.
+ * res->verify must be freed with kt_pe_load_result_free. */
+int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
+                    struct kt_keyring *target, const struct kt_pe_verify_opts *opts,
+                    const char *source, struct kt_pe_load_result *res, struct kt_error *err);
+void kt_pe_load_result_free(struct kt_pe_load_result *res);
+
+#endif

@@ -1,0 +1,100 @@
+#!/bin/bash
+# verify-pe on images built by wrap-key and signed by sbsign, pesign and
+# osslsigncode: hashes, several signatures, nested signatures, the EKU rule,
+# and tampered variants.  Oracles: sbverify, osslsigncode verify, pesign -h.
+. "$(dirname "$0")/../lib/common.sh"
+. "$KT_SRC/tests/fixtures/pe_fixtures.sh"
+for tool in sbsign sbverify pesign osslsigncode certutil pk12util jq; do
+    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
+done
+pe_fixtures "$T" || { echo "fixture generation failed"; exit 1; }
+pesign_db "$T" leaf
+cd "$T" || exit 1
+V() { "$KTRUST" verify-pe -q "$@"; }
+u32() { od -An -tu4 -j"$2" -N4 "$1" | tr -d ' '; }
+put32() { printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($3 & 255)) $(($3 >> 8 & 255)) $(($3 >> 16 & 255)) $(($3 >> 24 & 255)))" |
+    dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
+flip() { local b; b=$(od -An -tu1 -j"$2" -N1 "$1" | tr -d ' '); printf "$(printf '\\x%02x' $((b ^ 1)))" |
+    dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
+pehdr() { u32 "$1" 60; }
+certdir() { echo $(($(pehdr "$1") + 24 + 112 + 32)); }
+oss_digest() { osslsigncode verify -ignore-cdp -ignore-crl -CAfile ca.pem -in "$1" 2>/dev/null |
+    sed -n 's/^Calculated message digest : *\([0-9A-F]*\).*/\1/p' | head -1 | tr A-F a-f; }
+
+# sbsign, pesign: SHA-256
+sbsign --key leaf.key --cert leaf.pem --output sb.efi wrap.efi 2>/dev/null
+pesign -n nss -c leaf -i wrap.efi -o ps.efi -s >/dev/null 2>&1
+for f in sb.efi ps.efi; do
+    expect_exit 0 "$f trusted by the CA" -- V --trust ca.pem $f
+    expect_exit 0 "$f trusted by its own cert" -- V --trust leaf.pem $f
+    expect_exit 2 "$f untrusted by a rogue CA" -- V --trust rogue.pem $f
+    sbverify --cert ca.pem $f >/dev/null 2>&1
+    expect_eq $? 0 "sbverify agrees on $f"
+    expect_eq "$("$KTRUST" verify-pe --json --trust ca.pem $f | jq -r '.signatures[0].digest')" \
+        "$(pesign -h -i $f | sed -n 's/^hash: //p')" "$f digest = pesign -h"
+done
+expect_exit 2 "no keys at all: untrusted" -- V --trust rogue.pem sb.efi
+
+# osslsigncode with each hash
+for h in sha1 sha256 sha384 sha512; do
+    osslsigncode sign -certs chain.pem -key leaf.key -h $h -in wrap.efi -out o-$h.efi >/dev/null 2>&1
+    out=$("$KTRUST" verify-pe --json --allow-sha1 --trust ca.pem o-$h.efi)
+    expect_eq "$(jq -r .verdict <<<"$out")" trusted "osslsigncode $h trusted"
+    expect_eq "$(jq -r '.signatures[0].digest_algorithm' <<<"$out")" $h "osslsigncode $h algorithm"
+    expect_eq "$(jq -r '.signatures[0].digest' <<<"$out")" "$(oss_digest o-$h.efi)" "$h digest = osslsigncode's"
+    expect_eq "$(jq -r '.signatures[0].chain | length' <<<"$out")" 2 "$h chain of two"
+done
+expect_exit 3 "sha1 refused without --allow-sha1" -- V --trust ca.pem o-sha1.efi
+expect_match "$("$KTRUST" verify-pe --trust ca.pem o-sha1.efi 2>&1)" "--allow-sha1" "sha1 message names the flag"
+
+# several signatures (sbsign appends; pesign adds a second entry)
+sbsign --key noeku.key --cert noeku.pem --output two.efi sb.efi 2>/dev/null
+out=$("$KTRUST" verify-pe --json --trust ca.pem two.efi)
+expect_eq "$(jq -r '.signatures | length' <<<"$out")" 2 "two entries"
+expect_eq "$(jq -r '[.signatures[].verdict] | join(",")' <<<"$out")" "trusted,trusted" "both trusted (no EKU is fine)"
+expect_exit 0 "one trusted signature is enough" -- V --trust noeku.pem two.efi
+sbverify --cert ca.pem two.efi >/dev/null 2>&1
+expect_eq $? 0 "sbverify agrees on two.efi"
+
+# nested (osslsigncode -nest), a different hash from the outer signature
+osslsigncode sign -certs chain.pem -key leaf.key -h sha512 -nest -in ps.efi -out nest.efi >/dev/null 2>&1
+out=$("$KTRUST" verify-pe --json --trust ca.pem nest.efi)
+expect_eq "$(jq -r .verdict <<<"$out")" trusted "nested: trusted"
+expect_eq "$(jq -r '.signatures[0].nested | length' <<<"$out")" 1 "nested shown"
+expect_eq "$(jq -r '.signatures[0].nested[0].digest_algorithm' <<<"$out")" sha512 "nested sha512"
+expect_eq "$(jq -r '.signatures[0].nested[0].verdict' <<<"$out")" trusted "nested verdict"
+
+# the EKU rule: a TLS server certificate must not sign code
+osslsigncode sign -certs tls.pem -key tls.key -in wrap.efi -out tls.efi >/dev/null 2>&1
+expect_exit 5 "serverAuth-only EKU rejected" -- V --trust ca.pem tls.efi
+osslsigncode sign -certs tls.pem -key tls.key -nest -in sb.efi -out tlsnest.efi >/dev/null 2>&1
+expect_exit 5 "a rejected nested signature rejects the file" -- V --trust ca.pem tlsnest.efi
+
+# tampering
+cp sb.efi t-sect.efi; flip t-sect.efi 1024
+expect_exit 5 "flipped byte in a section" -- V --trust ca.pem t-sect.efi
+sbverify --cert ca.pem t-sect.efi >/dev/null 2>&1
+expect_eq $? 1 "sbverify rejects the flipped section too"
+cp sb.efi t-hdr.efi; flip t-hdr.efi $(($(pehdr t-hdr.efi) + 8))
+expect_exit 5 "flipped byte in the headers" -- V --trust ca.pem t-hdr.efi
+off=$(u32 sb.efi $(certdir sb.efi)); len=$(u32 sb.efi $(($(certdir sb.efi) + 4)))
+cp sb.efi t-sig.efi; flip t-sig.efi $((off + len - 40))
+"$KTRUST" verify-pe -q --trust ca.pem t-sig.efi; rc=$?
+[ $rc = 5 ] || [ $rc = 4 ] && ok || bad "flipped signature byte: exit $rc, want 5 or 4"
+cp sb.efi t-sum.efi; put32 t-sum.efi $(($(pehdr t-sum.efi) + 24 + 64)) 305419896
+expect_exit 0 "checksum changed: still trusted" -- V --trust ca.pem t-sum.efi
+cp sb.efi t-trunc.efi; truncate -s -16 t-trunc.efi
+expect_exit 4 "certificate table truncated" -- V --trust ca.pem t-trunc.efi
+cp sb.efi t-past.efi; put32 t-past.efi $(($(certdir sb.efi) + 4)) $((len + 4096))
+expect_exit 4 "certificate table past the end" -- V --trust ca.pem t-past.efi
+cp sb.efi t-zero.efi; put32 t-zero.efi $off 0
+expect_exit 4 "zero-length entry" -- V --trust ca.pem t-zero.efi
+cp sb.efi t-rev.efi; printf '\x00\x01' | dd of=t-rev.efi bs=1 seek=$((off + 4)) conv=notrunc status=none
+expect_exit 4 "wrong revision" -- V --trust ca.pem t-rev.efi
+cp sb.efi t-extra.efi; printf 'EXTRADATA' >> t-extra.efi
+expect_exit 4 "extra data after the table" -- V --trust ca.pem t-extra.efi
+msg=$("$KTRUST" verify-pe --trust ca.pem t-extra.efi 2>&1)
+expect_match "$msg" "ktrust: t-extra.efi: .*follow the certificate table \(at offset [0-9]+\)" "error line names the offset"
+expect_exit 66 "missing file" -- V --trust ca.pem nosuch.efi
+expect_exit 64 "bad purpose" -- "$KTRUST" verify-pe --purpose module sb.efi
+finish
