@@ -121,3 +121,63 @@ fail:
     kt_keyrings_free(k);
     return rc;
 }
+
+/* The run-only keys of --trust and --kernel, into builtin. */
+static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err,
+                        const char **bad_file)
+{
+    int rc;
+    for (size_t i = 0; i < co->n_trust; i++) {
+        rc = cli_add_key_file(k, kt_keyrings_get(k, "builtin"), co->trust[i], KT_ADD_EXPLICIT,
+                              true, NULL, err);
+        if (rc < 0) {
+            *bad_file = co->trust[i];
+            return rc;
+        }
+    }
+    if (co->kernel) {
+        struct kt_file f;
+        if ((rc = kt_file_open(co->kernel, &f, err)) < 0) {
+            *bad_file = co->kernel;
+            return rc;
+        }
+        struct kernel_ctx kc = {k, co->kernel, 0, err};
+        rc = kt_kimage_foreach_cert(f.data, f.len, kernel_key, &kc, err);
+        kt_file_close(&f);
+        if (rc < 0) {
+            *bad_file = co->kernel;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int cli_open_keyrings_for_write(const struct cli_common *co, struct kt_keyrings **rings,
+                                struct kt_store **store, struct kt_error *err,
+                                const char **bad_file)
+{
+    char buf[4096];
+    struct cli_common only_store = *co;
+    only_store.n_trust = 0;
+    only_store.kernel = NULL;
+    const char *path = cli_store_path(&only_store, buf, sizeof(buf));
+    struct kt_keyrings *k = NULL;
+    struct kt_store *s = NULL;
+    int rc;
+    *bad_file = path;
+    if (kt_keyrings_new(&k) < 0)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    if ((rc = kt_store_open(path, KT_STORE_WRITE, &s, err)) < 0 ||
+        (rc = kt_store_begin_write(s, err)) < 0 || (rc = kt_store_load(s, k, err)) < 0)
+        goto fail;
+    *bad_file = NULL;
+    if ((rc = add_run_keys(co, k, err, bad_file)) < 0)
+        goto fail;
+    *rings = k;
+    *store = s;
+    return 0;
+fail:
+    kt_store_close(s);
+    kt_keyrings_free(k);
+    return rc;
+}

@@ -27,4 +27,14 @@ int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
 int cli_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char *path,
                      enum kt_add_how how, bool run_only, size_t *n_added, struct kt_error *err);
 
+
+/* For commands that change the store (load-pe-key): open the store (--store,
+ * else $KTRUST_STORE, else the XDG default, even with --trust) for writing,
+ * start its transaction (BEGIN IMMEDIATE), load it, then add the run-only
+ * --trust/--kernel keys.  The caller saves+commits or rolls back, then
+ * closes *store and frees *rings. */
+int cli_open_keyrings_for_write(const struct cli_common *co, struct kt_keyrings **rings,
+                                struct kt_store **store, struct kt_error *err,
+                                const char **bad_file);
+
 #endif

@@ -152,9 +152,12 @@ bool kt_esl_looks_like(const uint8_t *buf, size_t len)
     if (t == KT_ESL_OTHER)
         return false;
     size_t ssize = le32(buf + off + 24);
-    if (t == KT_ESL_X509)
-        return buf[off + ESL_HDR + le32(buf + off + 20) + GUID_LEN] == 0x30 ||
-               le32(buf + off + 16) == ESL_HDR + le32(buf + off + 20);
+    if (t == KT_ESL_X509) {
+        size_t first = ESL_HDR + le32(buf + off + 20); /* first entry, if any */
+        if (le32(buf + off + 16) == first)
+            return true; /* an empty list */
+        return buf[off + first + GUID_LEN] == 0x30; /* inside: ssize > 16 */
+    }
     return ssize == GUID_LEN + hash_len(t) + hash_trailer(t);
 }
 

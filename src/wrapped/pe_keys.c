@@ -64,7 +64,11 @@ int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
     if (rc < 0)
         return rc;
     struct kt_wrapped w;
-    KT_TRY(kt_pe_find_wrapped(res->verify->pe, &w, err));
+    rc = kt_pe_find_wrapped(res->verify->pe, &w, err);
+    if (rc == -ENOENT)
+        return -ELIBBAD; /* a key container without keys: unusable as one */
+    if (rc < 0)
+        return rc;
     res->kind = w.kind;
     char src[512];
     snprintf(src, sizeof(src), "pe:%s%s", source ? source : "", kt_wrap_kind_name(w.kind));

@@ -49,8 +49,8 @@ struct kt_pe_load_result {
  * its vendor dbx to the blacklist, all in memory (the caller persists them in
  * one store transaction, or discards everything on failure).
  * Returns 0, or the verification verdict (-ENOKEY, -ENODATA, -EKEYREJECTED,
- * -ELIBBAD, -ENOPKG ...) with nothing added, or -ENOENT (a trusted image that
- * wraps no keys), or a keyring refusal (-EKEYREJECTED for a blacklisted key).
+ * -ELIBBAD, -ENOPKG ...) with nothing added, or -ELIBBAD (a trusted image
+ * that wraps no keys: neither section), or a keyring refusal (-EKEYREJECTED for a blacklisted key).
  * On any error the keyrings may hold partial additions: discard them.
  * res->verify must be freed with kt_pe_load_result_free. */
 int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,

@@ -1,0 +1,290 @@
+/* ktrust chain: simulate the secure-boot trust chain offline and print a
+ * tree of verdicts (text, --json, --dot). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chain/chain.h"
+#include "cli.h"
+#include "util/file.h"
+
+#define MAX_VARS 32
+#define MODULES_SHOWN 40
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ktrust chain --db FILE... [--dbx FILE...] [--mok FILE...] [--json] [--dot OUT.dot] [-q] [-v]\n"
+            "                    SHIM LOADER KERNEL [MODULE...]\n\n"
+            "Simulate secure boot offline: db vouches for shim (dbx revokes); shim's vendor\n"
+            "certificate and MOK vouch for the loader and the kernel (shim's vendor dbx\n"
+            "revokes); the kernel's builtin keys vouch for the modules.  Prints a tree of\n"
+            "verdicts with the reason for each link; exit code: the highest over all links.\n"
+            "db, dbx and MOK files: certificates (DER/PEM) or EFI signature lists (efivarfs\n"
+            "files with their attribute prefix are fine).\n");
+}
+
+struct vars {
+    const char *path[MAX_VARS];
+    size_t n;
+};
+
+static int push(struct vars *v, const char *p)
+{
+    if (v->n >= MAX_VARS) {
+        fprintf(stderr, "ktrust chain: at most %d files per option\n", MAX_VARS);
+        return -1;
+    }
+    v->path[v->n++] = p;
+    return 0;
+}
+
+typedef int (*var_fn)(struct kt_chain *, const uint8_t *, size_t, const char *, struct kt_error *);
+
+static int load_vars(struct kt_chain *c, const struct vars *v, var_fn fn)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        struct kt_file f;
+        struct kt_error e = {0};
+        int rc = kt_file_open(v->path[i], &f, &e);
+        if (rc == 0) {
+            rc = fn(c, f.data, f.len, v->path[i], &e);
+            kt_file_close(&f);
+        }
+        if (rc < 0) {
+            cli_error(v->path[i], &e);
+            return cli_exit_code(rc);
+        }
+    }
+    return 0;
+}
+
+typedef int (*link_fn)(struct kt_chain *, const uint8_t *, size_t, const char *,
+                       struct kt_chain_link *);
+
+static int run_link(struct kt_chain *c, link_fn fn, const char *path, struct kt_chain_link *l,
+                    enum kt_chain_role role)
+{
+    struct kt_file f;
+    struct kt_error e = {0};
+    int rc = kt_file_open(path, &f, &e);
+    if (rc < 0) {
+        memset(l, 0, sizeof(*l));
+        l->role = role;
+        l->file = path;
+        l->verdict = rc;
+        snprintf(l->reason, sizeof(l->reason), "%s", e.what);
+        return rc;
+    }
+    rc = fn(c, f.data, f.len, path, l);
+    kt_file_close(&f);
+    return rc;
+}
+
+static int link_exit(const struct kt_chain_link *l)
+{
+    return cli_exit_code(l->verdict);
+}
+
+static void json_link(const struct kt_chain_link *l)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "file", l->file);
+    jw_str(&w, "type", "chain");
+    jw_str(&w, "role", kt_chain_role_name(l->role));
+    jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(l->verdict)));
+    jw_str(&w, "error", kt_errno_name(l->verdict));
+    jw_str(&w, "reason", l->reason);
+    jw_str(&w, "signer", l->signer[0] ? l->signer : NULL);
+    jw_str(&w, "trusted_by", l->trusted_by[0] ? l->trusted_by : NULL);
+    jw_str(&w, "parent", l->parent >= 0 ? kt_chain_role_name((enum kt_chain_role)l->parent) : NULL);
+    jw_int(&w, "keys_added", (long long)l->keys_added);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+static void text_link(const char *prefix, const struct kt_chain_link *l)
+{
+    printf("%s%s %s: %s — %s\n", prefix, kt_chain_role_name(l->role), l->file,
+           kt_verdict_name(kt_verdict_of(l->verdict)), l->reason);
+}
+
+static const char *dot_color(int verdict)
+{
+    switch (kt_verdict_of(verdict)) {
+    case KT_TRUSTED: return "palegreen";
+    case KT_REJECTED: return "tomato";
+    case KT_MALFORMED: return "orange";
+    default: return "lightgrey";
+    }
+}
+
+static void dot_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+static void dot_node(FILE *f, const char *id, const struct kt_chain_link *l)
+{
+    const char *base = strrchr(l->file, '/');
+    fprintf(f, "  %s [label=\"%s\\n", id, kt_chain_role_name(l->role));
+    dot_escape(f, base ? base + 1 : l->file);
+    fprintf(f, "\\n%s\", fillcolor=%s];\n", kt_verdict_name(kt_verdict_of(l->verdict)),
+            dot_color(l->verdict));
+}
+
+static int write_dot(const char *out, const struct vars *db, const struct kt_chain_link *links,
+                     size_t n_links)
+{
+    FILE *f = fopen(out, "w");
+    if (!f) {
+        cli_errorf(out, "cannot write: %m");
+        return EXIT_NOINPUT;
+    }
+    fprintf(f, "digraph secureboot {\n  rankdir=TB;\n  node [shape=box, style=filled];\n");
+    fprintf(f, "  db [label=\"UEFI db\\n");
+    for (size_t i = 0; i < db->n; i++) {
+        const char *b = strrchr(db->path[i], '/');
+        dot_escape(f, b ? b + 1 : db->path[i]);
+        fprintf(f, "\\n");
+    }
+    fprintf(f, "\", fillcolor=lightblue];\n");
+    size_t n_trusted_mods = 0, n_mods = 0;
+    for (size_t i = 0; i < n_links; i++)
+        if (links[i].role == KT_LINK_MODULE) {
+            n_mods++;
+            n_trusted_mods += links[i].verdict == 0;
+        }
+    for (size_t i = 0; i < n_links; i++) {
+        const struct kt_chain_link *l = &links[i];
+        char id[32];
+        const char *parent = l->role == KT_LINK_SHIM ? "db" : l->role == KT_LINK_MODULE ? "kernel" : "shim";
+        if (l->role == KT_LINK_MODULE && l->verdict == 0 && n_mods > MODULES_SHOWN)
+            continue; /* summarised below */
+        if (l->role == KT_LINK_MODULE)
+            snprintf(id, sizeof(id), "m%zu", i);
+        else
+            snprintf(id, sizeof(id), "%s", kt_chain_role_name(l->role));
+        dot_node(f, id, l);
+        fprintf(f, "  %s -> %s [color=%s];\n", parent, id, l->verdict == 0 ? "darkgreen" : "red");
+    }
+    if (n_mods > MODULES_SHOWN && n_trusted_mods) {
+        fprintf(f, "  mods [label=\"%zu modules\\ntrusted\", fillcolor=palegreen];\n", n_trusted_mods);
+        fprintf(f, "  kernel -> mods [color=darkgreen];\n");
+    }
+    fprintf(f, "}\n");
+    if (fclose(f) != 0) {
+        cli_errorf(out, "cannot write: %m");
+        return EXIT_NOINPUT;
+    }
+    return 0;
+}
+
+int cmd_chain(int argc, char **argv)
+{
+    enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT };
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, OPT_DB},   {"dbx", required_argument, NULL, OPT_DBX},
+        {"mok", required_argument, NULL, OPT_MOK}, {"dot", required_argument, NULL, OPT_DOT},
+        {"json", no_argument, NULL, OPT_JSON},     {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct vars db = {0}, dbx = {0}, mok = {0};
+    const char *dot = NULL;
+    bool json = false, quiet = false, verbose = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: if (push(&db, optarg)) return EXIT_USAGE; break;
+        case OPT_DBX: if (push(&dbx, optarg)) return EXIT_USAGE; break;
+        case OPT_MOK: if (push(&mok, optarg)) return EXIT_USAGE; break;
+        case OPT_DOT: dot = optarg; break;
+        case OPT_JSON: json = true; break;
+        case 'q': quiet = true; break;
+        case 'v': verbose = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (db.n == 0)
+        return cli_usage_error("chain", "--db is required (the UEFI db: certificates or an ESL)");
+    if (argc - optind < 3)
+        return cli_usage_error("chain", "SHIM, LOADER and KERNEL are required");
+
+    struct kt_chain *ch;
+    if (kt_chain_new(&ch) < 0)
+        return EXIT_INTERNAL;
+    int worst = load_vars(ch, &db, kt_chain_add_db);
+    if (!worst)
+        worst = load_vars(ch, &dbx, kt_chain_add_dbx);
+    if (!worst)
+        worst = load_vars(ch, &mok, kt_chain_add_mok);
+    if (worst) {
+        kt_chain_free(ch);
+        return worst;
+    }
+    size_t n_links = (size_t)(argc - optind);
+    struct kt_chain_link *links = calloc(n_links, sizeof(*links));
+    if (!links) {
+        kt_chain_free(ch);
+        return EXIT_INTERNAL;
+    }
+    const char *shim = argv[optind], *loader = argv[optind + 1], *kernel = argv[optind + 2];
+    run_link(ch, kt_chain_shim, shim, &links[0], KT_LINK_SHIM);
+    run_link(ch, kt_chain_loader, loader, &links[1], KT_LINK_LOADER);
+    run_link(ch, kt_chain_kernel, kernel, &links[2], KT_LINK_KERNEL);
+    for (size_t i = 3; i < n_links; i++)
+        run_link(ch, kt_chain_module, argv[optind + (int)i], &links[i], KT_LINK_MODULE);
+
+    size_t counts[8] = {0};
+    for (size_t i = 0; i < n_links; i++) {
+        int code = link_exit(&links[i]);
+        if (code > worst)
+            worst = code;
+        if (links[i].role == KT_LINK_MODULE)
+            counts[kt_verdict_of(links[i].verdict) <= KT_REFUSED ? kt_verdict_of(links[i].verdict) : 7]++;
+    }
+    if (json) {
+        for (size_t i = 0; i < n_links; i++)
+            json_link(&links[i]);
+    } else if (!quiet) {
+        printf("db: ");
+        for (size_t i = 0; i < db.n; i++)
+            printf("%s%s", i ? ", " : "", db.path[i]);
+        if (dbx.n)
+            printf("  (dbx: %zu file%s)", dbx.n, dbx.n == 1 ? "" : "s");
+        printf("\n");
+        text_link("└─ ", &links[0]);
+        text_link("   ├─ ", &links[1]);
+        text_link("   └─ ", &links[2]);
+        size_t n_mods = n_links - 3, shown = 0;
+        for (size_t i = 3; i < n_links; i++) {
+            if (!verbose && n_mods > MODULES_SHOWN && links[i].verdict == 0)
+                continue;
+            text_link(shown + 1 < n_mods ? "      ├─ " : "      └─ ", &links[i]);
+            shown++;
+        }
+        if (n_mods)
+            printf("      modules: %zu trusted, %zu untrusted, %zu rejected, %zu unsigned, %zu malformed, %zu other\n",
+                   counts[KT_TRUSTED], counts[KT_UNTRUSTED], counts[KT_REJECTED],
+                   counts[KT_UNSIGNED], counts[KT_MALFORMED],
+                   counts[KT_UNSUPPORTED] + counts[KT_REFUSED] + counts[7]);
+        printf("chain: %s\n", worst == 0 ? "every link trusted" : "NOT every link is trusted");
+    }
+    if (dot) {
+        int drc = write_dot(dot, &db, links, n_links);
+        if (drc > worst)
+            worst = drc;
+    }
+    free(links);
+    kt_chain_free(ch);
+    return worst;
+}

@@ -1,0 +1,161 @@
+/* ktrust load-pe-key: verify signed PE binaries and add the keys they wrap
+ * to a keyring, flagged trusted, in one store transaction. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert_print.h"
+#include "cli.h"
+#include "keyload.h"
+#include "util/file.h"
+#include "wrapped/pe_keys.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ktrust load-pe-key FILE... [--keyring NAME] [--trust FILE]... [--store PATH]\n"
+            "                          [--kernel VMLINUZ] [--purpose uefi|kexec] [--allow-sha1] [--json] [-q]\n\n"
+            "Verify each signed PE binary (the keyrings that may vouch: builtin, secondary,\n"
+            "machine, platform) and, only if it is trusted, add the certificates it wraps\n"
+            "(.keylist section, or shim's .vendor_cert) to the keyring (default secondary),\n"
+            "flagged trusted; shim's vendor dbx goes to the blacklist.  All files are one\n"
+            "store transaction: if any file is not trusted, nothing is stored.\n"
+            "The store is --store, else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db\n"
+            "(also when --trust is given).\n");
+}
+
+static void print_one(const struct cli_common *co, const char *file, int rc,
+                      const struct kt_error *e, const struct kt_pe_load_result *res,
+                      const char *ring)
+{
+    if (co->json) {
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "file", file);
+        jw_str(&w, "type", "pe");
+        jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(rc)));
+        jw_str(&w, "error", kt_errno_name(rc));
+        jw_str(&w, "reason", rc ? e->what : "trusted: its wrapped keys were added");
+        jw_str(&w, "keyring", ring);
+        jw_str(&w, "wrapped", res->kind ? kt_wrap_kind_name(res->kind) : NULL);
+        jw_arr(&w, "added");
+        for (size_t i = 0; rc == 0 && i < res->n_added; i++)
+            cli_cert_json(&w, NULL, res->added[i]->cert);
+        jw_arr_end(&w);
+        jw_int(&w, "blacklisted", rc == 0 ? (long long)res->n_blacklisted : 0);
+        jw_obj_end(&w);
+        jw_newline(&w);
+        return;
+    }
+    if (co->quiet)
+        return;
+    if (rc != 0) {
+        printf("%s: %s: nothing added\n", file, kt_verdict_name(kt_verdict_of(rc)));
+        return;
+    }
+    printf("%s: trusted; %zu key%s from %s added to %s, flagged trusted\n", file, res->n_added,
+           res->n_added == 1 ? "" : "s", kt_wrap_kind_name(res->kind), ring);
+    for (size_t i = 0; i < res->n_added; i++) {
+        char hex[65];
+        printf("  + %s\n    sha256 %s\n", res->added[i]->cert->description,
+               kt_hex(res->added[i]->cert->sha256, 32, hex));
+    }
+    if (res->n_blacklisted)
+        printf("  + %zu vendor dbx entr%s added to blacklist\n", res->n_blacklisted,
+               res->n_blacklisted == 1 ? "y" : "ies");
+}
+
+int cmd_load_pe_key(int argc, char **argv)
+{
+    enum { OPT_KEYRING = OPT_FIRST_PRIVATE, OPT_PURPOSE, OPT_SHA1 };
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"keyring", required_argument, NULL, OPT_KEYRING},
+        {"purpose", required_argument, NULL, OPT_PURPOSE},
+        {"allow-sha1", no_argument, NULL, OPT_SHA1},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_common co = {0};
+    struct kt_pe_verify_opts opts = {.purpose = KT_PURPOSE_UEFI};
+    const char *ring_name = "secondary";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        int h = cli_common_opt(&co, c, optarg);
+        if (h < 0)
+            return EXIT_USAGE;
+        if (h)
+            continue;
+        switch (c) {
+        case 'h': usage(stdout); return 0;
+        case OPT_KEYRING: ring_name = optarg; break;
+        case OPT_SHA1: opts.allow_sha1 = true; break;
+        case OPT_PURPOSE:
+            if (!strcmp(optarg, "uefi"))
+                opts.purpose = KT_PURPOSE_UEFI;
+            else if (!strcmp(optarg, "kexec"))
+                opts.purpose = KT_PURPOSE_KEXEC;
+            else
+                return cli_usage_error("load-pe-key", "--purpose takes uefi or kexec");
+            break;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("load-pe-key", "no PE file given");
+
+    struct kt_keyrings *rings = NULL;
+    struct kt_store *store = NULL;
+    struct kt_error e = {0};
+    const char *bad = NULL;
+    int rc = cli_open_keyrings_for_write(&co, &rings, &store, &e, &bad);
+    if (rc < 0) {
+        cli_error(bad, &e);
+        return cli_exit_code(rc);
+    }
+    struct kt_keyring *target = kt_keyrings_get(rings, ring_name);
+    if (!target || !strcmp(ring_name, "blacklist")) {
+        cli_errorf(NULL, "no keyring '%s' to add keys to", ring_name);
+        kt_store_close(store);
+        kt_keyrings_free(rings);
+        return EXIT_USAGE;
+    }
+    int worst = 0;
+    for (int i = optind; i < argc; i++) {
+        struct kt_file f;
+        struct kt_error fe = {0};
+        struct kt_pe_load_result res;
+        memset(&res, 0, sizeof(res));
+        int frc = kt_file_open(argv[i], &f, &fe);
+        if (frc == 0) {
+            frc = kt_pe_load_keys(f.data, f.len, rings, target, &opts, argv[i], &res, &fe);
+            if (frc < 0)
+                cli_error(argv[i], &fe);
+            print_one(&co, argv[i], frc, &fe, &res, ring_name);
+            kt_pe_load_result_free(&res);
+            kt_file_close(&f);
+        } else {
+            cli_error(argv[i], &fe);
+        }
+        int code = cli_exit_code(frc);
+        if (code > worst)
+            worst = code;
+    }
+    if (worst == 0) {
+        rc = kt_store_save(store, rings, &e);
+        if (rc == 0)
+            rc = kt_store_commit(store, &e);
+        if (rc < 0) {
+            cli_error(kt_store_path(store), &e);
+            worst = cli_exit_code(rc);
+        }
+    } else {
+        kt_store_rollback(store);
+        if (!co.quiet && !co.json)
+            fprintf(stderr, "ktrust: load-pe-key: nothing stored (a file was not trusted)\n");
+    }
+    kt_store_close(store);
+    kt_keyrings_free(rings);
+    return worst;
+}

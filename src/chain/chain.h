@@ -1,0 +1,66 @@
+/* chain.h - the secure-boot trust chain, simulated offline.
+ *
+ *   db (platform keyring) --vouches--> shim        (dbx can revoke)
+ *   shim's .vendor_cert + MOK --vouch--> loader, kernel  (vendor dbx, MokListX revoke)
+ *   kernel's builtin keys (+ machine) --vouch--> modules
+ *
+ * A kt_chain holds one kt_keyrings that grows as links verify: db and dbx
+ * first; a trusted shim adds its vendor certificate to `platform`, its vendor
+ * dbx to the blacklist and the MOK lists to `machine`; a trusted kernel adds
+ * its compiled-in keys to `builtin`.  A link whose parent is not trusted adds
+ * nothing, so what hangs below it cannot be trusted either.
+ *
+ * Each kt_chain_* step verifies one file (which the caller maps and keeps
+ * alive only for the call) and fills a kt_chain_link with the verdict and
+ * the reason in words.
+ */
+#ifndef KT_CHAIN_CHAIN_H
+#define KT_CHAIN_CHAIN_H
+
+#include <stdbool.h>
+
+#include "keyring/keyring.h"
+
+enum kt_chain_role { KT_LINK_DB = 0, KT_LINK_SHIM, KT_LINK_LOADER, KT_LINK_KERNEL, KT_LINK_MODULE };
+
+struct kt_chain_link {
+    enum kt_chain_role role;
+    const char *file;        /* as given (not owned) */
+    int verdict;             /* 0 / -errno */
+    char reason[768];        /* one line for a person */
+    char trusted_by[320];    /* description of the vouching key, or "" */
+    char signer[320];        /* description of the signer certificate, or "" */
+    int parent;              /* role of the link whose keys vouched, -1 for db */
+    size_t keys_added;       /* keys this link contributed (shim: vendor + MOK; kernel: builtin) */
+};
+
+struct kt_chain;
+
+int kt_chain_new(struct kt_chain **out);
+void kt_chain_free(struct kt_chain *c);
+/* The keyrings as they stand (for listings). */
+const struct kt_keyrings *kt_chain_keyrings(const struct kt_chain *c);
+
+/* Firmware variables: certificates or EFI signature lists.  db -> platform,
+ * dbx -> blacklist; MOK lists are held until a trusted shim reads them
+ * (MokList -> machine).  Errors name the offset in the file. */
+int kt_chain_add_db(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                    struct kt_error *err);
+int kt_chain_add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                     struct kt_error *err);
+int kt_chain_add_mok(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                     struct kt_error *err);
+
+/* Verify one link; returns link->verdict. */
+int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                  struct kt_chain_link *link);
+int kt_chain_loader(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                    struct kt_chain_link *link);
+int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                    struct kt_chain_link *link);
+int kt_chain_module(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                    struct kt_chain_link *link);
+
+const char *kt_chain_role_name(enum kt_chain_role r); /* "db", "shim", ... */
+
+#endif

@@ -1,0 +1,54 @@
+#!/bin/bash
+# Several processes adding at once (and one creating the store): all succeed,
+# nothing is lost.
+source "$(dirname "$0")/../lib/common.sh"
+python3 -c 'import cryptography' 2>/dev/null || { echo "skipped: python3-cryptography missing"; exit 77; }
+cd "$T"
+cat >gen.py <<'PY'
+import sys, datetime
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+n, out, prefix, base = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+key = ec.generate_private_key(ec.SECP256R1())
+ca = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Bulk CA")])
+t = datetime.datetime(2025, 1, 1)
+with open(out, "wb") as f:
+    for i in range(n):
+        subj = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "%s key %d" % (prefix, i))])
+        c = (x509.CertificateBuilder().subject_name(subj).issuer_name(ca)
+             .public_key(key.public_key()).serial_number(base + i)
+             .not_valid_before(t).not_valid_after(t + datetime.timedelta(days=3650))
+             .sign(key, hashes.SHA256()))
+        f.write(c.public_bytes(serialization.Encoding.DER))
+PY
+W=6
+for w in $(seq 1 $W); do python3 gen.py 150 w$w.der w$w $((w * 100000)); done
+export KTRUST_STORE=$T/db/keyrings.db   # does not exist yet: the writers race to create it
+pids=()
+for w in $(seq 1 $W); do
+    ( for part in 1 2; do $KTRUST keyring add -q --keyring machine w$w.der || exit 1; done ) &
+    pids+=($!)
+done
+# a reader at the same time must never fail
+( for i in 1 2 3 4 5; do $KTRUST keyring list >/dev/null || exit 1; done ) &
+reader=$!
+for p in "${pids[@]}"; do
+    wait $p
+    expect_eq "$?" 0 "writer $p succeeded"
+done
+wait $reader
+expect_eq "$?" 0 "concurrent reader succeeded"
+expect_eq "$(sqlite3 "$KTRUST_STORE" 'select count(*) from keys')" $((W * 150)) "nothing lost"
+expect_eq "$(sqlite3 "$KTRUST_STORE" 'select count(distinct sha256) from keys')" $((W * 150)) "no duplicates"
+expect_eq "$(sqlite3 "$KTRUST_STORE" 'pragma integrity_check')" ok "integrity"
+# concurrent keyring creation + adds to it
+pids=()
+for w in 1 2 3; do
+    ( $KTRUST keyring create -q u$w --restrict none && $KTRUST keyring add -q --keyring u$w w$w.der ) &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait $p; expect_eq "$?" 0 "create+add $p"; done
+expect_eq "$(sqlite3 "$KTRUST_STORE" "select count(*) from keys where keyring like 'u%'")" 450 "user keyrings filled"
+finish

@@ -1,0 +1,68 @@
+#!/bin/bash
+# Crash safety: kill -9 a `keyring add` of 3,000 certificates at random
+# points, many times; every run must leave the store passing
+# PRAGMA integrity_check with either all of them or none.
+source "$(dirname "$0")/../lib/common.sh"
+python3 -c 'import cryptography' 2>/dev/null || { echo "skipped: python3-cryptography missing"; exit 77; }
+cd "$T"
+cat >gen.py <<'PY'
+import sys, datetime
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+n, out, prefix, base = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+key = ec.generate_private_key(ec.SECP256R1())
+ca = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Bulk CA")])
+t = datetime.datetime(2025, 1, 1)
+with open(out, "wb") as f:
+    for i in range(n):
+        subj = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Bulk Org"),
+                          x509.NameAttribute(NameOID.COMMON_NAME, "%s key %d" % (prefix, i))])
+        c = (x509.CertificateBuilder().subject_name(subj).issuer_name(ca)
+             .public_key(key.public_key()).serial_number(base + i)
+             .not_valid_before(t).not_valid_after(t + datetime.timedelta(days=3650))
+             .sign(key, hashes.SHA256()))
+        f.write(c.public_bytes(serialization.Encoding.DER))
+PY
+python3 gen.py 3000 bulk.der bulk 1000
+python3 gen.py 1 seed.der seed 1
+# the seed store: one key, so the database exists before every run
+KTRUST_STORE=$T/seed.db $KTRUST keyring add -q --keyring builtin seed.der
+expect_eq "$(sqlite3 seed.db 'select count(*) from keys')" 1 "seed store"
+
+# how long does a full add take here (ASan builds are slower)?
+cp seed.db full.db
+start=$(date +%s%N)
+KTRUST_STORE=$T/full.db $KTRUST keyring add -q --keyring machine bulk.der
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_eq "$(sqlite3 full.db 'select count(*) from keys')" 3001 "an uninterrupted add stores all 3000"
+
+RUNS=${KT_CRASH_RUNS:-25}
+none=0 all=0
+for i in $(seq 1 $RUNS); do
+    rm -f run.db run.db-wal run.db-shm
+    cp seed.db run.db
+    KTRUST_STORE=$T/run.db $KTRUST keyring add -q --keyring machine bulk.der &
+    pid=$!
+    # random point in [0, 1.2 x the measured duration]
+    delay=$(( RANDOM % (ms * 12 / 10 + 1) ))
+    sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    ic=$(sqlite3 run.db 'pragma integrity_check')
+    n=$(sqlite3 run.db 'select count(*) from keys')
+    expect_eq "$ic" ok "run $i (killed after ${delay}ms): integrity_check"
+    case $n in
+    1) none=$((none + 1)); ok ;;
+    3001) all=$((all + 1)); ok ;;
+    *) bad "run $i (killed after ${delay}ms): $n keys, want 1 or 3001" ;;
+    esac
+    # the store still works after the crash
+    if [ $i = 1 ]; then
+        expect_exit 0 "store usable after kill -9" -- env KTRUST_STORE=$T/run.db $KTRUST keyring add -q --keyring machine bulk.der
+        expect_eq "$(sqlite3 run.db 'select count(*) from keys')" 3001 "complete after re-run"
+    fi
+done
+echo "crash runs: $RUNS (full add ${ms}ms): $none left none, $all left all"
+finish
