@@ -12,7 +12,9 @@
 /* Write the CONTRACT.md certificate object (key may be NULL at top level or
  * in an array): description, subject, issuer, serial, skid, akid,
  * not_before, not_after, key_algorithm, key_bits, signature_algorithm,
- * self_signed, sha256, tbs_sha256. */
+ * self_signed, sha256, tbs_sha256.  The description is the kernel's bytes;
+ * bytes that are not UTF-8 (Latin-1 T61String names) are written as the
+ * Latin-1 characters they stand for, so the output stays valid JSON. */
 void cli_cert_json(struct jw *w, const char *key, const struct kt_x509 *c);
 /* Same fields without opening an object: for callers adding their own. */
 void cli_cert_json_fields(struct jw *w, const struct kt_x509 *c);

@@ -216,8 +216,7 @@ int vp_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
     int rc = cli_load_keyrings(co, rings, store, &err, &bad);
     if (rc < 0) {
         cli_error(bad, &err);
-        vp_unload_keyrings(*rings, *store);
-        *rings = NULL;
+        *rings = NULL; /* cli_load_keyrings leaves nothing allocated */
         *store = NULL;
         return cli_exit_code(rc);
     }

@@ -143,22 +143,13 @@ static size_t lists_start(const uint8_t *buf, size_t len)
 
 bool kt_esl_looks_like(const uint8_t *buf, size_t len)
 {
-    if (!buf || len < ESL_HDR)
+    if (!buf || len < 16)
         return false;
+    /* A known SignatureType GUID is 128 bits no certificate, PEM or text
+     * starts with; whether the sizes are right is kt_esl_foreach's to say
+     * (with the precise field), so a broken list is still an ESL. */
     size_t off = lists_start(buf, len);
-    if (!header_ok(buf, len, off))
-        return false;
-    enum kt_esl_type t = type_of(buf + off);
-    if (t == KT_ESL_OTHER)
-        return false;
-    size_t ssize = le32(buf + off + 24);
-    if (t == KT_ESL_X509) {
-        size_t first = ESL_HDR + le32(buf + off + 20); /* first entry, if any */
-        if (le32(buf + off + 16) == first)
-            return true; /* an empty list */
-        return buf[off + first + GUID_LEN] == 0x30; /* inside: ssize > 16 */
-    }
-    return ssize == GUID_LEN + hash_len(t) + hash_trailer(t);
+    return len - off >= 16 && type_of(buf + off) != KT_ESL_OTHER;
 }
 
 int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,

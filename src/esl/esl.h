@@ -61,8 +61,9 @@ int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
                    struct kt_error *err);
 
 /* Cheap sniff: does buf look like signature lists (optionally prefixed as
- * above), i.e. does the first list header carry a plausible known type and
- * consistent sizes?  Used to pick a parser for "keyring add FILE". */
+ * above), i.e. does it start with a known SignatureType GUID?  Sizes are
+ * not checked, so a malformed list still goes to kt_esl_foreach, which names
+ * the bad field.  Used to pick a parser for "keyring add FILE". */
 bool kt_esl_looks_like(const uint8_t *buf, size_t len);
 
 /* "x509", "sha256", "x509_sha256", "x509_sha384", "x509_sha512", "other" */

@@ -53,7 +53,7 @@ static int grow(struct obuf *o, size_t base, struct kt_error *err)
                        "vmlinux: decompressed size exceeds the %zu-byte limit "
                        "(decompression bomb or not a kernel)",
                        o->max);
-    size_t ncap = o->cap ? o->cap * 2 : (size_t)16 << 20;
+    size_t ncap = o->cap ? o->cap * 2 : (size_t)1 << 20;
     if (ncap > o->max || ncap < o->cap)
         ncap = o->max;
     uint8_t *np = realloc(o->p, ncap);
@@ -350,7 +350,8 @@ int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
         if ((len >= 0x40 && !memcmp(img + 0x38, "ARM\x64", 4)) ||
             (len >= 0x40 && !memcmp(img + 0x34, "RSC\x05", 4)))
             c = KT_KIMAGE_NONE;
-        else if (len >= 3 && (!memcmp(img, "BZh", 3) || !memcmp(img, "\x89LZO", 4)))
+        else if ((len >= 3 && !memcmp(img, "BZh", 3)) ||
+                 (len >= 4 && !memcmp(img, "\x89LZO", 4)))
             return unsupported_magic(img, len, 0, err);
         else
             return kt_fail(err, -EBADMSG, 0,

@@ -147,6 +147,11 @@ static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer
             break;
         }
     }
+    if (!cert && rings) {
+        const struct kt_key *k = kt_keyrings_find_cert(rings, issuer, serial, (kt_span){0});
+        if (k)
+            cert = k->cert;
+    }
     ts->signer = cert;
     uint8_t want[KT_HASH_MAX_SIZE];
     if (kt_digest(h, s->signature.p, s->signature.len, want) < 0) {

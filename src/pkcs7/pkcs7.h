@@ -96,7 +96,7 @@ struct kt_pkcs7_signer {
 struct kt_pkcs7_policy {
     bool allow_sha1;     /* accept SHA-1 digests/signatures (else -ENOPKG) */
     bool check_time;     /* enforce certificate validity at `at_time` */
-    int64_t at_time;     /* seconds since the epoch (check_time only) */
+    int64_t at_time;     /* seconds since the epoch; 0: now */
 };
 
 struct kt_pkcs7 {

@@ -2,6 +2,7 @@
 #include "pkcs7/pkcs7.h"
 
 #include <string.h>
+#include <time.h>
 
 /* A trusted key (for this purpose) that is this certificate. */
 static const struct kt_key *find_as_key(const struct kt_keyrings *rings, enum kt_purpose p,
@@ -27,7 +28,7 @@ static const struct kt_key *find_issuer_key(const struct kt_keyrings *rings, enu
 
 static bool out_of_time(const struct kt_pkcs7 *msg, const struct kt_x509 *c)
 {
-    int64_t t = msg->policy.at_time;
+    int64_t t = msg->policy.at_time ? msg->policy.at_time : (int64_t)time(NULL);
     return t < c->not_before || t > c->not_after;
 }
 

@@ -17,6 +17,7 @@ struct kt_store {
     bool in_tx;
     bool empty; /* READ mode on a file with no schema yet */
     long fail_after, n_inserts;
+    long insert_delay_us; /* testing: $KTRUST_STORE_INSERT_DELAY_US */
 };
 
 static const char schema_sql[] =
@@ -56,7 +57,7 @@ static int db_fail(struct kt_store *s, struct kt_error *err, int src, const char
     case SQLITE_READONLY: code = -EACCES; why = "store is read-only"; break;
     case SQLITE_PERM:
     case SQLITE_AUTH: code = -EACCES; break;
-    case SQLITE_CANTOPEN: code = -ENOENT; break;
+    case SQLITE_CANTOPEN: code = -EACCES; break;
     case SQLITE_FULL: code = -ENOSPC; why = "disk full"; break;
     case SQLITE_BUSY:
     case SQLITE_LOCKED: code = -EBUSY; why = "store is locked by another process (timed out)"; break;
@@ -124,6 +125,43 @@ static int check_version(struct kt_store *s, int v, struct kt_error *err)
     return 0;
 }
 
+/* A WAL database on a read-only medium cannot be opened normally (its
+ * shared-memory file cannot be made): when the directory is not writable,
+ * nobody can change the file either, so read it as immutable. */
+static int reopen_immutable(struct kt_store *s, struct kt_error *err)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", s->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        strcpy(dir, ".");
+    if (access(dir, W_OK) == 0)
+        return 0; /* not the read-only-medium case: report the real error */
+    size_t cap = 3 * strlen(s->path) + 32;
+    char *uri = malloc(cap);
+    if (!uri)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    size_t o = (size_t)snprintf(uri, cap, "file:");
+    for (const char *p = s->path; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '?' || ch == '#' || ch == '%' || ch < 0x21 || ch > 0x7e)
+            o += (size_t)snprintf(uri + o, cap - o, "%%%02X", ch);
+        else
+            uri[o++] = (char)ch;
+    }
+    snprintf(uri + o, cap - o, "?immutable=1");
+    sqlite3_close(s->db);
+    s->db = NULL;
+    int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK)
+        return db_fail(s, err, rc, "opening");
+    sqlite3_extended_result_codes(s->db, 0);
+    return 0;
+}
+
 int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **out,
                   struct kt_error *err)
 {
@@ -139,6 +177,9 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
     const char *fa = getenv("KTRUST_STORE_FAIL_AFTER");
     if (fa && *fa)
         s->fail_after = strtol(fa, NULL, 10);
+    const char *dl = getenv("KTRUST_STORE_INSERT_DELAY_US");
+    if (dl && *dl)
+        s->insert_delay_us = strtol(dl, NULL, 10);
     int rc, v = 0;
     struct stat sb;
 
@@ -163,6 +204,9 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
         rc = kt_fail(err, -EACCES, KT_NO_OFFSET, "store: store is read-only");
         goto fail;
     }
+    if (mode == KT_STORE_READ && get_user_version(s, &v, NULL) == -EACCES &&
+        (rc = reopen_immutable(s, err)) < 0)
+        goto fail;
     if ((rc = get_user_version(s, &v, err)) < 0 || (rc = check_version(s, v, err)) < 0)
         goto fail;
 
@@ -453,6 +497,8 @@ static int save_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
             if ((rc = step_done(s, st, "saving keys", err)) < 0)
                 break;
             kt_key_set_store_id(key, sqlite3_last_insert_rowid(s->db));
+            if (s->insert_delay_us > 0)
+                usleep((useconds_t)s->insert_delay_us);
         }
     }
     sqlite3_finalize(st);

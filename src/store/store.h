@@ -60,8 +60,10 @@ int kt_store_save(struct kt_store *s, struct kt_keyrings *rings, struct kt_error
 int kt_store_commit(struct kt_store *s, struct kt_error *err);
 void kt_store_rollback(struct kt_store *s);
 
-/* Testing hook: make the n-th key insert of kt_store_save fail as if the
- * disk were full (0: off).  Also read from $KTRUST_STORE_FAIL_AFTER. */
+/* Testing hooks: make the n-th key insert of kt_store_save fail as if the
+ * disk were full (0: off; also read from $KTRUST_STORE_FAIL_AFTER), and
+ * $KTRUST_STORE_INSERT_DELAY_US sleeps after each key insert (so a test can
+ * kill a process in the middle of writing its transaction). */
 void kt_store_inject_full(struct kt_store *s, long after_n_inserts);
 
 #endif

@@ -13,6 +13,8 @@ static int parse_akid(kt_der *v, struct kt_x509 *c)
 {
     kt_der seq, f;
     bool present;
+    /* a repeated AKID replaces the earlier one whole, as in the kernel */
+    c->akid_keyid = c->akid_issuer = c->akid_serial = (kt_span){0};
     KT_TRY(kt_der_get(v, KT_TAG_SEQUENCE, &seq, "authorityKeyIdentifier"));
     KT_TRY(kt_der_get_optional(&seq, KT_CTX(0), &f, &present, "authorityKeyIdentifier: keyIdentifier"));
     if (present)
@@ -114,6 +116,8 @@ static int parse_extensions(kt_der *exts, struct kt_x509 *c)
     kt_der list;
     KT_TRY(kt_der_get(exts, KT_TAG_SEQUENCE, &list, "extensions"));
     KT_TRY(kt_der_expect_end(exts, "extensions"));
+    if (kt_der_empty(&list))
+        return kt_fail(exts->err, -EBADMSG, kt_der_offset(&list), "extensions: empty list");
     while (!kt_der_empty(&list)) {
         kt_der ext, val;
         enum kt_oid o;
@@ -127,14 +131,25 @@ static int parse_extensions(kt_der *exts, struct kt_x509 *c)
         KT_TRY(kt_der_get(&ext, KT_TAG_OCTET_STRING, &val, "Extension: extnValue"));
         KT_TRY(kt_der_expect_end(&ext, "Extension"));
         switch (o) {
-        case KT_OID_SUBJECT_KEY_ID:
+        case KT_OID_SUBJECT_KEY_ID: {
+            /* The kernel takes the extnValue as 04 LL <LL bytes>, checking
+             * only that the second byte equals the length minus 2 (so a
+             * long-form length is refused, except 04 81 80 + 128 bytes where
+             * the check happens to hold and the id starts at the 80).  An
+             * empty or repeated SKID is refused. */
+            kt_span v = kt_der_rest(&val);
+            size_t at = kt_der_offset(&val);
+            if (c->skid.len)
+                return kt_fail(val.err, -EBADMSG, at, "subjectKeyIdentifier: repeated");
+            if (v.len < 3 || v.p[0] != KT_TAG_OCTET_STRING || v.p[1] != v.len - 2)
+                return kt_fail(val.err, -EBADMSG, at,
+                               v.len == 2 ? "subjectKeyIdentifier: empty"
+                                          : "subjectKeyIdentifier: not an OCTET STRING of at most 127 bytes");
             KT_TRY(kt_der_get_octets(&val, &octets, "subjectKeyIdentifier"));
             KT_TRY(kt_der_expect_end(&val, "subjectKeyIdentifier"));
-            if (octets.len == 0)
-                return kt_fail(val.err, -EBADMSG, kt_der_offset(&val),
-                               "subjectKeyIdentifier: empty");
-            c->skid = octets;
+            c->skid = (kt_span){v.p + 2, v.len - 2};
             break;
+        }
         case KT_OID_AUTH_KEY_ID: KT_TRY(parse_akid(&val, c)); break;
         case KT_OID_BASIC_CONSTRAINTS: KT_TRY(parse_basic_constraints(&val, c)); break;
         case KT_OID_KEY_USAGE: KT_TRY(parse_key_usage(&val, c)); break;
@@ -255,6 +270,50 @@ static int check_self_signed(struct kt_x509 *c, struct kt_error *err)
 
 /* ---- the certificate ----------------------------------------------------- */
 
+static int digits2(const uint8_t *p)
+{
+    if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9')
+        return -1;
+    return (p[0] - '0') * 10 + (p[1] - '0');
+}
+
+/* Validity times as the kernel reads them: UTCTime exactly YYMMDDHHMMSSZ,
+ * GeneralizedTime exactly YYYYMMDDHHMMSSZ and only for years from 2050 (RFC
+ * 5280), hour 24 allowed (it rolls over into the next day). */
+static int get_cert_time(kt_der *d, int64_t *t, const char *what)
+{
+    uint32_t tag;
+    kt_der c;
+    size_t at = kt_der_offset(d);
+    if (kt_der_peek_tag(d, &tag) < 0 || (tag != KT_TAG_UTC_TIME && tag != KT_TAG_GENERALIZED_TIME))
+        return kt_fail(d->err, -EBADMSG, at, "%s: expected UTCTime or GeneralizedTime", what);
+    KT_TRY(kt_der_get(d, tag, &c, what));
+    kt_span s = kt_der_rest(&c);
+    size_t want = tag == KT_TAG_UTC_TIME ? 13 : 15;
+    if (s.len != want)
+        return kt_fail(d->err, -EBADMSG, at, "%s: %s must be %s", what,
+                       tag == KT_TAG_UTC_TIME ? "UTCTime" : "GeneralizedTime",
+                       tag == KT_TAG_UTC_TIME ? "YYMMDDHHMMSSZ" : "YYYYMMDDHHMMSSZ");
+    size_t y = tag == KT_TAG_UTC_TIME ? 2 : 4;
+    if (tag == KT_TAG_GENERALIZED_TIME) {
+        int hi = digits2(s.p), lo = digits2(s.p + 2);
+        if (hi >= 0 && lo >= 0 && hi * 100 + lo < 2050)
+            return kt_fail(d->err, -EBADMSG, at,
+                           "%s: GeneralizedTime for a year before 2050", what);
+    }
+    uint8_t buf[15];
+    memcpy(buf, s.p, s.len);
+    int64_t extra = 0;
+    if (digits2(buf + y + 4) == 24) {
+        buf[y + 4] = buf[y + 5] = '0';
+        extra = 86400;
+    }
+    if (kt_der_parse_time(tag, (kt_span){buf, s.len}, t) < 0)
+        return kt_fail(d->err, -EBADMSG, at, "%s: malformed time", what);
+    *t += extra;
+    return 0;
+}
+
 /* An AlgorithmIdentifier, tolerating unknown algorithms (marked unsupported). */
 static int parse_alg(kt_der *d, struct kt_sigalg *alg, kt_span *raw, const char *what)
 {
@@ -358,19 +417,23 @@ static int parse_tbs(kt_der *tbs, struct kt_x509 *c, struct kt_x509_name *subj,
     kt_der name_at = *tbs, name;
     KT_TRY(kt_der_get_element(tbs, KT_TAG_SEQUENCE, &c->issuer_raw, "issuer"));
     KT_TRY(kt_der_get(&name_at, KT_TAG_SEQUENCE, &name, "issuer"));
+    if (kt_der_empty(&name))
+        return kt_fail(err, -EBADMSG, kt_der_offset(&name), "issuer: empty name");
     struct kt_x509_name iss;
     KT_TRY(kt_x509_name_parse(&name, &iss));
     c->issuer = iss.text;
 
     kt_der val;
     KT_TRY(kt_der_get(tbs, KT_TAG_SEQUENCE, &val, "validity"));
-    KT_TRY(kt_der_get_time(&val, &c->not_before, "validity: notBefore"));
-    KT_TRY(kt_der_get_time(&val, &c->not_after, "validity: notAfter"));
+    KT_TRY(get_cert_time(&val, &c->not_before, "validity: notBefore"));
+    KT_TRY(get_cert_time(&val, &c->not_after, "validity: notAfter"));
     KT_TRY(kt_der_expect_end(&val, "validity"));
 
     name_at = *tbs;
     KT_TRY(kt_der_get_element(tbs, KT_TAG_SEQUENCE, &c->subject_raw, "subject"));
     KT_TRY(kt_der_get(&name_at, KT_TAG_SEQUENCE, &name, "subject"));
+    if (kt_der_empty(&name))
+        return kt_fail(err, -EBADMSG, kt_der_offset(&name), "subject: empty name");
     KT_TRY(kt_x509_name_parse(&name, subj));
     c->subject = subj->text;
     subj->text = NULL;

@@ -97,4 +97,24 @@ expect_exit 4 "YourPhone: stuffing" -- "$KTRUST" verify-pe -q "$U/YourPhone.exe"
 msg=$("$KTRUST" verify-pe "$U/YourPhone.exe" 2>&1)
 expect_match "$msg" "ktrust: .*YourPhone.exe: certificate table .*\(at offset [0-9]+\)" "YourPhone: error line with offset"
 expect_exit 1 "pegoat unsigned" -- "$KTRUST" verify-pe -q "$U/32/pegoat.exe"
+
+# PE32 fixtures: the unsigned 32-bit pegoat signed by each tool
+. "$KT_SRC/tests/fixtures/pe_fixtures.sh"
+if command -v sbsign >/dev/null && command -v pesign >/dev/null && command -v certutil >/dev/null; then
+    pe_fixtures "$T/fx" && pesign_db "$T/fx" leaf
+    (
+        cd "$T/fx" || exit 1
+        sbsign --key leaf.key --cert leaf.pem --output p32.sb.exe "$U/32/pegoat.exe" 2>/dev/null
+        pesign -n nss -c leaf -i "$U/32/pegoat.exe" -o p32.ps.exe -s >/dev/null 2>&1
+        osslsigncode sign -certs chain.pem -key leaf.key -in "$U/32/pegoat.exe" -out p32.oss.exe >/dev/null 2>&1
+    )
+    for f in p32.sb.exe p32.ps.exe p32.oss.exe; do
+        expect_exit 0 "PE32 $f trusted" -- "$KTRUST" verify-pe -q --trust "$T/fx/ca.pem" "$T/fx/$f"
+        expect_exit 2 "PE32 $f untrusted by rogue" -- "$KTRUST" verify-pe -q --trust "$T/fx/rogue.pem" "$T/fx/$f"
+        sbverify --cert "$T/fx/ca.pem" "$T/fx/$f" >/dev/null 2>&1
+        expect_eq $? 0 "sbverify agrees: PE32 $f"
+    done
+    expect_eq "$("$KTRUST" verify-pe --json --trust "$T/fx/ca.pem" "$T/fx/p32.sb.exe" | jq -r '.signatures[0].digest')" \
+        "$(pesign -h -i "$U/32/pegoat.exe" | sed -n 's/^hash: //p')" "PE32 signed digest = pesign -h of the unsigned image"
+fi
 finish

@@ -70,6 +70,42 @@ expect_exit 5 "serverAuth-only EKU rejected" -- V --trust ca.pem tls.efi
 osslsigncode sign -certs tls.pem -key tls.key -nest -in sb.efi -out tlsnest.efi >/dev/null 2>&1
 expect_exit 5 "a rejected nested signature rejects the file" -- V --trust ca.pem tlsnest.efi
 
+# RFC 3161 timestamp (osslsigncode's built-in TSA, offline, at a fixed time)
+osslsigncode sign -certs chain.pem -key leaf.key -TSA-certs tsachain.pem -TSA-key tsa.key \
+    -TSA-time 1700000000 -in wrap.efi -out ts.efi >/dev/null 2>&1
+out=$("$KTRUST" verify-pe --json --trust ca.pem ts.efi)
+expect_eq "$(jq -r .verdict <<<"$out")" trusted "timestamped: trusted"
+expect_eq "$(jq -r '.signatures[0].timestamp.time' <<<"$out")" "2023-11-14T22:13:20Z" "timestamp time"
+expect_eq "$(jq -r '.signatures[0].timestamp.verdict' <<<"$out")" trusted "TSA chain vouched for by the CA"
+expect_match "$(jq -r '.signatures[0].timestamp.signer.description' <<<"$out")" "test TSA" "timestamp signer"
+out=$("$KTRUST" verify-pe --json --trust leaf.pem ts.efi)
+expect_eq "$(jq -r '.signatures[0].timestamp.verdict' <<<"$out")" untrusted "TSA not vouched for by the leaf alone"
+# a forged genTime: the token no longer verifies; the signature itself is unaffected
+at=$(grep -obUa "20231114221320Z" ts.efi | head -1 | cut -d: -f1)
+cp ts.efi ts-forged.efi; printf '2' | dd of=ts-forged.efi bs=1 seek=$((at + 3)) conv=notrunc status=none
+out=$("$KTRUST" verify-pe --json --trust ca.pem ts-forged.efi)
+expect_eq "$(jq -r .verdict <<<"$out")" trusted "forged timestamp: signature still trusted"
+expect_eq "$(jq -r '.signatures[0].timestamp.verdict' <<<"$out")" rejected "forged timestamp detected"
+
+# legacy countersignature (PKCS#9), made offline by tests/fixtures/pe_countersign.py
+if command -v python3 >/dev/null; then
+    python3 "$KT_SRC/tests/fixtures/pe_countersign.py" sb.efi cs.efi tsa.pem tsa.key
+    out=$("$KTRUST" verify-pe --json --trust ca.pem cs.efi)
+    expect_eq "$(jq -r .verdict <<<"$out")" trusted "countersigned: trusted"
+    expect_eq "$(jq -r '.signatures[0].timestamp.kind' <<<"$out")" countersignature "countersignature kind"
+    expect_eq "$(jq -r '.signatures[0].timestamp.verdict' <<<"$out")" trusted "countersigner vouched for by the CA"
+    expect_match "$(jq -r '.signatures[0].timestamp.signer.description' <<<"$out")" "test TSA" "countersigner"
+    expect_match "$(jq -r '.signatures[0].timestamp.time' <<<"$out")" '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T' "countersignature time"
+    out=$("$KTRUST" verify-pe --json --trust leaf.pem cs.efi)
+    expect_eq "$(jq -r '.signatures[0].timestamp.verdict' <<<"$out")" untrusted "countersigner not vouched for by the leaf"
+    python3 "$KT_SRC/tests/fixtures/pe_countersign.py" sb.efi csbad.efi tsa.pem tsa.key --tamper
+    out=$("$KTRUST" verify-pe --json --trust ca.pem csbad.efi)
+    expect_eq "$(jq -r '.signatures[0].timestamp.verdict' <<<"$out")" rejected "countersignature over other bytes: rejected"
+    expect_eq "$(jq -r .verdict <<<"$out")" trusted "a bad countersignature does not change the signature's verdict"
+    sbverify --cert ca.pem cs.efi >/dev/null 2>&1
+    expect_eq $? 0 "sbverify still verifies the countersigned image"
+fi
+
 # tampering
 cp sb.efi t-sect.efi; flip t-sect.efi 1024
 expect_exit 5 "flipped byte in a section" -- V --trust ca.pem t-sect.efi

@@ -27,6 +27,10 @@ expect_eq "$n" 4 "NDJSON: bundle (3) + one DER"
 akid=$("$KTRUST" x509 show --json "$G/nokid.der" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["skid"], j["akid"], j["serial"])')
 expect_eq "$akid" "None None 7a9a88f1" "null skid/akid"
 
+# JSON stays valid UTF-8 when the kernel's description carries Latin-1 bytes
+d=$("$KTRUST" x509 show --json "$G/t61.der" | python3 -c 'import json,sys; print(json.loads(sys.stdin.buffer.read().decode("utf-8"))["description"][:27])')
+expect_eq "$d" "Société: Clé de signature: " "T61 description in JSON"
+
 # text
 out=$("$KTRUST" x509 show "$G/leaf-rsa.der")
 expect_match "$out" "description: +Test CA Org: Leaf Signer: [0-9a-f]{40}" "text description"

@@ -293,6 +293,14 @@ static void corpus_vars(void)
         CHECK(kt_esl_looks_like(b, len) == (rc == 0), "%s: looks_like", v1[i].name);
         free(b);
     }
+    /* a broken list is still recognised as one (so its error is precise) */
+    {
+        uint8_t bl[40] = {0};
+        memcpy(bl, kt_esl_guid_x509, 16);
+        bl[16] = 0xff; /* list size past the end */
+        CHECK(kt_esl_looks_like(bl, sizeof(bl)), "broken list still looks like an ESL");
+        CHECK(!kt_esl_looks_like((const uint8_t *)"-----BEGIN CERTIFICATE-----\n", 28), "PEM");
+    }
 }
 
 /* A one-entry SHA256 list to break in various ways. */

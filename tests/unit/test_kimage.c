@@ -213,6 +213,11 @@ static void fake_images(void)
     CHECK_EQ_INT(kt_kimage_foreach_cert((const uint8_t *)"hello world", 11, NULL, NULL, &e),
                  -EBADMSG, "not a kernel");
     CHECK_EQ_INT(kt_kimage_foreach_cert(NULL, 0, NULL, NULL, NULL), -EBADMSG, "empty");
+    /* fuzz regressions: inputs shorter than the magics compared */
+    CHECK_EQ_INT(kt_kimage_foreach_cert((const uint8_t *)"CdR", 3, NULL, NULL, NULL), -EBADMSG,
+                 "3 bytes");
+    CHECK_EQ_INT(kt_kimage_foreach_cert((const uint8_t *)"BZh", 3, NULL, NULL, NULL), -ENOPKG,
+                 "bare bzip2 magic");
     free(a);
     free(b);
     free(vm);

@@ -86,6 +86,88 @@ static void test_descriptions(void)
     }
 }
 
+/* Hand-crafted corners (tests/fixtures/craft_certs.py); every expectation
+ * here is what the live kernel did with the same certificate. */
+static void test_crafted(void)
+{
+    static const struct {
+        const char *file;
+        int rc;
+        const char *desc;
+    } cases[] = {
+        {"craft-plain.der", 0, "Edge Cases: Crafted: 1111111111111111111111111111111111111111"},
+        {"craft-empty-skid.der", -EBADMSG, NULL},
+        {"craft-dup-skid.der", -EBADMSG, NULL},
+        {"craft-long-skid.der", -EBADMSG, NULL},
+        {"craft-skid-128.der", 0, "Edge Cases: Crafted: 80" /* + 128 x 33, checked below */},
+        {"craft-crit-false.der", 0, "Edge Cases: Crafted: 1111111111111111111111111111111111111111"},
+        {"craft-negative-serial.der", 0, "Edge Cases: Crafted: 800102"},
+        {"craft-zero-serial.der", 0, "Edge Cases: Crafted: 00"},
+        {"craft-no-version.der", 0, "Edge Cases: Crafted: 01"},
+        {"craft-akid-half.der", -EKEYREJECTED, NULL},
+        {"craft-akid-other.der", 0, "Edge Cases: Crafted: 1111111111111111111111111111111111111111"},
+        {"craft-dup-akid-order.der", 0, "Edge Cases: Crafted: 1111111111111111111111111111111111111111"},
+        {"craft-dup-akid-order2.der", -EKEYREJECTED, NULL},
+        {"craft-alg-mismatch.der", -EBADMSG, NULL},
+        {"craft-alg-ecdsa-on-rsa.der", -EKEYREJECTED, NULL},
+        {"craft-bmp-cn.der", 0, "Org: : 01"},
+        {"craft-t61-latin1.der", 0, "Soci\xe9t\xe9: Caf\xe9 Key: 01"},
+        {"craft-ia5-email-only.der", 0, "only@example.org: 01"},
+        {"craft-nul-in-cn.der", 0, "NulOrg: Before: 01"},
+        {"craft-empty-cn.der", 0, "Has O: 01"},
+        {"craft-univ-string.der", 0, ": 01"},
+        {"craft-empty-name.der", -EBADMSG, NULL},
+        {"craft-empty-subject.der", -EBADMSG, NULL},
+        {"craft-empty-issuer.der", -EBADMSG, NULL},
+        {"craft-empty-exts.der", -EBADMSG, NULL},
+        {"craft-utc-no-seconds.der", -EBADMSG, NULL},
+        {"craft-gen-time.der", -EBADMSG, NULL},
+        {"craft-gen-time-1949.der", -EBADMSG, NULL},
+        {"craft-gen-time-frac.der", -EBADMSG, NULL},
+        {"craft-gen-time-2050.der", 0, "Edge Cases: Crafted: 01"},
+        {"craft-utc-leap-second.der", 0, "Edge Cases: Crafted: 01"},
+        {"craft-utc-2400.der", 0, "Edge Cases: Crafted: 01"},
+        {"craft-utc-feb29-nonleap.der", -EBADMSG, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t len;
+        unsigned char *b = load(cases[i].file, &len);
+        CHECK(b != NULL, "%s", cases[i].file);
+        if (!b)
+            continue;
+        struct kt_x509 *c = NULL;
+        struct kt_error e = {0};
+        int rc = kt_x509_parse(b, len, &c, &e);
+        CHECK(rc == cases[i].rc, "%s: rc %d want %d (%s)", cases[i].file, rc, cases[i].rc, e.what);
+        if (rc < 0)
+            CHECK(e.code == rc && e.what[0], "%s: detail", cases[i].file);
+        if (rc == 0 && cases[i].desc) {
+            if (strstr(cases[i].file, "skid-128"))
+                CHECK(c->skid.len == 129 && c->skid.p[0] == 0x80 && c->skid.p[128] == 0x33 &&
+                          strncmp(c->description, cases[i].desc, strlen(cases[i].desc)) == 0,
+                      "skid-128: %zu", c->skid.len);
+            else
+                CHECK_EQ_STR(c->description, cases[i].desc, cases[i].file);
+        }
+        if (rc == 0 && strstr(cases[i].file, "utc-2400")) /* 2025-01-01 24:00 = 01-02 00:00 */
+            CHECK_EQ_INT(c->not_before, 1735776000, "hour 24");
+        kt_x509_free(c);
+        free(b);
+    }
+    size_t len;
+    unsigned char *b = load("craft-alg-unknown.der", &len);
+    if (b) {
+        struct kt_x509 *c = NULL;
+        struct kt_error e = {0};
+        CHECK_EQ_INT(kt_x509_parse(b, len, &c, &e), 0, "unknown signature algorithm parses");
+        if (c) {
+            CHECK(c->sig_alg.unsupported && c->self_signed && c->sig_unsupported, "unknown alg flags");
+            kt_x509_free(c);
+        }
+        free(b);
+    }
+}
+
 static void test_fields(void)
 {
     unsigned char *b1, *b2, *b3, *b4;
@@ -401,8 +483,15 @@ int main(void)
         fprintf(stderr, "gen_certs.sh failed\n");
         return 1;
     }
+    snprintf(cmd, sizeof(cmd), "python3 '%s/tests/fixtures/craft_certs.py' '%s' '%s/rsa2048.key'",
+             src ? src : ".", dir, dir);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "craft_certs.py failed\n");
+        return 1;
+    }
     test_descriptions();
     test_fields();
+    test_crafted();
     test_bad();
     test_foreach(corpus);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -1,0 +1,408 @@
+/* ktrust scan: find every signed object under the paths and verify it with
+ * the same library calls as the single-file commands, on -j N threads. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "esl/esl.h"
+#include "keyload.h"
+#include "keyring/cert_trust.h"
+#include "pkcs7/pkcs7_check.h"
+#include "result_vp.h"
+#include "scan/scan.h"
+#include "util/file.h"
+
+#define N_VERDICTS 8 /* 0..6, and 7 for errors (unreadable, internal) */
+
+struct scan_ctx {
+    const struct kt_keyrings *rings;
+    struct kt_pe_verify_opts pe_opts;
+    struct kt_pkcs7_policy policy;
+    bool json, quiet, verbose;
+    pthread_mutex_t mu; /* output and counters */
+    uint64_t verdicts[N_VERDICTS], per_type[KT_FT_KERNEL + 1];
+    uint64_t files, skipped, bytes, done_bytes;
+    int worst;
+    /* progress */
+    bool progress;
+    uint64_t total_files, total_bytes;
+    volatile int stop;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ktrust scan PATH... [-j N] [--follow-symlinks] [--trust FILE]... [--store PATH]\n"
+            "                   [--kernel VMLINUZ] [--allow-sha1] [--json] [-q] [-v]\n\n"
+            "Walk the paths, recognise each file by its content (PE image, kernel module,\n"
+            "PKCS#7 message, certificate, EFI signature list, kernel image; anything else is\n"
+            "skipped and counted) and verify it as the single-file commands do.  A summary\n"
+            "ends the output (with --json: a last line {\"type\":\"summary\",...}).  -j defaults\n"
+            "to the number of CPUs.  Exit code: the highest per-file code.\n");
+}
+
+/* A file's verdict line(s) into out; returns the exit code. */
+static int verify_pe(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
+{
+    struct kt_error e = {0};
+    struct kt_pe_result *r = NULL;
+    int rc = kt_pe_verify(it->buf, it->len, s->rings, &s->pe_opts, &r, &e);
+    struct vp_tree t = {0};
+    if (r && vp_tree_from_pe(&t, r->sigs, r->n_sigs) < 0)
+        rc = -ENOMEM;
+    struct vp_result vr = {.file = it->path, .type = "pe", .rc = rc, .error = &e,
+                           .sigs = t.sigs, .n_sigs = t.n};
+    if (s->json) {
+        struct jw w;
+        jw_init(&w, out);
+        vp_json(&w, &vr);
+        jw_newline(&w);
+    } else if (!s->quiet) {
+        vp_text(out, &vr, s->verbose);
+    }
+    vp_tree_free(&t);
+    kt_pe_result_free(r);
+    return rc;
+}
+
+static void print_vp(struct scan_ctx *s, FILE *out, const struct vp_result *vr)
+{
+    if (s->json) {
+        struct jw w;
+        jw_init(&w, out);
+        vp_json(&w, vr);
+        jw_newline(&w);
+    } else if (!s->quiet) {
+        vp_text(out, vr, s->verbose);
+    }
+}
+
+static int verify_module(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
+{
+    struct kt_error e = {0};
+    struct kt_modsig_result res;
+    memset(&res, 0, sizeof(res));
+    res.policy = s->policy;
+    int rc = kt_modsig_verify(it->buf, it->len, s->rings, &res, &e);
+    struct vp_sig sigs[8];
+    size_t n = vp_sigs_from_module(sigs, 8, &res, rc, &e);
+    struct vp_result vr = {.file = it->path, .type = "module", .rc = rc, .error = &e,
+                           .sigs = sigs, .n_sigs = n,
+                           .compression = kt_modsig_comp_name(res.comp)};
+    print_vp(s, out, &vr);
+    kt_modsig_result_free(&res);
+    return rc;
+}
+
+/* A detached signature FILE.p7s / FILE.sig signs FILE when it exists. */
+static int verify_pkcs7(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
+{
+    struct kt_error e = {0};
+    struct kt_file data = {0};
+    char *data_path = NULL;
+    const char *dot = strrchr(it->path, '.');
+    if (dot && (!strcmp(dot, ".p7s") || !strcmp(dot, ".sig") || !strcmp(dot, ".p7"))) {
+        data_path = strndup(it->path, (size_t)(dot - it->path));
+        struct kt_error de = {0};
+        if (data_path && kt_file_open(data_path, &data, &de) < 0)
+            memset(&data, 0, sizeof(data));
+    }
+    struct kt_pkcs7_check chk;
+    int rc = kt_pkcs7_check(it->buf, it->len, data.data, data.len, s->rings, KT_PURPOSE_UEFI,
+                            false, &s->policy, &chk, &e);
+    struct vp_sig sigs[16];
+    size_t n = 0;
+    for (size_t i = 0; chk.msg && i < chk.msg->n_signers && n < 16; i++)
+        vp_sig_from_pkcs7(&sigs[n++], &chk.msg->signers[i], e.what);
+    struct vp_result vr = {.file = it->path, .type = "pkcs7", .rc = rc, .error = &e,
+                           .sigs = sigs, .n_sigs = n};
+    print_vp(s, out, &vr);
+    kt_pkcs7_check_free(&chk);
+    kt_file_close(&data);
+    free(data_path);
+    return rc;
+}
+
+/* Certificates and signature lists: each certificate's trust. */
+struct cert_walk {
+    struct scan_ctx *s;
+    int worst_rc;      /* ranked by exit code */
+    size_t n_certs, n_hashes, n_trusted;
+    struct kt_error e;
+};
+
+static void rank(struct cert_walk *w, int rc)
+{
+    if (cli_exit_code(rc) > cli_exit_code(w->worst_rc))
+        w->worst_rc = rc;
+}
+
+static int one_cert(void *ctx, const uint8_t *der, size_t len, size_t off)
+{
+    struct cert_walk *w = ctx;
+    struct kt_x509 *c = NULL;
+    struct kt_error e = {0};
+    int rc = kt_x509_parse(der, len, &c, &e);
+    w->n_certs++;
+    if (rc == 0) {
+        const struct kt_key *by;
+        rc = kt_cert_validate_trust(w->s->rings, KT_PURPOSE_UEFI, c, &by);
+        if (rc == 0)
+            w->n_trusted++;
+        kt_x509_free(c);
+    } else if (w->e.code == 0) {
+        w->e = e;
+        if (w->e.offset != KT_NO_OFFSET)
+            w->e.offset += off;
+    }
+    rank(w, rc);
+    return 0;
+}
+
+static int one_esl_entry(void *ctx, const struct kt_esl_entry *en)
+{
+    struct cert_walk *w = ctx;
+    if (en->type == KT_ESL_X509)
+        return one_cert(ctx, en->data.p, en->data.len, en->offset);
+    w->n_hashes++;
+    return 0;
+}
+
+static int verify_certs(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
+{
+    struct cert_walk w = {.s = s, .worst_rc = 0};
+    int rc = it->type == KT_FT_ESL ? kt_esl_foreach(it->buf, it->len, one_esl_entry, &w, &w.e)
+                                   : kt_certs_foreach(it->buf, it->len, one_cert, &w, &w.e);
+    if (rc == 0)
+        rc = w.worst_rc;
+    if (rc == 0 && w.n_certs == 0)
+        rc = kt_fail(&w.e, -ENODATA, KT_NO_OFFSET, "%zu hash%s, no certificate to verify",
+                     w.n_hashes, w.n_hashes == 1 ? "" : "es");
+    if (rc < 0 && !w.e.what[0])
+        kt_fail(&w.e, rc, KT_NO_OFFSET, "%zu of %zu certificate%s trusted", w.n_trusted,
+                w.n_certs, w.n_certs == 1 ? "" : "s");
+    struct vp_result vr = {.file = it->path, .type = kt_ftype_name(it->type), .rc = rc,
+                           .error = &w.e};
+    print_vp(s, out, &vr);
+    return rc;
+}
+
+static int verify_kernel(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
+{
+    struct kt_error e = {0};
+    int rc = kt_fail(&e, -ENODATA, KT_NO_OFFSET, "kernel image without an Authenticode signature");
+    struct vp_result vr = {.file = it->path, .type = "kernel", .rc = rc, .error = &e};
+    print_vp(s, out, &vr);
+    return rc;
+}
+
+static void on_file(void *vctx, const struct kt_scan_item *it)
+{
+    struct scan_ctx *s = vctx;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&buf, &n);
+    int code = 0, rc = 0;
+    bool skipped = false;
+    if (!out)
+        return;
+    if (it->rc < 0) {
+        /* one line, on stderr: ktrust: PATH: what */
+        code = cli_exit_code(it->rc);
+        if (code < EXIT_USAGE)
+            code = EXIT_NOINPUT;
+    } else {
+        switch (it->type) {
+        case KT_FT_PE: rc = verify_pe(s, it, out); break;
+        case KT_FT_MODULE: rc = verify_module(s, it, out); break;
+        case KT_FT_PKCS7: rc = verify_pkcs7(s, it, out); break;
+        case KT_FT_X509:
+        case KT_FT_ESL: rc = verify_certs(s, it, out); break;
+        case KT_FT_KERNEL: rc = verify_kernel(s, it, out); break;
+        default: skipped = true; break;
+        }
+        if (!skipped)
+            code = cli_exit_code(rc);
+    }
+    fclose(out);
+    pthread_mutex_lock(&s->mu);
+    if (it->rc < 0)
+        cli_error(it->path, it->err);
+    else if (n)
+        fwrite(buf, 1, n, stdout);
+    s->files++;
+    s->done_bytes += it->len;
+    if (skipped) {
+        s->skipped++;
+    } else {
+        s->bytes += it->len;
+        if (it->rc == 0)
+            s->per_type[it->type]++;
+        enum kt_verdict v = kt_verdict_of(rc);
+        s->verdicts[it->rc < 0 || v > KT_REFUSED ? 7 : v]++;
+    }
+    if (code > s->worst)
+        s->worst = code;
+    pthread_mutex_unlock(&s->mu);
+    free(buf);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct progress {
+    struct scan_ctx *s;
+    double start;
+};
+
+static void *progress_main(void *arg)
+{
+    struct progress *p = arg;
+    struct scan_ctx *s = p->s;
+    while (!s->stop) {
+        usleep(200000);
+        pthread_mutex_lock(&s->mu);
+        uint64_t files = s->files, bytes = s->done_bytes;
+        pthread_mutex_unlock(&s->mu);
+        double t = now_s() - p->start, mbs = t > 0 ? (double)bytes / 1e6 / t : 0;
+        double eta = mbs > 0 && s->total_bytes > bytes ? (double)(s->total_bytes - bytes) / 1e6 / mbs : 0;
+        int pct = s->total_bytes ? (int)(100.0 * (double)bytes / (double)s->total_bytes) : 0;
+        fprintf(stderr, "\r%3d%%  %llu/%llu files  %.0f MB/s  ETA %.0fs   ", pct > 100 ? 100 : pct,
+                (unsigned long long)files, (unsigned long long)s->total_files, mbs, eta);
+    }
+    fprintf(stderr, "\r%60s\r", "");
+    return NULL;
+}
+
+static void summary(struct scan_ctx *s, double secs)
+{
+    static const char *const names[N_VERDICTS] = {"trusted", "unsigned", "untrusted", "unsupported",
+                                                  "malformed", "rejected", "refused", "error"};
+    double mbs = secs > 0 ? (double)s->bytes / 1e6 / secs : 0;
+    if (s->json) {
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "type", "summary");
+        jw_int(&w, "files", (long long)s->files);
+        jw_int(&w, "verified", (long long)(s->files - s->skipped));
+        jw_int(&w, "skipped", (long long)s->skipped);
+        jw_obj(&w, "verdicts");
+        for (int i = 0; i < N_VERDICTS; i++)
+            jw_int(&w, names[i], (long long)s->verdicts[i]);
+        jw_obj_end(&w);
+        jw_obj(&w, "types");
+        for (int t = KT_FT_PE; t <= KT_FT_KERNEL; t++)
+            jw_int(&w, kt_ftype_name((enum kt_ftype)t), (long long)s->per_type[t]);
+        jw_obj_end(&w);
+        jw_int(&w, "bytes", (long long)s->bytes);
+        char secbuf[32];
+        snprintf(secbuf, sizeof(secbuf), "%.3f", secs);
+        fprintf(stdout, ",\"seconds\":%s,\"mb_per_s\":%.1f", secbuf, mbs);
+        jw_obj_end(&w);
+        jw_newline(&w);
+        return;
+    }
+    if (s->quiet)
+        return;
+    printf("\nscanned %llu files: %llu verified, %llu skipped\n", (unsigned long long)s->files,
+           (unsigned long long)(s->files - s->skipped), (unsigned long long)s->skipped);
+    printf("verdicts:");
+    for (int i = 0; i < N_VERDICTS; i++)
+        if (s->verdicts[i])
+            printf(" %s %llu", names[i], (unsigned long long)s->verdicts[i]);
+    printf("\n%.1f MB in %.2f s: %.0f MB/s\n", (double)s->bytes / 1e6, secs, mbs);
+}
+
+int cmd_scan(int argc, char **argv)
+{
+    enum { OPT_FOLLOW = OPT_FIRST_PRIVATE, OPT_SHA1 };
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"jobs", required_argument, NULL, 'j'},
+        {"follow-symlinks", no_argument, NULL, OPT_FOLLOW},
+        {"allow-sha1", no_argument, NULL, OPT_SHA1},
+        {"verbose", no_argument, NULL, 'v'},
+        {NULL, 0, NULL, 0},
+    };
+    struct cli_common co = {0};
+    struct kt_scan_opts so = {0};
+    struct scan_ctx s = {.pe_opts = {.purpose = KT_PURPOSE_UEFI}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qhvj:", longopts, NULL)) != -1) {
+        int h = cli_common_opt(&co, c, optarg);
+        if (h < 0)
+            return EXIT_USAGE;
+        if (h)
+            continue;
+        switch (c) {
+        case 'h': usage(stdout); return 0;
+        case 'v': s.verbose = true; break;
+        case OPT_FOLLOW: so.follow_symlinks = true; break;
+        case OPT_SHA1: s.pe_opts.allow_sha1 = true; s.policy.allow_sha1 = true; break;
+        case 'j': {
+            char *end;
+            long j = strtol(optarg, &end, 10);
+            if (*end || j < 1 || j > KT_SCAN_MAX_JOBS)
+                return cli_usage_error("scan", "-j takes a number from 1 to %d", KT_SCAN_MAX_JOBS);
+            so.jobs = (unsigned)j;
+            break;
+        }
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("scan", "no path given");
+    s.json = co.json;
+    s.quiet = co.quiet;
+    s.policy.at_time = (int64_t)time(NULL);
+
+    struct kt_keyrings *rings = NULL;
+    struct kt_store *store = NULL;
+    struct kt_error e = {0};
+    const char *bad = NULL;
+    int rc = cli_load_keyrings(&co, &rings, &store, &e, &bad);
+    if (rc < 0) {
+        cli_error(bad, &e);
+        return cli_exit_code(rc);
+    }
+    s.rings = rings;
+    pthread_mutex_init(&s.mu, NULL);
+    const char *const *paths = (const char *const *)argv + optind;
+    size_t n_paths = (size_t)(argc - optind);
+
+    pthread_t prog;
+    struct progress p = {&s, now_s()};
+    s.progress = isatty(2) && !co.quiet;
+    if (s.progress) {
+        kt_scan_count(paths, n_paths, so.follow_symlinks, &s.total_files, &s.total_bytes);
+        p.start = now_s();
+        if (pthread_create(&prog, NULL, progress_main, &p) != 0)
+            s.progress = false;
+    }
+    double t0 = now_s();
+    rc = kt_scan(paths, n_paths, &so, on_file, &s, &e);
+    double secs = now_s() - t0;
+    if (s.progress) {
+        s.stop = 1;
+        pthread_join(prog, NULL);
+    }
+    if (rc < 0) {
+        cli_error(NULL, &e);
+        s.worst = EXIT_INTERNAL;
+    }
+    summary(&s, secs);
+    pthread_mutex_destroy(&s.mu);
+    kt_store_close(store);
+    kt_keyrings_free(rings);
+    return s.worst;
+}

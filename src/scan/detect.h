@@ -1,0 +1,26 @@
+/* detect.h - what kind of signed object a file is, by its content. */
+#ifndef KT_SCAN_DETECT_H
+#define KT_SCAN_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum kt_ftype {
+    KT_FT_UNKNOWN = 0, /* nothing ktrust verifies: skipped */
+    KT_FT_EMPTY,       /* zero bytes: skipped */
+    KT_FT_PE,          /* PE/COFF image (EFI binaries, .exe, signed bzImages) */
+    KT_FT_MODULE,      /* kernel module: appended signature, compressed .ko.*, or ELF relocatable */
+    KT_FT_PKCS7,       /* PKCS#7 SignedData, DER or PEM */
+    KT_FT_X509,        /* a certificate, DER or PEM */
+    KT_FT_ESL,         /* EFI signature lists (db, dbx, MokList...) */
+    KT_FT_KERNEL,      /* a kernel image without a PE signature table */
+};
+
+/* Classify buf.  name (may be NULL) only disambiguates compressed modules
+ * (".ko.xz", ".ko.zst", ".ko.gz"), which cannot be told from any other
+ * compressed file without decompressing it. */
+enum kt_ftype kt_detect(const uint8_t *buf, size_t len, const char *name);
+/* "pe", "module", "pkcs7", "x509", "esl", "kernel", "empty", "unknown" */
+const char *kt_ftype_name(enum kt_ftype t);
+
+#endif

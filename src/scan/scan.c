@@ -1,0 +1,220 @@
+#include "scan/scan.h"
+
+#include <fts.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/file.h"
+
+struct queue {
+    pthread_mutex_t mu;
+    pthread_cond_t not_empty, not_full;
+    char *paths[KT_SCAN_QUEUE];
+    size_t head, count;
+    bool closed;
+};
+
+struct pool {
+    struct queue q;
+    kt_scan_fn fn;
+    void *ctx;
+};
+
+struct worker {
+    struct pool *pool;
+    unsigned id;
+    pthread_t thread;
+};
+
+static void q_push(struct queue *q, char *path)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->count == KT_SCAN_QUEUE)
+        pthread_cond_wait(&q->not_full, &q->mu);
+    q->paths[(q->head + q->count) % KT_SCAN_QUEUE] = path;
+    q->count++;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->mu);
+}
+
+static char *q_pop(struct queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->count == 0 && !q->closed)
+        pthread_cond_wait(&q->not_empty, &q->mu);
+    char *p = NULL;
+    if (q->count) {
+        p = q->paths[q->head];
+        q->head = (q->head + 1) % KT_SCAN_QUEUE;
+        q->count--;
+        pthread_cond_signal(&q->not_full);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return p;
+}
+
+static void q_close(struct queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->closed = true;
+    pthread_cond_broadcast(&q->not_empty);
+    pthread_mutex_unlock(&q->mu);
+}
+
+static void process(struct pool *p, unsigned id, const char *path)
+{
+    struct kt_file f;
+    struct kt_error e = {0};
+    struct kt_scan_item it = {.path = path, .worker = id, .err = &e};
+    it.rc = kt_file_open(path, &f, &e);
+    if (it.rc == 0) {
+        it.buf = f.data;
+        it.len = f.len;
+        it.type = kt_detect(f.data, f.len, path);
+    }
+    p->fn(p->ctx, &it);
+    if (it.rc == 0)
+        kt_file_close(&f);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    char *path;
+    while ((path = q_pop(&w->pool->q)) != NULL) {
+        process(w->pool, w->id, path);
+        free(path);
+    }
+    return NULL;
+}
+
+unsigned kt_scan_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > KT_SCAN_MAX_JOBS ? KT_SCAN_MAX_JOBS : (unsigned)n;
+}
+
+/* Report a problem found while walking, from the walking thread. */
+static void report(struct pool *p, const char *path, int rc, const char *what)
+{
+    struct kt_error e = {0};
+    kt_fail(&e, rc, KT_NO_OFFSET, "%s", what);
+    struct kt_scan_item it = {.path = path, .rc = rc, .err = &e, .type = KT_FT_UNKNOWN};
+    p->fn(p->ctx, &it);
+}
+
+typedef void (*visit_fn)(void *ctx, FTSENT *ent);
+
+/* fts over the paths; visit gets every regular file and every problem. */
+static void walk(const char *const *paths, size_t n, bool follow, visit_fn visit, void *ctx)
+{
+    char **argv = calloc(n + 1, sizeof(*argv));
+    if (!argv)
+        return;
+    for (size_t i = 0; i < n; i++)
+        argv[i] = (char *)paths[i];
+    int flags = FTS_NOCHDIR | FTS_COMFOLLOW | (follow ? FTS_LOGICAL : FTS_PHYSICAL);
+    FTS *fts = fts_open(argv, flags, NULL);
+    if (fts) {
+        FTSENT *ent;
+        while ((ent = fts_read(fts)) != NULL)
+            visit(ctx, ent);
+        fts_close(fts);
+    }
+    free(argv);
+}
+
+static void scan_visit(void *ctx, FTSENT *ent)
+{
+    struct pool *p = ctx;
+    char what[160];
+    switch (ent->fts_info) {
+    case FTS_F:
+        {
+            char *copy = strdup(ent->fts_path);
+            if (copy)
+                q_push(&p->q, copy);
+        }
+        break;
+    case FTS_DC:
+        report(p, ent->fts_path, -ELOOP, "directory cycle (symbolic link loop): not followed");
+        break;
+    case FTS_DNR:
+    case FTS_ERR:
+    case FTS_NS:
+        snprintf(what, sizeof(what), "cannot read: %s", strerror(ent->fts_errno));
+        report(p, ent->fts_path, -ent->fts_errno ? -ent->fts_errno : -EIO, what);
+        break;
+    case FTS_SLNONE:
+        report(p, ent->fts_path, -ENOENT, "dangling symbolic link");
+        break;
+    default:
+        break; /* directories, symlinks not followed, special files */
+    }
+}
+
+int kt_scan(const char *const *paths, size_t n_paths, const struct kt_scan_opts *opts,
+            kt_scan_fn fn, void *ctx, struct kt_error *err)
+{
+    unsigned jobs = opts && opts->jobs ? opts->jobs : kt_scan_default_jobs();
+    if (jobs > KT_SCAN_MAX_JOBS)
+        jobs = KT_SCAN_MAX_JOBS;
+    struct pool p = {.fn = fn, .ctx = ctx};
+    pthread_mutex_init(&p.q.mu, NULL);
+    pthread_cond_init(&p.q.not_empty, NULL);
+    pthread_cond_init(&p.q.not_full, NULL);
+    struct worker *w = calloc(jobs, sizeof(*w));
+    if (!w)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    unsigned started = 0;
+    int rc = 0;
+    for (; started < jobs; started++) {
+        w[started].pool = &p;
+        w[started].id = started;
+        if (pthread_create(&w[started].thread, NULL, worker_main, &w[started]) != 0) {
+            rc = kt_fail(err, -EAGAIN, KT_NO_OFFSET, "cannot start worker threads");
+            break;
+        }
+    }
+    if (started > 0)
+        walk(paths, n_paths, opts && opts->follow_symlinks, scan_visit, &p);
+    q_close(&p.q);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(w[i].thread, NULL);
+    /* anything left (no worker could start) is dropped */
+    char *left;
+    while ((left = q_pop(&p.q)) != NULL)
+        free(left);
+    free(w);
+    pthread_mutex_destroy(&p.q.mu);
+    pthread_cond_destroy(&p.q.not_empty);
+    pthread_cond_destroy(&p.q.not_full);
+    return rc;
+}
+
+struct counter {
+    uint64_t files, bytes;
+};
+
+static void count_visit(void *ctx, FTSENT *ent)
+{
+    struct counter *c = ctx;
+    if (ent->fts_info == FTS_F) {
+        c->files++;
+        if (ent->fts_statp)
+            c->bytes += (uint64_t)ent->fts_statp->st_size;
+    }
+}
+
+void kt_scan_count(const char *const *paths, size_t n_paths, bool follow_symlinks,
+                   uint64_t *files, uint64_t *bytes)
+{
+    struct counter c = {0, 0};
+    walk(paths, n_paths, follow_symlinks, count_visit, &c);
+    *files = c.files;
+    *bytes = c.bytes;
+}

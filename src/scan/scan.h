@@ -1,0 +1,58 @@
+/* scan.h - walk paths and hand every file to worker threads.
+ *
+ * kt_scan() walks the given paths recursively (fts(3); symbolic links are
+ * followed only on the command line unless follow_symlinks, and directory
+ * cycles are reported, never followed), queues regular files on a bounded
+ * queue, and `jobs` worker threads map each file (kt_file_open), classify it
+ * (kt_detect) and call fn with it.  Memory stays bounded however large the
+ * tree: at most KT_SCAN_QUEUE paths wait, and each worker maps one file at a
+ * time and unmaps it after fn returns.
+ *
+ * fn runs in worker threads, concurrently: it must be thread-safe.  It is
+ * called for every regular file (type EMPTY / UNKNOWN included) and for every
+ * problem met on the way (unreadable file or directory, symlink loop), with
+ * rc < 0 and err describing it.
+ */
+#ifndef KT_SCAN_SCAN_H
+#define KT_SCAN_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scan/detect.h"
+#include "util/err.h"
+
+#define KT_SCAN_QUEUE 256
+#define KT_SCAN_MAX_JOBS 256
+
+struct kt_scan_opts {
+    unsigned jobs;         /* worker threads; 0: the number of online CPUs */
+    bool follow_symlinks;  /* follow symbolic links met inside directories */
+};
+
+struct kt_scan_item {
+    const char *path;
+    int rc;                       /* 0, or the error opening / walking it */
+    const struct kt_error *err;   /* detail when rc < 0 */
+    enum kt_ftype type;           /* when rc == 0 */
+    const uint8_t *buf;           /* the mapped file (valid during the call) */
+    size_t len;
+    unsigned worker;              /* 0..jobs-1 */
+};
+
+typedef void (*kt_scan_fn)(void *ctx, const struct kt_scan_item *it);
+
+/* Walk and process; returns 0 or -errno for a failure to start (threads). */
+int kt_scan(const char *const *paths, size_t n_paths, const struct kt_scan_opts *opts,
+            kt_scan_fn fn, void *ctx, struct kt_error *err);
+
+/* Count regular files and their bytes under the paths (for a progress ETA);
+ * same walking rules as kt_scan. */
+void kt_scan_count(const char *const *paths, size_t n_paths, bool follow_symlinks,
+                   uint64_t *files, uint64_t *bytes);
+
+/* The number of online CPUs (at least 1). */
+unsigned kt_scan_default_jobs(void);
+
+#endif
