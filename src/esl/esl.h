@@ -38,8 +38,10 @@ struct kt_esl_entry {
     enum kt_esl_type type;
     const uint8_t *type_guid; /* the list's 16-byte SignatureType */
     const uint8_t *owner;     /* 16-byte SignatureOwner GUID */
-    kt_span data;             /* SignatureData (for X509_SHA*: the hash only,
-                                 without the trailing EFI_TIME) */
+    kt_span data;             /* SignatureData: for X509 the DER certificate
+                                 (its own length; slot padding dropped), for
+                                 SHA256 / X509_SHA* the hash only (without
+                                 the X509_SHA* entries' trailing EFI_TIME) */
     size_t offset;            /* of data, absolute in the input buffer */
     size_t list_index;        /* 0-based index of the EFI_SIGNATURE_LIST */
     size_t entry_index;       /* 0-based index inside that list */
@@ -54,9 +56,10 @@ typedef int (*kt_esl_cb)(void *ctx, const struct kt_esl_entry *e);
  * (signed update) in front of the lists are recognised and skipped.  An
  * empty input (or one holding only the prefix) has no lists and returns 0.
  * Errors: -EBADMSG with the field and absolute offset (list size past the
- * end, header size odd / too large, SignatureSize 0 or not dividing the
- * list, X509 entry that is not one DER SEQUENCE, hash entry of the wrong
- * size), or cb's negative result. */
+ * end, header size odd / too large, SignatureSize 0 / <= 16 / not dividing
+ * the list, an X509 entry not starting with a DER SEQUENCE that fits its
+ * slot, a hash list whose SignatureSize is wrong for its type), or cb's
+ * negative result.  Entries of lists before the bad one were delivered. */
 int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
                    struct kt_error *err);
 

@@ -26,7 +26,7 @@ static int part(kt_span section, size_t base, const char *name, size_t size_fiel
                        ".vendor_cert: %s part (offset %u, size %u) lies outside the "
                        "%zu-byte section",
                        name, off, size, section.len);
-    if (off < 16 && off + (size_t)size > 0)
+    if (off < 16)
         return kt_fail(err, -EBADMSG, base + size_field,
                        ".vendor_cert: %s part (offset %u) overlaps the 16-byte header", name,
                        off);

@@ -192,7 +192,8 @@ static int do_lz4_legacy(const uint8_t *in, size_t len, size_t base, struct obuf
         if (csize > len - pos - 4) {
             if (blocks && len - pos == 4)
                 break; /* the kernel's 4-byte size trailer */
-            return corrupt(err, base + pos, "lz4", blocks ? "truncated" : "block size runs past the end");
+            return corrupt(err, base + pos, "lz4",
+                           blocks ? "truncated" : "block size runs past the end");
         }
         if (csize > (size_t)LZ4_compressBound((int)LZ4_LEGACY_BLOCK))
             return corrupt(err, base + pos, "lz4", "block size too large");

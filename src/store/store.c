@@ -213,7 +213,10 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
     if (mode == KT_STORE_WRITE) {
         /* WAL mode is persistent in the file; switching needs no transaction */
         if ((rc = exec(s, "PRAGMA journal_mode=WAL", "setting WAL mode", err)) < 0 ||
-            (rc = exec(s, "PRAGMA synchronous=FULL", "setting synchronous", err)) < 0)
+            (rc = exec(s, "PRAGMA synchronous=FULL", "setting synchronous", err)) < 0 ||
+            /* a small page cache: a big transaction spills to the WAL as it
+             * goes instead of holding everything in memory until COMMIT */
+            (rc = exec(s, "PRAGMA cache_size=-256", "setting the cache size", err)) < 0)
             goto fail;
         if (v == 0) {
             if ((rc = exec(s, "BEGIN IMMEDIATE", "creating the schema", err)) < 0)

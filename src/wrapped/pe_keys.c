@@ -60,6 +60,12 @@ int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
                     const char *source, struct kt_pe_load_result *res, struct kt_error *err)
 {
     memset(res, 0, sizeof(*res));
+    const char *tname = kt_keyring_name(target);
+    if (!strcmp(tname, "builtin") || !strcmp(tname, "blacklist"))
+        return kt_fail(err, -EPERM, KT_NO_OFFSET,
+                       "keyring %s does not take keys vouched for by a PE image (builtin holds "
+                       "compiled-in keys only): use secondary",
+                       tname);
     int rc = kt_pe_verify(buf, len, rings, opts, &res->verify, err);
     if (rc < 0)
         return rc;

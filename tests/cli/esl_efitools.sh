@@ -36,11 +36,14 @@ done
 expect_eq "$n" 2 "sig-list-to-certs finds two certificates"
 
 # malformed lists: exit 4 and an offset
-printf 'A\x59\xc0\xa5\xe4\x94\xa7\x4a\x87\xb5\xab\x15\x5c\x2b\xf0\x72' >"$T/hdr"
-bad_list() { # name listsize headersize sigsize
-    { head -c 16 "$T/a.esl"; printf "\\x$(printf %02x $(($2 & 255)))\\x$(printf %02x $((($2 >> 8) & 255)))\\x$(printf %02x $((($2 >> 16) & 255)))\\x$(printf %02x $((($2 >> 24) & 255)))";
-      printf "\\x$(printf %02x $3)\\x00\\x00\\x00"; printf "\\x$(printf %02x $(($4 & 255)))\\x$(printf %02x $((($4 >> 8) & 255)))\\x00\\x00";
-      tail -c +29 "$T/a.esl"; } >"$T/$1.esl"
+le32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $((($1 >> 8) & 255)) \
+    $((($1 >> 16) & 255)) $((($1 >> 24) & 255)); }
+bad_list() { # name listsize headersize sigsize: a.esl with its sizes replaced
+    {
+        head -c 16 "$T/a.esl"
+        printf "$(le32 "$2")$(le32 "$3")$(le32 "$4")"
+        tail -c +29 "$T/a.esl"
+    } >"$T/$1.esl"
 }
 sz=$(stat -c %s "$T/a.esl")
 sig=$((sz - 28))
@@ -48,10 +51,13 @@ bad_list past_end $((sz + 100)) 0 "$sig"
 bad_list odd_header "$sz" 1 "$sig"
 bad_list sig_zero "$sz" 0 0
 bad_list sig_nodiv "$sz" 0 $((sig - 1))
-for b in past_end odd_header sig_zero sig_nodiv; do
-    out=$("$KTRUST" keyring add --store "$T/bad.db" --keyring platform "$T/$b.esl" 2>&1)
-    expect_eq "$?" 4 "$b: exit 4"
-    expect_match "$out" "^ktrust: .*$b.esl: .*\(at offset (16|20|24)\)$" "$b: one line with the field's offset"
+for c in "past_end 16 SignatureListSize" "odd_header 20 SignatureHeaderSize" \
+    "sig_zero 24 SignatureSize" "sig_nodiv 24 SignatureSize"; do
+    set -- $c
+    out=$("$KTRUST" keyring add --store "$T/bad.db" --keyring platform "$T/$1.esl" 2>&1)
+    expect_eq "$?" 4 "$1: exit 4"
+    expect_match "$out" "^ktrust: .*$1.esl: .*$3.*\(at offset $2\)$" \
+        "$1: one line naming $3 at offset $2"
 done
 
 # the real db of a PC

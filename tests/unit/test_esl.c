@@ -24,7 +24,8 @@ static int run(const char *fmt, ...)
     return system(cmd);
 }
 
-static unsigned char *slurpf(size_t *len, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static unsigned char *slurpf(size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static unsigned char *slurpf(size_t *len, const char *fmt, ...)
 {
     char path[1024];

@@ -94,6 +94,132 @@ static void corpus_kernel(void)
     free(img);
 }
 
+/* Scanner cases built in memory: where the list's size word is and what
+ * follows it decides which run of certificates is the builtin list. */
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static size_t place(uint8_t *buf, size_t at, const uint8_t *der, size_t len)
+{
+    memcpy(buf + at, der, len);
+    return at + len;
+}
+
+static void scanner(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t cap = 64 * 1024;
+    uint8_t *v = malloc(cap);
+    struct got g = {0};
+    struct {
+        const char *name;
+        int layout;
+        size_t want_n;
+        int want_first_is_b;
+    } cases[] = {
+        {"u64 size + module_cert_size", 0, 2, 0},
+        {"u32 size on a 4-byte boundary (32-bit kernel)", 1, 2, 0},
+        {"extra certificate area, used=1", 2, 2, 0},
+        {"size word wrong: nothing", 3, 0, 0},
+        {"revocation-like run first, builtin list after: the builtin list wins", 4, 1, 1},
+        {"only a run with its size (no module_cert_size)", 5, 1, 1},
+        {"size word after garbage: nothing", 6, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        memset(v, 0x99, cap);
+        size_t at = 1000, end;
+        switch (cases[i].layout) {
+        case 0:
+        case 3:
+        case 6:
+            end = place(v, at, a, alen);
+            end = place(v, end, b, blen);
+            at = (end + 7) & ~(size_t)7;
+            memset(v + end, 0, at - end);
+            if (cases[i].layout == 6) {
+                put32(v + at, 0xdeadbeef);
+                at += 4;
+            }
+            put32(v + at, (uint32_t)(alen + blen + (cases[i].layout == 3)));
+            put32(v + at + 4, 0);
+            put32(v + at + 8, (uint32_t)alen);
+            put32(v + at + 12, 0);
+            break;
+        case 1:
+            at = 1001;
+            end = place(v, at, a, alen);
+            end = place(v, end, b, blen);
+            at = (end + 3) & ~(size_t)3;
+            if ((at & 7) == 0) { /* make it a u32-only position */
+                memset(v + end, 0, at + 4 - end);
+                at += 4;
+            }
+            memset(v + end, 0, at - end);
+            put32(v + at, (uint32_t)(alen + blen));
+            put32(v + at + 4, (uint32_t)alen);
+            break;
+        case 2:
+            end = place(v, at, a, alen);
+            end = place(v, end, b, blen);
+            memset(v + end, 0, 4096);
+            at = (end + 4096 + 3) & ~(size_t)3;
+            memset(v + end, 0, at - end);
+            put32(v + at, 1); /* system_extra_cert_used */
+            at = (at + 4 + 7) & ~(size_t)7;
+            memset(v + at - 4, 0, 4);
+            put32(v + at, (uint32_t)(alen + blen));
+            put32(v + at + 4, 0);
+            put32(v + at + 8, 0); /* no signing key of its own */
+            put32(v + at + 12, 0);
+            break;
+        case 4:
+        case 5:
+            /* first run: a.der with its size but followed by junk */
+            end = place(v, at, a, alen);
+            at = (end + 7) & ~(size_t)7;
+            memset(v + end, 0, at - end);
+            put32(v + at, (uint32_t)alen);
+            put32(v + at + 4, 0);
+            put32(v + at + 8, 0x12345678); /* not a module_cert_size */
+            put32(v + at + 12, 0x9abcdef0);
+            at += 16 + 600;
+            at &= ~(size_t)7;
+            if (cases[i].layout == 5) {
+                /* b.der alone, with its size only */
+                memset(v, 0x99, 1000 + alen + 64); /* erase a.der's run */
+                end = place(v, at, b, blen);
+                size_t q = (end + 7) & ~(size_t)7;
+                memset(v + end, 0, q - end);
+                put32(v + q, (uint32_t)blen);
+                put32(v + q + 4, 0);
+                put32(v + q + 8, 0x77777777);
+                put32(v + q + 12, 0x77777777);
+            } else {
+                end = place(v, at, b, blen);
+                size_t q = (end + 7) & ~(size_t)7;
+                memset(v + end, 0, q - end);
+                put32(v + q, (uint32_t)blen);
+                put32(v + q + 4, 0);
+                put32(v + q + 8, (uint32_t)blen);
+                put32(v + q + 12, 0);
+            }
+            break;
+        }
+        int rc = kt_kimage_scan_vmlinux(v, cap, collect, &g, NULL);
+        CHECK(rc == (cases[i].want_n ? 1 : 0), "%s: rc %d", cases[i].name, rc);
+        CHECK(g.n == cases[i].want_n, "%s: %zu certificates, want %zu", cases[i].name, g.n,
+              cases[i].want_n);
+        if (g.n && cases[i].want_first_is_b)
+            CHECK(g.len[0] == blen && !memcmp(g.der[0], b, blen), "%s: b.der", cases[i].name);
+        else if (g.n)
+            CHECK(g.len[0] == alen && !memcmp(g.der[0], a, alen), "%s: a.der", cases[i].name);
+        got_free(&g);
+    }
+    free(v);
+}
+
 static void fake_images(void)
 {
     size_t alen, blen, vlen;
@@ -218,6 +344,29 @@ static void fake_images(void)
                  "3 bytes");
     CHECK_EQ_INT(kt_kimage_foreach_cert((const uint8_t *)"BZh", 3, NULL, NULL, NULL), -ENOPKG,
                  "bare bzip2 magic");
+    /* an EFI zboot image (arm64/riscv vmlinuz.efi) around the gzip payload */
+    img = fx("payload.gzip", &len);
+    if (img) {
+        uint8_t *z = calloc(1, len + 512);
+        memcpy(z, "MZ\0\0zimg", 8);
+        put32(z + 8, 512);
+        put32(z + 12, (uint32_t)len);
+        memcpy(z + 24, "gzip", 5);
+        memcpy(z + 512, img, len);
+        struct got gz = {0};
+        e = (struct kt_error){0};
+        CHECK_EQ_INT(kt_kimage_foreach_cert(z, len + 512, collect, &gz, &e), 0, "zboot");
+        CHECK_EQ_INT(gz.n, 2, "zboot: two keys");
+        got_free(&gz);
+        put32(z + 12, (uint32_t)len + 1); /* payload past the end */
+        e = (struct kt_error){0};
+        CHECK_EQ_INT(kt_kimage_foreach_cert(z, len + 512, collect, &gz, &e), -EBADMSG,
+                     "zboot payload outside");
+        CHECK_EQ_INT(e.offset, 8, "zboot field offset");
+        free(z);
+        free(img);
+    }
+    scanner(a, alen, b, blen);
     free(a);
     free(b);
     free(vm);

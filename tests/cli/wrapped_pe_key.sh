@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# load-pe-key and wrap-key (issue #6): wrappers built by wrap-key, signed by
+# osslsigncode, sbsign and pesign; only trusted wrappers change the store.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/pki.sh"
+cd "$T"
+
+gen_ca platform "Stand-in UEFI CA"
+gen_leaf signer "Stand-in UEFI CA" platform
+gen_ca rogue "Rogue CA"
+gen_leaf rsigner "Rogue CA" rogue
+gen_self vendor1 "Acme Corp" "Acme Corp Module Signing"
+gen_self vendor2 "Acme Corp" "Acme Corp Firmware Key"
+
+S=$T/store.db
+listing() { "$KTRUST" keyring list --store "$S" --json 2>&1; }
+
+# --- wrap-key output is a PE that all three signers accept -----------------
+expect_exit 0 "wrap-key two certificates" -- "$KTRUST" wrap-key vendor1.pem vendor2.pem -o wrap.efi
+osslsign wrap.efi wrap.ossl.efi signer platform; expect_exit 0 "osslsigncode signs the wrapper" -- test -s wrap.ossl.efi
+sbsign_pe wrap.efi wrap.sb.efi signer; expect_exit 0 "sbsign signs the wrapper" -- test -s wrap.sb.efi
+expect_exit 0 "sbverify verifies the sbsign'd wrapper" -- sbverify --cert signer.pem wrap.sb.efi
+if pesign_pe wrap.efi wrap.pesign.efi signer platform; then ok; else bad "pesign signs the wrapper"; fi
+expect_exit 0 "sbverify verifies the pesign'd wrapper (pesign embeds the root)" -- sbverify --cert platform.pem wrap.pesign.efi
+expect_exit 0 "osslsigncode verifies its own signature" -- osslsigncode verify -ignore-cdp -ignore-crl -CAfile platform.pem -in wrap.ossl.efi
+
+# --- a module signed by the vendor key: untrusted before, trusted after -----
+head -c 5000 /dev/urandom > mod.body
+sign_module mod.body mod.ko vendor1.pem vendor1.key
+expect_exit 2 "module untrusted before the wrapper is loaded" -- "$KTRUST" verify-module --store "$S" mod.ko
+
+# --- refusals leave the store byte-identical --------------------------------
+"$KTRUST" keyring add --store "$S" --keyring platform platform.pem >/dev/null 2>&1
+before=$(listing)
+wrap_rogue() { "$KTRUST" wrap-key vendor1.pem -o r.efi && osslsign r.efi r.signed.efi rsigner rogue; }
+wrap_rogue
+expect_exit 2 "wrapper signed by a rogue CA: untrusted" -- "$KTRUST" load-pe-key --store "$S" r.signed.efi
+expect_eq "$(listing)" "$before" "store unchanged after an untrusted wrapper"
+expect_exit 1 "unsigned wrapper: unsigned" -- "$KTRUST" load-pe-key --store "$S" wrap.efi
+expect_eq "$(listing)" "$before" "store unchanged after an unsigned wrapper"
+cp wrap.ossl.efi tampered.efi
+off=$(grep -obUaP '\x30\x82' vendor1.pem >/dev/null 2>&1; python3 -c "
+import sys; d=open('tampered.efi','rb').read(); i=d.find(b'.keylist'); import struct
+raw=struct.unpack_from('<I', d, i+20)[0]; print(raw+200)")
+flip tampered.efi "$off"
+expect_exit 5 "a flipped byte in .keylist: rejected" -- "$KTRUST" load-pe-key --store "$S" tampered.efi
+expect_eq "$(listing)" "$before" "store unchanged after a tampered wrapper"
+head -c 700 wrap.ossl.efi > trunc.efi
+expect_exit 4 "a truncated wrapper: malformed" -- "$KTRUST" load-pe-key --store "$S" trunc.efi
+expect_eq "$(listing)" "$before" "store unchanged after a malformed wrapper"
+expect_exit 4 "several files, one bad: nothing stored" -- "$KTRUST" load-pe-key --store "$S" wrap.ossl.efi trunc.efi
+expect_eq "$(listing)" "$before" "store unchanged when one file of several fails"
+expect_exit 6 "vouched keys never enter builtin" -- "$KTRUST" load-pe-key --store "$S" --keyring builtin wrap.ossl.efi
+expect_eq "$(listing)" "$before" "store unchanged after a refused keyring"
+
+# --- the trusted wrappers: keys land in secondary, flagged trusted ----------
+for w in wrap.ossl.efi wrap.sb.efi wrap.pesign.efi; do
+    S2=$T/s-$w.db
+    "$KTRUST" keyring add --store "$S2" --keyring platform platform.pem >/dev/null 2>&1
+    expect_exit 0 "load-pe-key $w" -- "$KTRUST" load-pe-key --store "$S2" "$w"
+    n=$("$KTRUST" keyring list --store "$S2" --keyring secondary --json | grep -c '"trusted":true')
+    expect_eq "$n" 2 "$w: both wrapped keys in secondary, trusted"
+done
+out=$("$KTRUST" load-pe-key --store "$S" --json wrap.ossl.efi)
+expect_match "$out" '"verdict":"trusted"' "JSON verdict"
+expect_match "$out" '"wrapped":".keylist"' "JSON names the section"
+expect_match "$out" "\"sha256\":\"$(openssl x509 -in vendor1.pem -outform DER | sha256sum | cut -c1-64)\"" "JSON lists vendor1 by its sha256"
+expect_exit 0 "module trusted once the wrapper is loaded" -- "$KTRUST" verify-module --store "$S" mod.ko
+expect_exit 0 "the same with --trust instead of a platform key" -- "$KTRUST" load-pe-key --store "$T/t.db" --trust platform.pem wrap.ossl.efi
+
+# --- the corpus: shim wraps the Debian CA in .vendor_cert -------------------
+corpus
+D=$CORPUS/debian
+for ca in microsoft-uefi-ca-2011 microsoft-uefi-ca-2023; do
+    SC=$T/shim-$ca.db
+    out=$("$KTRUST" load-pe-key --store "$SC" --trust "$CORPUS/trust/$ca.pem" --json "$D/shimx64.efi.signed")
+    expect_match "$out" '"sha256":"079646974bce09b1f04da67bd722d1fb0947ae4c4010bccdbba52d5b23cbf1a2"' "$ca: shim loads the Debian Secure Boot CA"
+    expect_match "$out" '"blacklisted":[1-9]' "$ca: shim's vendor dbx goes to the blacklist"
+    expect_exit 0 "$ca: GRUB trusted from the store alone" -- "$KTRUST" verify-pe --store "$SC" "$D/grubx64.efi.signed"
+    expect_exit 0 "$ca: vmlinuz trusted from the store alone" -- "$KTRUST" verify-pe --store "$SC" "$D/vmlinuz-6.1.0-57-amd64"
+done
+SR=$T/shim-rogue.db
+expect_exit 2 "shim with a rogue CA only: untrusted" -- "$KTRUST" load-pe-key --store "$SR" --trust rogue.pem "$D/shimx64.efi.signed"
+expect_exit 2 "... and GRUB stays untrusted" -- "$KTRUST" verify-pe --store "$SR" "$D/grubx64.efi.signed"
+SG=$T/grub.db
+err=$("$KTRUST" load-pe-key --store "$SG" --trust "$T/shim-microsoft-uefi-ca-2011.db" "$D/grubx64.efi.signed" 2>&1)
+"$KTRUST" keyring export --store "$T/shim-microsoft-uefi-ca-2011.db" --keyring secondary --format pem -o debca.pem >/dev/null 2>&1
+err=$("$KTRUST" load-pe-key --store "$SG" --trust debca.pem "$D/grubx64.efi.signed" 2>&1); rc=$?
+expect_eq "$rc" 4 "a trusted image that wraps no keys is an error"
+expect_match "$err" "neither a .keylist nor a .vendor_cert" "... that says so"
+finish
