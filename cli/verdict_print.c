@@ -20,6 +20,7 @@ void vp_sig_from_pkcs7(struct vp_sig *s, const struct kt_pkcs7_signer *si, const
     s->chain_len = si->chain_len;
     s->trusted_by = si->trusted_by;
     s->verdict = si->verdict;
+    s->time_invalid = si->time_invalid;
     s->reason = !si->verdict ? NULL : si->error.what[0] ? si->error.what : reason;
 }
 
@@ -69,6 +70,10 @@ static void sig_json(struct jw *w, const struct vp_sig *s)
         jw_str(w, NULL, s->chain[i]->description);
     jw_arr_end(w);
     jw_str(w, "trusted_by", s->trusted_by ? s->trusted_by->cert->description : NULL);
+    if (s->chain_len)
+        jw_bool(w, "time_valid", !s->time_invalid);
+    else
+        jw_null(w, "time_valid");
     jw_str(w, "verdict", verdict_word(s->verdict));
     jw_str(w, "error", kt_errno_name(s->verdict));
     jw_str(w, "reason", s->verdict ? s->reason : NULL);
@@ -139,6 +144,8 @@ static void sig_text(FILE *f, const struct vp_sig *s, const char *indent)
         fprintf(f, "%s  issued by: %s\n", indent, s->chain[i]->description);
     if (s->trusted_by)
         fprintf(f, "%s  trusted by: %s\n", indent, s->trusted_by->cert->description);
+    if (s->chain_len && s->time_invalid)
+        fprintf(f, "%s  note: a certificate is outside its validity period (not enforced)\n", indent);
     if (s->timestamp) {
         char t[40];
         fprintf(f, "%s  timestamp: %s (%s), %s\n", indent,

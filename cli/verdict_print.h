@@ -43,6 +43,8 @@ struct vp_sig {
     const struct kt_key *trusted_by;
     int verdict;                  /* 0 / -errno */
     const char *reason;           /* NULL when trusted */
+    bool time_invalid;            /* a chain certificate is outside its validity
+                                   * period (printed as time_valid when chain_len) */
     const struct vp_timestamp *timestamp; /* NULL: null */
     const struct vp_sig *nested;  /* nested signatures */
     size_t n_nested;

@@ -143,4 +143,13 @@ expect_exit 5 "--check-time in 2099 -> rejected" -- "$KTRUST" verify-module --ch
 expect_exit 0 "--check-time now" -- "$KTRUST" verify-module --check-time --trust good.pem signed.ko
 expect_exit 64 "bad --check-time" -- "$KTRUST" verify-module --check-time=yesterday signed.ko
 
+# keys from the store: builtin vouches for modules, platform does not;
+# a blacklisted key rejects
+"$KTRUST" keyring add --store st.db --keyring builtin good.pem >/dev/null 2>&1
+"$KTRUST" keyring add --store st.db --keyring platform other.pem >/dev/null 2>&1
+expect_exit 0 "store builtin key -> trusted" -- "$KTRUST" verify-module --store st.db signed.ko
+expect_exit 2 "store platform key -> untrusted for modules" -- "$KTRUST" verify-module --store st.db byother.ko
+"$KTRUST" keyring add --store st.db --keyring blacklist good.pem >/dev/null 2>&1
+expect_exit 5 "blacklisted key -> rejected" -- "$KTRUST" verify-module --store st.db signed.ko
+
 finish
