@@ -53,16 +53,17 @@ say "1. The platform's db holds the stand-in UEFI CA: it goes to the platform ke
 run "$KTRUST" keyring add --keyring platform platform.pem
 run "$KTRUST" keyring list
 
-say "2. The vendor's module is signed by a key the kernel does not know yet"
+say "2. The vendor's module is signed by a key the kernel does not know yet: untrusted (exit 2)"
 run "$KTRUST" verify-module acme.ko
 
-say "3. The vendor wraps its key in a PE binary (wrap-key) and the CA signs it"
+say "3. The vendor wraps its key in a PE binary (wrap-key) and the UEFI CA signs it"
+echo "The platform CA signs nothing but PE binaries, so the key travels in a .keylist section."
 run "$KTRUST" wrap-key vendor.pem -o vendor-key.efi
 osslsigncode sign -certs uefisigner.pem -ac platform.pem -key uefisigner.key -h sha256 \
     -in vendor-key.efi -out vendor-key.efi.signed >/dev/null 2>&1 && echo "signed by the stand-in UEFI CA: vendor-key.efi.signed"
 run "$KTRUST" verify-pe vendor-key.efi.signed
 
-say "4. load-pe-key verifies the wrapper and adds the wrapped key, flagged trusted"
+say "4. load-pe-key verifies the wrapper (platform CA vouches) and adds the wrapped key, flagged trusted"
 run "$KTRUST" load-pe-key vendor-key.efi.signed
 run "$KTRUST" keyring list --keyring secondary
 
@@ -81,9 +82,17 @@ if cmp -s before.json after.json; then echo "store unchanged: yes"; else echo "s
 # --- the real chain ---------------------------------------------------------
 C=${KTRUST_CORPUS:-$SRC/../shared/corpus}
 if [ -f "$C/README.md" ]; then
+    C=$(cd "$C" && pwd)
     say "7. The real Debian 12 chain: Microsoft UEFI CA 2011 -> shim -> GRUB -> vmlinuz -> modules"
-    run "$KTRUST" chain --db "$C/trust/microsoft-uefi-ca-2011.pem" "$C/debian/shimx64.efi.signed" \
-        "$C/debian/grubx64.efi.signed" "$C/debian/vmlinuz-6.1.0-57-amd64" "$C"/debian/modules/*.ko
+    echo "The UEFI db trusts Microsoft's UEFI CA; it signed shim, whose .vendor_cert wraps the"
+    echo "Debian Secure Boot CA; that CA signed GRUB and the kernel; the kernel's builtin key"
+    echo "signed the modules.  ktrust checks every link offline:"
+    cd "$C/debian"
+    printf '$ ktrust chain --db ../trust/microsoft-uefi-ca-2011.pem shimx64.efi.signed grubx64.efi.signed vmlinuz-6.1.0-57-amd64 modules/*.ko\n'
+    "$KTRUST" chain --db ../trust/microsoft-uefi-ca-2011.pem shimx64.efi.signed grubx64.efi.signed \
+        vmlinuz-6.1.0-57-amd64 modules/*.ko
+    printf '   (exit %d)\n' $?
+    cd "$W"
 else
     say "7. (../shared/corpus not found: skipping the real Debian chain)"
 fi

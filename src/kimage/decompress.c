@@ -18,6 +18,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
+/* Memory a decoder may use for its dictionary (the kernel's xz uses 32 MiB). */
+#define KT_KIMAGE_DECODER_MEM ((uint64_t)256 << 20)
+
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -110,8 +113,8 @@ static int do_lzma(const uint8_t *in, size_t len, size_t base, struct obuf *o, b
 {
     const char *name = alone ? "lzma" : "xz";
     lzma_stream s = LZMA_STREAM_INIT;
-    lzma_ret r = alone ? lzma_alone_decoder(&s, (uint64_t)1 << 30)
-                       : lzma_stream_decoder(&s, (uint64_t)1 << 30, 0);
+    lzma_ret r = alone ? lzma_alone_decoder(&s, KT_KIMAGE_DECODER_MEM)
+                       : lzma_stream_decoder(&s, KT_KIMAGE_DECODER_MEM, 0);
     if (r != LZMA_OK)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "vmlinux: liblzma init failed");
     s.next_in = in;
@@ -133,7 +136,9 @@ static int do_lzma(const uint8_t *in, size_t len, size_t base, struct obuf *o, b
         if (r == LZMA_BUF_ERROR)
             rc = corrupt(err, at, name, "truncated");
         else if (r == LZMA_MEM_ERROR || r == LZMA_MEMLIMIT_ERROR)
-            rc = kt_fail(err, -ENOMEM, at, "vmlinux: %s stream needs too much memory", name);
+            rc = kt_fail(err, r == LZMA_MEM_ERROR ? -ENOMEM : -EFBIG, at,
+                         "vmlinux: %s stream needs more than %u MiB to decode", name,
+                         (unsigned)(KT_KIMAGE_DECODER_MEM >> 20));
         else if (r == LZMA_OPTIONS_ERROR || r == LZMA_UNSUPPORTED_CHECK)
             rc = kt_fail(err, -ENOPKG, at, "vmlinux: %s stream uses unsupported options", name);
         else
@@ -150,7 +155,8 @@ static int do_zstd(const uint8_t *in, size_t len, size_t base, struct obuf *o,
     ZSTD_DCtx *dc = ZSTD_createDCtx();
     if (!dc)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "vmlinux: zstd init failed");
-    ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, 30);
+    /* 2^27: zstd's own default limit, and more than the kernel's -22 uses */
+    ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, 27);
     ZSTD_inBuffer ib = {in, len, 0};
     int rc = 0;
     for (;;) {
@@ -248,8 +254,8 @@ static int do_lz4_frame(const uint8_t *in, size_t len, size_t base, struct obuf 
         }
         if (z == 0)
             break;
-        if (pos == len && dst == 0 && src == 0) {
-            rc = corrupt(err, base + pos, "lz4", "truncated");
+        if (dst == 0 && src == 0) {
+            rc = corrupt(err, base + pos, "lz4", pos == len ? "truncated" : "no progress");
             break;
         }
     }

@@ -124,6 +124,13 @@ struct kt_pkcs7 {
 };
 
 /* Parse a DER/BER ContentInfo holding SignedData.  *out points into buf.
+ * Authenticated attributes follow the kernel's parser (contentType and
+ * messageDigest required, contentType equal to the content's type, repeated
+ * or multivalued known attributes -EKEYREJECTED, Microsoft opus-info and
+ * statement-type only in Authenticode) with one deliberate difference:
+ * sMIMECapabilities, which the kernel refuses outside Authenticode, is
+ * accepted, so that ordinary `openssl cms -sign` messages verify (module
+ * signatures still refuse any authenticated attribute by purpose).
  * Returns 0, -EBADMSG (malformed; detail with offset), -ENOPKG (not
  * signedData, or an unknown digest algorithm), -EKEYREJECTED (an
  * Authenticode-only attribute outside Authenticode, as the kernel), -ENOMEM. */

@@ -143,6 +143,20 @@ expect_exit 5 "--check-time in 2099 -> rejected" -- "$KTRUST" verify-module --ch
 expect_exit 0 "--check-time now" -- "$KTRUST" verify-module --check-time --trust good.pem signed.ko
 expect_exit 64 "bad --check-time" -- "$KTRUST" verify-module --check-time=yesterday signed.ko
 
+# an expired signing certificate: reported (time_valid false), enforced only
+# with --check-time
+mkdir ca && (cd ca && touch index.txt && echo 01 > serial &&
+    printf '[ca]\ndefault_ca=d\n[d]\ndatabase=index.txt\nserial=serial\nnew_certs_dir=.\ndefault_md=sha256\npolicy=p\nunique_subject=no\n[p]\ncommonName=supplied\n' > ca.cnf &&
+    openssl req -new -newkey rsa:2048 -nodes -keyout ../exp.key -out exp.csr -subj "/CN=Expired Key" &&
+    openssl ca -batch -config ca.cnf -selfsign -keyfile ../exp.key -in exp.csr -out ../exp.pem \
+        -startdate 20200101000000Z -enddate 20210101000000Z -notext) >/dev/null 2>&1
+sign mod.ko exp expired.ko
+expect_exit 0 "expired signer: not enforced by default" -- "$KTRUST" verify-module --trust exp.pem expired.ko
+json=$("$KTRUST" verify-module --json --trust exp.pem expired.ko)
+expect_match "$json" '"time_valid":false' "expired signer reported"
+expect_exit 5 "expired signer with --check-time" -- "$KTRUST" verify-module --check-time --trust exp.pem expired.ko
+expect_exit 0 "--check-time inside its validity" -- "$KTRUST" verify-module --check-time=2020-06-01T00:00:00Z --trust exp.pem expired.ko
+
 # keys from the store: builtin vouches for modules, platform does not;
 # a blacklisted key rejects
 "$KTRUST" keyring add --store st.db --keyring builtin good.pem >/dev/null 2>&1
