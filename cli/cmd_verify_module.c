@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "modsig/modsig.h"
 #include "util/file.h"
+#include "result_vp.h"
 #include "verdict_print.h"
 
 enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1 };
@@ -39,17 +40,7 @@ static int verify_one(const char *path, const struct kt_keyrings *rings,
     rc = kt_modsig_verify(f.data, f.len, rings, &res, &err);
 
     struct vp_sig sigs[8];
-    size_t n = 0;
-    if (res.msg)
-        for (size_t i = 0; i < res.msg->n_signers && n < 8; i++) {
-            const struct kt_pkcs7_signer *si = &res.msg->signers[i];
-            vp_sig_from_pkcs7(&sigs[n], si, err.what);
-            if (rc && !si->verdict)
-                sigs[n].verdict = rc; /* a message-level failure (purpose) */
-            if (sigs[n].verdict && !sigs[n].reason)
-                sigs[n].reason = err.what;
-            n++;
-        }
+    size_t n = vp_sigs_from_module(sigs, 8, &res, rc, &err);
     struct vp_result r = {
         .file = path,
         .type = "module",

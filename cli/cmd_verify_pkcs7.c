@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "pkcs7/pkcs7.h"
 #include "util/file.h"
+#include "pkcs7/pkcs7_check.h"
 #include "verdict_print.h"
 
 enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_DATA, OPT_PURPOSE };
@@ -102,38 +103,10 @@ int cmd_verify_pkcs7(int argc, char **argv)
         return code;
     }
 
-    uint8_t *pem = NULL;
-    size_t pem_len = 0;
-    const uint8_t *der = sig.data;
-    size_t der_len = sig.len;
-    struct kt_pkcs7 *msg = NULL;
-    rc = kt_pkcs7_pem_decode(sig.data, sig.len, &pem, &pem_len, &err);
-    if (rc == 0) {
-        der = pem;
-        der_len = pem_len;
-    } else if (rc == -ENODATA) {
-        rc = 0;
-    }
-    if (rc == 0 && der_len == 0)
-        rc = kt_fail(&err, -ENODATA, KT_NO_OFFSET, "empty file: no signature");
-    if (rc == 0)
-        rc = kt_pkcs7_parse(der, der_len, &msg, &err);
-    if (rc == 0) {
-        msg->policy = policy;
-        if (purpose_given)
-            rc = kt_pkcs7_check_purpose(msg, purpose, &err);
-    }
-    if (rc == 0) {
-        rc = kt_pkcs7_verify(msg, data_path ? data.data : NULL, data_path ? data.len : 0, rings,
-                             &err);
-        if (rc == 0 || rc == -ENOPKG) {
-            err = (struct kt_error){0};
-            rc = kt_pkcs7_validate_trust(msg, rings, purpose, &err);
-        } else {
-            for (size_t i = 0; i < msg->n_signers; i++)
-                msg->signers[i].verdict = msg->signers[i].verify_rc;
-        }
-    }
+    struct kt_pkcs7_check chk;
+    rc = kt_pkcs7_check(sig.data, sig.len, data_path ? data.data : NULL, data_path ? data.len : 0,
+                        rings, purpose, purpose_given, &policy, &chk, &err);
+    struct kt_pkcs7 *msg = chk.msg;
 
     struct vp_sig sigs[64];
     size_t n = 0;
@@ -149,8 +122,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
         !co.quiet)
         cli_error(path, &err);
 
-    kt_pkcs7_free(msg);
-    free(pem);
+    kt_pkcs7_check_free(&chk);
     vp_unload_keyrings(rings, store);
     kt_file_close(&sig);
     if (data_path)

@@ -14,6 +14,7 @@ enum { OPT_MACHINE = OPT_FIRST_PRIVATE };
 struct certs {
     kt_span *v;
     size_t n, cap;
+    struct kt_error *err;
 };
 
 static int collect(void *ctx, const uint8_t *der, size_t len, size_t off)
@@ -23,7 +24,8 @@ static int collect(void *ctx, const uint8_t *der, size_t len, size_t off)
     struct kt_error e = {0};
     int rc = kt_x509_parse(der, len, &c, &e);
     if (rc < 0 && rc != -EKEYREJECTED)
-        return kt_fail(NULL, rc, off, "not a certificate");
+        return kt_fail(cs->err, rc, e.offset != KT_NO_OFFSET ? off + e.offset : off,
+                       "%s", e.what);
     if (rc == 0)
         kt_x509_free(c);
     if (cs->n == cs->cap) {
@@ -99,6 +101,7 @@ int cmd_wrap_key(int argc, char **argv)
             break;
         }
         size_t before = cs.n;
+        cs.err = &e;
         rc = kt_certs_foreach(f.data, f.len, collect, &cs, &e);
         kt_file_close(&f);
         if (rc < 0) {

@@ -58,6 +58,36 @@ static int kernel_key(void *vctx, const uint8_t *der, size_t len, size_t off)
     return 0;
 }
 
+/* The run-only keys of --trust and --kernel, into builtin. */
+static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err,
+                        const char **bad_file)
+{
+    int rc;
+    for (size_t i = 0; i < co->n_trust; i++) {
+        rc = cli_add_key_file(k, kt_keyrings_get(k, "builtin"), co->trust[i], KT_ADD_EXPLICIT,
+                              true, NULL, err);
+        if (rc < 0) {
+            *bad_file = co->trust[i];
+            return rc;
+        }
+    }
+    if (co->kernel) {
+        struct kt_file f;
+        if ((rc = kt_file_open(co->kernel, &f, err)) < 0) {
+            *bad_file = co->kernel;
+            return rc;
+        }
+        struct kernel_ctx kc = {k, co->kernel, 0, err};
+        rc = kt_kimage_foreach_cert(f.data, f.len, kernel_key, &kc, err);
+        kt_file_close(&f);
+        if (rc < 0) {
+            *bad_file = co->kernel;
+            return rc;
+        }
+    }
+    return 0;
+}
+
 int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
                       struct kt_store **store, struct kt_error *err, const char **bad_file)
 {
@@ -88,28 +118,8 @@ int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
             goto fail;
         }
     }
-    for (size_t i = 0; i < co->n_trust; i++) {
-        rc = cli_add_key_file(k, kt_keyrings_get(k, "builtin"), co->trust[i], KT_ADD_EXPLICIT,
-                              true, NULL, err);
-        if (rc < 0) {
-            *bad_file = co->trust[i];
-            goto fail;
-        }
-    }
-    if (co->kernel) {
-        struct kt_file f;
-        if ((rc = kt_file_open(co->kernel, &f, err)) < 0) {
-            *bad_file = co->kernel;
-            goto fail;
-        }
-        struct kernel_ctx kc = {k, co->kernel, 0, err};
-        rc = kt_kimage_foreach_cert(f.data, f.len, kernel_key, &kc, err);
-        kt_file_close(&f);
-        if (rc < 0) {
-            *bad_file = co->kernel;
-            goto fail;
-        }
-    }
+    if ((rc = add_run_keys(co, k, err, bad_file)) < 0)
+        goto fail;
     *rings = k;
     if (store)
         *store = s;
@@ -120,36 +130,6 @@ fail:
     kt_store_close(s);
     kt_keyrings_free(k);
     return rc;
-}
-
-/* The run-only keys of --trust and --kernel, into builtin. */
-static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err,
-                        const char **bad_file)
-{
-    int rc;
-    for (size_t i = 0; i < co->n_trust; i++) {
-        rc = cli_add_key_file(k, kt_keyrings_get(k, "builtin"), co->trust[i], KT_ADD_EXPLICIT,
-                              true, NULL, err);
-        if (rc < 0) {
-            *bad_file = co->trust[i];
-            return rc;
-        }
-    }
-    if (co->kernel) {
-        struct kt_file f;
-        if ((rc = kt_file_open(co->kernel, &f, err)) < 0) {
-            *bad_file = co->kernel;
-            return rc;
-        }
-        struct kernel_ctx kc = {k, co->kernel, 0, err};
-        rc = kt_kimage_foreach_cert(f.data, f.len, kernel_key, &kc, err);
-        kt_file_close(&f);
-        if (rc < 0) {
-            *bad_file = co->kernel;
-            return rc;
-        }
-    }
-    return 0;
 }
 
 int cli_open_keyrings_for_write(const struct cli_common *co, struct kt_keyrings **rings,

@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include "cert_print.h"
+#include "keyload.h"
+#include "store/store.h"
 #include "verdict_print.h"
 
 void vp_sig_from_pkcs7(struct vp_sig *s, const struct kt_pkcs7_signer *si, const char *reason)
@@ -209,10 +211,6 @@ int vp_parse_time(const char *arg, int64_t *t)
     return 0;
 }
 
-#if __has_include("keyload.h")
-#include "keyload.h"
-#include "store/store.h"
-
 int vp_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
                      struct kt_store **store)
 {
@@ -236,65 +234,3 @@ void vp_unload_keyrings(struct kt_keyrings *rings, struct kt_store *store)
         kt_store_close(store);
     kt_keyrings_free(rings);
 }
-#else
-#include "kimage/kimage.h"
-#include "util/file.h"
-
-struct vp_add_ctx {
-    struct kt_keyrings *rings;
-    const char *source;
-    struct kt_error *err;
-};
-
-static int vp_add_cert(void *ctx, const uint8_t *der, size_t len, size_t off)
-{
-    struct vp_add_ctx *a = ctx;
-    (void)off;
-    int rc = kt_keyring_add(a->rings, kt_keyrings_get(a->rings, "builtin"), der, len, a->source,
-                            KT_ADD_EXPLICIT, NULL, a->err);
-    return rc == -EEXIST ? 0 : rc;
-}
-
-static int vp_add_file(struct kt_keyrings *rings, const char *path, bool kernel)
-{
-    struct kt_error err = {0};
-    struct kt_file f;
-    int rc = kt_file_open(path, &f, &err);
-    if (rc == 0) {
-        struct vp_add_ctx a = {rings, path, &err};
-        rc = kernel ? kt_kimage_foreach_cert(f.data, f.len, vp_add_cert, &a, &err)
-                    : kt_certs_foreach(f.data, f.len, vp_add_cert, &a, &err);
-        kt_file_close(&f);
-    }
-    if (rc < 0) {
-        cli_error(path, &err);
-        return cli_exit_code(rc);
-    }
-    return 0;
-}
-
-int vp_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
-                     struct kt_store **store)
-{
-    *store = NULL;
-    if (kt_keyrings_new(rings) < 0)
-        return EXIT_INTERNAL;
-    for (size_t i = 0; i < co->n_trust; i++) {
-        int code = vp_add_file(*rings, co->trust[i], false);
-        if (code)
-            return code;
-    }
-    if (co->kernel) {
-        int code = vp_add_file(*rings, co->kernel, true);
-        if (code)
-            return code;
-    }
-    return 0;
-}
-
-void vp_unload_keyrings(struct kt_keyrings *rings, struct kt_store *store)
-{
-    (void)store;
-    kt_keyrings_free(rings);
-}
-#endif

@@ -38,14 +38,18 @@ enum kt_kimage_comp {
 /* "none", "gzip", "xz", "lzma", "zstd", "lz4" */
 const char *kt_kimage_comp_name(enum kt_kimage_comp c);
 
-/* Locate and decompress the vmlinux in img (bzImage, compressed stream, or
- * already a vmlinux).  *out is malloc'd (caller frees) even for raw input
- * (a copy is avoided: then *out == NULL and *vmlinux points into img).
- * Use the pair like this:  const uint8_t *v; size_t vlen; uint8_t *own;
- * kt_kimage_vmlinux(img, len, &v, &vlen, &own, &comp, err); ... free(own);
- * max_out 0 means KT_KIMAGE_MAX_VMLINUX.
- * Errors: -ENOPKG (unknown/unsupported compression), -EBADMSG (corrupt
- * stream or setup header, with offset), -EFBIG (over max_out), -ENOMEM. */
+/* Locate and decompress the vmlinux in img (bzImage, EFI zboot, a bare
+ * compressed stream, or already a vmlinux / raw Image).  On success
+ * *vmlinux / *vmlinux_len is the uncompressed kernel and *owned the malloc'd
+ * buffer behind it, which the caller frees; for uncompressed input no copy
+ * is made: *owned is NULL and *vmlinux points into img.  Usage:
+ *   const uint8_t *v; size_t vlen; uint8_t *own;
+ *   rc = kt_kimage_vmlinux(img, len, 0, &v, &vlen, &own, &comp, err); ... free(own);
+ * max_out 0 means KT_KIMAGE_MAX_VMLINUX; comp may be NULL.
+ * Errors: -EBADMSG (not a kernel image; corrupt or truncated stream; setup
+ * header fields outside the file; with the offset), -ENOPKG (bzip2, lzo,
+ * an unknown payload magic, boot protocol < 2.08), -EFBIG (output over
+ * max_out, or a decoder needing more than 256 MiB: a bomb), -ENOMEM. */
 int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
                       const uint8_t **vmlinux, size_t *vmlinux_len, uint8_t **owned,
                       enum kt_kimage_comp *comp, struct kt_error *err);

@@ -70,7 +70,7 @@ int kt_mscode_parse(const uint8_t *buf, size_t len, const uint8_t *base, struct 
                     struct kt_error *err)
 {
     memset(mc, 0, sizeof(*mc));
-    kt_der d, data, dinfo, alg;
+    kt_der d, data, dinfo;
     kt_der_init(&d, buf, len, KT_DER_BER, err);
     if (base && base <= buf)
         d.base = base;
@@ -95,12 +95,7 @@ int kt_mscode_parse(const uint8_t *buf, size_t len, const uint8_t *base, struct 
     KT_TRY(kt_der_expect_end(&data, "SpcAttributeTypeAndOptionalValue"));
 
     KT_TRY(kt_der_get(&d, KT_TAG_SEQUENCE, &dinfo, "SpcIndirectDataContent.messageDigest"));
-    size_t alg_off = kt_der_offset(&dinfo);
-    alg = dinfo;
-    int rc = kt_hashalg_parse(&dinfo, &mc->digest_alg, "DigestInfo.digestAlgorithm");
-    if (rc < 0)
-        return rc;
-    (void)alg;
+    KT_TRY(kt_hashalg_parse(&dinfo, &mc->digest_alg, "DigestInfo.digestAlgorithm"));
     if (mc->digest_alg == KT_HASH_MD2 || mc->digest_alg == KT_HASH_MD4)
         mc->digest_alg_unsupported = true;
     size_t dig_off = kt_der_offset(&dinfo);
@@ -111,6 +106,5 @@ int kt_mscode_parse(const uint8_t *buf, size_t len, const uint8_t *base, struct 
                        "DigestInfo.digest: %zu bytes, but %s digests are %zu bytes",
                        mc->digest.len, kt_hash_name(mc->digest_alg),
                        kt_hash_size(mc->digest_alg));
-    (void)alg_off;
     return kt_der_expect_end(&d, "SpcIndirectDataContent");
 }

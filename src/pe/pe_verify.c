@@ -98,8 +98,6 @@ static void prepare(struct ctx *c, struct kt_pe_signature *sig, kt_span der, int
     }
 }
 
-static const struct kt_pkcs7_digest *no_digests = NULL;
-
 static void check(struct ctx *c, struct kt_pe_signature *sig)
 {
     struct kt_error e = {0};
@@ -147,7 +145,7 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
     if (rc < 0)
         goto out;
     sig->msg->policy.allow_sha1 = c->allow_sha1;
-    rc = kt_pkcs7_verify_digests(sig->msg, no_digests, 0, c->rings, &e);
+    rc = kt_pkcs7_verify_digests(sig->msg, NULL, 0, c->rings, &e);
     sig->signer = s->signer_cert;
     if (rc == -ENOPKG && !c->allow_sha1 &&
         (s->digest_alg == KT_HASH_SHA1 || s->sig_alg.hash == KT_HASH_SHA1)) {

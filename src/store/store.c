@@ -162,6 +162,21 @@ static int reopen_immutable(struct kt_store *s, struct kt_error *err)
     return 0;
 }
 
+/* Switch to WAL (persistent in the file).  Changing the journal mode does
+ * not wait on the busy handler, so a process racing another one that is
+ * creating the same new store retries here. */
+static int set_wal(struct kt_store *s, struct kt_error *err)
+{
+    int rc = SQLITE_BUSY;
+    for (int waited = 0; waited < KT_STORE_BUSY_MS; waited += 10) {
+        rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+        if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+            break;
+        usleep(10000);
+    }
+    return rc == SQLITE_OK ? 0 : db_fail(s, err, rc, "setting WAL mode");
+}
+
 int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **out,
                   struct kt_error *err)
 {
@@ -212,7 +227,7 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
 
     if (mode == KT_STORE_WRITE) {
         /* WAL mode is persistent in the file; switching needs no transaction */
-        if ((rc = exec(s, "PRAGMA journal_mode=WAL", "setting WAL mode", err)) < 0 ||
+        if ((rc = set_wal(s, err)) < 0 ||
             (rc = exec(s, "PRAGMA synchronous=FULL", "setting synchronous", err)) < 0 ||
             /* a small page cache: a big transaction spills to the WAL as it
              * goes instead of holding everything in memory until COMMIT */

@@ -3,6 +3,9 @@
 # the image digest, sbverify for the verdicts on the EFI binaries).
 . "$(dirname "$0")/../lib/common.sh"
 corpus
+for tool in jq pesign osslsigncode objcopy openssl; do
+    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
+done
 D=$CORPUS/debian W=$CORPUS/windows U=$CORPUS/peers/uthenticode
 MS11=$CORPUS/trust/microsoft-uefi-ca-2011.pem MS23=$CORPUS/trust/microsoft-uefi-ca-2023.pem
 SHIM=$D/shimx64.efi.signed

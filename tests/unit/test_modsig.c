@@ -160,7 +160,12 @@ int main(void)
 {
     test_trailer();
     test_decompress();
-    const char *corpus = kt_test_require_corpus();
-    test_corpus(corpus);
+    const char *corpus = kt_test_corpus();
+    if (corpus)
+        test_corpus(corpus);
+    else if (getenv("CI"))
+        CHECK(0, "corpus not found but CI is set");
+    else
+        printf("corpus not found: corpus modules skipped\n");
     KT_TEST_END();
 }
