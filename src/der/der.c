@@ -136,20 +136,15 @@ static int take(kt_der *d, struct hdr *h, kt_der *content, kt_span *whole, const
     }
     if (d->depth + 1 > KT_DER_MAX_DEPTH)
         return bad(d, d->p, what, "nesting too deep");
-    if (content) {
-        content->p = d->p + h->hlen;
-        content->len = clen;
-        content->base = d->base;
-        content->mode = d->mode;
-        content->depth = (uint8_t)(d->depth + 1);
-        content->err = d->err;
-    }
-    if (whole) {
-        whole->p = d->p;
-        whole->len = total;
-    }
+    /* compute everything before writing: content or whole may alias d */
+    kt_der child = {d->p + h->hlen, clen, d->base, d->mode, (uint8_t)(d->depth + 1), d->err};
+    kt_span all = {d->p, total};
     d->p += total;
     d->len -= total;
+    if (content)
+        *content = child;
+    if (whole)
+        *whole = all;
     return 0;
 }
 

@@ -222,6 +222,10 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
     if (mode == KT_STORE_READ && get_user_version(s, &v, NULL) == -EACCES &&
         (rc = reopen_immutable(s, err)) < 0)
         goto fail;
+    /* readers check the version and the tables in one snapshot: a writer
+     * may be creating the schema right now */
+    if (mode == KT_STORE_READ && (rc = exec(s, "BEGIN", "reading", err)) < 0)
+        goto fail;
     if ((rc = get_user_version(s, &v, err)) < 0 || (rc = check_version(s, v, err)) < 0)
         goto fail;
 
@@ -254,6 +258,8 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
         }
         sqlite3_finalize(st);
     }
+    if (mode == KT_STORE_READ)
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     *out = s;
     return 0;
 fail:

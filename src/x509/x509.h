@@ -62,13 +62,18 @@ struct kt_x509 {
     uint32_t eku;           /* KT_EKU_* */
     bool unknown_critical;  /* an unrecognised critical extension was present */
     /* the kernel's view */
-    bool self_signed;       /* subject == issuer (and AKID, if any, points at itself) */
+    bool self_signed;       /* subject == issuer (and AKID, if any, points at itself);
+                             * its signature verified unless sig_unsupported */
     bool sig_unsupported;   /* self-signature could not be checked (algorithm) */
     char *description;      /* "O: CN: <hex id>" exactly as the kernel makes it */
 };
 
 /* Parse one DER certificate.  *out owns allocated strings and the pubkey,
- * not the bytes.  Errors: -EBADMSG (malformed; detail with offset),
+ * not the bytes.  Refuses, as the kernel does (checked with keyctl): a
+ * repeated, empty or long-form SKID, an empty issuer/subject Name, an empty
+ * extensions list, UTCTime without seconds, GeneralizedTime with fractions
+ * or for a year before 2050, outer and TBS signature algorithms that
+ * differ.  A repeated AKID replaces the earlier one.  Errors: -EBADMSG (malformed; detail with offset),
  * -ENOPKG (unsupported signature algorithm or key type is *not* an error
  * here: pub stays NULL / sig_alg.unsupported is set), -ENOMEM.
  * For a self-signed certificate the signature is checked as the kernel
