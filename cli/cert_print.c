@@ -18,53 +18,11 @@ const char *cli_cert_sigalg_name(const struct kt_x509 *c, char *buf, size_t cap)
     return "unknown";
 }
 
-/* Length of a valid UTF-8 sequence at p (0 if invalid). */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    size_t len = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
-               : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (len == 0 || len > n || (len == 2 && p[0] < 0xc2))
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return len;
-}
-
-/* The kernel's description is raw bytes (a T61String name stays Latin-1).
- * JSON needs Unicode: valid UTF-8 goes out as is, any other byte as the
- * Latin-1 character of the same value. */
-static void json_bytes(struct jw *w, const char *key, const char *s)
-{
-    size_t n = strlen(s), i = 0;
-    char *out = malloc(2 * n + 1);
-    if (!out) {
-        jw_str(w, key, s);
-        return;
-    }
-    size_t o = 0;
-    while (i < n) {
-        const unsigned char *p = (const unsigned char *)s + i;
-        size_t l = utf8_len(p, n - i);
-        if (l) {
-            memcpy(out + o, p, l);
-            o += l;
-            i += l;
-        } else {
-            out[o++] = (char)(0xc0 | (p[0] >> 6));
-            out[o++] = (char)(0x80 | (p[0] & 0x3f));
-            i++;
-        }
-    }
-    jw_strn(w, key, out, o);
-    free(out);
-}
-
 void cli_cert_json_fields(struct jw *w, const struct kt_x509 *c)
 {
     char serial[160], alg[96];
     kt_x509_serial_hex(c, serial, sizeof(serial));
-    json_bytes(w, "description", c->description);
+    jw_str(w, "description", c->description);
     jw_str(w, "subject", c->subject);
     jw_str(w, "issuer", c->issuer);
     jw_str(w, "serial", serial);

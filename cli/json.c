@@ -10,11 +10,34 @@ void jw_init(struct jw *w, FILE *f)
     w->need_comma[0] = false;
 }
 
+/* Length of a valid UTF-8 sequence at p (0 if invalid). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    size_t len = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
+               : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (len == 0 || len > n || (len == 2 && p[0] < 0xc2))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return len;
+}
+
+/* A JSON string.  Valid UTF-8 goes out as is; any other byte (a Latin-1
+ * T61String name, raw bytes in a description) as the Latin-1 character of
+ * the same value, so the output is always valid JSON. */
 static void esc(FILE *f, const char *s, size_t n)
 {
     fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
+        size_t l = utf8_len((const unsigned char *)s + i, n - i);
+        if (l > 1) {
+            fwrite(s + i, 1, l, f);
+            i += l;
+            continue;
+        }
+        i++;
         switch (c) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -22,7 +45,7 @@ static void esc(FILE *f, const char *s, size_t n)
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (c < 0x20 || c == 0x7f)
+            if (c < 0x20 || c >= 0x7f)
                 fprintf(f, "\\u%04x", c);
             else
                 fputc(c, f);

@@ -100,8 +100,10 @@ const struct kt_key *kt_keyrings_find_cert(const struct kt_keyrings *k, kt_span 
 /* Add every certificate in a blob: DER, PEM, a PEM bundle, concatenated DER
  * certificates (the kernel's compiled-in list) or EFI signature lists.  ESL
  * X509 entries become keys in r (revocation certificates when r is the
- * blacklist), SHA256 entries bin: hashes, X509_SHA256/384/512 entries tbs:
- * hashes in the blacklist.  A certificate already in r is skipped (not
+ * blacklist); when r is the blacklist (dbx, MokListXRT), SHA256 entries
+ * become bin: hashes and X509_SHA256/384/512 entries tbs: hashes; in any
+ * other keyring (db, MokListRT: allow lists) hash entries are ignored, as the
+ * kernel does.  A certificate already in r is skipped (not
  * counted).  source names the blob ("file:/path"); entries get "#N" appended.
  * *n_added (may be NULL) counts keys and hashes added.  Stops at the first
  * failure: keys added before it stay in memory (the store makes a command

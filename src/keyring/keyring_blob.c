@@ -52,9 +52,14 @@ static int esl_cb(void *ctx, const struct kt_esl_entry *en)
     char src[4096];
     snprintf(src, sizeof(src), "%s#%zu.%zu", b->source, en->list_index, en->entry_index);
     int rc = 0;
-    switch (en->type) {
-    case KT_ESL_X509:
+    if (en->type == KT_ESL_X509)
         return add_one(b, b->r, en->data.p, en->data.len, en->offset, src);
+    /* Hashes are blacklist entries only in a dbx/MokListX loaded into the
+     * blacklist; in db/MokList (allow lists) the kernel ignores them, and so
+     * do we: an allowed image hash must never become a blacklisted one. */
+    if (kt_keyring_restriction(b->r) != KT_RESTRICT_BLACKLIST)
+        return 0;
+    switch (en->type) {
     case KT_ESL_SHA256:
         if (en->data.len != 32)
             return kt_fail(b->err, -EBADMSG, en->offset, "ESL SHA256 entry: %zu bytes, want 32",

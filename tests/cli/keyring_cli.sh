@@ -101,6 +101,17 @@ if command -v sig-list-to-certs >/dev/null; then
     $KTRUST keyring export --keyring blacklist --format esl -o dbx.esl
     mkdir -p out2 && (cd out2 && sig-list-to-certs ../dbx.esl c >/dev/null 2>&1)
     expect_eq "$(sha256sum <out2/c-0.der)" "$(sha256sum <stranger.der)" "blacklist ESL round trip"
+    # efitools' hash list of a PE image: a bin: hash equal to pesign's digest
+    if command -v hash-to-efi-sig-list >/dev/null && command -v pesign >/dev/null &&
+        $KTRUST wrap-key root.pem -o w.efi >/dev/null 2>&1 && hash-to-efi-sig-list w.efi h.esl >/dev/null 2>&1; then
+        want=$(pesign -h -i w.efi | awk '{print $2}')
+        expect_exit 0 "hash ESL into the blacklist" -- $KTRUST keyring add --keyring blacklist h.esl
+        expect_match "$($KTRUST keyring list --keyring blacklist)" "^blacklist	bin:sha256	$want	file:h.esl#0.0" "bin: hash = pesign digest"
+        expect_exit 0 "hash ESL into platform (an allow list)" -- $KTRUST keyring add --keyring platform h.esl
+        expect_eq "$(sqlite3 "$KTRUST_STORE" 'select count(*) from blacklist')" 1 "allow-list hashes are not blacklisted"
+    else
+        echo "note: hash-to-efi-sig-list/pesign/wrap-key unavailable: hash ESL case skipped"
+    fi
 else
     echo "note: efitools not installed, ESL interoperability skipped"
 fi

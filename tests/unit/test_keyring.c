@@ -373,6 +373,11 @@ static void test_blobs(void)
         memcpy(both, e1, l1);
         memcpy(both + l1, e2, l2);
         memset(&e, 0, sizeof(e));
+        CHECK(kt_keyrings_add_blob(k, kt_keyrings_get(k, "platform"), both, l1 + l2, "esl:db",
+                                   KT_ADD_EXPLICIT, &n, &e) == 0 && n == 0,
+              "hashes in a db ESL are ignored: n=%zu %s", n, e.what);
+        CHECK(!kt_blacklist_has_bin(k, KT_HASH_SHA256, h1), "an allowed hash is not blacklisted");
+        memset(&e, 0, sizeof(e));
         CHECK(kt_keyrings_add_blob(k, kt_keyrings_get(k, "blacklist"), both, l1 + l2, "esl:dbx",
                                    KT_ADD_EXPLICIT, &n, &e) == 0 && n == 2,
               "hash ESL: n=%zu %s", n, e.what);
