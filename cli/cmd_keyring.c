@@ -41,7 +41,8 @@ static void usage(FILE *f)
             "FILE: DER, PEM, PEM bundle, concatenated DER certificates or EFI signature\n"
             "lists (X509 entries become keys; SHA256 entries bin: and X509_SHA* entries\n"
             "tbs: blacklist hashes).  ID: a description, or hex of the SKID, serial or\n"
-            "SHA-256 (a trailing part matches, as the kernel's 'id:'; 'ex:HEX' is exact).\n"
+            "SHA-256 (a trailing part matches, as the kernel's 'id:'; 'ex:HEX' is exact);\n"
+            "in the blacklist also bin:HEX or tbs:HEX for a hash.\n"
             "Export as der writes the certificates back to back (the kernel's list).\n\n"
             "options: --store PATH (else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db)\n"
             "         --trust FILE (add: run-only builtin keys that may sign what is added)\n"
@@ -253,7 +254,9 @@ static int do_remove(const struct kr_opts *o, int nids, char **ids)
     if (!r)
         goto out;
     for (int i = 0; i < nids; i++) {
-        int n = kt_keyring_remove(k, r, ids[i]);
+        bool hash_id = !strncmp(ids[i], "bin:", 4) || !strncmp(ids[i], "tbs:", 4);
+        int n = hash_id && r == kt_keyrings_get(k, "blacklist") ? kt_blacklist_remove_hash(k, ids[i])
+                                                                 : kt_keyring_remove(k, r, ids[i]);
         if (n < 0) {
             kt_fail(&e, n, KT_NO_OFFSET, "cannot remove '%s'", ids[i]);
             ret = fail(NULL, n, &e);

@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "esl/esl.h"
 #include "pe/pe.h"
 #include "util/file.h"
 #include "x509/x509.h"
 
-enum { OPT_MACHINE = OPT_FIRST_PRIVATE };
+enum { OPT_MACHINE = OPT_FIRST_PRIVATE, OPT_VENDOR_CERT, OPT_ESL, OPT_DBX };
 
 struct certs {
     kt_span *v;
@@ -45,11 +46,55 @@ static int collect(void *ctx, const uint8_t *der, size_t len, size_t off)
     return 0;
 }
 
+static int count_entry(void *ctx, const struct kt_esl_entry *en)
+{
+    (void)en;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
+/* shim's layout: the certificate or an ESL of them, then the vendor dbx. */
+static int build_vendor_cert(const struct certs *cs, bool esl, const char *dbx,
+                             enum kt_pe_machine m, uint8_t **img, size_t *len,
+                             struct kt_error *e)
+{
+    uint8_t *auth = NULL, *section = NULL;
+    size_t auth_len = 0, section_len = 0;
+    struct kt_file d = {0};
+    kt_span authorized = cs->v[0], deauthorized = {NULL, 0};
+    int rc = 0;
+    if (esl || cs->n > 1) {
+        if ((rc = kt_esl_build_x509(cs->v, cs->n, NULL, &auth, &auth_len)) < 0)
+            return rc;
+        authorized = (kt_span){auth, auth_len};
+    }
+    if (dbx) {
+        size_t n = 0;
+        if ((rc = kt_file_open(dbx, &d, e)) < 0 ||
+            (rc = kt_esl_foreach(d.data, d.len, count_entry, &n, e)) < 0)
+            goto out;
+        deauthorized = (kt_span){d.data, d.len};
+    }
+    if ((rc = kt_vendor_cert_build(authorized, deauthorized, &section, &section_len)) == 0) {
+        kt_span part = {section, section_len};
+        rc = kt_pe_build_section(".vendor_cert", &part, 1, m, img, len);
+    }
+out:
+    free(auth);
+    free(section);
+    kt_file_close(&d);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fputs("usage: ktrust wrap-key CERT... -o OUT.efi [--machine x64|aa64] [-q]\n"
+          "       ktrust wrap-key CERT... -o OUT.efi --vendor-cert [--esl] [--dbx ESL]\n"
           "Build an unsigned PE32+ EFI application whose .keylist section holds the\n"
-          "certificates (DER or PEM), ready to be signed with sbsign, pesign or osslsigncode.\n",
+          "certificates (DER or PEM), ready to be signed with sbsign, pesign or osslsigncode.\n"
+          "--vendor-cert writes shim's .vendor_cert section instead: the authorized part is\n"
+          "the certificate (DER), or an EFI signature list of them with --esl or several\n"
+          "certificates; --dbx adds an EFI signature list as the deauthorized part.\n",
           f);
 }
 
@@ -58,13 +103,17 @@ int cmd_wrap_key(int argc, char **argv)
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
         {"machine", required_argument, NULL, OPT_MACHINE},
+        {"vendor-cert", no_argument, NULL, OPT_VENDOR_CERT},
+        {"esl", no_argument, NULL, OPT_ESL},
+        {"dbx", required_argument, NULL, OPT_DBX},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *outp = NULL;
     enum kt_pe_machine m = KT_PE_MACHINE_X64;
-    bool quiet = false;
+    bool quiet = false, vendor = false, esl = false;
+    const char *dbx = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
@@ -72,6 +121,9 @@ int cmd_wrap_key(int argc, char **argv)
         case 'o': outp = optarg; break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
+        case OPT_VENDOR_CERT: vendor = true; break;
+        case OPT_ESL: esl = true; break;
+        case OPT_DBX: dbx = optarg; break;
         case OPT_MACHINE:
             if (strcmp(optarg, "x64") == 0 || strcmp(optarg, "x86_64") == 0)
                 m = KT_PE_MACHINE_X64;
@@ -88,6 +140,8 @@ int cmd_wrap_key(int argc, char **argv)
         return cli_usage_error("wrap-key", "missing -o OUT.efi");
     if (optind >= argc)
         return cli_usage_error("wrap-key", "no certificate given");
+    if ((esl || dbx) && !vendor)
+        return cli_usage_error("wrap-key", "--esl and --dbx go with --vendor-cert");
 
     struct certs cs = {0};
     int ret = 0;
@@ -118,7 +172,8 @@ int cmd_wrap_key(int argc, char **argv)
         uint8_t *img;
         size_t len;
         struct kt_error e = {0};
-        int rc = kt_pe_build_keylist(cs.v, cs.n, m, &img, &len);
+        int rc = vendor ? build_vendor_cert(&cs, esl, dbx, m, &img, &len, &e)
+                        : kt_pe_build_keylist(cs.v, cs.n, m, &img, &len);
         if (rc == 0) {
             rc = kt_file_write_atomic(outp, img, len, &e);
             free(img);
@@ -126,13 +181,17 @@ int cmd_wrap_key(int argc, char **argv)
                 cli_error(outp, &e);
                 ret = EXIT_NOINPUT;
             }
+        } else if (e.code) {
+            cli_error(dbx, &e);
+            ret = cli_exit_code(rc);
         } else {
             cli_errorf(outp, "cannot build the image: %s", strerror(-rc));
             ret = EXIT_INTERNAL;
         }
         if (ret == 0 && !quiet)
-            printf("%s: %zu certificate%s wrapped in .keylist (%zu bytes, %s)\n", outp, cs.n,
-                   cs.n == 1 ? "" : "s", len, m == KT_PE_MACHINE_X64 ? "x64" : "aa64");
+            printf("%s: %zu certificate%s wrapped in %s (%zu bytes, %s)\n", outp, cs.n,
+                   cs.n == 1 ? "" : "s", vendor ? ".vendor_cert" : ".keylist", len,
+                   m == KT_PE_MACHINE_X64 ? "x64" : "aa64");
     }
     for (size_t i = 0; i < cs.n; i++)
         free((void *)cs.v[i].p);

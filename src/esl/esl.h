@@ -118,4 +118,9 @@ struct kt_vendor_cert {
 int kt_vendor_cert_parse(kt_span section, size_t section_file_offset,
                          struct kt_vendor_cert *out, struct kt_error *err);
 
+/* Build a .vendor_cert section (the inverse of kt_vendor_cert_parse): the
+ * 16-byte header, then authorized (a DER certificate or an ESL), then
+ * deauthorized (an ESL; may be empty).  *out is malloc'd.  -EINVAL, -ENOMEM. */
+int kt_vendor_cert_build(kt_span authorized, kt_span deauthorized, uint8_t **out, size_t *len);
+
 #endif

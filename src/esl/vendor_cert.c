@@ -7,6 +7,7 @@
  * in EFI signature lists. */
 #include "esl/esl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t le32(const uint8_t *p)
@@ -75,5 +76,27 @@ int kt_vendor_cert_parse(kt_span section, size_t section_file_offset,
                                (e2.offset == KT_NO_OFFSET ? 0 : e2.offset),
                            ".vendor_cert: deauthorized part: %s", e2.what);
     }
+    return 0;
+}
+
+int kt_vendor_cert_build(kt_span authorized, kt_span deauthorized, uint8_t **out, size_t *len)
+{
+    if (authorized.len > 0x10000000 || deauthorized.len > 0x10000000)
+        return -EINVAL;
+    size_t total = 16 + authorized.len + deauthorized.len;
+    uint8_t *b = malloc(total);
+    if (!b)
+        return -ENOMEM;
+    uint32_t hdr[4] = {(uint32_t)authorized.len, (uint32_t)deauthorized.len, 16,
+                       (uint32_t)(16 + authorized.len)};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 4; k++)
+            b[4 * i + k] = (uint8_t)(hdr[i] >> (8 * k));
+    if (authorized.len)
+        memcpy(b + 16, authorized.p, authorized.len);
+    if (deauthorized.len)
+        memcpy(b + 16 + authorized.len, deauthorized.p, deauthorized.len);
+    *out = b;
+    *len = total;
     return 0;
 }

@@ -175,6 +175,8 @@ struct kt_keyrings {
     size_t n_tbs[KT_HASH__COUNT];
     int64_t *removed;
     size_t n_removed, cap_removed;
+    int64_t *bl_removed;
+    size_t n_bl_removed, cap_bl_removed;
 };
 
 static struct ikey *ik(const struct kt_key *k) { return (struct ikey *)(uintptr_t)k; }
@@ -276,6 +278,7 @@ void kt_keyrings_free(struct kt_keyrings *k)
     free(k->bl);
     ht_free(&k->bl_ht);
     free(k->removed);
+    free(k->bl_removed);
     free(k);
 }
 
@@ -520,6 +523,73 @@ int kt_blacklist_restore_hash(struct kt_keyrings *k, const char *kind, enum kt_h
 {
     return bl_add(k, kind, h, digest, source, store_id, true);
 }
+
+static int push_id(int64_t **arr, size_t *n, size_t *cap, int64_t id)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        int64_t *na = realloc(*arr, nc * sizeof(*na));
+        if (!na)
+            return -ENOMEM;
+        *arr = na;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = id;
+    return 0;
+}
+
+int kt_blacklist_remove_hash(struct kt_keyrings *k, const char *id)
+{
+    int kc = 0;
+    if (!k || !id)
+        return -EINVAL;
+    if (!strncmp(id, "bin:", 4))
+        kc = 'b';
+    else if (!strncmp(id, "tbs:", 4))
+        kc = 't';
+    else
+        return -EINVAL;
+    const char *hex = id + 4;
+    size_t hl = strlen(hex);
+    uint8_t d[KT_HASH_MAX_SIZE];
+    if (hl % 2 || hl / 2 > sizeof(d) || hl == 0)
+        return -EINVAL;
+    for (size_t i = 0; i < hl / 2; i++) {
+        unsigned v;
+        if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+            sscanf(hex + 2 * i, "%2x", &v) != 1)
+            return -EINVAL;
+        d[i] = (uint8_t)v;
+    }
+    enum kt_hash h = hl / 2 == 32 ? KT_HASH_SHA256 : hl / 2 == 48 ? KT_HASH_SHA384
+                   : hl / 2 == 64 ? KT_HASH_SHA512 : KT_HASH_NONE;
+    if (h == KT_HASH_NONE)
+        return -EINVAL;
+    struct bhash *b = bl_find(k, kc, h, d);
+    if (!b)
+        return 0;
+    if (b->store_id && push_id(&k->bl_removed, &k->n_bl_removed, &k->cap_bl_removed,
+                               b->store_id) < 0)
+        return -ENOMEM;
+    ht_del(&k->bl_ht, b->tag, 2, b->pub.digest, b->pub.len, b);
+    if (kc == 't')
+        k->n_tbs[h]--;
+    size_t j = 0;
+    for (size_t i = 0; i < k->n_bl; i++)
+        if (k->bl[i] != b)
+            k->bl[j++] = k->bl[i];
+    k->n_bl = j;
+    free((char *)b->pub.source);
+    free(b);
+    return 1;
+}
+
+size_t kt_blacklist_removed_ids(const struct kt_keyrings *k, const int64_t **ids)
+{
+    *ids = k->bl_removed;
+    return k->n_bl_removed;
+}
+void kt_blacklist_clear_removed(struct kt_keyrings *k) { k->n_bl_removed = 0; }
 
 size_t kt_blacklist_hash_count(const struct kt_keyrings *k) { return k->n_bl; }
 const struct kt_blacklist_hash *kt_blacklist_hash_at(const struct kt_keyrings *k, size_t i)

@@ -142,6 +142,10 @@ struct kt_blacklist_hash {
     size_t len;
     const char *source;
 };
+/* Remove blacklist hashes named "bin:HEX" or "tbs:HEX" (the kernel's
+ * blacklist key descriptions; the digest's length picks the algorithm).
+ * Returns the count removed (0 or 1) or -EINVAL for a malformed id. */
+int kt_blacklist_remove_hash(struct kt_keyrings *k, const char *id);
 size_t kt_blacklist_hash_count(const struct kt_keyrings *k);
 const struct kt_blacklist_hash *kt_blacklist_hash_at(const struct kt_keyrings *k, size_t i);
 
@@ -167,6 +171,9 @@ bool kt_key_is_ephemeral(const struct kt_key *key);
  * valid until the next change. */
 size_t kt_keyrings_removed_ids(const struct kt_keyrings *k, const int64_t **ids);
 void kt_keyrings_clear_removed(struct kt_keyrings *k);
+/* The same for removed blacklist hashes. */
+size_t kt_blacklist_removed_ids(const struct kt_keyrings *k, const int64_t **ids);
+void kt_blacklist_clear_removed(struct kt_keyrings *k);
 /* A user keyring the store has (not) saved yet. */
 bool kt_keyring_is_saved(const struct kt_keyring *r);
 void kt_keyring_set_saved(struct kt_keyring *r, bool saved);

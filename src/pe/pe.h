@@ -108,5 +108,10 @@ uint32_t kt_pe_compute_checksum(const uint8_t *buf, size_t len, size_t checksum_
  * -EFBIG (too large). */
 int kt_pe_build_keylist(const kt_span *certs, size_t n, enum kt_pe_machine m, uint8_t **out,
                         size_t *out_len);
+/* The same with any section name (up to 64 bytes; past 8 it goes to the COFF
+ * string table as "/4", like shim's .vendor_cert) holding the n parts back to
+ * back: kt_pe_build_keylist is kt_pe_build_section(".keylist", ...). */
+int kt_pe_build_section(const char *name, const kt_span *parts, size_t n, enum kt_pe_machine m,
+                        uint8_t **out, size_t *out_len);
 
 #endif

@@ -38,6 +38,12 @@ static void section_header(uint8_t *h, const char *name, uint32_t vsize, uint32_
 int kt_pe_build_keylist(const kt_span *certs, size_t n, enum kt_pe_machine m, uint8_t **out,
                         size_t *out_len)
 {
+    return kt_pe_build_section(".keylist", certs, n, m, out, out_len);
+}
+
+int kt_pe_build_section(const char *name, const kt_span *certs, size_t n, enum kt_pe_machine m,
+                        uint8_t **out, size_t *out_len)
+{
     *out = NULL;
     *out_len = 0;
     const uint8_t *stub;
@@ -70,7 +76,14 @@ int kt_pe_build_keylist(const kt_span *certs, size_t n, enum kt_pe_machine m, ui
     const uint32_t text_rva = SECT_ALIGN;
     const uint32_t key_rva = (uint32_t)(text_rva + align_up(stub_len, SECT_ALIGN));
     const uint32_t image_size = (uint32_t)(key_rva + align_up(klen, SECT_ALIGN));
-    const size_t total = key_raw + key_rawsz;
+    /* a name longer than 8 bytes lives in the COFF string table ("/4"), which
+     * follows the sections (an empty symbol table), as in shim's .vendor_cert */
+    const size_t name_len = strlen(name);
+    if (name_len == 0 || name_len > 64)
+        return -EINVAL;
+    const size_t strtab = key_raw + key_rawsz;
+    const size_t strtab_len = name_len > 8 ? align_up(4 + name_len + 1, 8) : 0;
+    const size_t total = strtab + strtab_len;
 
     uint8_t *b = calloc(1, total);
     if (!b)
@@ -106,7 +119,15 @@ int kt_pe_build_keylist(const kt_span *certs, size_t n, enum kt_pe_machine m, ui
     put32(o + 108, 16); /* NumberOfRvaAndSizes */
     section_header(b + sec_off, ".text", (uint32_t)stub_len, text_rva, (uint32_t)text_rawsz,
                    (uint32_t)text_raw, 0x60000020u); /* CODE | EXECUTE | READ */
-    section_header(b + sec_off + 40, ".keylist", (uint32_t)klen, key_rva, (uint32_t)key_rawsz,
+    char short_name[9] = "/4";
+    if (strtab_len) {
+        put32(coff + 8, (uint32_t)strtab); /* PointerToSymbolTable; NumberOfSymbols 0 */
+        put32(b + strtab, (uint32_t)(4 + name_len + 1));
+        memcpy(b + strtab + 4, name, name_len);
+    } else {
+        memcpy(short_name, name, name_len + 1);
+    }
+    section_header(b + sec_off + 40, short_name, (uint32_t)klen, key_rva, (uint32_t)key_rawsz,
                    (uint32_t)key_raw, 0x40000040u); /* INITIALIZED_DATA | READ */
     memcpy(b + text_raw, stub, stub_len);
     size_t p = key_raw;

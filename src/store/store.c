@@ -444,6 +444,7 @@ int kt_store_load(struct kt_store *s, struct kt_keyrings *k, struct kt_error *er
     if (own_tx)
         sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     kt_keyrings_clear_removed(k);
+    kt_blacklist_clear_removed(k);
     return rc;
 }
 
@@ -571,6 +572,23 @@ static int save_blacklist(struct kt_store *s, struct kt_keyrings *k, struct kt_e
             kt_blacklist_hash_set_store_id(k, i, sqlite3_last_insert_rowid(s->db));
     }
     sqlite3_finalize(st);
+    if (rc < 0)
+        return rc;
+    const int64_t *ids;
+    size_t n = kt_blacklist_removed_ids(k, &ids);
+    if (!n)
+        return 0;
+    rc = sqlite3_prepare_v2(s->db, "DELETE FROM blacklist WHERE id = ?", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return db_fail(s, err, rc, "removing blacklist hashes");
+    rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(st, 1, ids[i]);
+        rc = step_done(s, st, "removing blacklist hashes", err);
+    }
+    sqlite3_finalize(st);
+    if (rc == 0)
+        kt_blacklist_clear_removed(k);
     return rc;
 }
 

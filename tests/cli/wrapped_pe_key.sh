@@ -68,6 +68,28 @@ expect_match "$out" "\"sha256\":\"$(openssl x509 -in vendor1.pem -outform DER | 
 expect_exit 0 "module trusted once the wrapper is loaded" -- "$KTRUST" verify-module --store "$S" mod.ko
 expect_exit 0 "the same with --trust instead of a platform key" -- "$KTRUST" load-pe-key --store "$T/t.db" --trust platform.pem wrap.ossl.efi
 
+# --- shim's .vendor_cert layout: DER form, ESL form, and a vendor dbx --------
+openssl x509 -in vendor1.pem -outform DER -out vendor1.der
+python3 -c "
+import struct, uuid, hashlib
+h = hashlib.sha256(b'revoked image').digest()
+g = uuid.UUID('c1c41626-504c-4092-aca9-41f936934328').bytes_le
+open('vdbx.esl','wb').write(g + struct.pack('<III', 28 + 48, 0, 48) + bytes(16) + h)"
+expect_exit 0 "wrap-key --vendor-cert, one certificate (DER form)" -- "$KTRUST" wrap-key --vendor-cert vendor1.pem -o vc1.efi
+expect_exit 0 "wrap-key --vendor-cert --esl with a dbx" -- "$KTRUST" wrap-key --vendor-cert --esl --dbx vdbx.esl vendor1.pem vendor2.pem -o vc2.efi
+osslsign vc1.efi vc1.s.efi signer platform
+sbsign_pe vc2.efi vc2.s.efi signer
+expect_exit 0 "sbverify accepts the .vendor_cert wrapper" -- sbverify --cert signer.pem vc2.s.efi
+out=$("$KTRUST" load-pe-key --store "$T/vc1.db" --trust platform.pem --json vc1.s.efi)
+expect_match "$out" '"wrapped":".vendor_cert"' "DER-form .vendor_cert found"
+expect_match "$out" "\"sha256\":\"$(sha256sum vendor1.der | cut -c1-64)\"" "... and its certificate loaded"
+out=$("$KTRUST" load-pe-key --store "$T/vc2.db" --trust platform.pem --json vc2.s.efi)
+expect_eq "$("$KTRUST" keyring list --store "$T/vc2.db" --keyring secondary --json | grep -c '"trusted":true')" 2 "ESL-form authorized list: both certificates in secondary, trusted"
+expect_match "$out" '"blacklisted":1' "the vendor dbx entry went to the blacklist"
+expect_match "$("$KTRUST" keyring list --store "$T/vc2.db" --keyring blacklist)" "$(python3 -c "import hashlib; print(hashlib.sha256(b'revoked image').hexdigest())")" "... with the right hash"
+printf 'not an esl' > bad.esl
+expect_exit 4 "a malformed --dbx is refused" -- "$KTRUST" wrap-key --vendor-cert --dbx bad.esl vendor1.pem -o bad.efi
+
 # --- the corpus: shim wraps the Debian CA in .vendor_cert -------------------
 corpus
 D=$CORPUS/debian
