@@ -109,6 +109,9 @@ if command -v sig-list-to-certs >/dev/null; then
         expect_match "$($KTRUST keyring list --keyring blacklist)" "^blacklist	bin:sha256	$want	file:h.esl#0.0" "bin: hash = pesign digest"
         expect_exit 0 "hash ESL into platform (an allow list)" -- $KTRUST keyring add --keyring platform h.esl
         expect_eq "$(sqlite3 "$KTRUST_STORE" 'select count(*) from blacklist')" 1 "allow-list hashes are not blacklisted"
+        expect_exit 2 "remove an absent hash" -- $KTRUST keyring remove --keyring blacklist "tbs:$want"
+        expect_exit 0 "remove the bin: hash" -- $KTRUST keyring remove --keyring blacklist "bin:$want"
+        expect_eq "$(sqlite3 "$KTRUST_STORE" 'select count(*) from blacklist')" 0 "hash removed from the store"
     else
         echo "note: hash-to-efi-sig-list/pesign/wrap-key unavailable: hash ESL case skipped"
     fi

@@ -301,6 +301,17 @@ static void test_blacklist(void)
     CHECK(!kt_blacklist_has_tbs(k, bin, 32), "bin is not tbs");
     CHECK(kt_blacklist_add_hash(k, "xyz", KT_HASH_SHA256, bin, "test") == -EINVAL, "bad kind");
     CHECK(kt_blacklist_hash_count(k) == 3, "3 hashes");
+    char id[80] = "bin:";
+    kt_hex(bin, 32, id + 4);
+    CHECK(kt_blacklist_remove_hash(k, "bin:zz") == -EINVAL, "bad hash id");
+    CHECK(kt_blacklist_remove_hash(k, "tbs:abcd") == -EINVAL, "odd digest size");
+    memcpy(id, "tbs:", 4);
+    CHECK(kt_blacklist_remove_hash(k, id) == 0, "tbs: is not bin:");
+    memcpy(id, "bin:", 4);
+    CHECK(kt_blacklist_remove_hash(k, id) == 1, "remove bin:");
+    CHECK(!kt_blacklist_has_bin(k, KT_HASH_SHA256, bin), "bin removed");
+    CHECK(kt_blacklist_hash_count(k) == 2, "2 hashes left");
+    CHECK(kt_blacklist_remove_hash(k, id) == 0, "removed once");
     kt_keyrings_free(k);
 }
 
