@@ -19,23 +19,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compress/compress.h"
 #include "util/err.h"
 #include "x509/x509.h" /* kt_cert_cb */
 
 /* Upper bound for a decompressed vmlinux (a decompression bomb beyond this
- * fails with -EFBIG and a clear message). */
+ * fails with -E2BIG and a clear message). */
 #define KT_KIMAGE_MAX_VMLINUX ((size_t)512 << 20)
 
+/* The payload compressions: the shared enum kt_comp under kimage names. */
 enum kt_kimage_comp {
-    KT_KIMAGE_NONE,  /* raw vmlinux / ELF */
-    KT_KIMAGE_GZIP,
-    KT_KIMAGE_XZ,
-    KT_KIMAGE_LZMA,
-    KT_KIMAGE_ZSTD,
-    KT_KIMAGE_LZ4,
+    KT_KIMAGE_NONE = KT_COMP_NONE, /* raw vmlinux / ELF */
+    KT_KIMAGE_GZIP = KT_COMP_GZIP,
+    KT_KIMAGE_XZ = KT_COMP_XZ,
+    KT_KIMAGE_LZMA = KT_COMP_LZMA,
+    KT_KIMAGE_ZSTD = KT_COMP_ZSTD,
+    KT_KIMAGE_LZ4 = KT_COMP_LZ4,
 };
 
-/* "none", "gzip", "xz", "lzma", "zstd", "lz4" */
+/* "none", "gzip", "xz", "lzma", "zstd", "lz4" (kt_comp_name) */
 const char *kt_kimage_comp_name(enum kt_kimage_comp c);
 
 /* Locate and decompress the vmlinux in img (bzImage, EFI zboot, a bare
@@ -48,8 +50,9 @@ const char *kt_kimage_comp_name(enum kt_kimage_comp c);
  * max_out 0 means KT_KIMAGE_MAX_VMLINUX; comp may be NULL.
  * Errors: -EBADMSG (not a kernel image; corrupt or truncated stream; setup
  * header fields outside the file; with the offset), -ENOPKG (bzip2, lzo,
- * an unknown payload magic, boot protocol < 2.08), -EFBIG (output over
- * max_out, or a decoder needing more than 256 MiB: a bomb), -ENOMEM. */
+ * an unknown payload magic, boot protocol < 2.08, unsupported xz/lzma
+ * options), -E2BIG (output over max_out, or a decoder needing more than
+ * 256 MiB: a bomb), -ENOMEM. */
 int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
                       const uint8_t **vmlinux, size_t *vmlinux_len, uint8_t **owned,
                       enum kt_kimage_comp *comp, struct kt_error *err);

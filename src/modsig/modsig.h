@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compress/compress.h"
 #include "der/der.h"
 #include "keyring/keyring.h"
 #include "pkcs7/pkcs7.h"
@@ -21,11 +22,17 @@
 #define KT_MODSIG_MAGIC_LEN 28
 #define KT_MODSIG_STRUCT_LEN 12
 #define KT_MODSIG_PKEY_ID_PKCS7 2
-/* Upper bound for a decompressed module (decompression bombs fail -EFBIG). */
+/* Upper bound for a decompressed module (decompression bombs fail -E2BIG). */
 #define KT_MODSIG_MAX_DECOMPRESSED ((size_t)256 << 20)
 
-enum kt_modsig_comp { KT_MODSIG_NONE = 0, KT_MODSIG_XZ, KT_MODSIG_ZSTD, KT_MODSIG_GZIP };
-/* "none", "xz", "zstd", "gzip" */
+/* The module compressions: a subset of the shared enum kt_comp, same values. */
+enum kt_modsig_comp {
+    KT_MODSIG_NONE = KT_COMP_NONE,
+    KT_MODSIG_XZ = KT_COMP_XZ,
+    KT_MODSIG_ZSTD = KT_COMP_ZSTD,
+    KT_MODSIG_GZIP = KT_COMP_GZIP,
+};
+/* "none", "xz", "zstd", "gzip" (kt_comp_name) */
 const char *kt_modsig_comp_name(enum kt_modsig_comp c);
 
 /* The parsed trailer. */
@@ -43,13 +50,16 @@ struct kt_modsig_info {
 int kt_modsig_parse(const uint8_t *buf, size_t len, struct kt_modsig_info *info,
                     struct kt_error *err);
 
-/* Detect compression by magic bytes (xz, zstd, gzip). */
+/* Detect compression by magic bytes (xz, zstd, gzip; other kt_comp_sniff
+ * formats are not module formats: KT_MODSIG_NONE). */
 enum kt_modsig_comp kt_modsig_detect(const uint8_t *buf, size_t len);
 
 /* Decompress buf if it is compressed (streaming; at most max bytes, 0 means
  * KT_MODSIG_MAX_DECOMPRESSED).  *out and *out_len: buf itself when not
- * compressed, else the malloc'd *owned (caller frees *owned).  Errors:
- * -EBADMSG corrupt stream (with offset), -EFBIG over the limit, -ENOMEM. */
+ * compressed, else the malloc'd *owned (caller frees *owned).  xz and zstd
+ * decode concatenated streams, gzip its first member (kt_decompress_ex).
+ * Errors: -EBADMSG corrupt stream (with offset), -E2BIG over the limit (a
+ * decompression bomb), -ENOPKG unsupported xz options, -ENOMEM. */
 int kt_modsig_decompress(const uint8_t *buf, size_t len, size_t max, const uint8_t **out,
                          size_t *out_len, uint8_t **owned, enum kt_modsig_comp *comp,
                          struct kt_error *err);
@@ -74,7 +84,7 @@ struct kt_modsig_result {
  * module purpose): rings may be NULL (nothing trusted).  Returns 0 trusted,
  * -ENODATA unsigned, -EBADMSG malformed, -ENOPKG unsupported,
  * -EKEYREJECTED bad signature/blacklisted, -ENOKEY no trusted key,
- * -EFBIG decompression limit, -ENOMEM.  res is filled in every case. */
+ * -E2BIG decompression limit, -ENOMEM.  res is filled in every case. */
 int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
                      struct kt_modsig_result *res, struct kt_error *err);
 void kt_modsig_result_free(struct kt_modsig_result *res);

@@ -2,7 +2,12 @@
 # Several processes adding at once (and one creating the store): all succeed,
 # nothing is lost.
 source "$(dirname "$0")/../lib/common.sh"
-python3 -c 'import cryptography' 2>/dev/null || { echo "skipped: python3-cryptography missing"; exit 77; }
+PY=
+for p in python3 /usr/bin/python3; do "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; break; }; done
+if [ -z "$PY" ]; then
+    [ -n "${CI:-}" ] && { echo "python3-cryptography missing but CI is set: failing" >&2; exit 1; }
+    echo "skipped: python3-cryptography missing"; exit 77
+fi
 cd "$T"
 cat >gen.py <<'PY'
 import sys, datetime
@@ -24,7 +29,7 @@ with open(out, "wb") as f:
         f.write(c.public_bytes(serialization.Encoding.DER))
 PY
 W=6
-for w in $(seq 1 $W); do python3 gen.py 150 w$w.der w$w $((w * 100000)); done
+for w in $(seq 1 $W); do "$PY" gen.py 150 w$w.der w$w $((w * 100000)); done
 export KTRUST_STORE=$T/db/keyrings.db   # does not exist yet: the writers race to create it
 pids=()
 for w in $(seq 1 $W); do
@@ -54,7 +59,7 @@ expect_eq "$(sqlite3 "$KTRUST_STORE" "select count(*) from keys where keyring li
 # the race to create a new store: writers and readers start together on a
 # path that does not exist yet (this once lost to "PRAGMA journal_mode" and
 # to a reader seeing a half-made schema)
-python3 gen.py 1 one.der one 1
+"$PY" gen.py 1 one.der one 1
 fails=0
 for it in $(seq 1 8); do
     export KTRUST_STORE=$T/race$it/k.db

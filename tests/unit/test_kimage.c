@@ -317,7 +317,7 @@ static void fake_images(void)
         uint8_t *own;
         e = (struct kt_error){0};
         CHECK_EQ_INT(kt_kimage_vmlinux(img, len, (size_t)16 << 20, &v, &l, &own, NULL, &e),
-                     -EFBIG, "bomb");
+                     -E2BIG, "bomb");
         CHECK(strstr(e.what, "limit") != NULL, "clear message: %s", e.what);
         free(img);
     }
