@@ -13,7 +13,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ktrust kernel-keys [--json] [-q] VMLINUZ...\n\n"
+    fprintf(f, "usage: ktrust kernel-keys [--json | --pem] [-q] VMLINUZ...\n\n"
                "Find the kernel's compiled-in certificate list (the keys of\n"
                ".builtin_trusted_keys) in a kernel image and print each certificate.\n"
                "Accepts an x86 bzImage (gzip, xz, lzma, zstd or lz4 payload), an EFI\n"
@@ -22,6 +22,7 @@ static void usage(FILE *f)
                "back followed by their total size (system_certificate_list_size).\n\n"
                "  --json   one JSON certificate object per key (NDJSON), with the extra\n"
                "           fields file, compression and vmlinux_offset\n"
+               "  --pem    the certificates as PEM (for openssl and other tools)\n"
                "  -q       print nothing; only the exit code\n\n"
                "exit codes: 0 keys found, 1 no certificate list found, 3 unsupported\n"
                "compression, 4 malformed image or certificate, 66 unreadable file or\n"
@@ -35,6 +36,7 @@ struct kk_ctx {
     struct jw w;
     int index;
     int worst;
+    bool pem;
 };
 
 static int worse(int a, int b) { return a > b ? a : b; }
@@ -59,7 +61,12 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
         return 0;
     }
     if (!s->co->quiet) {
-        if (s->co->json) {
+        if (s->pem) {
+            char *pem = kt_pem_encode_cert(der, len, NULL);
+            if (pem)
+                fputs(pem, stdout);
+            free(pem);
+        } else if (s->co->json) {
             jw_obj(&s->w, NULL);
             cli_cert_json_fields(&s->w, c);
             jw_str(&s->w, "file", s->file);
@@ -76,7 +83,7 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
     return 0;
 }
 
-static int one_image(const char *path, const struct cli_common *co)
+static int one_image(const char *path, const struct cli_common *co, bool pem)
 {
     struct kt_file f;
     struct kt_error e = {0};
@@ -86,7 +93,7 @@ static int one_image(const char *path, const struct cli_common *co)
             cli_error(path, &e);
         return EXIT_NOINPUT;
     }
-    struct kk_ctx s = {.file = path, .co = co};
+    struct kk_ctx s = {.file = path, .co = co, .pem = pem};
     jw_init(&s.w, stdout);
     const uint8_t *v;
     size_t vlen;
@@ -117,17 +124,23 @@ int cmd_kernel_keys(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
+        {"pem", no_argument, NULL, OPT_FIRST_PRIVATE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
+    bool pem = false;
     int ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return 0;
+        }
+        if (ch == OPT_FIRST_PRIVATE) {
+            pem = true;
+            continue;
         }
         int r = cli_common_opt(&co, ch, optarg);
         if (r < 0)
@@ -139,6 +152,6 @@ int cmd_kernel_keys(int argc, char **argv)
         return cli_usage_error("kernel-keys", "no VMLINUZ given");
     int worst = 0;
     for (int i = optind; i < argc; i++)
-        worst = worse(worst, one_image(argv[i], &co));
+        worst = worse(worst, one_image(argv[i], &co, pem));
     return worst;
 }

@@ -344,27 +344,13 @@ static int put(struct obuf *b, const void *d, size_t n)
 
 static int put_pem(struct obuf *b, const uint8_t *der, size_t len)
 {
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    int rc = put(b, "-----BEGIN CERTIFICATE-----\n", 28);
-    char line[65];
-    size_t col = 0;
-    for (size_t i = 0; i < len && rc == 0; i += 3) {
-        uint32_t v = (uint32_t)der[i] << 16;
-        if (i + 1 < len)
-            v |= (uint32_t)der[i + 1] << 8;
-        if (i + 2 < len)
-            v |= der[i + 2];
-        line[col++] = t[(v >> 18) & 63];
-        line[col++] = t[(v >> 12) & 63];
-        line[col++] = i + 1 < len ? t[(v >> 6) & 63] : '=';
-        line[col++] = i + 2 < len ? t[v & 63] : '=';
-        if (col == 64 || i + 3 >= len) {
-            line[col++] = '\n';
-            rc = put(b, line, col);
-            col = 0;
-        }
-    }
-    return rc ? rc : put(b, "-----END CERTIFICATE-----\n", 26);
+    size_t n;
+    char *pem = kt_pem_encode_cert(der, len, &n);
+    if (!pem)
+        return -ENOMEM;
+    int rc = put(b, pem, n);
+    free(pem);
+    return rc;
 }
 
 static int export_esl_hashes(struct kt_keyrings *k, struct obuf *b)

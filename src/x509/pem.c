@@ -171,3 +171,39 @@ int kt_certs_foreach(const uint8_t *buf, size_t len, kt_cert_cb fn, void *ctx,
         return foreach_pem(buf, len, fn, ctx, err);
     return kt_fail(err, -EBADMSG, 0, "not a certificate (neither DER nor PEM)");
 }
+
+char *kt_pem_encode_cert(const uint8_t *der, size_t len, size_t *out_len)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char head[] = "-----BEGIN CERTIFICATE-----\n", tail[] = "-----END CERTIFICATE-----\n";
+    size_t b64 = (len + 2) / 3 * 4;
+    size_t cap = sizeof(head) + b64 + b64 / 64 + 2 + sizeof(tail);
+    char *out = malloc(cap), *w = out;
+    if (!out)
+        return NULL;
+    memcpy(w, head, sizeof(head) - 1);
+    w += sizeof(head) - 1;
+    size_t col = 0;
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)der[i] << 16;
+        if (i + 1 < len)
+            v |= (uint32_t)der[i + 1] << 8;
+        if (i + 2 < len)
+            v |= der[i + 2];
+        *w++ = t[(v >> 18) & 63];
+        *w++ = t[(v >> 12) & 63];
+        *w++ = i + 1 < len ? t[(v >> 6) & 63] : '=';
+        *w++ = i + 2 < len ? t[v & 63] : '=';
+        col += 4;
+        if (col == 64 || i + 3 >= len) {
+            *w++ = '\n';
+            col = 0;
+        }
+    }
+    memcpy(w, tail, sizeof(tail) - 1);
+    w += sizeof(tail) - 1;
+    *w = 0;
+    if (out_len)
+        *out_len = (size_t)(w - out);
+    return out;
+}

@@ -73,4 +73,9 @@ expect_eq "$(fp "$T/key.der")" "$(field "$out" sha256)" "corpus: sha256 matches 
 out2=$("$KTRUST" kernel-keys --json "$T/vmlinux")
 expect_eq "$(field "$out2" sha256)" "$(field "$out" sha256)" "corpus: raw vmlinux gives the same key"
 expect_eq "$(field "$out2" compression)" none "corpus: raw vmlinux compression none"
+# --pem: openssl reads the same certificate
+if [ -n "${CORPUS:-}" ]; then
+    expect_eq "$("$KTRUST" kernel-keys --pem "$CORPUS/debian/vmlinuz-6.1.0-57-amd64" | openssl x509 -noout -serial)" \
+        "serial=5EE11331142993A99CD5035B98534874661BDEE5" "kernel-keys --pem: openssl reads the builtin key"
+fi
 finish
