@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "json.h"
+#include "keyring/keyring.h"
 #include "ktrust/error.h"
 
 #define EXIT_USAGE 64
@@ -58,6 +59,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* The store path the options select (may be NULL when --trust without --store). */
 const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap);
+
+/* --purpose NAME: "uefi", "kexec" (and with module_ok "module", "builtin").
+ * Returns 0, or -1 for an unknown name. */
+int cli_parse_purpose(const char *s, bool module_ok, enum kt_purpose *p);
 
 /* Subcommands: argv[0] is the subcommand name. */
 int cmd_x509(int argc, char **argv);

@@ -92,11 +92,7 @@ int cmd_load_pe_key(int argc, char **argv)
         case OPT_KEYRING: ring_name = optarg; break;
         case OPT_SHA1: opts.allow_sha1 = true; break;
         case OPT_PURPOSE:
-            if (!strcmp(optarg, "uefi"))
-                opts.purpose = KT_PURPOSE_UEFI;
-            else if (!strcmp(optarg, "kexec"))
-                opts.purpose = KT_PURPOSE_KEXEC;
-            else
+            if (cli_parse_purpose(optarg, false, &opts.purpose) < 0)
                 return cli_usage_error("load-pe-key", "--purpose takes uefi or kexec");
             break;
         default: usage(stderr); return EXIT_USAGE;

@@ -54,15 +54,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
         case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
         case OPT_PURPOSE:
             purpose_given = true;
-            if (!strcmp(optarg, "module"))
-                purpose = KT_PURPOSE_MODULE;
-            else if (!strcmp(optarg, "uefi"))
-                purpose = KT_PURPOSE_UEFI;
-            else if (!strcmp(optarg, "kexec"))
-                purpose = KT_PURPOSE_KEXEC;
-            else if (!strcmp(optarg, "builtin"))
-                purpose = KT_PURPOSE_BUILTIN;
-            else
+            if (cli_parse_purpose(optarg, true, &purpose) < 0)
                 return cli_usage_error("verify-pkcs7", "unknown purpose '%s'", optarg);
             break;
         case OPT_CHECK_TIME:

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "keyring/keyring.h"
 
 int cli_common_opt(struct cli_common *co, int c, const char *arg)
 {
@@ -90,4 +91,22 @@ const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap)
     else
         snprintf(buf, cap, "%s/.local/share/ktrust/keyrings.db", home ? home : ".");
     return buf;
+}
+
+int cli_parse_purpose(const char *s, bool module_ok, enum kt_purpose *p)
+{
+    static const struct {
+        const char *name;
+        enum kt_purpose p;
+        bool module;
+    } names[] = {{"uefi", KT_PURPOSE_UEFI, false},
+                 {"kexec", KT_PURPOSE_KEXEC, false},
+                 {"module", KT_PURPOSE_MODULE, true},
+                 {"builtin", KT_PURPOSE_BUILTIN, true}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(s, names[i].name) && (module_ok || !names[i].module)) {
+            *p = names[i].p;
+            return 0;
+        }
+    return -1;
 }

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "keyload.h"
-#include "kimage/kimage.h"
 #include "util/file.h"
 
 /* Mark keys [from, count) of r ephemeral. */
@@ -32,32 +31,6 @@ int cli_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char *pa
     return rc;
 }
 
-struct kernel_ctx {
-    struct kt_keyrings *k;
-    const char *path;
-    int n;
-    struct kt_error *err;
-};
-
-static int kernel_key(void *vctx, const uint8_t *der, size_t len, size_t off)
-{
-    struct kernel_ctx *c = vctx;
-    char src[4096];
-    snprintf(src, sizeof(src), "kernel:%s#%d", c->path, c->n++);
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
-    const struct kt_key *key = NULL;
-    int rc = kt_keyring_add(c->k, kt_keyrings_get(c->k, "builtin"), der, len, src,
-                            KT_ADD_EXPLICIT, &key, &e);
-    if (rc == -EEXIST)
-        return 0;
-    if (rc < 0) /* the kernel skips a builtin key it cannot load: so do we */
-        return 0;
-    kt_key_set_ephemeral(key, true);
-    (void)off;
-    return 0;
-}
-
 /* The run-only keys of --trust and --kernel, into builtin. */
 static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err,
                         const char **bad_file)
@@ -77,8 +50,7 @@ static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, stru
             *bad_file = co->kernel;
             return rc;
         }
-        struct kernel_ctx kc = {k, co->kernel, 0, err};
-        rc = kt_kimage_foreach_cert(f.data, f.len, kernel_key, &kc, err);
+        rc = kt_keyrings_add_kernel_keys(k, f.data, f.len, co->kernel, true, NULL, err);
         kt_file_close(&f);
         if (rc < 0) {
             *bad_file = co->kernel;

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kimage/kimage.h"
 #include "modsig/modsig.h"
 #include "pe/pe_verify.h"
 #include "wrapped/pe_keys.h"
@@ -199,26 +198,6 @@ int kt_chain_loader(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     return l->verdict;
 }
 
-struct kernel_ctx {
-    struct kt_chain *c;
-    const char *name;
-    size_t n;
-    struct kt_error *err;
-};
-
-static int add_kernel_key(void *ctx, const uint8_t *der, size_t len, size_t off)
-{
-    struct kernel_ctx *k = ctx;
-    char src[512];
-    snprintf(src, sizeof(src), "kernel:%s@%zu", k->name, off);
-    const struct kt_key *added = NULL;
-    int rc = kt_keyring_add(k->c->rings, kt_keyrings_get(k->c->rings, "builtin"), der, len, src,
-                            KT_ADD_EXPLICIT, &added, k->err);
-    if (rc == 0)
-        k->n++;
-    return rc == -EEXIST ? 0 : rc;
-}
-
 int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_chain_link *l)
 {
@@ -228,16 +207,16 @@ int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     if (!c->kernel_trusted)
         return l->verdict;
     struct kt_error e = {0};
-    struct kernel_ctx k = {c, name, 0, &e};
-    int rc = kt_kimage_foreach_cert(buf, len, add_kernel_key, &k, &e);
-    l->keys_added = k.n;
+    size_t n_keys = 0;
+    int rc = kt_keyrings_add_kernel_keys(c->rings, buf, len, name, false, &n_keys, &e);
+    l->keys_added = n_keys;
     size_t n = strlen(l->reason);
     if (rc < 0) {
         l->verdict = rc;
         snprintf(l->reason + n, sizeof(l->reason) - n, "; but its builtin keys: %s", e.what);
     } else {
         snprintf(l->reason + n, sizeof(l->reason) - n, "; its %zu builtin key%s now vouch%s for modules",
-                 k.n, k.n == 1 ? "" : "s", k.n == 1 ? "es" : "");
+                 n_keys, n_keys == 1 ? "" : "s", n_keys == 1 ? "es" : "");
     }
     return l->verdict;
 }

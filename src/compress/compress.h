@@ -35,7 +35,8 @@ const char *kt_comp_name(enum kt_comp c);
 
 /* The format of a stream starting at p, by its magic bytes: gzip 1f 8b 08,
  * xz fd "7zXZ" 00, lzma 5d 00 00 (and at least 13 header bytes), zstd
- * 28 b5 2f fd, lz4 02 21 4c 18 (legacy) or 04 22 4d 18 (frame).
+ * 28 b5 2f fd, lz4 02 21 4c 18 (legacy: at least one block must follow) or
+ * 04 22 4d 18 (frame).
  * KT_COMP_NONE when none matches. */
 enum kt_comp kt_comp_sniff(const uint8_t *p, size_t len);
 

@@ -178,4 +178,12 @@ void kt_blacklist_clear_removed(struct kt_keyrings *k);
 bool kt_keyring_is_saved(const struct kt_keyring *r);
 void kt_keyring_set_saved(struct kt_keyring *r, bool saved);
 
+/* The keys compiled into a kernel image (kt_kimage_foreach_cert) into
+ * builtin, as the kernel loads them at boot: explicit, trusted; a key that
+ * does not load is skipped, as the kernel skips it.  ephemeral: for this run
+ * only (never saved).  Errors: the image's (-ENODATA no list, -EBADMSG ...). */
+int kt_keyrings_add_kernel_keys(struct kt_keyrings *k, const uint8_t *img, size_t len,
+                                const char *source, bool ephemeral, size_t *n_added,
+                                struct kt_error *err);
+
 #endif

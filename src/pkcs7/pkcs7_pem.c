@@ -1,5 +1,6 @@
 /* PEM-armoured PKCS#7 ("-----BEGIN PKCS7-----", "CMS", "PKCS #7 SIGNED DATA"). */
 #include "pkcs7/pkcs7.h"
+#include "util/base64.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,21 +13,6 @@ static const uint8_t *find(const uint8_t *p, const uint8_t *end, const char *s)
         if (memcmp(p, s, n) == 0)
             return p;
     return NULL;
-}
-
-static int b64(uint8_t c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
 }
 
 int kt_pkcs7_pem_decode(const uint8_t *buf, size_t len, uint8_t **der, size_t *der_len,
@@ -53,27 +39,11 @@ int kt_pkcs7_pem_decode(const uint8_t *buf, size_t len, uint8_t **der, size_t *d
     uint8_t *out = malloc((size_t)(stop - body) / 4 * 3 + 3);
     if (!out)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
-    uint32_t acc = 0;
-    int bits = 0, pad = 0;
     size_t w = 0;
-    for (const uint8_t *p = body; p < stop; p++) {
-        if (*p == '\r' || *p == '\n' || *p == ' ' || *p == '\t')
-            continue;
-        if (*p == '=') {
-            pad++;
-            continue;
-        }
-        int v = b64(*p);
-        if (v < 0 || pad) {
-            free(out);
-            return kt_fail(err, -EBADMSG, (size_t)(p - buf), "PEM: bad base64");
-        }
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[w++] = (uint8_t)(acc >> bits);
-        }
+    const uint8_t *bad = NULL;
+    if (kt_base64_decode(body, stop, out, &w, &bad) < 0) {
+        free(out);
+        return kt_fail(err, -EBADMSG, (size_t)(bad - buf), "PEM: bad base64");
     }
     *der = out;
     *der_len = w;

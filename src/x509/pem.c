@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/base64.h"
 #include "x509/x509.h"
 
 static const char BEGIN[] = "-----BEGIN ";
@@ -15,69 +16,6 @@ static const uint8_t *find(const uint8_t *p, const uint8_t *end, const char *s)
     if ((size_t)(end - p) < n)
         return NULL;
     return memmem(p, (size_t)(end - p), s, n);
-}
-
-static int b64val(uint8_t c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-/* Decode base64 in [p, end), skipping whitespace; *bad_at = offset of the
- * first bad character. */
-static int b64_decode(const uint8_t *p, const uint8_t *end, uint8_t *out, size_t *outlen,
-                      const uint8_t **bad_at)
-{
-    uint32_t acc = 0;
-    int nacc = 0, pad = 0;
-    size_t w = 0;
-    for (; p < end; p++) {
-        uint8_t ch = *p;
-        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')
-            continue;
-        if (ch == '=') {
-            pad++;
-            if (pad > 2 || nacc + pad > 4 || nacc < 2) {
-                *bad_at = p;
-                return -EBADMSG;
-            }
-            continue;
-        }
-        int v = b64val(ch);
-        if (v < 0 || pad) {
-            *bad_at = p;
-            return -EBADMSG;
-        }
-        acc = acc << 6 | (uint32_t)v;
-        if (++nacc == 4) {
-            out[w++] = (uint8_t)(acc >> 16);
-            out[w++] = (uint8_t)(acc >> 8);
-            out[w++] = (uint8_t)acc;
-            acc = 0;
-            nacc = 0;
-        }
-    }
-    if (nacc == 1 || (nacc && nacc + pad != 4 && pad) ) {
-        *bad_at = end;
-        return -EBADMSG;
-    }
-    if (nacc == 2) {
-        out[w++] = (uint8_t)(acc >> 4);
-    } else if (nacc == 3) {
-        out[w++] = (uint8_t)(acc >> 10);
-        out[w++] = (uint8_t)(acc >> 2);
-    }
-    *outlen = w;
-    return 0;
 }
 
 static bool is_cert_label(const uint8_t *l, size_t n)
@@ -125,7 +63,7 @@ static int foreach_pem(const uint8_t *buf, size_t len, kt_cert_cb fn, void *ctx,
             return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
         size_t dlen = 0;
         const uint8_t *bad = NULL;
-        int rc = b64_decode(b, e, der, &dlen, &bad);
+        int rc = kt_base64_decode(b, e, der, &dlen, &bad);
         if (rc < 0) {
             free(der);
             return kt_fail(err, -EBADMSG, (size_t)(bad - buf), "PEM: bad base64");
@@ -174,36 +112,15 @@ int kt_certs_foreach(const uint8_t *buf, size_t len, kt_cert_cb fn, void *ctx,
 
 char *kt_pem_encode_cert(const uint8_t *der, size_t len, size_t *out_len)
 {
-    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     static const char head[] = "-----BEGIN CERTIFICATE-----\n", tail[] = "-----END CERTIFICATE-----\n";
-    size_t b64 = (len + 2) / 3 * 4;
-    size_t cap = sizeof(head) + b64 + b64 / 64 + 2 + sizeof(tail);
-    char *out = malloc(cap), *w = out;
+    char *out = malloc(sizeof(head) + kt_base64_encoded_size(len) + sizeof(tail));
     if (!out)
         return NULL;
-    memcpy(w, head, sizeof(head) - 1);
-    w += sizeof(head) - 1;
-    size_t col = 0;
-    for (size_t i = 0; i < len; i += 3) {
-        uint32_t v = (uint32_t)der[i] << 16;
-        if (i + 1 < len)
-            v |= (uint32_t)der[i + 1] << 8;
-        if (i + 2 < len)
-            v |= der[i + 2];
-        *w++ = t[(v >> 18) & 63];
-        *w++ = t[(v >> 12) & 63];
-        *w++ = i + 1 < len ? t[(v >> 6) & 63] : '=';
-        *w++ = i + 2 < len ? t[v & 63] : '=';
-        col += 4;
-        if (col == 64 || i + 3 >= len) {
-            *w++ = '\n';
-            col = 0;
-        }
-    }
-    memcpy(w, tail, sizeof(tail) - 1);
-    w += sizeof(tail) - 1;
-    *w = 0;
+    size_t n = sizeof(head) - 1;
+    memcpy(out, head, n);
+    n += kt_base64_encode_lines(der, len, out + n);
+    memcpy(out + n, tail, sizeof(tail));
     if (out_len)
-        *out_len = (size_t)(w - out);
+        *out_len = n + sizeof(tail) - 1;
     return out;
 }

@@ -25,8 +25,8 @@ struct tool {
 
 static const struct tool tools[] = {
     {"gz", "gzip -c -n", KT_COMP_GZIP, true},
-    {"xz", "xz -c -3", KT_COMP_XZ, true},
-    {"lzma", "xz -c -3 --format=lzma", KT_COMP_LZMA, false},
+    {"xz", "xz -c -0", KT_COMP_XZ, true},
+    {"lzma", "xz -c -0 --format=lzma", KT_COMP_LZMA, false},
     {"zst", "zstd -q -c", KT_COMP_ZSTD, true},
     {"lz4l", "lz4 -q -l -c", KT_COMP_LZ4, false},
     {"lz4", "lz4 -q -c", KT_COMP_LZ4, true},
@@ -85,6 +85,13 @@ static void round_trip(const char *name, const uint8_t *data, size_t n)
         size_t olen = 0;
         struct kt_error e = {0};
         int rc = kt_decompress(t->comp, c, clen, 0, 0, &out, &olen, &e);
+        if (n == 0 && !strcmp(t->ext, "lz4l")) {
+            /* a legacy stream without blocks (the magic alone) is refused,
+             * as the kernel's payloads always have one */
+            CHECK(rc == -EBADMSG && clen == 4, "empty lz4 -l: %d %s", rc, e.what);
+            free(c);
+            continue;
+        }
         CHECK(rc == 0, "%s %s: %d %s", name, t->ext, rc, e.what);
         CHECK(rc != 0 || (olen == n && (n == 0 || memcmp(out, data, n) == 0)),
               "%s %s: output differs (%zu bytes, want %zu)", name, t->ext, olen, n);

@@ -1,0 +1,41 @@
+/* A kernel image's compiled-in keys into the builtin keyring. */
+#include <stdio.h>
+
+#include "keyring/keyring.h"
+#include "kimage/kimage.h"
+
+struct kernel_ctx {
+    struct kt_keyrings *k;
+    const char *source;
+    bool ephemeral;
+    size_t n, seen;
+};
+
+static int kernel_key(void *vctx, const uint8_t *der, size_t len, size_t off)
+{
+    struct kernel_ctx *c = vctx;
+    char src[4096];
+    snprintf(src, sizeof(src), "kernel:%s#%zu", c->source, c->seen++);
+    struct kt_error e = {0};
+    const struct kt_key *key = NULL;
+    int rc = kt_keyring_add(c->k, kt_keyrings_get(c->k, "builtin"), der, len, src,
+                            KT_ADD_EXPLICIT, &key, &e);
+    (void)off;
+    if (rc < 0) /* already there, or the kernel would skip a key it cannot load: so do we */
+        return 0;
+    if (c->ephemeral)
+        kt_key_set_ephemeral(key, true);
+    c->n++;
+    return 0;
+}
+
+int kt_keyrings_add_kernel_keys(struct kt_keyrings *k, const uint8_t *img, size_t len,
+                                const char *source, bool ephemeral, size_t *n_added,
+                                struct kt_error *err)
+{
+    struct kernel_ctx c = {k, source ? source : "", ephemeral, 0, 0};
+    int rc = kt_kimage_foreach_cert(img, len, kernel_key, &c, err);
+    if (n_added)
+        *n_added = c.n;
+    return rc < 0 ? rc : 0;
+}
