@@ -12,18 +12,24 @@ all: $(BUILD)/Makefile
 	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS)
 
 $(BUILD)/Makefile: CMakeLists.txt
+	@bash scripts/deps.sh build
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 
-check: all
+check:
+	@bash scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
-demo: all
+demo:
+	@bash scripts/deps.sh demo
+	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh $(BUILD)/ktrust
 
 bench:
 	@bash bench/run.sh
 
 asan:
+	@bash scripts/deps.sh test
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKT_SANITIZE=ON >/dev/null
 	@$(MAKE) --no-print-directory -C $(ASAN_BUILD) -j$(JOBS)
 
@@ -31,6 +37,7 @@ asan-check: asan
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS)
 
 fuzz:
+	@bash scripts/deps.sh test
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKT_FUZZ=ON >/dev/null
 	@$(MAKE) --no-print-directory -C $(FUZZ_BUILD) -j$(JOBS)
 	@if [ "$(FUZZ_SECONDS)" != 0 ]; then bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS); fi

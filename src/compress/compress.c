@@ -334,10 +334,11 @@ int kt_decompress_ex(enum kt_comp c, const uint8_t *in, size_t len, size_t base_
                      size_t max_out, const struct kt_decompress_opts *opts, uint8_t **out,
                      size_t *out_len, struct kt_error *err)
 {
+    static const uint8_t nothing[1];
     *out = NULL;
     *out_len = 0;
     struct dec d = {
-        .in = in,
+        .in = in ? in : nothing,
         .len = in ? len : 0,
         .base = base_offset,
         .name = kt_comp_name(c),

@@ -55,7 +55,7 @@ static void write_file(const char *name, const uint8_t *b, size_t n)
     CHECK(f != NULL, "create %s", path);
     if (!f)
         return;
-    CHECK(fwrite(b, 1, n, f) == n, "write %s", path);
+    CHECK(n == 0 || fwrite(b, 1, n, f) == n, "write %s", path);
     fclose(f);
 }
 
