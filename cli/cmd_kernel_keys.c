@@ -25,8 +25,8 @@ static void usage(FILE *f)
                "  --pem    the certificates as PEM (for openssl and other tools)\n"
                "  -q       print nothing; only the exit code\n\n"
                "exit codes: 0 keys found, 1 no certificate list found, 3 unsupported\n"
-               "compression, 4 malformed image or certificate, 66 unreadable file or\n"
-               "decompressed size over the limit\n");
+               "compression, 4 malformed image or certificate (also a decompressed size\n"
+               "over the limit), 66 unreadable file\n");
 }
 
 struct kk_ctx {
