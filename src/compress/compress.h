@@ -76,4 +76,34 @@ int kt_decompress_ex(enum kt_comp c, const uint8_t *in, size_t len, size_t base_
                      size_t max_out, const struct kt_decompress_opts *opts, uint8_t **out,
                      size_t *out_len, struct kt_error *err);
 
+/* An incremental decoder over a stream held whole in memory (in[0..len) must
+ * stay valid until kt_decoder_free): the output comes in pieces of at most
+ * the caller's buffer size, so memory stays bounded by the decoder's own
+ * window.  Same formats, flags, offsets, limits and errors as
+ * kt_decompress_ex: max_out (0: KT_DECOMPRESS_DEFAULT_MAX) counts the decoded
+ * bytes; producing one more is -E2BIG.  opts->size_hint is ignored.
+ * KT_COMP_NONE hands out the input.  Usage:
+ *   struct kt_decoder *dec;
+ *   rc = kt_decoder_new(c, in, len, base, 0, &opts, &dec, err);
+ *   while ((rc = kt_decoder_read(dec, buf, sizeof(buf), &got, err)) == 0 && got) ...
+ *   kt_decoder_free(dec);
+ * kt_decoder_new: 0, -ENOPKG (an invalid c) or -ENOMEM; *dec is the caller's
+ * (kt_decoder_free).  */
+struct kt_decoder;
+int kt_decoder_new(enum kt_comp c, const uint8_t *in, size_t len, size_t base_offset,
+                   size_t max_out, const struct kt_decompress_opts *opts,
+                   struct kt_decoder **dec, struct kt_error *err);
+
+/* The next up to cap (> 0) decoded bytes into buf: 0 with *got > 0, or
+ * *got == 0 at the end of the stream(s); or a negative error as
+ * kt_decompress_ex (later calls return the same code again, err untouched). */
+int kt_decoder_read(struct kt_decoder *dec, uint8_t *buf, size_t cap, size_t *got,
+                    struct kt_error *err);
+
+/* Bytes handed out so far. */
+size_t kt_decoder_total(const struct kt_decoder *dec);
+
+/* Free a decoder (NULL is fine). */
+void kt_decoder_free(struct kt_decoder *dec);
+
 #endif

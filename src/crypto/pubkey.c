@@ -137,3 +137,14 @@ int kt_pubkey_verify(const struct kt_pubkey *k, const struct kt_sigalg *alg, con
         return rc;
     return kt_pubkey_verify_digest(k, alg, dg, kt_hash_size(alg->hash), sig, sig_len);
 }
+
+int kt_pubkey_id(const struct kt_pubkey *k, uint8_t out[32])
+{
+    unsigned char *der = NULL;
+    int n = i2d_PUBKEY(PK(k), &der);
+    if (n <= 0)
+        return -ENOMEM;
+    int rc = kt_digest(KT_HASH_SHA256, der, (size_t)n, out);
+    OPENSSL_free(der);
+    return rc;
+}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "der/oid.h"
+#include "x509/sig_cache.h"
 #include "x509/x509.h"
 #include "x509/x509_int.h"
 
@@ -210,8 +211,18 @@ int kt_x509_check_signature(const struct kt_x509 *cert, const struct kt_pubkey *
         return -EINVAL;
     if (cert->sig_alg.unsupported)
         return -ENOPKG;
-    return kt_pubkey_verify(issuer_key, &cert->sig_alg, cert->tbs.p, cert->tbs.len,
-                            cert->sig.p, cert->sig.len);
+    /* each link once per run: the answer depends only on the certificate's
+     * bytes and the key's, so it is remembered by their hashes */
+    uint8_t key_id[32];
+    bool cacheable = kt_pubkey_id(issuer_key, key_id) == 0;
+    int rc;
+    if (cacheable && kt_sig_cache_get(cert->sha256, key_id, &rc))
+        return rc;
+    rc = kt_pubkey_verify(issuer_key, &cert->sig_alg, cert->tbs.p, cert->tbs.len, cert->sig.p,
+                          cert->sig.len);
+    if (cacheable && rc != -ENOMEM)
+        kt_sig_cache_put(cert->sha256, key_id, rc);
+    return rc;
 }
 
 bool kt_x509_is_issued_by(const struct kt_x509 *cert, const struct kt_x509 *issuer)
