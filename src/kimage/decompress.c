@@ -9,6 +9,7 @@
  * offset/size at 8/12.  The payload is a compressed stream followed by the
  * kernel's 4-byte size trailer, which the decoders stop short of
  * (compress/compress.h does the decoding). */
+#include "kimage/internal.h"
 #include "kimage/kimage.h"
 
 #include <stdlib.h>
@@ -45,23 +46,19 @@ static int unsupported_magic(const uint8_t *p, size_t len, size_t at, struct kt_
                    len > 3 ? p[3] : 0);
 }
 
-int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
-                      const uint8_t **vmlinux, size_t *vmlinux_len, uint8_t **owned,
-                      enum kt_kimage_comp *comp, struct kt_error *err)
+int kt_kimage_locate(const uint8_t *img, size_t len, const uint8_t **payload,
+                     size_t *payload_len, size_t *payload_off, bool *container,
+                     enum kt_comp *comp, struct kt_error *err)
 {
-    *vmlinux = NULL;
-    *vmlinux_len = 0;
-    *owned = NULL;
-    if (comp)
-        *comp = KT_KIMAGE_NONE;
+    *payload = NULL;
+    *payload_len = *payload_off = 0;
+    *container = false;
+    *comp = KT_COMP_NONE;
     if (!img)
         len = 0;
-    if (!max_out)
-        max_out = KT_KIMAGE_MAX_VMLINUX;
-
     const uint8_t *pl = img;
     size_t pl_len = len, pl_off = 0;
-    bool container = false;
+    bool cont = false;
     if (len >= 0x250 && !memcmp(img + 0x202, "HdrS", 4)) {
         unsigned version = (unsigned)img[0x206] | (unsigned)img[0x207] << 8;
         if (version < 0x208)
@@ -79,7 +76,7 @@ int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
         pl_off = pm + poff;
         pl = img + pl_off;
         pl_len = plen;
-        container = true;
+        cont = true;
     } else if (len >= 0x40 && img[0] == 'M' && img[1] == 'Z' && !memcmp(img + 4, "zimg", 4)) {
         size_t poff = le32(img + 8), plen = le32(img + 12);
         if (poff > len || plen > len - poff || plen == 0)
@@ -90,12 +87,12 @@ int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
         pl_off = poff;
         pl = img + poff;
         pl_len = plen;
-        container = true;
+        cont = true;
     }
 
     enum kt_comp c;
     if (sniff(pl, pl_len, &c) < 0) {
-        if (container)
+        if (cont)
             return unsupported_magic(pl, pl_len, pl_off, err);
         /* raw kernel Image formats (arm64 "ARM\x64" at 0x38, riscv "RSC\x05"
          * at 0x34) are uncompressed and scanned as they are */
@@ -110,6 +107,30 @@ int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
                            "not a kernel image: no bzImage setup header, ELF header or known "
                            "compression magic");
     }
+    *payload = pl;
+    *payload_len = pl_len;
+    *payload_off = pl_off;
+    *container = cont;
+    *comp = c;
+    return 0;
+}
+
+int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
+                      const uint8_t **vmlinux, size_t *vmlinux_len, uint8_t **owned,
+                      enum kt_kimage_comp *comp, struct kt_error *err)
+{
+    *vmlinux = NULL;
+    *vmlinux_len = 0;
+    *owned = NULL;
+    if (comp)
+        *comp = KT_KIMAGE_NONE;
+    if (!max_out)
+        max_out = KT_KIMAGE_MAX_VMLINUX;
+    const uint8_t *pl;
+    size_t pl_len, pl_off;
+    bool container;
+    enum kt_comp c;
+    KT_TRY(kt_kimage_locate(img, len, &pl, &pl_len, &pl_off, &container, &c, err));
     if (comp)
         *comp = (enum kt_kimage_comp)c;
     if (c == KT_COMP_NONE) {
