@@ -35,7 +35,10 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-if cc -std=c11 -Wall -Werror prog.c -o prog $(pkg-config --cflags --libs ktrust) 2>cc.err; then
+# a sanitizer build installs an instrumented library: build the program alike
+SAN=
+grep -q '^KT_SANITIZE:BOOL=ON' "$KT_BUILD/CMakeCache.txt" 2>/dev/null && SAN="-fsanitize=address,undefined"
+if cc -std=c11 -Wall -Werror $SAN prog.c -o prog $(pkg-config --cflags --libs ktrust) 2>cc.err; then
     ok
     openssl req -x509 -newkey rsa:2048 -nodes -keyout k.pem -outform DER -out c.der -days 30 \
         -subj "/O=Acme Corp/CN=Vendor Key" 2>/dev/null
