@@ -95,21 +95,8 @@ static int one_image(const char *path, const struct cli_common *co, bool pem)
     }
     struct kk_ctx s = {.file = path, .co = co, .pem = pem};
     jw_init(&s.w, stdout);
-    const uint8_t *v;
-    size_t vlen;
-    uint8_t *owned = NULL;
-    rc = kt_kimage_vmlinux(f.data, f.len, 0, &v, &vlen, &owned, &s.comp, &e);
-    if (rc == 0) {
-        rc = kt_kimage_scan_vmlinux(v, vlen, show_key, &s, &e);
-        if (rc == 0)
-            rc = kt_fail(&e, -ENODATA, KT_NO_OFFSET,
-                         "no builtin certificate list found in the %zu-byte vmlinux (%s "
-                         "compression)",
-                         vlen, kt_kimage_comp_name(s.comp));
-        else if (rc > 0)
-            rc = 0;
-    }
-    free(owned);
+    /* streaming: decoding stops at the list (bounded memory) */
+    rc = kt_kimage_foreach_cert_ex(f.data, f.len, 0, show_key, &s, &s.comp, &e);
     kt_file_close(&f);
     if (rc < 0) {
         if (!co->quiet)

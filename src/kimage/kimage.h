@@ -63,11 +63,23 @@ int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
 int kt_kimage_scan_vmlinux(const uint8_t *vmlinux, size_t len, kt_cert_cb cb, void *ctx,
                            struct kt_error *err);
 
-/* kt_kimage_vmlinux + kt_kimage_scan_vmlinux.  The der passed to fn lives
- * only during the call (copy what you keep); file_offset is the offset in the
- * decompressed vmlinux.  Errors as kt_kimage_vmlinux, -ENODATA when the image
- * holds no builtin certificate list, or fn's negative result. */
+/* The builtin certificate list of a kernel image: what kt_kimage_vmlinux +
+ * kt_kimage_scan_vmlinux find, streaming: the payload is decoded piece by
+ * piece into a window of a few MiB (not the whole vmlinux) and decoding
+ * stops once the list and its size words are seen, so a stream damaged after
+ * the list still yields it.  fn is called only once the answer is certain
+ * (never for a list that a later error would have hidden).  The der passed
+ * to fn lives only during the call (copy what you keep); file_offset is the
+ * offset in the decompressed vmlinux.  Errors as kt_kimage_vmlinux (max_out
+ * counting the bytes decoded before the list is found), -ENODATA when the
+ * image holds no builtin certificate list, or fn's negative result. */
 int kt_kimage_foreach_cert(const uint8_t *img, size_t len, kt_cert_cb cb, void *ctx,
                            struct kt_error *err);
+
+/* kt_kimage_foreach_cert with a decoded-size limit (max_out 0:
+ * KT_KIMAGE_MAX_VMLINUX) and the payload's compression (*comp; comp may be
+ * NULL), set once the header is read, also when an error follows. */
+int kt_kimage_foreach_cert_ex(const uint8_t *img, size_t len, size_t max_out, kt_cert_cb cb,
+                              void *ctx, enum kt_kimage_comp *comp, struct kt_error *err);
 
 #endif

@@ -77,7 +77,7 @@ int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err)
             f->mapped = 2;
             return 0;
         }
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p != MAP_FAILED) {
             close(fd);
             f->data = p;

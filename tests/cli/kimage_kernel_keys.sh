@@ -48,6 +48,30 @@ expect_eq "$("$KTRUST" kernel-keys -q "$T/fx/bzImage-gzip" 2>&1)" "" "-q prints 
 # several images: the worst exit code wins
 expect_exit 4 "worst of several" -- "$KTRUST" kernel-keys "$T/fx/bzImage-gzip" "$T/text" "$T/fx/nolist.bzImage"
 
+# ---- streaming --kernel: decoding stops at the list --------------------------
+# a vmlinux with 12 MiB after its list, as a bare xz stream whose tail is cut:
+# a --kernel user (kt_kimage_foreach_cert) still gets the keys, since it stops
+# decoding once the list and its size words are seen; a cut before the list
+# is an error.  (data.p7 is signed by a.der, the list's first key.)
+{ cat "$T/fx/vmlinux.bin"; yes 'filler after the certificate list' | head -c $((12 << 20)); } |
+    xz -0 -c >"$T/big.xz"
+bigsz=$(stat -c %s "$T/big.xz")
+head -c $((bigsz - 100)) "$T/big.xz" >"$T/tailcut.xz"
+head -c 100000 "$T/big.xz" >"$T/earlycut.xz"
+printf 'signed by the builtin key\n' >"$T/data.txt"
+openssl cms -sign -binary -noattr -nodetach -signer "$T/fx/a.pem" -inkey "$T/fx/a.key" \
+    -outform DER -in "$T/data.txt" -out "$T/data.p7" 2>/dev/null
+expect_exit 2 "without --kernel the signer is unknown" -- "$KTRUST" verify-pkcs7 -q "$T/data.p7"
+expect_exit 0 "--kernel whole stream" -- "$KTRUST" verify-pkcs7 -q --kernel "$T/big.xz" "$T/data.p7"
+expect_exit 0 "--kernel with the tail after the list cut" -- \
+    "$KTRUST" verify-pkcs7 -q --kernel "$T/tailcut.xz" "$T/data.p7"
+expect_exit 4 "--kernel cut before the list" -- \
+    "$KTRUST" verify-pkcs7 -q --kernel "$T/earlycut.xz" "$T/data.p7"
+err=$("$KTRUST" verify-pkcs7 --kernel "$T/earlycut.xz" "$T/data.p7" 2>&1)
+expect_match "$err" "xz stream: truncated \(at offset 100000\)" "cut before the list: where"
+expect_exit 0 "--kernel bzImage-lz4" -- "$KTRUST" verify-pkcs7 -q --kernel "$T/fx/bzImage-lz4" "$T/data.p7"
+expect_exit 0 "scan --kernel with the tail cut" -- "$KTRUST" scan -q --kernel "$T/tailcut.xz" "$T/fx/a.der"
+
 # ---- the corpus kernel -----------------------------------------------------
 corpus
 K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64

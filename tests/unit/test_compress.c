@@ -69,6 +69,79 @@ static uint8_t *compress_with(const struct tool *t, const char *in, size_t *len)
     return kt_test_slurp(path, len);
 }
 
+/* The incremental decoder (kt_decoder_*) read in chunk-byte pieces: the
+ * output gathered into a malloc'd buffer, or the error. */
+static int stream_decode(enum kt_comp c, const uint8_t *in, size_t len, size_t base,
+                         size_t max_out, const struct kt_decompress_opts *o, size_t chunk,
+                         uint8_t **out, size_t *out_len, struct kt_error *e)
+{
+    struct kt_decoder *d;
+    *out = NULL;
+    *out_len = 0;
+    int rc = kt_decoder_new(c, in, len, base, max_out, o, &d, e);
+    if (rc < 0)
+        return rc;
+    size_t cap = 0, n = 0, got;
+    uint8_t *buf = NULL;
+    for (;;) {
+        if (cap - n < chunk) {
+            cap = cap ? cap * 2 : chunk * 2;
+            if (cap - n < chunk)
+                cap = n + chunk;
+            buf = realloc(buf, cap);
+        }
+        rc = kt_decoder_read(d, buf + n, chunk, &got, e);
+        if (rc < 0 || got == 0)
+            break;
+        n += got;
+    }
+    if (rc == 0 && kt_decoder_total(d) != n)
+        rc = -EPROTO;
+    kt_decoder_free(d);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *out = buf;
+    *out_len = n;
+    return 0;
+}
+
+/* The streaming decoder gives what kt_decompress_ex gives (the output, or
+ * the error code with a message and an offset within the input), for
+ * several piece sizes. */
+static void same_as_whole(enum kt_comp c, const uint8_t *in, size_t len, size_t base,
+                          size_t max_out, const struct kt_decompress_opts *o, const char *what)
+{
+    uint8_t *want;
+    size_t want_len;
+    struct kt_error we = {0};
+    int wrc = kt_decompress_ex(c, in, len, base, max_out, o, &want, &want_len, &we);
+    static const size_t chunks[] = {1, 4093, (size_t)1 << 20};
+    for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+        if (chunks[k] == 1 && len > 4096)
+            continue; /* byte by byte only for small streams */
+        uint8_t *got;
+        size_t got_len;
+        struct kt_error ge = {0};
+        int grc = stream_decode(c, in, len, base, max_out, o, chunks[k], &got, &got_len, &ge);
+        CHECK(grc == wrc, "%s, %zu-byte pieces: rc %d, whole %d (%s / %s)", what, chunks[k], grc,
+              wrc, ge.what, we.what);
+        if (grc == 0 && wrc == 0)
+            CHECK(got_len == want_len && (!got_len || !memcmp(got, want, got_len)),
+                  "%s, %zu-byte pieces: %zu bytes as the whole decode (%zu)", what, chunks[k],
+                  got_len, want_len);
+        else if (grc < 0)
+            CHECK(ge.what[0] && (ge.offset == KT_NO_OFFSET ||
+                                 (ge.offset >= base && ge.offset <= base + len)),
+                  "%s, %zu-byte pieces: message '%s', offset %zu", what, chunks[k], ge.what,
+                  ge.offset);
+        free(got);
+    }
+    if (wrc == 0)
+        free(want);
+}
+
 static void round_trip(const char *name, const uint8_t *data, size_t n)
 {
     write_file(name, data, n);
@@ -97,6 +170,15 @@ static void round_trip(const char *name, const uint8_t *data, size_t n)
               "%s %s: output differs (%zu bytes, want %zu)", name, t->ext, olen, n);
         CHECK(rc != 0 || out != NULL, "%s %s: output buffer even when empty", name, t->ext);
         free(out);
+        char what[128];
+        snprintf(what, sizeof(what), "stream %s %s", name, t->ext);
+        same_as_whole(t->comp, c, clen, 0, 0, NULL, what);
+        if (n > 1) {
+            snprintf(what, sizeof(what), "stream %s %s, max_out = size", name, t->ext);
+            same_as_whole(t->comp, c, clen, 0, n, NULL, what);
+            snprintf(what, sizeof(what), "stream %s %s, max_out = size - 1", name, t->ext);
+            same_as_whole(t->comp, c, clen, 0, n - 1, NULL, what);
+        }
 
         /* the exact size fits; one byte less is a bomb (max_out 0 would
          * mean the default) */
@@ -126,6 +208,8 @@ static void round_trip(const char *name, const uint8_t *data, size_t n)
                   "%s %s cut at %zu: offset %zu counts from the base", name, t->ext, cuts[k],
                   e.offset);
             CHECK(e.what[0] != 0, "%s %s cut: a message", name, t->ext);
+            snprintf(what, sizeof(what), "stream %s %s cut at %zu", name, t->ext, cuts[k]);
+            same_as_whole(t->comp, c, cuts[k], 1000, 0, NULL, what);
         }
         free(c);
     }
@@ -146,6 +230,7 @@ static void corrupt_streams(void)
         struct kt_error e = {0};
         int rc = kt_decompress(t->comp, c, clen, 0, 0, &out, &olen, &e);
         CHECK(rc == -EBADMSG && out == NULL, "%s: corrupted: %d %s", t->ext, rc, e.what);
+        same_as_whole(t->comp, c, clen, 0, 0, NULL, "stream: corrupted");
         CHECK(e.offset != KT_NO_OFFSET && e.offset <= clen, "%s: offset %zu", t->ext, e.offset);
         free(c);
     }
@@ -155,6 +240,7 @@ static void corrupt_streams(void)
     struct kt_error e = {0};
     CHECK_EQ_INT(kt_decompress(KT_COMP_GZIP, junk, sizeof(junk), 0, 0, &out, &olen, &e),
                  -EBADMSG, "junk after a gzip magic");
+    same_as_whole(KT_COMP_GZIP, junk, sizeof(junk), 0, 0, NULL, "stream: junk after gzip magic");
 }
 
 /* 64 MiB of zeros against a 1 MiB limit: -E2BIG, quickly, naming the limit. */
@@ -183,6 +269,14 @@ static void bombs(void)
               t->ext, e.what);
         CHECK(secs < 2.0, "bomb %s stopped quickly (%.2f s, %zu compressed bytes)", t->ext, secs,
               clen);
+        /* streaming: the limit counts decoded bytes, same code and message */
+        uint8_t *sout;
+        size_t slen;
+        e = (struct kt_error){0};
+        rc = stream_decode(t->comp, c, clen, 0, (size_t)1 << 20, NULL, (size_t)256 << 10, &sout,
+                           &slen, &e);
+        CHECK(rc == -E2BIG && strstr(e.what, "1048576") && strstr(e.what, "limit"),
+              "streaming bomb %s: %d %s", t->ext, rc, e.what);
         /* the same stream under a roomy limit decodes in full */
         e = (struct kt_error){0};
         rc = kt_decompress(t->comp, c, clen, 0, (size_t)64 << 20, &out, &olen, &e);
@@ -227,6 +321,8 @@ static void concatenated(void)
             free(out);
         e = (struct kt_error){0};
         rc = kt_decompress_ex(t->comp, both, la + lb, 0, 0, &concat, &out, &olen, &e);
+        same_as_whole(t->comp, both, la + lb, 0, 0, NULL, "stream: first stream only");
+        same_as_whole(t->comp, both, la + lb, 0, 0, &concat, "stream: CONCAT");
         CHECK(rc == 0 && olen == strlen(a) + strlen(b) && !memcmp(out, a, strlen(a)) &&
                   !memcmp(out + strlen(a), b, strlen(b)),
               "%s: both streams with CONCAT: %d %s", t->ext, rc, e.what);
@@ -240,6 +336,8 @@ static void concatenated(void)
         if (rc == 0)
             free(out);
         e = (struct kt_error){0};
+        same_as_whole(t->comp, both, la + 4, 0, 0, NULL, "stream: trailer ignored");
+        same_as_whole(t->comp, both, la + 4, 0, 0, &concat, "stream: trailing junk, CONCAT");
         rc = kt_decompress_ex(t->comp, both, la + 4, 0, 0, &concat, &out, &olen, &e);
         CHECK(rc == -EBADMSG, "%s: trailing junk with CONCAT: %d %s", t->ext, rc, e.what);
         CHECK(strncmp(e.what, "test: ", 6) == 0, "%s: message prefix: %s", t->ext, e.what);
@@ -282,6 +380,10 @@ static void names_and_sniffing(void)
     e = (struct kt_error){0};
     CHECK_EQ_INT(kt_decompress(KT_COMP_XZ, NULL, 0, 0, 0, &out, &olen, &e), -EBADMSG,
                  "empty xz input");
+    same_as_whole(KT_COMP_NONE, elf, sizeof(elf), 0, 0, NULL, "stream: none");
+    same_as_whole(KT_COMP_NONE, elf, sizeof(elf), 0, 8, NULL, "stream: none over the limit");
+    same_as_whole((enum kt_comp)99, elf, sizeof(elf), 0, 0, NULL, "stream: unknown format");
+    same_as_whole(KT_COMP_XZ, NULL, 0, 0, 0, NULL, "stream: empty xz input");
 }
 
 int main(void)

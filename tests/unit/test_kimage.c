@@ -220,6 +220,215 @@ static void scanner(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen
     free(v);
 }
 
+/* ---- streaming: lists across the decoder's window edge, early stop -------- */
+/* The scan window (4 MiB, src/kimage/scan.c) is filled 1 MiB at a time and
+ * every decoder returns all it is asked for, so chunk edges fall on every
+ * MiB of the vmlinux; 4 MiB is also where the first window is full. */
+#define EDGE ((size_t)4 << 20)
+
+static const struct {
+    const char *name, *cmd;
+    enum kt_kimage_comp comp;
+} stream_tools[] = {
+    {"gzip", "gzip -1 -n -c", KT_KIMAGE_GZIP},
+    {"xz", "xz -0 --check=crc32 -c", KT_KIMAGE_XZ},
+    {"lzma", "xz -0 --format=lzma -c", KT_KIMAGE_LZMA},
+    {"zstd", "zstd -q -1 -c", KT_KIMAGE_ZSTD},
+    {"lz4", "lz4 -q -l -1 -c", KT_KIMAGE_LZ4},
+    {"lz4frame", "lz4 -q -1 -c", KT_KIMAGE_LZ4},
+};
+
+/* len bytes of compressible junk without 0x30 or zero bytes. */
+static void junk(uint8_t *p, size_t len, uint32_t seed)
+{
+    uint32_t x = seed | 1;
+    for (size_t i = 0; i < len; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        p[i] = (uint8_t)('a' + ((x >> 7) & 15));
+    }
+}
+
+/* A vmlinux of len junk bytes with the list (a, b) at L: a, b, the 4096-byte
+ * extra certificate area, its used word, padding to 8, u64 list size, u64
+ * module_cert_size.  Returns where the size word went. */
+static size_t lay_list(uint8_t *v, size_t len, size_t L, const uint8_t *a, size_t alen,
+                       const uint8_t *b, size_t blen)
+{
+    junk(v, len, (uint32_t)(L * 2654435761u));
+    memcpy(v, "\x7f" "ELF", 4);
+    size_t end = place(v, L, a, alen);
+    end = place(v, end, b, blen);
+    size_t q = (end + 4096 + 4 + 7) & ~(size_t)7;
+    memset(v + end, 0, q - end);
+    put32(v + q, (uint32_t)(alen + blen));
+    put32(v + q + 4, 0);
+    put32(v + q + 8, (uint32_t)alen);
+    put32(v + q + 12, 0);
+    return q;
+}
+
+/* Compress v with cmd into a bzImage (setup header, payload, the kernel's
+ * 4-byte size trailer); *plen: the payload's length (it starts at 1024). */
+static uint8_t *bzimage_of(const uint8_t *v, size_t vlen, const char *cmd, size_t *len,
+                           size_t *plen)
+{
+    char in[128], out[128], sh[512];
+    snprintf(in, sizeof(in), "%s/stream.bin", tmp);
+    snprintf(out, sizeof(out), "%s/stream.z", tmp);
+    FILE *f = fopen(in, "wb");
+    if (!f || fwrite(v, 1, vlen, f) != vlen) {
+        if (f)
+            fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    snprintf(sh, sizeof(sh), "%s <%s >%s", cmd, in, out);
+    if (system(sh) != 0)
+        return NULL;
+    size_t clen;
+    uint8_t *c = kt_test_slurp(out, &clen);
+    if (!c)
+        return NULL;
+    *plen = clen + 4;
+    *len = 1024 + clen + 4 + 512;
+    uint8_t *img = calloc(1, *len);
+    img[0x1f1] = 1;
+    memcpy(img + 0x202, "HdrS\x0f\x02", 6);
+    put32(img + 0x24c, (uint32_t)*plen);
+    memcpy(img + 1024, c, clen);
+    put32(img + 1024 + clen, (uint32_t)vlen);
+    memset(img + 1024 + clen + 4, 0x90, 512);
+    free(c);
+    return img;
+}
+
+/* The streaming scan and the whole-buffer scan agree on a list placed across
+ * the first window edge: a.der's header, b.der, the extra area and the size
+ * words each straddle it, for every compression. */
+static void straddle(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t vlen = EDGE + ((size_t)512 << 10);
+    uint8_t *v = malloc(vlen);
+    size_t tail = alen + blen + 4096 + 4; /* list start to the size word, unpadded */
+    const struct {
+        const char *what;
+        size_t L;
+    } where[] = {
+        {"a.der's header across the edge", EDGE - 2},
+        {"b.der across the edge", EDGE - alen - 7},
+        {"extra area across the edge", EDGE - alen - blen - 100},
+        {"u64 size word ends at the edge", EDGE - 8 - tail},
+        {"module_cert_size across the edge (u64 size ends at edge + 4)", EDGE - 4 - tail},
+        {"size word right after the edge", EDGE - tail},
+    };
+    for (size_t w = 0; w < sizeof(where) / sizeof(where[0]); w++) {
+        size_t q = lay_list(v, vlen, where[w].L, a, alen, b, blen);
+        struct got want = {0};
+        CHECK_EQ_INT(kt_kimage_scan_vmlinux(v, vlen, collect, &want, NULL), 1,
+                     "whole-buffer scan finds the list");
+        CHECK(want.n == 2 && want.off[0] == where[w].L, "%s: list at %zu (size word at %zu)",
+              where[w].what, where[w].L, q);
+        for (size_t t = 0; t < sizeof(stream_tools) / sizeof(stream_tools[0]); t++) {
+            size_t len, plen;
+            uint8_t *img = bzimage_of(v, vlen, stream_tools[t].cmd, &len, &plen);
+            CHECK(img != NULL, "%s: compress", stream_tools[t].cmd);
+            if (!img)
+                continue;
+            struct got g = {0};
+            struct kt_error e = {0};
+            enum kt_kimage_comp comp = KT_KIMAGE_NONE;
+            int rc = kt_kimage_foreach_cert_ex(img, len, 0, collect, &g, &comp, &e);
+            CHECK(rc == 0 && comp == stream_tools[t].comp, "%s, %s: rc %d (%s)",
+                  where[w].what, stream_tools[t].name, rc, e.what);
+            int same = g.n == want.n;
+            for (size_t k = 0; same && k < g.n && k < 4; k++)
+                same = g.len[k] == want.len[k] && g.off[k] == want.off[k] &&
+                       !memcmp(g.der[k], want.der[k], g.len[k]);
+            CHECK(same, "%s, %s: %zu certificates as the whole-buffer scan", where[w].what,
+                  stream_tools[t].name, g.n);
+            got_free(&g);
+            free(img);
+        }
+        got_free(&want);
+    }
+    free(v);
+}
+
+/* Decoding stops once the list is confirmed: a 12 MiB vmlinux whose list
+ * sits at 100 KiB still yields its keys when the payload's tail is cut off
+ * or overwritten with garbage (which kt_kimage_vmlinux, decoding it all,
+ * rejects); a list after the damage is not found (an error). */
+static void early_stop(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    size_t vlen = (size_t)12 << 20;
+    uint8_t *v = malloc(vlen);
+    lay_list(v, vlen, (size_t)100 << 10, a, alen, b, blen);
+    for (size_t t = 0; t < sizeof(stream_tools) / sizeof(stream_tools[0]); t++) {
+        size_t len, plen;
+        uint8_t *img = bzimage_of(v, vlen, stream_tools[t].cmd, &len, &plen);
+        CHECK(img != NULL, "%s: compress", stream_tools[t].cmd);
+        if (!img)
+            continue;
+        const char *name = stream_tools[t].name;
+        /* the tail cut: a shorter payload_length */
+        size_t cut = plen * 3 / 4;
+        put32(img + 0x24c, (uint32_t)cut);
+        const uint8_t *vm;
+        size_t l;
+        uint8_t *own = NULL;
+        struct kt_error e = {0};
+        CHECK_EQ_INT(kt_kimage_vmlinux(img, len, 0, &vm, &l, &own, NULL, &e), -EBADMSG,
+                     "the cut payload does not decode whole");
+        free(own);
+        struct got g = {0};
+        e = (struct kt_error){0};
+        int rc = kt_kimage_foreach_cert(img, len, collect, &g, &e);
+        CHECK(rc == 0 && g.n == 2 && g.off[0] == (size_t)100 << 10 && g.len[0] == alen &&
+                  !memcmp(g.der[0], a, alen),
+              "%s, tail cut at 3/4: rc %d (%s), %zu keys", name, rc, e.what, g.n);
+        got_free(&g);
+        /* the tail overwritten */
+        put32(img + 0x24c, (uint32_t)plen);
+        for (size_t k = 1024 + plen * 3 / 4; k < 1024 + plen - 4; k++)
+            img[k] = (uint8_t)(k * 131u + 7u);
+        e = (struct kt_error){0};
+        rc = kt_kimage_foreach_cert(img, len, collect, &g, &e);
+        CHECK(rc == 0 && g.n == 2, "%s, garbage tail: rc %d (%s), %zu keys", name, rc, e.what,
+              g.n);
+        got_free(&g);
+        /* damage before the list: an error, or (a format whose checksum
+         * comes only at the end: zstd, lz4 frame) the list as it is */
+        for (size_t k = 1024 + 64; k < 1024 + 64 + 256 && k < 1024 + plen; k++)
+            img[k] ^= 0xa5;
+        e = (struct kt_error){0};
+        rc = kt_kimage_foreach_cert(img, len, collect, &g, &e);
+        CHECK(rc < 0 ? g.n == 0 && e.what[0]
+                     : g.n == 2 && g.len[0] == alen && !memcmp(g.der[0], a, alen),
+              "%s, damage before the list: rc %d (%s), %zu keys", name, rc, e.what, g.n);
+        got_free(&g);
+        free(img);
+    }
+    free(v);
+
+    /* the bomb: the limit counts decoded bytes (64 MiB of zeros, 16 MiB) */
+    size_t len;
+    uint8_t *img = fx("bomb.bzImage", &len);
+    if (img) {
+        struct kt_error e = {0};
+        CHECK_EQ_INT(kt_kimage_foreach_cert_ex(img, len, (size_t)16 << 20, NULL, NULL, NULL, &e),
+                     -E2BIG, "streaming bomb");
+        CHECK(strstr(e.what, "16777216") && strstr(e.what, "limit"), "names the limit: %s",
+              e.what);
+        e = (struct kt_error){0};
+        CHECK_EQ_INT(kt_kimage_foreach_cert(img, len, NULL, NULL, &e), -ENODATA,
+                     "under the default limit: all zeros, no list");
+        CHECK(strstr(e.what, "67108864-byte vmlinux") != NULL, "the decoded size: %s", e.what);
+        free(img);
+    }
+}
+
 static void fake_images(void)
 {
     size_t alen, blen, vlen;
@@ -266,18 +475,21 @@ static void fake_images(void)
               "%s: the list's certificates, in order", imgs[i].file);
         got_free(&g);
 
-        /* every image cut short fails cleanly (no crash, an error or nothing) */
+        /* every image cut short fails cleanly with a reason, or (a bare
+         * stream cut after the list: decoding stops at the list and never
+         * sees the cut) yields exactly the list; never part of it */
         if (imgs[i].comp != KT_KIMAGE_NONE) {
             int bad = 0;
             for (size_t cut = 1; cut < 8; cut++) {
                 size_t n = len * cut / 8;
                 struct kt_error e2 = {0};
                 int r2 = kt_kimage_foreach_cert(img, n, collect, &g, &e2);
-                if (r2 == 0 || !e2.what[0])
+                if (r2 == 0 ? !(g.n == 2 && g.len[0] == alen && !memcmp(g.der[0], a, alen))
+                            : (!e2.what[0] || g.n != 0))
                     bad++;
                 got_free(&g);
             }
-            CHECK_EQ_INT(bad, 0, "truncated images fail with a reason");
+            CHECK_EQ_INT(bad, 0, "truncated images fail with a reason or give the whole list");
         }
         /* corrupt the payload's middle: an error, never a crash */
         if (imgs[i].comp != KT_KIMAGE_NONE && len > 4096) {
@@ -367,6 +579,8 @@ static void fake_images(void)
         free(img);
     }
     scanner(a, alen, b, blen);
+    straddle(a, alen, b, blen);
+    early_stop(a, alen, b, blen);
     free(a);
     free(b);
     free(vm);
