@@ -1,6 +1,7 @@
 /* Digests through OpenSSL EVP, with the EVP_MD objects fetched once. */
 #include "crypto/crypto.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,8 +22,17 @@ static pthread_once_t md_once = PTHREAD_ONCE_INIT;
 
 static void fetch_all(void)
 {
+    /* no openssl.cnf: ktrust's behaviour must not depend on the system's
+     * OpenSSL configuration, and reading it costs start-up time */
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
     for (int i = KT_HASH_MD5; i < KT_HASH__COUNT; i++)
         mds[i] = EVP_MD_fetch(NULL, hashes[i].name, NULL);
+}
+
+void kt_crypto_init(void); /* shared with pubkey.c */
+void kt_crypto_init(void)
+{
+    pthread_once(&md_once, fetch_all);
 }
 
 const EVP_MD *kt_evp_md(enum kt_hash h); /* shared with pubkey.c */

@@ -7,12 +7,14 @@
 #include <openssl/x509.h>
 
 const EVP_MD *kt_evp_md(enum kt_hash h);
+void kt_crypto_init(void);
 
 #define PK(k) ((EVP_PKEY *)(k))
 
 int kt_pubkey_from_spki(kt_span spki, struct kt_pubkey **out, struct kt_error *err)
 {
     const unsigned char *p = spki.p;
+    kt_crypto_init();
     if (spki.len > 0x7fffffff)
         return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "subjectPublicKeyInfo: too large");
     EVP_PKEY *pk = d2i_PUBKEY(NULL, &p, (long)spki.len);
