@@ -23,8 +23,11 @@ static pthread_once_t md_once = PTHREAD_ONCE_INIT;
 static void fetch_all(void)
 {
     /* no openssl.cnf: ktrust's behaviour must not depend on the system's
-     * OpenSSL configuration, and reading it costs start-up time */
-    OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+     * OpenSSL configuration, and reading it costs start-up time; nor the
+     * legacy cipher/digest name tables, which ktrust never looks up */
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
+                            OPENSSL_INIT_NO_ADD_ALL_DIGESTS,
+                        NULL);
     for (int i = KT_HASH_MD5; i < KT_HASH__COUNT; i++)
         mds[i] = EVP_MD_fetch(NULL, hashes[i].name, NULL);
 }
