@@ -34,7 +34,10 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
         jw_obj(&w, NULL);
         jw_str(&w, "file", file);
         jw_str(&w, "type", "pe");
-        jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(rc)));
+        if (cli_exit_code(rc) == EXIT_NOINPUT)
+            jw_null(&w, "verdict"); /* not read */
+        else
+            jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(rc)));
         jw_str(&w, "error", kt_errno_name(rc));
         jw_str(&w, "reason", rc ? e->what : "trusted: its wrapped keys were added");
         jw_str(&w, "keyring", ring);
@@ -48,8 +51,8 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
         jw_newline(&w);
         return;
     }
-    if (co->quiet)
-        return;
+    if (co->quiet || cli_exit_code(rc) == EXIT_NOINPUT)
+        return; /* an unreadable file: its stderr line says it all */
     if (rc != 0) {
         printf("%s: %s: nothing added\n", file, kt_verdict_name(kt_verdict_of(rc)));
         return;
@@ -133,6 +136,7 @@ int cmd_load_pe_key(int argc, char **argv)
             kt_file_close(&f);
         } else {
             cli_error(argv[i], &fe);
+            print_one(&co, argv[i], frc, &fe, &res, ring_name);
         }
         int code = cli_exit_code(frc);
         if (code > worst)

@@ -231,7 +231,7 @@ static void on_file(void *vctx, const struct kt_scan_item *it)
     fclose(out);
     pthread_mutex_lock(&s->mu);
     if (it->rc < 0)
-        cli_error(it->path, it->err);
+        vp_print_unreadable(it->path, "unreadable", it->rc, it->err, s->json);
     else if (n)
         fwrite(buf, 1, n, stdout);
     s->files++;

@@ -31,7 +31,7 @@ static int verify_one(const char *path, const struct kt_keyrings *rings,
     struct kt_file f;
     int rc = kt_file_open(path, &f, &err);
     if (rc < 0) {
-        cli_error(path, &err);
+        vp_print_unreadable(path, "module", rc, &err, co->json);
         return cli_exit_code(rc);
     }
     struct kt_modsig_result res;

@@ -71,7 +71,7 @@ int cmd_verify_pe(int argc, char **argv)
         int code;
         rc = kt_file_open(path, &f, &e);
         if (rc < 0) {
-            cli_error(path, &e);
+            vp_print_unreadable(path, "pe", rc, &e, co.json);
             code = cli_exit_code(rc);
         } else {
             rc = kt_pe_verify(f.data, f.len, rings, &opts, &r, &e);

@@ -77,7 +77,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
     struct kt_file sig, data = {0};
     int rc = kt_file_open(path, &sig, &err);
     if (rc < 0) {
-        cli_error(path, &err);
+        vp_print_unreadable(path, "pkcs7", rc, &err, co.json);
         return cli_exit_code(rc);
     }
     if (data_path && (rc = kt_file_open(data_path, &data, &err)) < 0) {

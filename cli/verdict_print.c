@@ -106,7 +106,10 @@ void vp_json(struct jw *w, const struct vp_result *r)
     jw_obj(w, NULL);
     jw_str(w, "file", r->file);
     jw_str(w, "type", r->type);
-    jw_str(w, "verdict", verdict_word(r->rc));
+    if (cli_exit_code(r->rc) == EXIT_NOINPUT)
+        jw_null(w, "verdict"); /* not read: no verdict, the error says why */
+    else
+        jw_str(w, "verdict", verdict_word(r->rc));
     jw_str(w, "error", kt_errno_name(r->rc));
     if (r->rc && r->error && r->error->what[0])
         jw_str(w, "reason", r->error->what);
@@ -183,6 +186,16 @@ void vp_print(const struct vp_result *r, bool json, bool quiet, bool verbose)
         jw_newline(&w);
     } else if (!quiet) {
         vp_text(stdout, r, verbose);
+    }
+}
+
+void vp_print_unreadable(const char *file, const char *type, int rc, const struct kt_error *e,
+                         bool json)
+{
+    cli_error(file, e);
+    if (json) {
+        struct vp_result r = {.file = file, .type = type, .rc = rc, .error = e};
+        vp_print(&r, true, false, false);
     }
 }
 

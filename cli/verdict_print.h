@@ -61,6 +61,12 @@ struct vp_result {
     const char *compression;      /* modules: "xz", "zstd", "gzip", "none" */
 };
 
+/* An input that could not be read: the one-line error on stderr and, with
+ * --json, its object (verdict null, error ENOENT/EACCES/...), so that every
+ * input has one JSON line. */
+void vp_print_unreadable(const char *file, const char *type, int rc, const struct kt_error *e,
+                         bool json);
+
 /* Fill *s from a kt_pkcs7 signer after kt_pkcs7_verify/validate_trust. */
 void vp_sig_from_pkcs7(struct vp_sig *s, const struct kt_pkcs7_signer *si, const char *reason);
 

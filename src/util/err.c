@@ -84,6 +84,9 @@ const char *kt_errno_name(int rc)
     case -ENOENT: return "ENOENT";
     case -EIO: return "EIO";
     case -EACCES: return "EACCES";
+    case -EISDIR: return "EISDIR";
+    case -EFBIG: return "EFBIG";
+    case -ELOOP: return "ELOOP";
     default: return "EIO";
     }
 }
