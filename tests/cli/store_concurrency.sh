@@ -2,34 +2,10 @@
 # Several processes adding at once (and one creating the store): all succeed,
 # nothing is lost.
 source "$(dirname "$0")/../lib/common.sh"
-PY=
-for p in python3 /usr/bin/python3; do "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; break; }; done
-if [ -z "$PY" ]; then
-    [ -n "${CI:-}" ] && { echo "python3-cryptography missing but CI is set: failing" >&2; exit 1; }
-    echo "skipped: python3-cryptography missing"; exit 77
-fi
+need_python_cryptography
 cd "$T"
-cat >gen.py <<'PY'
-import sys, datetime
-from cryptography import x509
-from cryptography.x509.oid import NameOID
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-n, out, prefix, base = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-key = ec.generate_private_key(ec.SECP256R1())
-ca = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Bulk CA")])
-t = datetime.datetime(2025, 1, 1)
-with open(out, "wb") as f:
-    for i in range(n):
-        subj = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "%s key %d" % (prefix, i))])
-        c = (x509.CertificateBuilder().subject_name(subj).issuer_name(ca)
-             .public_key(key.public_key()).serial_number(base + i)
-             .not_valid_before(t).not_valid_after(t + datetime.timedelta(days=3650))
-             .sign(key, hashes.SHA256()))
-        f.write(c.public_bytes(serialization.Encoding.DER))
-PY
 W=6
-for w in $(seq 1 $W); do "$PY" gen.py 150 w$w.der w$w $((w * 100000)); done
+for w in $(seq 1 $W); do "$PY" "$KT_SRC/tests/fixtures/gen_bulk_certs.py" 150 w$w.der w$w $((w * 100000)); done
 export KTRUST_STORE=$T/db/keyrings.db   # does not exist yet: the writers race to create it
 pids=()
 for w in $(seq 1 $W); do
@@ -59,7 +35,7 @@ expect_eq "$(sqlite3 "$KTRUST_STORE" "select count(*) from keys where keyring li
 # the race to create a new store: writers and readers start together on a
 # path that does not exist yet (this once lost to "PRAGMA journal_mode" and
 # to a reader seeing a half-made schema)
-"$PY" gen.py 1 one.der one 1
+"$PY" "$KT_SRC/tests/fixtures/gen_bulk_certs.py" 1 one.der one 1
 fails=0
 for it in $(seq 1 8); do
     export KTRUST_STORE=$T/race$it/k.db

@@ -3,35 +3,10 @@
 # points, many times; every run must leave the store passing
 # PRAGMA integrity_check with either all of them or none.
 source "$(dirname "$0")/../lib/common.sh"
-PY=
-for p in python3 /usr/bin/python3; do "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; break; }; done
-if [ -z "$PY" ]; then
-    [ -n "${CI:-}" ] && { echo "python3-cryptography missing but CI is set: failing" >&2; exit 1; }
-    echo "skipped: python3-cryptography missing"; exit 77
-fi
+need_python_cryptography
 cd "$T"
-cat >gen.py <<'PY'
-import sys, datetime
-from cryptography import x509
-from cryptography.x509.oid import NameOID
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-n, out, prefix, base = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-key = ec.generate_private_key(ec.SECP256R1())
-ca = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Bulk CA")])
-t = datetime.datetime(2025, 1, 1)
-with open(out, "wb") as f:
-    for i in range(n):
-        subj = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Bulk Org"),
-                          x509.NameAttribute(NameOID.COMMON_NAME, "%s key %d" % (prefix, i))])
-        c = (x509.CertificateBuilder().subject_name(subj).issuer_name(ca)
-             .public_key(key.public_key()).serial_number(base + i)
-             .not_valid_before(t).not_valid_after(t + datetime.timedelta(days=3650))
-             .sign(key, hashes.SHA256()))
-        f.write(c.public_bytes(serialization.Encoding.DER))
-PY
-"$PY" gen.py 3000 bulk.der bulk 1000
-"$PY" gen.py 1 seed.der seed 1
+"$PY" "$KT_SRC/tests/fixtures/gen_bulk_certs.py" 3000 bulk.der bulk 1000
+"$PY" "$KT_SRC/tests/fixtures/gen_bulk_certs.py" 1 seed.der seed 1
 # the seed store: one key, so the database exists before every run
 KTRUST_STORE=$T/seed.db $KTRUST keyring add -q --keyring builtin seed.der
 expect_eq "$(sqlite3 seed.db 'select count(*) from keys')" 1 "seed store"

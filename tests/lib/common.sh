@@ -47,6 +47,22 @@ corpus() {
     exit 77
 }
 
+# need_python_cryptography: set $PY to a python3 that has the cryptography
+# module (fast bulk certificates); fail in CI without one, skip elsewhere.
+need_python_cryptography() {
+    PY=
+    local p
+    for p in python3 /usr/bin/python3; do
+        "$p" -c 'import cryptography' 2>/dev/null && { PY=$p; return 0; }
+    done
+    if [ -n "${CI:-}" ]; then
+        echo "python3-cryptography missing but CI is set: failing" >&2
+        exit 1
+    fi
+    echo "skipped: python3-cryptography missing"
+    exit 77
+}
+
 finish() {
     echo "$PASS passed, $FAIL failed"
     [ "$FAIL" = 0 ]
