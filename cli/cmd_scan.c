@@ -45,6 +45,18 @@ static void usage(FILE *f)
             "to the number of CPUs.  Exit code: the highest per-file code.\n");
 }
 
+static void print_vp(struct scan_ctx *s, FILE *out, const struct vp_result *vr)
+{
+    if (s->json) {
+        struct jw w;
+        jw_init(&w, out);
+        vp_json(&w, vr);
+        jw_newline(&w);
+    } else if (!s->quiet) {
+        vp_text(out, vr, s->verbose);
+    }
+}
+
 /* A file's verdict line(s) into out; returns the exit code. */
 static int verify_pe(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
 {
@@ -56,29 +68,10 @@ static int verify_pe(struct scan_ctx *s, const struct kt_scan_item *it, FILE *ou
         rc = -ENOMEM;
     struct vp_result vr = {.file = it->path, .type = "pe", .rc = rc, .error = &e,
                            .sigs = t.sigs, .n_sigs = t.n};
-    if (s->json) {
-        struct jw w;
-        jw_init(&w, out);
-        vp_json(&w, &vr);
-        jw_newline(&w);
-    } else if (!s->quiet) {
-        vp_text(out, &vr, s->verbose);
-    }
+    print_vp(s, out, &vr);
     vp_tree_free(&t);
     kt_pe_result_free(r);
     return rc;
-}
-
-static void print_vp(struct scan_ctx *s, FILE *out, const struct vp_result *vr)
-{
-    if (s->json) {
-        struct jw w;
-        jw_init(&w, out);
-        vp_json(&w, vr);
-        jw_newline(&w);
-    } else if (!s->quiet) {
-        vp_text(out, vr, s->verbose);
-    }
 }
 
 static int verify_module(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
@@ -304,9 +297,8 @@ static void summary(struct scan_ctx *s, double secs)
             jw_int(&w, kt_ftype_name((enum kt_ftype)t), (long long)s->per_type[t]);
         jw_obj_end(&w);
         jw_int(&w, "bytes", (long long)s->bytes);
-        char secbuf[32];
-        snprintf(secbuf, sizeof(secbuf), "%.3f", secs);
-        fprintf(stdout, ",\"seconds\":%s,\"mb_per_s\":%.1f", secbuf, mbs);
+        jw_num(&w, "seconds", secs, 3);
+        jw_num(&w, "mb_per_s", mbs, 1);
         jw_obj_end(&w);
         jw_newline(&w);
         return;

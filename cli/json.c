@@ -100,6 +100,12 @@ void jw_int(struct jw *w, const char *k, long long v)
     fprintf(w->f, "%lld", v);
 }
 
+void jw_num(struct jw *w, const char *k, double v, int decimals)
+{
+    key(w, k);
+    fprintf(w->f, "%.*f", decimals, v);
+}
+
 void jw_bool(struct jw *w, const char *k, bool v)
 {
     key(w, k);

@@ -22,6 +22,8 @@ void jw_arr_end(struct jw *w);
 void jw_str(struct jw *w, const char *key, const char *val); /* NULL -> null */
 void jw_strn(struct jw *w, const char *key, const char *val, size_t n);
 void jw_int(struct jw *w, const char *key, long long v);
+/* a number with `decimals` digits after the point */
+void jw_num(struct jw *w, const char *key, double v, int decimals);
 void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);
 void jw_hex(struct jw *w, const char *key, const uint8_t *p, size_t n); /* n==0 -> null */
