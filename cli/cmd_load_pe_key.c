@@ -114,7 +114,7 @@ int cmd_load_pe_key(int argc, char **argv)
         return cli_exit_code(rc);
     }
     struct kt_keyring *target = kt_keyrings_get(rings, ring_name);
-    if (!target || !strcmp(ring_name, "blacklist")) {
+    if (!target) {
         cli_errorf(NULL, "no keyring '%s' to add keys to", ring_name);
         kt_store_close(store);
         kt_keyrings_free(rings);
@@ -153,7 +153,7 @@ int cmd_load_pe_key(int argc, char **argv)
     } else {
         kt_store_rollback(store);
         if (!co.quiet && !co.json)
-            fprintf(stderr, "ktrust: load-pe-key: nothing stored (a file was not trusted)\n");
+            fprintf(stderr, "ktrust: load-pe-key: nothing stored (a file failed)\n");
     }
     kt_store_close(store);
     kt_keyrings_free(rings);

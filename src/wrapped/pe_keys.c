@@ -60,6 +60,9 @@ int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
                     const char *source, struct kt_pe_load_result *res, struct kt_error *err)
 {
     memset(res, 0, sizeof(*res));
+    /* load-pe-key's policy (CONTRACT), stricter than the keyring's own
+     * trusted-only rule: builtin takes explicit adds only, and the blacklist
+     * takes revocations, not keys a container vouched for */
     const char *tname = kt_keyring_name(target);
     if (!strcmp(tname, "builtin") || !strcmp(tname, "blacklist"))
         return kt_fail(err, -EPERM, KT_NO_OFFSET,

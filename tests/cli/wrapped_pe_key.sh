@@ -52,6 +52,9 @@ expect_exit 4 "several files, one bad: nothing stored" -- "$KTRUST" load-pe-key 
 expect_eq "$(listing)" "$before" "store unchanged when one file of several fails"
 expect_exit 6 "vouched keys never enter builtin" -- "$KTRUST" load-pe-key --store "$S" --keyring builtin wrap.ossl.efi
 expect_eq "$(listing)" "$before" "store unchanged after a refused keyring"
+expect_exit 6 "... nor the blacklist" -- "$KTRUST" load-pe-key --store "$S" --keyring blacklist wrap.ossl.efi
+expect_eq "$(listing)" "$before" "store unchanged after a refused blacklist target"
+expect_exit 64 "an unknown keyring: usage" -- "$KTRUST" load-pe-key --store "$S" --keyring nosuch wrap.ossl.efi
 
 # --- the trusted wrappers: keys land in secondary, flagged trusted ----------
 for w in wrap.ossl.efi wrap.sb.efi wrap.pesign.efi; do
