@@ -8,16 +8,14 @@ int kt_cert_validate_trust(const struct kt_keyrings *k, enum kt_purpose p,
     *by = NULL;
     if (kt_blacklist_has_cert(k, c))
         return -EKEYREJECTED;
-    const struct kt_key *self = kt_trust_find_by_issuer_serial(k, p, c->issuer_raw, c->serial);
+    struct kt_key_ids self_ids = kt_key_ids_of_cert(c);
+    const struct kt_key *self = kt_trust_find(k, p, &self_ids);
     if (self && !memcmp(self->cert->sha256, c->sha256, 32)) {
         *by = self;
         return 0;
     }
-    const struct kt_key *issuer = NULL;
-    if (c->akid_keyid.len)
-        issuer = kt_trust_find_by_skid(k, p, c->akid_keyid);
-    if (!issuer && c->akid_serial.len)
-        issuer = kt_trust_find_by_issuer_serial(k, p, c->akid_issuer, c->akid_serial);
+    struct kt_key_ids ids = kt_key_ids_of_signer(c, true);
+    const struct kt_key *issuer = kt_trust_find(k, p, &ids);
     if (!issuer || !issuer->cert->pub)
         return -ENOKEY;
     int rc = kt_x509_check_signature(c, issuer->cert->pub);

@@ -154,9 +154,10 @@ struct kt_keyring {
     char **vouchers;
     size_t n_vouchers;
     bool is_default, saved;
+    bool run_voucher; /* named by a verifying command's --keyring for this run */
     struct ikey **keys;
     size_t n, cap;
-    struct ht by_skid, by_isn, by_desc, by_sha, by_spki;
+    struct ht by_skid, by_isn, by_subj, by_desc, by_sha, by_spki;
 };
 
 struct bhash {
@@ -198,6 +199,7 @@ static void keyring_free(struct kt_keyring *r)
     free(r->vouchers);
     ht_free(&r->by_skid);
     ht_free(&r->by_isn);
+    ht_free(&r->by_subj);
     ht_free(&r->by_desc);
     ht_free(&r->by_sha);
     ht_free(&r->by_spki);
@@ -651,6 +653,8 @@ static int ring_index(struct kt_keyring *r, struct ikey *key)
         rc |= ht_put(&r->by_skid, c->skid.p, c->skid.len, NULL, 0, key);
     if (c->issuer_raw.len && ser.len)
         rc |= ht_put(&r->by_isn, c->issuer_raw.p, c->issuer_raw.len, ser.p, ser.len, key);
+    if (c->subject_raw.len)
+        rc |= ht_put(&r->by_subj, c->subject_raw.p, c->subject_raw.len, NULL, 0, key);
     if (c->description)
         rc |= ht_put(&r->by_desc, (const uint8_t *)c->description, strlen(c->description), NULL,
                      0, key);
@@ -668,6 +672,8 @@ static void ring_unindex(struct kt_keyring *r, struct ikey *key)
         ht_del(&r->by_skid, c->skid.p, c->skid.len, NULL, 0, key);
     if (c->issuer_raw.len && ser.len)
         ht_del(&r->by_isn, c->issuer_raw.p, c->issuer_raw.len, ser.p, ser.len, key);
+    if (c->subject_raw.len)
+        ht_del(&r->by_subj, c->subject_raw.p, c->subject_raw.len, NULL, 0, key);
     if (c->description)
         ht_del(&r->by_desc, (const uint8_t *)c->description, strlen(c->description), NULL, 0,
                key);
@@ -734,47 +740,124 @@ static int ring_link(struct kt_keyring *r, struct ikey *key)
     return 0;
 }
 
-/* Does `c` verify under some key in `ring` named by its AKID?  Returns the
- * signer or NULL; *why gets the reason when NULL. */
+/* ---- the one lookup by key ids (the kernel's find_asymmetric_key) -------- */
+
+struct kt_key_ids kt_key_ids_of_cert(const struct kt_x509 *c)
+{
+    struct kt_key_ids ids = {0};
+    if (c->issuer_raw.len && c->serial.len)
+        ids.issuer = c->issuer_raw, ids.serial = c->serial;
+    ids.skid = c->skid;
+    return ids;
+}
+
+struct kt_key_ids kt_key_ids_of_signer(const struct kt_x509 *c, bool with_issuer_name)
+{
+    struct kt_key_ids ids = {0};
+    if (c->akid_issuer.len && c->akid_serial.len)
+        ids.issuer = c->akid_issuer, ids.serial = c->akid_serial;
+    ids.skid = c->akid_keyid;
+    if (with_issuer_name)
+        ids.subject = c->issuer_raw;
+    return ids;
+}
+
+bool kt_key_ids_empty(const struct kt_key_ids *ids)
+{
+    return !(ids->issuer.len && ids->serial.len) && !ids->skid.len && !ids->subject.len;
+}
+
+/* The first key of `ring` the ids name (trusted ones only if need_trusted). */
+static const struct kt_key *ring_find(const struct kt_keyring *ring, const struct kt_key_ids *ids,
+                                      bool need_trusted)
+{
+    const struct ht *t;
+    const uint8_t *a, *b = NULL;
+    size_t alen, blen = 0;
+    kt_span ser = kt_integer_magnitude(ids->serial);
+    if (ids->issuer.len && ser.len) {
+        t = &ring->by_isn, a = ids->issuer.p, alen = ids->issuer.len, b = ser.p, blen = ser.len;
+    } else if (ids->skid.len) {
+        t = &ring->by_skid, a = ids->skid.p, alen = ids->skid.len;
+    } else if (ids->subject.len) {
+        t = &ring->by_subj, a = ids->subject.p, alen = ids->subject.len;
+    } else {
+        return NULL;
+    }
+    bool check_skid = ids->issuer.len && ser.len && ids->skid.len;
+    for (struct ht_ent *e = NULL; (e = ht_next(t, e, a, alen, b, blen));) {
+        const struct ikey *k = e->v;
+        if (need_trusted && !k->pub.trusted)
+            continue;
+        if (check_skid && !kt_span_eq(ids->skid, k->pub.cert->skid))
+            continue; /* id0 matches, but the key lacks id1 or differs */
+        return &k->pub;
+    }
+    return NULL;
+}
+
+/* The key in `ring` that `c` names as its signer (AKID, else issuer name),
+ * if it verifies c's signature. */
 static const struct kt_key *find_signer_in(const struct kt_keyring *ring, const struct kt_x509 *c,
                                            bool need_trusted)
 {
-    struct ht_ent *e = NULL;
-    kt_span ser = kt_integer_magnitude(c->akid_serial);
-    bool by_isn = c->akid_issuer.len && ser.len;
-    for (;;) {
-        if (by_isn)
-            e = ht_next(&ring->by_isn, e, c->akid_issuer.p, c->akid_issuer.len, ser.p, ser.len);
-        else
-            e = ht_next(&ring->by_skid, e, c->akid_keyid.p, c->akid_keyid.len, NULL, 0);
-        if (!e)
-            return NULL;
-        const struct ikey *s = e->v;
-        if (by_isn && c->akid_keyid.len && !kt_span_eq(c->akid_keyid, s->pub.cert->skid))
-            continue; /* both ids given: the second must match too */
-        if (need_trusted && !s->pub.trusted)
-            continue;
-        if (!s->pub.cert->pub)
-            continue;
-        if (kt_x509_check_signature(c, s->pub.cert->pub) == 0)
-            return &s->pub;
-    }
+    struct kt_key_ids ids = kt_key_ids_of_signer(c, true);
+    const struct kt_key *s = ring_find(ring, &ids, need_trusted);
+    if (!s || !s->cert->pub || kt_x509_check_signature(c, s->cert->pub) != 0)
+        return NULL;
+    return s;
 }
 
-/* Rings a purpose may use, in search order. */
+int kt_keyring_set_run_voucher(struct kt_keyring *r, bool on)
+{
+    if (!r || r->restr == KT_RESTRICT_BLACKLIST)
+        return -EINVAL;
+    r->run_voucher = on;
+    return 0;
+}
+
+const char *kt_purpose_text(enum kt_purpose p)
+{
+    switch (p) {
+    case KT_PURPOSE_MODULE: return "modules";
+    case KT_PURPOSE_UEFI: return "UEFI images";
+    case KT_PURPOSE_KEXEC: return "kexec images";
+    case KT_PURPOSE_BUILTIN: return "builtin-only checks";
+    }
+    return "?";
+}
+
+/* Default keyrings a purpose may use (the kernel's VERIFY_USE_* choices). */
+static bool purpose_uses(const struct kt_keyrings *k, enum kt_purpose p,
+                         const struct kt_keyring *r)
+{
+    if (r == k->builtin)
+        return true;
+    if (r == k->secondary || r == k->machine)
+        return p != KT_PURPOSE_BUILTIN;
+    if (r == k->platform)
+        return p == KT_PURPOSE_UEFI || p == KT_PURPOSE_KEXEC;
+    return false;
+}
+
+bool kt_keyring_vouches_for(const struct kt_keyrings *k, const struct kt_keyring *r,
+                            enum kt_purpose p)
+{
+    return r && r != k->blacklist && (purpose_uses(k, p, r) || r->run_voucher);
+}
+
+/* Rings a purpose may use, in search order: builtin, secondary, machine,
+ * platform, then keyrings named for the run. */
 static size_t purpose_rings(const struct kt_keyrings *k, enum kt_purpose p,
                             const struct kt_keyring **out, size_t cap)
 {
     size_t n = 0;
-    out[n++] = k->builtin;
-    if (p == KT_PURPOSE_BUILTIN)
-        return n;
-    out[n++] = k->secondary;
-    out[n++] = k->machine;
-    if (p == KT_PURPOSE_UEFI || p == KT_PURPOSE_KEXEC)
-        out[n++] = k->platform;
+    const struct kt_keyring *order[] = {k->builtin, k->secondary, k->machine, k->platform};
+    for (size_t i = 0; i < 4; i++)
+        if (kt_keyring_vouches_for(k, order[i], p))
+            out[n++] = order[i];
     for (size_t i = 0; i < k->n && n < cap; i++)
-        if (!k->rings[i]->is_default)
+        if (!k->rings[i]->is_default && k->rings[i]->run_voucher)
             out[n++] = k->rings[i];
     return n;
 }
@@ -789,7 +872,7 @@ static void akid_text(const struct kt_x509 *c, char *buf, size_t cap)
     else if (c->akid_serial.len && c->akid_serial.len <= 64)
         snprintf(buf, cap, "AKID serial %s", kt_hex(c->akid_serial.p, c->akid_serial.len, hex));
     else
-        snprintf(buf, cap, "AKID");
+        snprintf(buf, cap, "no AKID; issuer %s", c->issuer ? c->issuer : "?");
 }
 
 int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *der, size_t len,
@@ -825,8 +908,11 @@ int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *d
         goto link;
     }
 
-    if (how == KT_ADD_VOUCHED) {
-        key->pub.trusted = true; /* the caller verified its PE container */
+    if (how == KT_ADD_VOUCHED && r->is_default) {
+        /* the caller verified its PE container and chose r by who vouched
+         * for it (kt_pe_load_keys); a user keyring's own restriction
+         * applies to vouched keys exactly as to any other add */
+        key->pub.trusted = true;
         goto link;
     }
     if (r == k->builtin || r == k->platform || r == k->machine) {
@@ -834,15 +920,10 @@ int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *d
         goto link;
     }
 
+    /* the signer is the key the AKID names, else (no AKID) the key whose
+     * subject is the issuer name: restrict_link_by_signature's lookup */
     const struct kt_key *signer = NULL;
-    bool has_akid = c->akid_keyid.len || (c->akid_issuer.len && c->akid_serial.len);
     if (r->restr == KT_RESTRICT_SIGNED_BY) {
-        if (!has_akid) {
-            key_free(key);
-            return kt_fail(err, -EPERM, KT_NO_OFFSET,
-                           "%s: refused '%s': it has no authorityKeyIdentifier naming a signer",
-                           r->name, desc);
-        }
         for (size_t i = 0; i < r->n_vouchers && !signer; i++) {
             const struct kt_keyring *v = kt_keyrings_get(k, r->vouchers[i]);
             if (v)
@@ -861,7 +942,7 @@ int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *d
     }
 
     /* none / trusted-only: trusted when a trusted key signed it */
-    if (has_akid) {
+    {
         const struct kt_keyring *rings[MAX_SEARCH];
         size_t n = purpose_rings(k, KT_PURPOSE_MODULE, rings, MAX_SEARCH);
         for (size_t i = 0; i < n && !signer; i++)
@@ -1026,38 +1107,49 @@ int kt_keyring_remove(struct kt_keyrings *k, struct kt_keyring *r, const char *i
 
 /* ---- trust lookups --------------------------------------------------------- */
 
+const struct kt_key *kt_trust_find(const struct kt_keyrings *k, enum kt_purpose p,
+                                   const struct kt_key_ids *ids)
+{
+    if (!k || !ids || kt_key_ids_empty(ids))
+        return NULL;
+    const struct kt_keyring *rings[MAX_SEARCH];
+    size_t n = purpose_rings(k, p, rings, MAX_SEARCH);
+    for (size_t i = 0; i < n; i++) {
+        const struct kt_key *key = ring_find(rings[i], ids, true);
+        if (key)
+            return key;
+    }
+    return NULL;
+}
+
+const struct kt_key *kt_keyrings_find_any(const struct kt_keyrings *k,
+                                          const struct kt_key_ids *ids)
+{
+    if (!k || !ids || kt_key_ids_empty(ids))
+        return NULL;
+    for (size_t i = 0; i < k->n; i++) {
+        if (k->rings[i] == k->blacklist)
+            continue;
+        const struct kt_key *key = ring_find(k->rings[i], ids, false);
+        if (key)
+            return key;
+    }
+    return NULL;
+}
+
 const struct kt_key *kt_trust_find_by_issuer_serial(const struct kt_keyrings *k,
                                                    enum kt_purpose p, kt_span issuer_raw,
                                                    kt_span serial)
 {
-    if (!k || !issuer_raw.len || !serial.len)
-        return NULL;
-    const struct kt_keyring *rings[MAX_SEARCH];
-    size_t n = purpose_rings(k, p, rings, MAX_SEARCH);
-    kt_span ser = kt_integer_magnitude(serial);
-    for (size_t i = 0; i < n; i++) {
-        struct ht_ent *e = NULL;
-        while ((e = ht_next(&rings[i]->by_isn, e, issuer_raw.p, issuer_raw.len, ser.p, ser.len)))
-            if (((struct ikey *)e->v)->pub.trusted)
-                return &((struct ikey *)e->v)->pub;
-    }
-    return NULL;
+    struct kt_key_ids ids = {.issuer = issuer_raw, .serial = serial};
+    return issuer_raw.len && serial.len ? kt_trust_find(k, p, &ids) : NULL;
 }
 
 const struct kt_key *kt_trust_find_by_skid(const struct kt_keyrings *k, enum kt_purpose p,
                                           kt_span skid)
 {
-    if (!k || !skid.len)
-        return NULL;
-    const struct kt_keyring *rings[MAX_SEARCH];
-    size_t n = purpose_rings(k, p, rings, MAX_SEARCH);
-    for (size_t i = 0; i < n; i++) {
-        struct ht_ent *e = NULL;
-        while ((e = ht_next(&rings[i]->by_skid, e, skid.p, skid.len, NULL, 0)))
-            if (((struct ikey *)e->v)->pub.trusted)
-                return &((struct ikey *)e->v)->pub;
-    }
-    return NULL;
+    struct kt_key_ids ids = {.skid = skid};
+    return kt_trust_find(k, p, &ids);
 }
 
 const struct kt_key *kt_keyrings_find_cert(const struct kt_keyrings *k, kt_span issuer_raw,

@@ -46,13 +46,36 @@ enum kt_add_how {
     KT_ADD_VOUCHED,      /* wrapped in a PE that verified as trusted */
 };
 
-/* Which keyrings may vouch for a signature (mainline verify_pkcs7_signature). */
+/* Which keyrings may vouch for a signature (mainline verify_pkcs7_signature).
+ * A key vouches only for the purposes of the keyring that holds it: user
+ * keyrings take part in none, unless a run names them
+ * (kt_keyring_set_run_voucher). */
 enum kt_purpose {
-    KT_PURPOSE_MODULE = 0, /* builtin + secondary + machine (+ user keyrings linked to secondary) */
-    KT_PURPOSE_UEFI,       /* those + platform */
-    KT_PURPOSE_KEXEC,      /* same as UEFI */
+    KT_PURPOSE_MODULE = 0, /* builtin + secondary + machine: modules, detached PKCS#7 */
+    KT_PURPOSE_UEFI,       /* those + platform: PE images as firmware/shim load them */
+    KT_PURPOSE_KEXEC,      /* the kernel's kexec rule: secondary (with builtin and
+                            * machine), then platform; the PE's first entry only */
     KT_PURPOSE_BUILTIN,    /* builtin only */
 };
+
+/* The kernel's key ids (asymmetric_type.c): id0 issuer+serial, id1 the
+ * subjectKeyIdentifier, id2 the subject name.  A lookup by ids (the kernel's
+ * find_asymmetric_key) searches by id0 when given, else id1, else id2; when
+ * both id0 and id1 are given, the key found by id0 must carry id1 too. */
+struct kt_key_ids {
+    kt_span issuer, serial; /* id0 (both or neither) */
+    kt_span skid;           /* id1 */
+    kt_span subject;        /* id2: a Name TLV */
+};
+/* The ids a certificate is known by as a key (id0 its issuer+serial, id1
+ * its SKID): "is this certificate itself a trusted key?" */
+struct kt_key_ids kt_key_ids_of_cert(const struct kt_x509 *c);
+/* The ids a certificate names its signer by: its AKID (id0 the AKID's
+ * issuer+serial, id1 its keyIdentifier) and, with_issuer_name, id2 its
+ * issuer name (the kernel's restrict_link_by_signature uses id2 when there
+ * is no AKID; PKCS#7 trust does not). */
+struct kt_key_ids kt_key_ids_of_signer(const struct kt_x509 *c, bool with_issuer_name);
+bool kt_key_ids_empty(const struct kt_key_ids *ids);
 
 int kt_keyrings_new(struct kt_keyrings **out);
 void kt_keyrings_free(struct kt_keyrings *k);
@@ -84,7 +107,26 @@ bool kt_blacklist_has_tbs(const struct kt_keyrings *k, const uint8_t *digest, si
  * a revocation certificate in the blacklist keyring. */
 bool kt_blacklist_has_cert(const struct kt_keyrings *k, const struct kt_x509 *c);
 
-/* Trusted-key lookups restricted to the keyrings a purpose may use. */
+/* The one trusted-key lookup: the first trusted key, in the keyrings the
+ * purpose may use (in order: builtin, secondary, machine, platform, then
+ * keyrings named for the run), that the ids name (rule above).  NULL if none.
+ * The caller verifies the signature with the key found. */
+const struct kt_key *kt_trust_find(const struct kt_keyrings *k, enum kt_purpose p,
+                                   const struct kt_key_ids *ids);
+/* The same over every keyring but the blacklist, trusted or not: where a key
+ * is held that the purpose did not let vouch (for messages). */
+const struct kt_key *kt_keyrings_find_any(const struct kt_keyrings *k,
+                                          const struct kt_key_ids *ids);
+/* Let keyring r vouch for every purpose in this run (a verifying command's
+ * --keyring NAME).  Not saved.  -EINVAL for the blacklist. */
+int kt_keyring_set_run_voucher(struct kt_keyring *r, bool on);
+/* Does keyring r vouch for purpose p? */
+bool kt_keyring_vouches_for(const struct kt_keyrings *k, const struct kt_keyring *r,
+                            enum kt_purpose p);
+/* "modules", "UEFI images", "kexec images", "builtin-only checks". */
+const char *kt_purpose_text(enum kt_purpose p);
+
+/* Shorthands of kt_trust_find with one id. */
 const struct kt_key *kt_trust_find_by_issuer_serial(const struct kt_keyrings *k,
                                                    enum kt_purpose p, kt_span issuer_raw,
                                                    kt_span serial);

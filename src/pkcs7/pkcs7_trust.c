@@ -1,29 +1,81 @@
 /* PKCS#7 trust validation (the kernel's pkcs7_trust.c role). */
 #include "pkcs7/pkcs7.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-/* A trusted key (for this purpose) that is this certificate. */
+/* A trusted key (for this purpose) that is this certificate: found by its
+ * issuer+serial, and when it has an SKID the key must carry it too. */
 static const struct kt_key *find_as_key(const struct kt_keyrings *rings, enum kt_purpose p,
                                         const struct kt_x509 *c)
 {
-    const struct kt_key *k = kt_trust_find_by_issuer_serial(rings, p, c->issuer_raw, c->serial);
-    if (!k && c->skid.len)
-        k = kt_trust_find_by_skid(rings, p, c->skid);
-    return k;
+    struct kt_key_ids ids = kt_key_ids_of_cert(c);
+    return kt_trust_find(rings, p, &ids);
 }
 
-/* A trusted key that the certificate's AKID names as its issuer. */
+/* A trusted key that the certificate's AKID names as its issuer (no AKID:
+ * none; PKCS#7 trust never goes by the issuer name). */
 static const struct kt_key *find_issuer_key(const struct kt_keyrings *rings, enum kt_purpose p,
                                             const struct kt_x509 *c)
 {
-    const struct kt_key *k = NULL;
-    if (c->akid_issuer.len && c->akid_serial.len)
-        k = kt_trust_find_by_issuer_serial(rings, p, c->akid_issuer, c->akid_serial);
-    if (!k && c->akid_keyid.len)
-        k = kt_trust_find_by_skid(rings, p, c->akid_keyid);
-    return k;
+    struct kt_key_ids ids = kt_key_ids_of_signer(c, false);
+    return kt_trust_find(rings, p, &ids);
+}
+
+/* The signer id itself as a key (the kernel's last resort, and the only way
+ * for a signer named by SKID or a message without certificates). */
+static const struct kt_key *find_direct(const struct kt_keyrings *rings, enum kt_purpose p,
+                                        const struct kt_pkcs7_signer *si)
+{
+    struct kt_key_ids ids = {0};
+    if (si->skid.len)
+        ids.skid = si->skid;
+    else
+        ids.issuer = si->issuer_raw, ids.serial = si->serial;
+    return kt_trust_find(rings, p, &ids);
+}
+
+/* Why nothing vouched: name the top of the chain, the issuer it needs, and
+ * where that key is if a keyring holds it that this purpose may not use. */
+static int no_key(const struct kt_keyrings *rings, enum kt_purpose p,
+                  const struct kt_pkcs7_signer *si, const struct kt_x509 *top,
+                  struct kt_error *err)
+{
+    const struct kt_key *held = NULL;
+    struct kt_key_ids ids = {0};
+    if (top) {
+        ids = top->self_signed ? kt_key_ids_of_cert(top) : kt_key_ids_of_signer(top, false);
+        if (!top->self_signed && kt_key_ids_empty(&ids))
+            ids.subject = top->issuer_raw; /* for the message only */
+    } else if (si->skid.len) {
+        ids.skid = si->skid;
+    } else {
+        ids.issuer = si->issuer_raw, ids.serial = si->serial;
+    }
+    held = kt_keyrings_find_any(rings, &ids);
+    char where[160] = "which no keyring holds";
+    if (held && held->ring && !kt_keyring_vouches_for(rings, held->ring, p))
+        snprintf(where, sizeof(where), "which keyring %s holds, but %s does not vouch for %s",
+                 kt_keyring_name(held->ring), kt_keyring_name(held->ring), kt_purpose_text(p));
+    else if (held && !held->trusted)
+        snprintf(where, sizeof(where), "which keyring %s holds, not flagged trusted",
+                 kt_keyring_name(held->ring));
+    if (!top)
+        return kt_fail(err, -ENOKEY, si->offset,
+                       "signerInfo %d: no certificate for the signer and no trusted key matching "
+                       "its id, %s (supply the key with --trust, --kernel or --store)",
+                       si->index, where);
+    if (top->self_signed)
+        return kt_fail(err, -ENOKEY, si->offset,
+                       "signerInfo %d: chain ends at the self-signed %s, %s (supply it with "
+                       "--trust or --store)",
+                       si->index, top->description ? top->description : "certificate", where);
+    return kt_fail(err, -ENOKEY, si->offset,
+                   "signerInfo %d: chain ends at %s, issued by %s, %s (supply the issuer with "
+                   "--trust, --kernel or --store)",
+                   si->index, top->description ? top->description : "?",
+                   top->issuer ? top->issuer : "?", where);
 }
 
 static bool out_of_time(const struct kt_pkcs7 *msg, const struct kt_x509 *c)
@@ -83,81 +135,43 @@ static int trust_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
                        "signerInfo %d: a certificate in the chain is outside its validity period",
                        si->index);
 
-    if (!si->signer_cert) {
-        /* no certificate anywhere: a trusted key matching the signer id directly */
-        const struct kt_key *k = NULL;
-        if (rings && si->issuer_raw.len)
-            k = kt_trust_find_by_issuer_serial(rings, p, si->issuer_raw, si->serial);
-        if (rings && !k && si->skid.len)
-            k = kt_trust_find_by_skid(rings, p, si->skid);
-        if (!k)
-            return kt_fail(err, -ENOKEY, si->offset,
-                           "signerInfo %d: no certificate or key for the signer", si->index);
-        if (kt_blacklist_has_cert(rings, k->cert))
-            return kt_fail(err, -EKEYREJECTED, si->offset,
-                           "signerInfo %d: the signer's key is blacklisted", si->index);
-        return check_link(msg, si, NULL, k, err);
-    }
-
+    if (!rings)
+        return kt_fail(err, -ENOKEY, si->offset, "signerInfo %d: no trusted keys given",
+                       si->index);
     /* blacklisted certificates anywhere in the chain reject */
-    for (size_t i = 0; rings && i < si->chain_len; i++)
+    for (size_t i = 0; i < si->chain_len; i++)
         if (kt_blacklist_has_cert(rings, si->chain[i]))
             return kt_fail(err, -EKEYREJECTED, si->offset,
                            "signerInfo %d: certificate %s is blacklisted", si->index,
                            si->chain[i]->description ? si->chain[i]->description : "?");
-    if (!rings)
-        return kt_fail(err, -ENOKEY, si->offset, "signerInfo %d: no trusted keys given",
-                       si->index);
 
-    if (si->signer_key) {
-        /* the signer's key came from a keyring: it vouches only if it is
-         * itself a trusted key for this purpose */
-        const struct kt_key *k = find_as_key(rings, p, si->signer_cert);
-        if (!k)
-            return kt_fail(err, -ENOKEY, si->offset,
-                           "signerInfo %d: signer key %s is not trusted for this purpose",
-                           si->index, si->signer_cert->description);
-        return check_link(msg, si, NULL, k, err);
-    }
-
-    const struct kt_x509 *child = NULL;
-    for (size_t i = 0; i < si->chain_len; i++) {
-        const struct kt_x509 *x = si->chain[i];
-        const struct kt_key *k = find_as_key(rings, p, x);
-        if (k) {
-            if (kt_blacklist_has_cert(rings, k->cert))
-                return kt_fail(err, -EKEYREJECTED, si->offset,
-                               "signerInfo %d: trusted key %s is blacklisted", si->index,
-                               k->cert->description);
-            return check_link(msg, si, child, k, err);
-        }
-        if (x->self_signed)
-            return kt_fail(err, -ENOKEY, si->offset,
-                           "signerInfo %d: chain ends at an unknown self-signed certificate %s",
-                           si->index, x->description ? x->description : "?");
-        child = x;
-    }
-    /* the top of the chain may be signed by a trusted key */
-    if (child) {
-        const struct kt_key *k = find_issuer_key(rings, p, child);
-        if (k) {
-            if (kt_blacklist_has_cert(rings, k->cert))
-                return kt_fail(err, -EKEYREJECTED, si->offset,
-                               "signerInfo %d: trusted key %s is blacklisted", si->index,
-                               k->cert->description);
-            return check_link(msg, si, child, k, err);
-        }
-    }
-    /* last resort: a trusted key matching the signer id directly */
+    /* pkcs7_validate_trust_one: each chain certificate that is itself a
+     * trusted key vouches for the link below it; an unknown self-signed
+     * root ends the search; then the top's AKID issuer; then, as a last
+     * resort, the signer id as a trusted key.  A signer whose certificate
+     * came from a keyring (no message certificate) has only the last. */
+    const struct kt_x509 *child = NULL, *top = NULL;
     const struct kt_key *k = NULL;
-    if (si->issuer_raw.len)
-        k = kt_trust_find_by_issuer_serial(rings, p, si->issuer_raw, si->serial);
-    if (!k && si->skid.len)
-        k = kt_trust_find_by_skid(rings, p, si->skid);
-    if (k)
-        return check_link(msg, si, NULL, k, err);
-    return kt_fail(err, -ENOKEY, si->offset, "signerInfo %d: no trusted key vouches for %s",
-                   si->index, si->signer_cert->description ? si->signer_cert->description : "the signer");
+    size_t n = si->signer_key ? 0 : si->chain_len;
+    for (size_t i = 0; i < n && !k; i++) {
+        const struct kt_x509 *x = si->chain[i];
+        if ((k = find_as_key(rings, p, x)))
+            break;
+        if (x->self_signed)
+            return no_key(rings, p, si, x, err);
+        child = top = x;
+    }
+    if (!k && top && (k = find_issuer_key(rings, p, top)))
+        child = top;
+    if (!k && (k = find_direct(rings, p, si)))
+        child = NULL;
+    if (!k)
+        return no_key(rings, p, si, si->signer_key ? NULL : top, err);
+    if (kt_blacklist_has_cert(rings, k->cert))
+        return kt_fail(err, -EKEYREJECTED, si->offset,
+                       "signerInfo %d: trusted key %s is blacklisted", si->index,
+                       k->cert->description);
+    return check_link(msg, si, child, k, err);
 }
 
 int kt_pkcs7_validate_trust(struct kt_pkcs7 *msg, const struct kt_keyrings *rings,

@@ -13,11 +13,48 @@ static int hash_allowed(const struct kt_pkcs7 *msg, enum kt_hash h, size_t at, c
     return 0;
 }
 
+/* pkcs7_find_key: the message's certificates are matched by issuer+serial
+ * only.  A signer named by SKID never matches one of them; it can only be a
+ * keyring key itself (found by kt_keyrings_find_cert, trusted only if that
+ * key may vouch). */
 static bool signer_matches(const struct kt_pkcs7_signer *si, const struct kt_x509 *c)
 {
     if (si->skid.len)
-        return kt_span_eq(si->skid, c->skid);
-    return kt_span_eq(si->issuer_raw, c->issuer_raw) && kt_span_eq(si->serial, c->serial);
+        return false;
+    return kt_span_eq(si->issuer_raw, c->issuer_raw) &&
+           kt_span_eq(kt_integer_magnitude(si->serial), kt_integer_magnitude(c->serial));
+}
+
+/* The message certificate `cur` names as its issuer (pkcs7_verify_sig_chain):
+ * by the AKID's issuer+serial (then an AKID keyIdentifier must equal that
+ * certificate's SKID, else -EKEYREJECTED), else by the AKID keyIdentifier.
+ * A certificate without an AKID ends the chain: the issuer name alone is
+ * never followed.  Returns 0 with *up NULL when nothing is found. */
+static int find_issuer_in_msg(const struct kt_pkcs7 *msg, const struct kt_pkcs7_signer *si,
+                              const struct kt_x509 *cur, const struct kt_x509 **up,
+                              struct kt_error *err)
+{
+    *up = NULL;
+    kt_span ser = kt_integer_magnitude(cur->akid_serial);
+    for (size_t i = 0; i < msg->n_certs; i++) {
+        const struct kt_x509 *c = msg->certs[i];
+        if (cur->akid_issuer.len && ser.len) {
+            if (!kt_span_eq(cur->akid_issuer, c->issuer_raw) ||
+                !kt_span_eq(ser, kt_integer_magnitude(c->serial)))
+                continue;
+            if (cur->akid_keyid.len && !kt_span_eq(cur->akid_keyid, c->skid))
+                return kt_fail(err, -EKEYREJECTED, si->offset,
+                               "signerInfo %d: the AKID of %s names %s by issuer and serial, "
+                               "but its keyIdentifier differs from that certificate's SKID",
+                               si->index, cur->subject ? cur->subject : "?",
+                               c->subject ? c->subject : "?");
+        } else if (!cur->akid_keyid.len || !kt_span_eq(cur->akid_keyid, c->skid)) {
+            continue;
+        }
+        *up = c;
+        return 0;
+    }
+    return 0;
 }
 
 int kt_pkcs7_check_signer_sig(const struct kt_pkcs7_signer *si, const struct kt_pubkey *key)
@@ -42,12 +79,8 @@ static int build_chain(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si, struct 
         return 0; /* a keyring key: no message certificates to follow */
     while (!cur->self_signed && si->chain_len < KT_PKCS7_MAX_CHAIN) {
         const struct kt_x509 *up = NULL;
-        for (size_t i = 0; i < msg->n_certs && !up; i++) {
-            const struct kt_x509 *c = msg->certs[i];
-            if (c != cur && kt_x509_is_issued_by(cur, c))
-                up = c;
-        }
-        if (!up)
+        KT_TRY(find_issuer_in_msg(msg, si, cur, &up, err));
+        if (!up || up == cur)
             break;
         for (size_t k = 0; k < si->chain_len; k++)
             if (si->chain[k] == up)

@@ -75,6 +75,21 @@ for md in sha256 sha384 sha512; do
         openssl cms -sign "${flags[@]}" -signer leaf.pem -inkey leaf.key -certfile inter_root.pem \
             -in data.bin -out "$out" 2>/dev/null || { bad "openssl sign $out"; continue; }
         n=$((n + 1))
+        if [ "$id" = keyid ]; then
+            # kernel rule (pkcs7_find_key, differs from openssl): a signer
+            # named by SKID is never matched against the message's
+            # certificates, so it chains to nothing; only the signer's own
+            # key, trusted, vouches for it
+            d=(); od=()
+            [ "$mode" = detached ] && d=(--data data.bin) && od=(-content data.bin)
+            expect_exit 2 "$out: SKID signer does not chain to a trusted root (kernel)" -- "$KTRUST" verify-pkcs7 "$out" "${d[@]}" --trust root.pem
+            compare "$out: the signer key itself trusted" 0 -inform DER -in "$out" -binary "${od[@]}" -CAfile leaf.pem -partial_chain -- "$out" "${d[@]}" --trust leaf.pem
+            if [ "$mode" = detached ]; then
+                head -c 29999 data.bin > short.bin; printf 'X' >> short.bin
+                compare "$out tampered data, signer trusted" 5 -inform DER -in "$out" -binary -content short.bin -CAfile leaf.pem -partial_chain -- "$out" --data short.bin --trust leaf.pem
+            fi
+            continue
+        fi
         if [ "$mode" = detached ]; then
             compare "$out trust root" 0 -inform DER -in "$out" -binary -content data.bin -CAfile root.pem -- "$out" --data data.bin --trust root.pem
             compare "$out untrusted" 2 -inform DER -in "$out" -binary -content data.bin -CAfile stranger.pem -- "$out" --data data.bin --trust stranger.pem
@@ -111,7 +126,8 @@ expect_match "$json" '^\{"file":"d3.p7","type":"pkcs7","verdict":"trusted","erro
 openssl cms -sign -binary -outform DER -nodetach -md sha384 -signer ecleaf.pem -inkey ecleaf.key -certfile inter_root.pem -in data.bin -out ec.p7 2>/dev/null
 compare "ecdsa p-384" 0 -inform DER -in ec.p7 -binary -CAfile root.pem -- ec.p7 --trust root.pem
 openssl cms -sign -binary -outform DER -nodetach -noattr -keyid -signer ecleaf.pem -inkey ecleaf.key -certfile inter_root.pem -in data.bin -out ec2.p7 2>/dev/null
-compare "ecdsa noattr keyid" 0 -inform DER -in ec2.p7 -binary -CAfile root.pem -- ec2.p7 --trust root.pem
+compare "ecdsa noattr keyid, signer trusted" 0 -inform DER -in ec2.p7 -binary -CAfile ecleaf.pem -partial_chain -- ec2.p7 --trust ecleaf.pem
+expect_exit 2 "ecdsa noattr keyid, root trusted: SKID signer chains to nothing (kernel)" -- "$KTRUST" verify-pkcs7 ec2.p7 --trust root.pem
 # RSA-PSS
 openssl cms -sign -binary -outform DER -nodetach -signer leaf.pem -inkey leaf.key -keyopt rsa_padding_mode:pss -certfile inter_root.pem -in data.bin -out pss.p7 2>/dev/null
 compare "rsa-pss" 0 -inform DER -in pss.p7 -binary -CAfile root.pem -- pss.p7 --trust root.pem

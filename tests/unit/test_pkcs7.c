@@ -205,17 +205,31 @@ static void test_detached_keyid(void)
     CHECK_EQ_INT(kt_pkcs7_verify(m, NULL, 0, NULL, &e), -EBADMSG, "detached needs data");
     e = (struct kt_error){0};
     CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_MODULE, &e), 0, "module purpose ok");
-    /* one certificate in the message: the signer */
+    /* one certificate in the message, the signer; but a signer named by
+     * SKID is never matched against the message's certificates
+     * (pkcs7_find_key): without keyrings nothing is checked and trust
+     * finds no key */
     CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, NULL, &e), 0, "verify detached");
-    CHECK(s->signer_cert && s->verify_rc == 0, "signer verified");
-    /* the leaf itself as a builtin key */
+    CHECK(!s->signer_cert && s->verify_rc == -ENOKEY, "SKID signer not matched in the message");
+    e = (struct kt_error){0};
+    CHECK_EQ_INT(kt_pkcs7_validate_trust(m, NULL, KT_PURPOSE_MODULE, &e), -ENOKEY,
+                 "no keyrings: untrusted");
+    struct kt_keyrings *root = rings_with("builtin", "root.der");
+    e = (struct kt_error){0};
+    CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, root, &e), 0, "verify with the root trusted");
+    CHECK_EQ_INT(kt_pkcs7_validate_trust(m, root, KT_PURPOSE_MODULE, &e), -ENOKEY,
+                 "SKID signer does not chain to a trusted root");
+    kt_keyrings_free(root);
+    /* the leaf itself as a builtin key: found by its SKID, verified, trusted */
     struct kt_keyrings *k = rings_with("builtin", "leaf.der");
     e = (struct kt_error){0};
+    CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, k, &e), 0, "verify with the leaf key");
+    CHECK(s->signer_key && s->verify_rc == 0, "signer verified with the keyring key");
     CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_PURPOSE_MODULE, &e), 0, "leaf itself trusted");
-    kt_keyrings_free(k);
     data[100] ^= 1;
     e = (struct kt_error){0};
-    CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, NULL, &e), -EKEYREJECTED, "modified data");
+    CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, k, &e), -EKEYREJECTED, "modified data");
+    kt_keyrings_free(k);
     kt_pkcs7_free(m);
     free(buf);
     free(data);
