@@ -24,6 +24,9 @@ struct cli_common {
     const char *trust[CLI_MAX_TRUST];  /* --trust FILE (repeatable) */
     size_t n_trust;
     const char *kernel;                /* --kernel VMLINUZ */
+    const char *vouch[CLI_MAX_TRUST];  /* --keyring NAME on verifying commands: keyrings
+                                        * that vouch for every purpose in this run */
+    size_t n_vouch;
     bool json;                         /* --json */
     bool quiet;                        /* -q */
 };
@@ -34,6 +37,7 @@ enum {
     OPT_KERNEL,
     OPT_JSON,
     OPT_HELP,
+    OPT_VOUCH_RING,
     OPT_FIRST_PRIVATE = 1100, /* commands number their own long options from here */
 };
 
@@ -43,6 +47,10 @@ enum {
         {"kernel", required_argument, NULL, OPT_KERNEL},                                     \
         {"json", no_argument, NULL, OPT_JSON}, {"quiet", no_argument, NULL, 'q'},            \
         {"help", no_argument, NULL, 'h'}
+
+/* The common options plus --keyring NAME, for commands that verify. */
+#define CLI_VERIFY_LONGOPTS                                                                  \
+    CLI_COMMON_LONGOPTS, {"keyring", required_argument, NULL, OPT_VOUCH_RING}
 
 /* Handle a common option; returns 1 if it was one, 0 if not, -1 on error. */
 int cli_common_opt(struct cli_common *co, int c, const char *arg);

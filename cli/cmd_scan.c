@@ -37,10 +37,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ktrust scan PATH... [-j N] [--follow-symlinks] [--trust FILE]... [--store PATH]\n"
-            "                   [--kernel VMLINUZ] [--allow-sha1] [--json] [-q] [-v]\n\n"
+            "                   [--kernel VMLINUZ] [--keyring NAME]... [--allow-sha1] [--json] [-q] [-v]\n\n"
             "Walk the paths, recognise each file by its content (PE image, kernel module,\n"
             "PKCS#7 message, certificate, EFI signature list, kernel image; anything else is\n"
-            "skipped and counted) and verify it as the single-file commands do.  A summary\n"
+            "skipped and counted) and verify it as the single-file commands do, for the same\n"
+            "purpose (PE: uefi; modules, PKCS#7, certificates: module keyrings only).  A summary\n"
             "ends the output (with --json: a last line {\"type\":\"summary\",...}).  -j defaults\n"
             "to the number of CPUs.  Exit code: the highest per-file code.\n");
 }
@@ -105,8 +106,8 @@ static int verify_pkcs7(struct scan_ctx *s, const struct kt_scan_item *it, FILE 
             memset(&data, 0, sizeof(data));
     }
     struct kt_pkcs7_check chk;
-    int rc = kt_pkcs7_check(it->buf, it->len, data.data, data.len, s->rings, KT_PURPOSE_UEFI,
-                            false, &s->policy, &chk, &e);
+    int rc = kt_pkcs7_check(it->buf, it->len, data.data, data.len, s->rings,
+                            kt_ftype_purpose(KT_FT_PKCS7), false, &s->policy, &chk, &e);
     struct vp_sig sigs[16];
     size_t n = 0;
     for (size_t i = 0; chk.msg && i < chk.msg->n_signers && n < 16; i++)
@@ -143,7 +144,7 @@ static int one_cert(void *ctx, const uint8_t *der, size_t len, size_t off)
     w->n_certs++;
     if (rc == 0) {
         const struct kt_key *by;
-        rc = kt_cert_validate_trust(w->s->rings, KT_PURPOSE_UEFI, c, &by);
+        rc = kt_cert_validate_trust(w->s->rings, kt_ftype_purpose(KT_FT_X509), c, &by);
         if (rc == 0)
             w->n_trusted++;
         kt_x509_free(c);
@@ -318,7 +319,7 @@ int cmd_scan(int argc, char **argv)
 {
     enum { OPT_FOLLOW = OPT_FIRST_PRIVATE, OPT_SHA1 };
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
+        CLI_VERIFY_LONGOPTS,
         {"jobs", required_argument, NULL, 'j'},
         {"follow-symlinks", no_argument, NULL, OPT_FOLLOW},
         {"allow-sha1", no_argument, NULL, OPT_SHA1},
@@ -327,7 +328,7 @@ int cmd_scan(int argc, char **argv)
     };
     struct cli_common co = {0};
     struct kt_scan_opts so = {0};
-    struct scan_ctx s = {.pe_opts = {.purpose = KT_PURPOSE_UEFI}};
+    struct scan_ctx s = {.pe_opts = {.purpose = kt_ftype_purpose(KT_FT_PE)}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qhvj:", longopts, NULL)) != -1) {

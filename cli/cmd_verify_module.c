@@ -15,9 +15,10 @@ static void usage(FILE *f)
 {
     fputs("usage: ktrust verify-module FILE... [--trust FILE]... [--store PATH]\n"
           "                            [--kernel VMLINUZ] [--check-time[=ISO-TIME]]\n"
-          "                            [--allow-sha1] [--json] [-q] [-v]\n"
+          "                            [--keyring NAME]... [--allow-sha1] [--json] [-q] [-v]\n"
           "Verify the appended signatures of kernel modules (.ko, .ko.xz, .ko.zst, .ko.gz)\n"
-          "as the kernel does (builtin, secondary and machine keys vouch).  Exit code: the\n"
+          "as the kernel does (builtin, secondary and machine keys vouch; platform and\n"
+          "user keyrings never, unless named for this run with --keyring NAME).  Exit code: the\n"
           "verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
           "5 rejected), the highest over all files.\n",
           f);
@@ -62,7 +63,7 @@ static int verify_one(const char *path, const struct kt_keyrings *rings,
 int cmd_verify_module(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
+        CLI_VERIFY_LONGOPTS,
         {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
         {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
         {"verbose", no_argument, NULL, 'v'},

@@ -9,6 +9,7 @@
 #include "verdict_print.h"
 #include "keyring/keyring.h"
 #include "pe/pe_verify.h"
+#include "scan/detect.h"
 #include "util/file.h"
 #include "x509/x509.h"
 
@@ -18,9 +19,11 @@ enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1 };
 static void usage(FILE *f)
 {
     fputs("usage: ktrust verify-pe FILE... [--trust FILE]... [--store PATH] [--kernel VMLINUZ]\n"
-          "                        [--purpose uefi|kexec] [--allow-sha1] [--json] [-q]\n"
+          "                        [--keyring NAME]... [--purpose uefi|kexec] [--allow-sha1] [--json] [-q]\n"
           "Verify the Authenticode signatures of PE/COFF images (EFI binaries, kernels,\n"
-          "Windows executables).  Exit code: the verdict (0 trusted, 1 unsigned,\n"
+          "Windows executables).  uefi (default): builtin, secondary, machine and platform\n"
+          "keys vouch, through any top-level signature; kexec: the first signature only.\n"
+          "Nested signatures never vouch.  --keyring NAME lets a user keyring vouch too.  Exit code: the verdict (0 trusted, 1 unsigned,\n"
           "2 untrusted, 3 unsupported, 4 malformed, 5 rejected); the highest over all files.\n",
           f);
 }
@@ -28,13 +31,13 @@ static void usage(FILE *f)
 int cmd_verify_pe(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
+        CLI_VERIFY_LONGOPTS,
         {"purpose", required_argument, NULL, OPT_PURPOSE},
         {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
-    struct kt_pe_verify_opts opts = {.purpose = KT_PURPOSE_UEFI};
+    struct kt_pe_verify_opts opts = {.purpose = kt_ftype_purpose(KT_FT_PE)};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {

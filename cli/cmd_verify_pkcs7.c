@@ -7,6 +7,7 @@
 #include "pkcs7/pkcs7.h"
 #include "util/file.h"
 #include "pkcs7/pkcs7_check.h"
+#include "scan/detect.h"
 #include "verdict_print.h"
 
 enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_DATA, OPT_PURPOSE };
@@ -15,10 +16,12 @@ static void usage(FILE *f)
 {
     fputs("usage: ktrust verify-pkcs7 SIG [--data FILE] [--trust FILE]... [--store PATH]\n"
           "                            [--kernel VMLINUZ] [--purpose module|uefi|kexec|builtin]\n"
-          "                            [--check-time[=ISO-TIME]] [--allow-sha1] [--json] [-q] [-v]\n"
+          "                            [--keyring NAME]... [--check-time[=ISO-TIME]] [--allow-sha1]\n"
+          "                            [--json] [-q] [-v]\n"
           "Verify a PKCS#7/CMS signed-data message (DER, BER or PEM), attached or detached\n"
-          "(--data: the signed content).  Keys vouch as for kernel modules unless --purpose\n"
-          "says otherwise.  Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted,\n"
+          "(--data: the signed content).  Keys vouch as for kernel modules (builtin,\n"
+          "secondary, machine) unless --purpose says otherwise; --keyring NAME lets another\n"
+          "keyring vouch for this run.  Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted,\n"
           "3 unsupported, 4 malformed, 5 rejected).\n",
           f);
 }
@@ -26,7 +29,7 @@ static void usage(FILE *f)
 int cmd_verify_pkcs7(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
+        CLI_VERIFY_LONGOPTS,
         {"data", required_argument, NULL, OPT_DATA},
         {"purpose", required_argument, NULL, OPT_PURPOSE},
         {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
@@ -36,7 +39,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
     };
     struct cli_common co = {0};
     struct kt_pkcs7_policy policy = {0};
-    enum kt_purpose purpose = KT_PURPOSE_MODULE;
+    enum kt_purpose purpose = kt_ftype_purpose(KT_FT_PKCS7);
     bool purpose_given = false, verbose = false;
     const char *data_path = NULL;
     int c;

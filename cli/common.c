@@ -19,6 +19,13 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
         co->trust[co->n_trust++] = arg;
         return 1;
     case OPT_KERNEL: co->kernel = arg; return 1;
+    case OPT_VOUCH_RING:
+        if (co->n_vouch >= CLI_MAX_TRUST) {
+            fprintf(stderr, "ktrust: too many --keyring options (at most %d)\n", CLI_MAX_TRUST);
+            return -1;
+        }
+        co->vouch[co->n_vouch++] = arg;
+        return 1;
     case OPT_JSON: co->json = true; return 1;
     case 'q': co->quiet = true; return 1;
     default: return 0;
@@ -58,6 +65,7 @@ int cli_exit_code(int rc)
     case -EISDIR:
     case -EFBIG:
     case -EIO: return EXIT_NOINPUT;
+    case -ESRCH: return EXIT_USAGE; /* an option names a keyring that does not exist */
     default: break;
     }
     enum kt_verdict v = kt_verdict_of(rc);

@@ -60,6 +60,22 @@ static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, stru
     return 0;
 }
 
+/* --keyring NAME: let each named keyring vouch for every purpose this run. */
+static int name_vouchers(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err)
+{
+    for (size_t i = 0; i < co->n_vouch; i++) {
+        struct kt_keyring *r = kt_keyrings_get(k, co->vouch[i]);
+        if (!r)
+            return kt_fail(err, -ESRCH, KT_NO_OFFSET,
+                           "--keyring %s: no such keyring in the store (see keyring list)",
+                           co->vouch[i]);
+        if (kt_keyring_set_run_voucher(r, true) < 0)
+            return kt_fail(err, -ESRCH, KT_NO_OFFSET,
+                           "--keyring %s: the blacklist revokes, it never vouches", co->vouch[i]);
+    }
+    return 0;
+}
+
 int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
                       struct kt_store **store, struct kt_error *err, const char **bad_file)
 {
@@ -90,7 +106,7 @@ int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
             goto fail;
         }
     }
-    if ((rc = add_run_keys(co, k, err, bad_file)) < 0)
+    if ((rc = add_run_keys(co, k, err, bad_file)) < 0 || (rc = name_vouchers(co, k, err)) < 0)
         goto fail;
     *rings = k;
     if (store)

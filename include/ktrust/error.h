@@ -20,7 +20,7 @@ extern "C" {
 struct kt_error {
     int code;          /* negative errno, 0 when nothing failed */
     size_t offset;     /* byte offset into the input, or KT_NO_OFFSET */
-    char what[224];    /* "certificate: SEQUENCE length runs past the end" */
+    char what[400];    /* "certificate: SEQUENCE length runs past the end" */
 };
 
 /* Verdicts, numbered as the CLI's exit codes (see CONTRACT.md). */

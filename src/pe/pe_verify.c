@@ -181,13 +181,20 @@ out:
 /* Rank: rejected > trusted > malformed > unsupported > untrusted. */
 struct agg {
     int rejected, trusted, malformed, unsupported, other;
+    int trusted_not_vouching; /* nested, or not the kexec entry */
     const struct kt_error *why_rejected, *why_malformed, *why_unsupported, *why_other;
 };
 
-static void aggregate(struct agg *a, const struct kt_pe_signature *sig)
+static void aggregate(struct agg *a, struct kt_pe_signature *sig, bool may_vouch)
 {
     switch (sig->verdict) {
-    case 0: a->trusted++; break;
+    case 0:
+        sig->vouches = may_vouch;
+        if (may_vouch)
+            a->trusted++;
+        else
+            a->trusted_not_vouching++;
+        break;
     case -EKEYREJECTED:
         if (!a->rejected++) a->why_rejected = &sig->error;
         break;
@@ -203,7 +210,7 @@ static void aggregate(struct agg *a, const struct kt_pe_signature *sig)
         break;
     }
     for (size_t i = 0; i < sig->n_nested; i++)
-        aggregate(a, &sig->nested[i]);
+        aggregate(a, &sig->nested[i], false);
 }
 
 static int finish(struct kt_pe_result *r, int rc, const struct kt_error *why, struct kt_error *err)
@@ -280,7 +287,7 @@ int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings
     r->blacklisted = c.blacklisted;
     struct agg a = {0};
     for (size_t i = 0; i < n; i++)
-        aggregate(&a, &r->sigs[i]);
+        aggregate(&a, &r->sigs[i], c.purpose != KT_PURPOSE_KEXEC || i == 0);
     if (a.rejected)
         rc = finish(r, -EKEYREJECTED, a.why_rejected, err);
     else if (a.trusted)
@@ -289,9 +296,21 @@ int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings
         rc = finish(r, -EBADMSG, a.why_malformed, err);
     else if (a.unsupported)
         rc = finish(r, -ENOPKG, a.why_unsupported, err);
-    else
+    else if (a.trusted_not_vouching) {
+        const char *why = c.purpose == KT_PURPOSE_KEXEC
+                              ? "a signature other than the first entry's is trusted, but kexec "
+                                "reads the first entry only"
+                              : "a nested signature is trusted, but nested signatures never "
+                                "establish trust";
+        if (a.why_other && a.why_other->code)
+            kt_fail(&e, -ENOKEY, a.why_other->offset, "%s; %s", a.why_other->what, why);
+        else
+            kt_fail(&e, -ENOKEY, KT_NO_OFFSET, "%s", why);
+        rc = finish(r, -ENOKEY, &e, err);
+    } else {
         rc = finish(r, a.why_other && a.why_other->code ? a.why_other->code : -ENOKEY,
                     a.why_other, err);
+    }
 done:
     kt_keyrings_free(empty);
     return rc;

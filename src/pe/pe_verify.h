@@ -7,8 +7,12 @@
  * blacklist), validates trust with the purpose's keyrings, and verifies
  * timestamps (RFC 3161 tokens and legacy countersignatures) offline.
  *
- * The file's verdict: trusted (0) when at least one signature is trusted and
- * none is rejected; -EKEYREJECTED when any signature (or nested one) is
+ * The file's verdict: trusted (0) when at least one signature that may vouch
+ * is trusted and none is rejected.  Which may vouch: for the UEFI purpose any
+ * top-level entry (firmware's rule), for kexec only the first (the kernel
+ * reads no other); a nested signature never does (no kernel, shim or
+ * firmware path trusts one), though it is verified and shown, and a rejected
+ * one still rejects the file; -EKEYREJECTED when any signature (or nested one) is
  * rejected or the image hash is blacklisted; -ENODATA when unsigned;
  * -ELIBBAD / -EBADMSG when malformed; else -ENOPKG if an unsupported
  * algorithm stood in the way, else -ENOKEY.
@@ -54,6 +58,8 @@ struct kt_pe_signature {
     size_t chain_len;
     const struct kt_key *trusted_by;
     int verdict;                     /* 0 or -errno for this signature */
+    bool vouches;                    /* trusted, and a signature that may vouch
+                                      * for the file (see above) */
     struct kt_error error;           /* the reason when verdict != 0 */
     struct kt_pe_timestamp timestamp;
     struct kt_pe_signature *nested;  /* nested signatures (msNestedSignature) */

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keyring/keyring.h"
+
 enum kt_ftype {
     KT_FT_UNKNOWN = 0, /* nothing ktrust verifies: skipped */
     KT_FT_EMPTY,       /* zero bytes: skipped */
@@ -22,5 +24,12 @@ enum kt_ftype {
 enum kt_ftype kt_detect(const uint8_t *buf, size_t len, const char *name);
 /* "pe", "module", "pkcs7", "x509", "esl", "kernel", "empty", "unknown" */
 const char *kt_ftype_name(enum kt_ftype t);
+
+/* The purpose a file of this type is verified for unless the user picks
+ * one: the same answer for scan and the single-file commands.  PE images:
+ * UEFI (firmware and shim load them); modules, detached/attached PKCS#7
+ * (firmware, unspecified) and certificates (would secondary accept it?):
+ * MODULE, whose keyrings are builtin, secondary and machine only. */
+enum kt_purpose kt_ftype_purpose(enum kt_ftype t);
 
 #endif

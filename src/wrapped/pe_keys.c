@@ -55,6 +55,38 @@ static int add_part(struct kt_keyrings *rings, struct kt_keyring *r, kt_span blo
     return (int)n;
 }
 
+/* Trust never widens: the keyring of the key that vouched for the wrapper
+ * bounds where the keys it wraps may go.  builtin/secondary/machine (system
+ * keys) vouch for secondary, machine and platform; platform (UEFI db, MOK)
+ * only for platform, whose keys vouch for boot images and never for
+ * modules.  A user keyring target applies its own restriction instead (in
+ * kt_keyring_add).  Returns 0 or -EPERM with the reason. */
+static int check_scope(struct kt_keyrings *rings, struct kt_keyring *target,
+                       const struct kt_pe_result *v, struct kt_error *err)
+{
+    if (!kt_keyring_is_default(target))
+        return 0;
+    const struct kt_keyring *platform = kt_keyrings_get(rings, "platform");
+    const struct kt_key *system = NULL, *plat = NULL;
+    for (size_t i = 0; i < v->n_sigs; i++) {
+        const struct kt_key *by = v->sigs[i].vouches ? v->sigs[i].trusted_by : NULL;
+        if (!by)
+            continue;
+        if (by->ring == platform)
+            plat = plat ? plat : by;
+        else if (kt_keyring_vouches_for(rings, by->ring, KT_PURPOSE_MODULE))
+            system = system ? system : by;
+    }
+    if (system || target == platform)
+        return 0;
+    return kt_fail(err, -EPERM, KT_NO_OFFSET,
+                   "refused: only %s in keyring %s vouched for this image; platform keys vouch "
+                   "for boot images, never for %s keys (use --keyring platform, or --trust its "
+                   "authority for this run)",
+                   plat && plat->cert->description ? plat->cert->description : "a key",
+                   plat ? kt_keyring_name(plat->ring) : "?", kt_keyring_name(target));
+}
+
 int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
                     struct kt_keyring *target, const struct kt_pe_verify_opts *opts,
                     const char *source, struct kt_pe_load_result *res, struct kt_error *err)
@@ -70,6 +102,9 @@ int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
                        "compiled-in keys only): use secondary",
                        tname);
     int rc = kt_pe_verify(buf, len, rings, opts, &res->verify, err);
+    if (rc < 0)
+        return rc;
+    rc = check_scope(rings, target, res->verify, err);
     if (rc < 0)
         return rc;
     struct kt_wrapped w;

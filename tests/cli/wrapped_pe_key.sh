@@ -48,7 +48,7 @@ expect_eq "$(listing)" "$before" "store unchanged after a tampered wrapper"
 head -c 700 wrap.ossl.efi > trunc.efi
 expect_exit 4 "a truncated wrapper: malformed" -- "$KTRUST" load-pe-key --store "$S" trunc.efi
 expect_eq "$(listing)" "$before" "store unchanged after a malformed wrapper"
-expect_exit 4 "several files, one bad: nothing stored" -- "$KTRUST" load-pe-key --store "$S" wrap.ossl.efi trunc.efi
+expect_exit 4 "several files, one bad: nothing stored" -- "$KTRUST" load-pe-key --store "$S" --trust platform.pem wrap.ossl.efi trunc.efi
 expect_eq "$(listing)" "$before" "store unchanged when one file of several fails"
 expect_exit 6 "vouched keys never enter builtin" -- "$KTRUST" load-pe-key --store "$S" --keyring builtin wrap.ossl.efi
 expect_eq "$(listing)" "$before" "store unchanged after a refused keyring"
@@ -56,15 +56,41 @@ expect_exit 6 "... nor the blacklist" -- "$KTRUST" load-pe-key --store "$S" --ke
 expect_eq "$(listing)" "$before" "store unchanged after a refused blacklist target"
 expect_exit 64 "an unknown keyring: usage" -- "$KTRUST" load-pe-key --store "$S" --keyring nosuch wrap.ossl.efi
 
+# --- trust never widens: a wrapper only platform vouched for ----------------
+# (issue #11.1) the CA is in platform only: the keys it wraps may not become
+# secondary or machine keys, which would vouch for modules
+err=$("$KTRUST" load-pe-key --store "$S" wrap.ossl.efi 2>&1); rc=$?
+expect_eq "$rc" 6 "platform-vouched wrapper into secondary: refused"
+expect_match "$err" "only Stand-in UEFI CA Root.* in keyring platform vouched.*--keyring platform" "... saying which keyring vouched and what to do"
+expect_eq "$(listing)" "$before" "store unchanged after the refusal"
+expect_exit 6 "... into machine: refused" -- "$KTRUST" load-pe-key --store "$S" --keyring machine wrap.ossl.efi
+expect_eq "$(listing)" "$before" "store unchanged"
+expect_exit 2 "the module stays untrusted" -- "$KTRUST" verify-module --store "$S" mod.ko
+cp "$S" "$T/plat.db"
+expect_exit 0 "into platform: loaded" -- "$KTRUST" load-pe-key --store "$T/plat.db" --keyring platform wrap.ossl.efi
+expect_eq "$("$KTRUST" keyring list --store "$T/plat.db" --keyring platform --json | grep -c 'Acme Corp')" 2 "both wrapped keys in platform"
+expect_exit 2 "a module signed by a platform key is not trusted" -- "$KTRUST" verify-module --store "$T/plat.db" mod.ko
+# a PE image signed by the wrapped key is trusted as a UEFI image from platform
+"$KTRUST" wrap-key vendor2.pem -o img.efi >/dev/null 2>&1
+sbsign_pe img.efi img.signed.efi vendor1
+expect_exit 0 "a UEFI image signed by the platform-loaded key: trusted" -- "$KTRUST" verify-pe --store "$T/plat.db" img.signed.efi
+expect_exit 0 "... and by a builtin anchor given with --trust: secondary allowed" -- "$KTRUST" load-pe-key --store "$T/anchor.db" --trust platform.pem wrap.ossl.efi
+expect_exit 0 "the module is trusted through the builtin-anchored wrapper" -- "$KTRUST" verify-module --store "$T/anchor.db" mod.ko
+# a user keyring's own restriction applies to wrapped keys (issue #11.2)
+"$KTRUST" keyring create --store "$T/anchor.db" onlyplat --restrict signed-by:platform >/dev/null 2>&1
+expect_exit 6 "keyring add refuses vendor2 into a signed-by:platform keyring" -- "$KTRUST" keyring add --store "$T/anchor.db" --keyring onlyplat vendor2.pem
+expect_exit 6 "... and so does load-pe-key through a wrapper" -- "$KTRUST" load-pe-key --store "$T/anchor.db" --trust platform.pem --keyring onlyplat wrap.ossl.efi
+expect_eq "$("$KTRUST" keyring list --store "$T/anchor.db" --keyring onlyplat --json | grep -c .)" 0 "onlyplat stays empty"
+
 # --- the trusted wrappers: keys land in secondary, flagged trusted ----------
 for w in wrap.ossl.efi wrap.sb.efi wrap.pesign.efi; do
     S2=$T/s-$w.db
-    "$KTRUST" keyring add --store "$S2" --keyring platform platform.pem >/dev/null 2>&1
-    expect_exit 0 "load-pe-key $w" -- "$KTRUST" load-pe-key --store "$S2" "$w"
+    "$KTRUST" keyring add --store "$S2" --keyring builtin platform.pem >/dev/null 2>&1
+    expect_exit 0 "load-pe-key $w (its CA in builtin)" -- "$KTRUST" load-pe-key --store "$S2" "$w"
     n=$("$KTRUST" keyring list --store "$S2" --keyring secondary --json | grep -c '"trusted":true')
     expect_eq "$n" 2 "$w: both wrapped keys in secondary, trusted"
 done
-out=$("$KTRUST" load-pe-key --store "$S" --json wrap.ossl.efi)
+out=$("$KTRUST" load-pe-key --store "$S" --trust platform.pem --json wrap.ossl.efi)
 expect_match "$out" '"verdict":"trusted"' "JSON verdict"
 expect_match "$out" '"wrapped":".keylist"' "JSON names the section"
 expect_match "$out" "\"sha256\":\"$(openssl x509 -in vendor1.pem -outform DER | sha256sum | cut -c1-64)\"" "JSON lists vendor1 by its sha256"
@@ -104,6 +130,17 @@ for ca in microsoft-uefi-ca-2011 microsoft-uefi-ca-2023; do
     expect_exit 0 "$ca: GRUB trusted from the store alone" -- "$KTRUST" verify-pe --store "$SC" "$D/grubx64.efi.signed"
     expect_exit 0 "$ca: vmlinuz trusted from the store alone" -- "$KTRUST" verify-pe --store "$SC" "$D/vmlinuz-6.1.0-57-amd64"
 done
+# with the Microsoft CA only in platform (as the UEFI db puts it there), shim's
+# Debian CA may load into platform only: it then vouches for GRUB and the
+# kernel image, never for modules (issue #11.1)
+SP=$T/shim-platform.db
+"$KTRUST" keyring add --store "$SP" --keyring platform "$CORPUS/trust/microsoft-uefi-ca-2011.pem" >/dev/null 2>&1
+expect_exit 6 "MS CA in platform: shim's Debian CA refused for secondary" -- "$KTRUST" load-pe-key --store "$SP" "$D/shimx64.efi.signed"
+expect_eq "$("$KTRUST" keyring list --store "$SP" --keyring secondary --json | grep -c .)" 0 "secondary stays empty"
+expect_exit 0 "... and loaded with --keyring platform" -- "$KTRUST" load-pe-key --store "$SP" --keyring platform "$D/shimx64.efi.signed"
+expect_match "$("$KTRUST" keyring list --store "$SP" --keyring platform --json)" '079646974bce09b1f04da67bd722d1fb0947ae4c4010bccdbba52d5b23cbf1a2' "the Debian CA is in platform"
+expect_exit 0 "GRUB trusted as a UEFI image from platform" -- "$KTRUST" verify-pe --store "$SP" "$D/grubx64.efi.signed"
+expect_exit 0 "vmlinuz trusted as a UEFI image from platform" -- "$KTRUST" verify-pe --store "$SP" "$D/vmlinuz-6.1.0-57-amd64"
 SR=$T/shim-rogue.db
 expect_exit 2 "shim with a rogue CA only: untrusted" -- "$KTRUST" load-pe-key --store "$SR" --trust rogue.pem "$D/shimx64.efi.signed"
 expect_exit 2 "... and GRUB stays untrusted" -- "$KTRUST" verify-pe --store "$SR" "$D/grubx64.efi.signed"
