@@ -55,6 +55,11 @@ expect_eq "$(jq -r '[.signatures[].verdict] | join(",")' <<<"$out")" "trusted,tr
 expect_exit 0 "one trusted signature is enough" -- V --trust noeku.pem two.efi
 sbverify --cert ca.pem two.efi >/dev/null 2>&1
 expect_eq $? 0 "sbverify agrees on two.efi"
+# kexec reads the first entry only (issue #11.5): the second entry's trusted
+# signer does not vouch there, while firmware (uefi) takes any entry
+expect_exit 2 "kexec: only the second entry is trusted -> untrusted" -- V --purpose kexec --trust noeku.pem two.efi
+expect_match "$("$KTRUST" verify-pe --purpose kexec --trust noeku.pem two.efi 2>&1)" "kexec reads the first entry only" "... and says why"
+expect_exit 0 "kexec: the first entry trusted" -- V --purpose kexec --trust ca.pem two.efi
 
 # nested (osslsigncode -nest), a different hash from the outer signature
 osslsigncode sign -certs chain.pem -key leaf.key -h sha512 -nest -in ps.efi -out nest.efi >/dev/null 2>&1
@@ -63,6 +68,17 @@ expect_eq "$(jq -r .verdict <<<"$out")" trusted "nested: trusted"
 expect_eq "$(jq -r '.signatures[0].nested | length' <<<"$out")" 1 "nested shown"
 expect_eq "$(jq -r '.signatures[0].nested[0].digest_algorithm' <<<"$out")" sha512 "nested sha512"
 expect_eq "$(jq -r '.signatures[0].nested[0].verdict' <<<"$out")" trusted "nested verdict"
+
+# a nested signature never vouches (issue #11.5): outer by an unknown
+# self-signed key, nested by the trusted chain
+osslsigncode sign -certs rogue.pem -key rogue.key -in wrap.efi -out rogue.efi >/dev/null 2>&1
+osslsigncode sign -certs chain.pem -key leaf.key -nest -in rogue.efi -out rogue-nest.efi >/dev/null 2>&1
+out=$("$KTRUST" verify-pe --json --trust ca.pem rogue-nest.efi)
+expect_eq "$(jq -r '.signatures[0].nested[0].verdict' <<<"$out")" trusted "the nested signature itself verifies to the CA"
+expect_eq "$(jq -r .verdict <<<"$out")" untrusted "but an untrusted outer signature leaves the file untrusted"
+expect_match "$(jq -r .reason <<<"$out")" "nested signatures never establish trust" "... and the reason says so"
+expect_exit 2 "exit 2" -- V --trust ca.pem rogue-nest.efi
+expect_exit 0 "the outer signer trusted: trusted" -- V --trust rogue.pem rogue-nest.efi
 
 # the EKU rule: a TLS server certificate must not sign code
 osslsigncode sign -certs tls.pem -key tls.key -in wrap.efi -out tls.efi >/dev/null 2>&1
