@@ -122,6 +122,21 @@ expect_match "$json" '"chain":\["Test Leaf Signer: [0-9a-f]+","Test Intermediate
 expect_match "$json" '"trusted_by":"Test Root CA: [0-9a-f]+"' "json trusted_by root"
 expect_match "$json" '^\{"file":"d3.p7","type":"pkcs7","verdict":"trusted","error":null,"reason":' "json head"
 
+# kernel rule (pkcs7_verify_sig_chain, differs from openssl): chains inside
+# a message follow the AKID only; a certificate without one ends the chain
+# even when its issuer, by name, is in the message
+newkey noakid rsa
+openssl req -new -key noakid.key -subj "/CN=Test No AKID Signer/O=Test" -out noakid.csr 2>/dev/null
+printf 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=none\n' > noakid.ext
+openssl x509 -req -in noakid.csr -CA inter.pem -CAkey inter.key -CAcreateserial -days 3650 -extfile noakid.ext -out noakid.pem 2>/dev/null
+openssl cms -sign -binary -outform DER -nodetach -signer noakid.pem -inkey noakid.key -certfile inter_root.pem -in small.txt -out noakid.p7 2>/dev/null
+openssl cms -verify -purpose any -inform DER -in noakid.p7 -binary -CAfile root.pem -out /dev/null >/dev/null 2>&1
+expect_eq $? 0 "openssl chains the AKID-less signer by issuer name"
+expect_exit 2 "ktrust, as the kernel, does not: untrusted" -- "$KTRUST" verify-pkcs7 noakid.p7 --trust root.pem
+expect_match "$("$KTRUST" verify-pkcs7 noakid.p7 --trust root.pem 2>&1)" "chain ends at Test No AKID Signer" "... the chain ends at the signer"
+expect_exit 2 "its issuer trusted: untrusted too (no AKID: the kernel looks up no issuer)" -- "$KTRUST" verify-pkcs7 noakid.p7 --trust inter.pem
+compare "the signer itself trusted" 0 -inform DER -in noakid.p7 -binary -CAfile noakid.pem -partial_chain -- noakid.p7 --trust noakid.pem
+
 # ECDSA signer
 openssl cms -sign -binary -outform DER -nodetach -md sha384 -signer ecleaf.pem -inkey ecleaf.key -certfile inter_root.pem -in data.bin -out ec.p7 2>/dev/null
 compare "ecdsa p-384" 0 -inform DER -in ec.p7 -binary -CAfile root.pem -- ec.p7 --trust root.pem
