@@ -14,14 +14,17 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: ktrust chain --db FILE... [--dbx FILE...] [--mok FILE...] [--json] [--dot OUT.dot] [-q] [-v]\n"
+            "usage: ktrust chain --db FILE... [--dbx FILE...] [--mok FILE... [--mok-trusted]] [--json]\n"
+            "                    [--dot OUT.dot] [-q] [-v]\n"
             "                    SHIM LOADER KERNEL [MODULE...]\n\n"
             "Simulate secure boot offline: db vouches for shim (dbx revokes); shim's vendor\n"
             "certificate and MOK vouch for the loader and the kernel (shim's vendor dbx\n"
             "revokes); the kernel's builtin keys vouch for the modules.  Prints a tree of\n"
             "verdicts with the reason for each link; exit code: the highest over all links.\n"
             "db, dbx and MOK files: certificates (DER/PEM) or EFI signature lists (efivarfs\n"
-            "files with their attribute prefix are fine).\n");
+            "files with their attribute prefix are fine).  MOK keys join platform (boot\n"
+            "images only); with --mok-trusted (MokListTrustedRT set) they join machine and\n"
+            "vouch for modules too, as the kernel does.\n");
 }
 
 struct vars {
@@ -188,17 +191,18 @@ static int write_dot(const char *out, const struct vars *db, const struct kt_cha
 
 int cmd_chain(int argc, char **argv)
 {
-    enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT };
+    enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT, OPT_MOK_TRUSTED };
     static const struct option longopts[] = {
         {"db", required_argument, NULL, OPT_DB},   {"dbx", required_argument, NULL, OPT_DBX},
         {"mok", required_argument, NULL, OPT_MOK}, {"dot", required_argument, NULL, OPT_DOT},
+        {"mok-trusted", no_argument, NULL, OPT_MOK_TRUSTED},
         {"json", no_argument, NULL, OPT_JSON},     {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},       {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct vars db = {0}, dbx = {0}, mok = {0};
     const char *dot = NULL;
-    bool json = false, quiet = false, verbose = false;
+    bool json = false, quiet = false, verbose = false, mok_trusted = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
@@ -207,6 +211,7 @@ int cmd_chain(int argc, char **argv)
         case OPT_DBX: if (push(&dbx, optarg)) return EXIT_USAGE; break;
         case OPT_MOK: if (push(&mok, optarg)) return EXIT_USAGE; break;
         case OPT_DOT: dot = optarg; break;
+        case OPT_MOK_TRUSTED: mok_trusted = true; break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
@@ -222,6 +227,7 @@ int cmd_chain(int argc, char **argv)
     struct kt_chain *ch;
     if (kt_chain_new(&ch) < 0)
         return EXIT_INTERNAL;
+    kt_chain_set_mok_trusted(ch, mok_trusted);
     int worst = load_vars(ch, &db, kt_chain_add_db);
     if (!worst)
         worst = load_vars(ch, &dbx, kt_chain_add_dbx);

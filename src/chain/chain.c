@@ -18,8 +18,11 @@ struct kt_chain {
         char *name;
     } mok[MAX_MOK];
     size_t n_mok;
+    bool mok_trusted; /* MokListTrustedRT: MOK keys go to machine */
     bool shim_trusted, kernel_trusted;
 };
+
+void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted) { c->mok_trusted = trusted; }
 
 const char *kt_chain_role_name(enum kt_chain_role r)
 {
@@ -172,13 +175,15 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
     if (!c->shim_trusted)
         return l->verdict;
     l->keys_added = res.n_added;
-    struct kt_keyring *machine = kt_keyrings_get(c->rings, "machine");
+    /* the kernel loads MokListRT into platform, into machine only when
+     * MokListTrustedRT is set (load_uefi.c / machine_keyring.c) */
+    struct kt_keyring *mok = kt_keyrings_get(c->rings, c->mok_trusted ? "machine" : "platform");
     for (size_t i = 0; i < c->n_mok; i++) {
         size_t n = 0;
         struct kt_error me = {0};
         char src[512];
         snprintf(src, sizeof(src), "mok:%s", c->mok[i].name);
-        if (kt_keyrings_add_blob(c->rings, machine, c->mok[i].buf, c->mok[i].len, src,
+        if (kt_keyrings_add_blob(c->rings, mok, c->mok[i].buf, c->mok[i].len, src,
                                  KT_ADD_EXPLICIT, &n, &me) == 0)
             l->keys_added += n;
     }

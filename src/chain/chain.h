@@ -6,7 +6,9 @@
  *
  * A kt_chain holds one kt_keyrings that grows as links verify: db and dbx
  * first; a trusted shim adds its vendor certificate to `platform`, its vendor
- * dbx to the blacklist and the MOK lists to `machine`; a trusted kernel adds
+ * dbx to the blacklist and the MOK lists to `platform` (to `machine` only
+ * when MokListTrustedRT says the owner trusts them for the kernel's own
+ * keyrings: kt_chain_set_mok_trusted); a trusted kernel adds
  * its compiled-in keys to `builtin`.  A link whose parent is not trusted adds
  * nothing, so what hangs below it cannot be trusted either.
  *
@@ -43,13 +45,16 @@ const struct kt_keyrings *kt_chain_keyrings(const struct kt_chain *c);
 
 /* Firmware variables: certificates or EFI signature lists.  db -> platform,
  * dbx -> blacklist; MOK lists are held until a trusted shim reads them
- * (MokList -> machine).  Errors name the offset in the file. */
+ * (MokList -> platform, or machine with MokListTrustedRT).  Errors name the offset in the file. */
 int kt_chain_add_db(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_error *err);
 int kt_chain_add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                      struct kt_error *err);
 int kt_chain_add_mok(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                      struct kt_error *err);
+/* MokListTrustedRT is set: MOK keys go to `machine` (vouching for modules
+ * too) instead of `platform` (boot images only), as the kernel does. */
+void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted);
 
 /* Verify one link; returns link->verdict. */
 int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,

@@ -59,6 +59,15 @@ expect_exit 2 "a MOK-signed loader without the MOK: untrusted" -- "$KTRUST" chai
 cert-to-efi-sig-list mok.pem mok.esl >/dev/null 2>&1 || openssl x509 -in mok.pem -outform DER -out mok.esl
 expect_exit 0 "with --mok holding its key: trusted" -- "$KTRUST" chain -q --db "$MS11" --mok mok.esl "$SHIM" loader.signed.efi "$KERNEL"
 expect_exit 2 "MOK never vouches for shim itself" -- "$KTRUST" chain -q --db other.pem --mok mok.esl "$SHIM" loader.signed.efi "$KERNEL"
+# MOK keys go to platform (boot images only) unless MokListTrustedRT puts
+# them in machine (issue #11.7): a module the MOK key signed
+head -c 3000 /dev/urandom > mokmod.body
+sign_module mokmod.body mokmod.ko mok.pem mok.key
+out=$("$KTRUST" chain --json --db "$MS11" --mok mok.esl "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko); rc=$?
+expect_eq "$rc" 2 "a MOK-signed module: untrusted by default (MOK is in platform)"
+expect_match "$(grep '"role":"loader"' <<<"$out")" '"verdict":"trusted"' "... while the MOK-signed loader is trusted"
+expect_match "$(grep '"role":"module"' <<<"$out")" '"verdict":"untrusted"' "... and the module is not"
+expect_exit 0 "with --mok-trusted (MokListTrustedRT): the module is trusted" -- "$KTRUST" chain -q --db "$MS11" --mok mok.esl --mok-trusted "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko
 
 # usage
 expect_exit 64 "no --db: usage error" -- "$KTRUST" chain "$SHIM" "$GRUB" "$KERNEL"
