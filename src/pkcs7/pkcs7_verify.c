@@ -302,6 +302,12 @@ int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_purpose purpose,
         if (msg->content_type != KT_OID_MS_INDIRECT_DATA)
             return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
                            "PE signature: content type is not msIndirectData");
+        /* the kernel's parser: Authenticode requires authenticated attributes */
+        for (size_t i = 0; purpose == KT_PURPOSE_KEXEC && i < msg->n_signers; i++)
+            if (!msg->signers[i].has_auth_attrs)
+                return kt_fail(err, -EBADMSG, msg->signers[i].offset,
+                               "kexec: signer %zu has no authenticated attributes "
+                               "(Authenticode requires them)", i);
         return 0;
     default: return 0;
     }

@@ -346,6 +346,13 @@ static void test_authenticode(const char *corpus)
         CHECK(s->signer_cert && strstr(s->signer_cert->subject, "Microsoft Corporation"), "signer");
         CHECK_EQ_INT(s->chain_len, 2, "chain signer -> PCA 2010");
         CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_UEFI, &e), 0, "uefi purpose");
+        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_KEXEC, &e), 0, "kexec purpose");
+        /* the kernel's parser: msIndirectData without authenticated attributes */
+        m->signers[0].has_auth_attrs = false;
+        e = (struct kt_error){0};
+        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_KEXEC, &e), -EBADMSG,
+                     "kexec: no authenticated attributes -> malformed");
+        CHECK(strstr(e.what, "authenticated attributes") != NULL, "... and says why: %s", e.what);
     }
     kt_pkcs7_free(m);
     free(f);
