@@ -98,6 +98,12 @@ int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t ca
 int kt_pe_image_digest(const struct kt_pe *pe, const enum kt_hash *hashes, size_t n,
                        uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err);
 
+/* Does the Authenticode image digest (kt_pe_image_digest's ranges) cover
+ * every byte of [off, off+len)?  1 yes, 0 no, -ENOMEM.  The certificate
+ * table, the CheckSum and certificate-directory fields, and gaps between
+ * sections are not covered: their bytes can change after signing. */
+int kt_pe_digest_covers(const struct kt_pe *pe, size_t off, size_t len);
+
 /* The PE checksum (as in the CheckSum field) computed over the image. */
 uint32_t kt_pe_compute_checksum(const uint8_t *buf, size_t len, size_t checksum_off);
 
