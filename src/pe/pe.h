@@ -9,7 +9,11 @@
  * Rules beyond the kernel's pefile_parse_binary (see REFERENCE.md, "Hard
  * cases"): sections whose raw data overlap each other or run past the end of
  * the file are malformed; the certificate table must start at or after the
- * end of all section raw data and end exactly at the end of the file.
+ * end of all section raw data and end exactly at the end of the file.  A "/n"
+ * long section name is resolved only from bytes the Authenticode digest
+ * covers (the string table's size field and the name): one read from the
+ * certificate table or a gap between sections, which can change after
+ * signing, makes the image malformed.
  */
 #ifndef KT_PE_PE_H
 #define KT_PE_PE_H
@@ -29,7 +33,7 @@ enum kt_pe_machine {
 
 struct kt_pe_section {
     char name[64];         /* NUL-terminated; "/n" long names resolved through the COFF
-                            * string table when it is inside the file */
+                            * string table (see kt_pe_parse) */
     uint32_t vaddr, vsize; /* VirtualAddress, VirtualSize */
     uint32_t raw_off;      /* PointerToRawData */
     uint32_t raw_size;     /* SizeOfRawData */
