@@ -247,7 +247,18 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
             goto fail;
         }
     }
-    /* long names last: which bytes are signed depends on all of the above */
+    /* which bytes are signed depends on all of the above: the section table
+     * (names, offsets) must be among them (it may not be when the headers
+     * are clipped at a first section that ends before SizeOfHeaders) */
+    rc = kt_pe_digest_covers(pe, sec_off, (size_t)nsec * SECTION_HDR_SIZE);
+    if (rc < 0)
+        goto fail;
+    if (rc == 0) {
+        rc = kt_fail(err, -ELIBBAD, sec_off,
+                     "section table (%zu bytes at %zu) is not covered by the image digest",
+                     (size_t)nsec * SECTION_HDR_SIZE, sec_off);
+        goto fail;
+    }
     for (size_t i = 0; i < nsec; i++)
         if ((rc = long_name(pe, coff, &pe->sections[i], err)) < 0)
             goto fail;

@@ -276,6 +276,19 @@ int main(void)
         free(sg.b);
     }
 
+    /* a section table the digest does not cover: the first section (UPX
+     * style, inside SizeOfHeaders) ends before it, the next starts after */
+    {
+        struct img x = build();
+        put32(x.b + sechdr(x.b, 0) + 16, 0x40);  /* SizeOfRawData */
+        put32(x.b + sechdr(x.b, 0) + 20, 0x80);  /* PointerToRawData */
+        CHECK(sechdr(x.b, 0) > 0xc0, "the section table lies after the first section");
+        int rc = parse_rc(x, NULL, &e);
+        CHECK(rc == -ELIBBAD && strstr(e.what, "section table"),
+              "uncovered section table: rc %d (%s)", rc, e.what);
+        free(x.b);
+    }
+
     /* mscode: a minimal SpcIndirectDataContent, and its refusals */
     {
         /* SEQ{ SEQ{ OID 1.3.6.1.4.1.311.2.1.15, SEQ{ BIT STRING 00, [0]{ [2]{ [0] "" } } } },
