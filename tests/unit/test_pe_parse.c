@@ -263,7 +263,8 @@ int main(void)
             size_t co = get32(sg.b + 0x3c) + 24 + 64;
             CHECK_EQ_INT(kt_pe_digest_covers(pe, 0, co), 1, "headers up to CheckSum");
             CHECK_EQ_INT(kt_pe_digest_covers(pe, co + 2, 1), 0, "CheckSum not covered");
-            CHECK_EQ_INT(kt_pe_digest_covers(pe, certdir(sg.b), 8), 0, "cert directory not covered");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, certdir(sg.b), 8), 0,
+                         "cert directory not covered");
             CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->sections[0].raw_off,
                                              pe->sections[0].raw_size + pe->sections[1].raw_size),
                          1, "two adjacent sections");

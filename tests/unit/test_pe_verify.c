@@ -109,8 +109,8 @@ int main(void)
             /* item 10: the rejected signatures still name their signers */
             CHECK_EQ_INT(r->sigs[0].verdict, -EKEYREJECTED, "sig 0 rejected");
             CHECK_EQ_INT(r->sigs[1].verdict, -EKEYREJECTED, "sig 1 rejected");
-            CHECK(r->sigs[0].signer && r->sigs[0].signer->description &&
-                      strstr(r->sigs[0].signer->description, "Microsoft Windows UEFI Driver Publisher"),
+            const char *d0 = r->sigs[0].signer ? r->sigs[0].signer->description : NULL;
+            CHECK(d0 && strstr(d0, "Microsoft Windows UEFI Driver Publisher"),
                   "blacklisted: signer resolved: %s",
                   r->sigs[0].signer ? r->sigs[0].signer->description : "(none)");
             CHECK(r->sigs[1].signer != NULL, "blacklisted: signer 1 resolved");
