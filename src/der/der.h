@@ -7,7 +7,8 @@
  * pointer arithmetic.  On failure a call consumes nothing and returns
  * -EBADMSG (with a detail in the kt_error, if given).
  *
- * Modes: KT_DER_STRICT (certificates: minimal definite lengths only) and
+ * Modes: KT_DER_STRICT (certificates: minimal definite lengths only; x509.c
+ * reads an indefinite-length outer SEQUENCE in BER, as the kernel does) and
  * KT_DER_BER (PKCS#7: non-minimal lengths and indefinite lengths with
  * end-of-contents are accepted).  Nesting is limited to KT_DER_MAX_DEPTH.
  *

@@ -1,6 +1,8 @@
 /* certlist.c - the kernel's compiled-in certificate list: DER certificates
  * back to back, each one's extent given by its outer SEQUENCE header (what
- * certs/system_certificates.S embeds and load_certificate_list() walks). */
+ * certs/system_certificates.S embeds and load_certificate_list() walks).
+ * An entry whose outer SEQUENCE has an indefinite length (BER, which the
+ * kernel's X.509 parser takes) extends to its end-of-contents octets. */
 #include "esl/esl.h"
 
 #include <stdio.h>
@@ -28,7 +30,11 @@ int kt_certlist_foreach(const uint8_t *buf, size_t len, kt_cert_cb cb, void *ctx
         kt_span whole;
         char what[48];
         snprintf(what, sizeof(what), "certificate list: entry %zu", index);
+        /* one certificate whose outer SEQUENCE has an indefinite length (as
+         * keyctl padd takes it): its extent is up to its end-of-contents */
+        d.mode = off + 1 < len && buf[off + 1] == 0x80 ? KT_DER_BER : KT_DER_STRICT;
         KT_TRY(kt_der_get_element(&d, KT_TAG_SEQUENCE, &whole, what));
+        d.mode = KT_DER_STRICT;
         if (cb) {
             int rc = cb(ctx, whole.p, whole.len, off);
             if (rc < 0)

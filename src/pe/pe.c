@@ -69,31 +69,47 @@ static int check_sections(struct kt_pe *pe, struct kt_error *err)
     return 0;
 }
 
-/* "/123": an offset into the COFF string table (after the symbol table). */
-static void long_name(const struct kt_pe *pe, const uint8_t *coff, struct kt_pe_section *s)
+/* "/123": an offset into the COFF string table (after the symbol table).
+ * Resolved only from bytes the image digest covers: the certificate table
+ * and gaps between sections can change after signing, so a string table
+ * there would let anyone rename a signed section (.keylist, .vendor_cert);
+ * such a name makes the image malformed.  A name that does not resolve (no
+ * table, out of the file, unterminated) stays "/n" and matches nothing. */
+static int long_name(const struct kt_pe *pe, const uint8_t *coff, struct kt_pe_section *s,
+                     struct kt_error *err)
 {
     if (s->name[0] != '/' || s->name[1] < '0' || s->name[1] > '9')
-        return;
+        return 0;
     uint64_t idx = 0;
     for (int i = 1; i < 8 && s->name[i]; i++) {
         if (s->name[i] < '0' || s->name[i] > '9')
-            return;
+            return 0;
         idx = idx * 10 + (uint64_t)(s->name[i] - '0');
     }
     uint64_t strtab = (uint64_t)le32(coff + 8) + (uint64_t)le32(coff + 12) * 18;
     if (le32(coff + 8) == 0 || strtab + 4 > pe->len)
-        return;
+        return 0;
     uint64_t size = le32(pe->buf + strtab);
     if (idx < 4 || idx >= size || strtab + size > pe->len)
-        return;
+        return 0;
     const uint8_t *p = pe->buf + strtab + idx;
     size_t max = (size_t)(size - idx), i;
     for (i = 0; i < max && i < sizeof(s->name) - 1 && p[i]; i++)
         ;
     if (i == max || p[i] != 0)
-        return; /* unterminated or too long: keep "/n" */
+        return 0; /* unterminated or too long: keep "/n" */
+    int c1 = kt_pe_digest_covers(pe, (size_t)strtab, 4);
+    int c2 = kt_pe_digest_covers(pe, (size_t)(strtab + idx), i + 1);
+    if (c1 < 0 || c2 < 0)
+        return -ENOMEM;
+    if (!c1 || !c2)
+        return kt_fail(err, -ELIBBAD, s->header_off,
+                       "section %s: its long name is read from the COFF string table at %llu, "
+                       "which is not covered by the image digest",
+                       s->name, (unsigned long long)strtab);
     memcpy(s->name, p, i);
     s->name[i] = 0;
+    return 0;
 }
 
 int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_error *err)
@@ -194,7 +210,6 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
         struct kt_pe_section *s = &pe->sections[i];
         memcpy(s->name, h, 8);
         s->name[8] = 0;
-        long_name(pe, coff, s);
         s->vsize = le32(h + 8);
         s->vaddr = le32(h + 12);
         s->raw_size = le32(h + 16);
@@ -232,6 +247,21 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
             goto fail;
         }
     }
+    /* which bytes are signed depends on all of the above: the section table
+     * (names, offsets) must be among them (it may not be when the headers
+     * are clipped at a first section that ends before SizeOfHeaders) */
+    rc = kt_pe_digest_covers(pe, sec_off, (size_t)nsec * SECTION_HDR_SIZE);
+    if (rc < 0)
+        goto fail;
+    if (rc == 0) {
+        rc = kt_fail(err, -ELIBBAD, sec_off,
+                     "section table (%zu bytes at %zu) is not covered by the image digest",
+                     (size_t)nsec * SECTION_HDR_SIZE, sec_off);
+        goto fail;
+    }
+    for (size_t i = 0; i < nsec; i++)
+        if ((rc = long_name(pe, coff, &pe->sections[i], err)) < 0)
+            goto fail;
     *out = pe;
     return 0;
 fail:

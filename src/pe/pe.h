@@ -9,7 +9,11 @@
  * Rules beyond the kernel's pefile_parse_binary (see REFERENCE.md, "Hard
  * cases"): sections whose raw data overlap each other or run past the end of
  * the file are malformed; the certificate table must start at or after the
- * end of all section raw data and end exactly at the end of the file.
+ * end of all section raw data and end exactly at the end of the file.  A "/n"
+ * long section name is resolved only from bytes the Authenticode digest
+ * covers (the string table's size field and the name): one read from the
+ * certificate table or a gap between sections, which can change after
+ * signing, makes the image malformed.
  */
 #ifndef KT_PE_PE_H
 #define KT_PE_PE_H
@@ -29,7 +33,7 @@ enum kt_pe_machine {
 
 struct kt_pe_section {
     char name[64];         /* NUL-terminated; "/n" long names resolved through the COFF
-                            * string table when it is inside the file */
+                            * string table (see kt_pe_parse) */
     uint32_t vaddr, vsize; /* VirtualAddress, VirtualSize */
     uint32_t raw_off;      /* PointerToRawData */
     uint32_t raw_size;     /* SizeOfRawData */
@@ -97,6 +101,12 @@ int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t ca
  * out[i] receives hashes[i]'s digest.  Errors: -ENOPKG, -ENOMEM. */
 int kt_pe_image_digest(const struct kt_pe *pe, const enum kt_hash *hashes, size_t n,
                        uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err);
+
+/* Does the Authenticode image digest (kt_pe_image_digest's ranges) cover
+ * every byte of [off, off+len)?  1 yes, 0 no, -ENOMEM.  The certificate
+ * table, the CheckSum and certificate-directory fields, and gaps between
+ * sections are not covered: their bytes can change after signing. */
+int kt_pe_digest_covers(const struct kt_pe *pe, size_t off, size_t len);
 
 /* The PE checksum (as in the CheckSum field) computed over the image. */
 uint32_t kt_pe_compute_checksum(const uint8_t *buf, size_t len, size_t checksum_off);

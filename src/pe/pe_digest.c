@@ -23,18 +23,15 @@ static int cmp_sections(const void *a, const void *b)
     return 0;
 }
 
-int kt_pe_image_digest(const struct kt_pe *pe, const enum kt_hash *hashes, size_t n,
-                       uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err)
+/* The byte ranges the digest hashes, in the order it hashes them (which is
+ * increasing file order, the ranges disjoint): fn(ctx, offset, length). */
+typedef void (*range_fn)(void *ctx, const uint8_t *p, size_t off, size_t len);
+
+static int digest_ranges(const struct kt_pe *pe, range_fn fn, void *ctx)
 {
-    struct kt_digester *dg;
-    int rc = kt_digester_new(&dg, hashes, n);
-    if (rc < 0)
-        return kt_fail(err, rc, KT_NO_OFFSET, "image digest: cannot compute the requested hashes");
     const struct kt_pe_section **v = malloc((pe->n_sections ? pe->n_sections : 1) * sizeof(*v));
-    if (!v) {
-        kt_digester_free(dg);
+    if (!v)
         return -ENOMEM;
-    }
     size_t k = 0;
     for (size_t i = 0; i < pe->n_sections; i++)
         if (pe->sections[i].raw_size)
@@ -53,23 +50,66 @@ int kt_pe_image_digest(const struct kt_pe *pe, const enum kt_hash *hashes, size_
         size_t at = skips[s][0], len = skips[s][1];
         if (at >= hdr_end)
             break;
-        kt_digester_update(dg, b + pos, at - pos);
+        fn(ctx, b + pos, pos, at - pos);
         pos = at + len < hdr_end ? at + len : hdr_end;
     }
     if (pos < hdr_end)
-        kt_digester_update(dg, b + pos, hdr_end - pos);
+        fn(ctx, b + pos, pos, hdr_end - pos);
     size_t end = hdr_end;
     for (size_t i = 0; i < k; i++) {
-        kt_digester_update(dg, b + v[i]->raw_off, v[i]->raw_size);
+        fn(ctx, b + v[i]->raw_off, v[i]->raw_off, v[i]->raw_size);
         size_t e = (size_t)v[i]->raw_off + v[i]->raw_size;
         if (e > end)
             end = e;
     }
     size_t stop = pe->cert_len ? pe->cert_off : pe->len;
     if (stop > end)
-        kt_digester_update(dg, b + end, stop - end);
+        fn(ctx, b + end, end, stop - end);
     free(v);
-    rc = kt_digester_final(dg, out);
+    return 0;
+}
+
+static void update(void *ctx, const uint8_t *p, size_t off, size_t len)
+{
+    (void)off;
+    kt_digester_update(ctx, p, len);
+}
+
+int kt_pe_image_digest(const struct kt_pe *pe, const enum kt_hash *hashes, size_t n,
+                       uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err)
+{
+    struct kt_digester *dg;
+    int rc = kt_digester_new(&dg, hashes, n);
+    if (rc < 0)
+        return kt_fail(err, rc, KT_NO_OFFSET, "image digest: cannot compute the requested hashes");
+    rc = digest_ranges(pe, update, dg);
+    if (rc == 0)
+        rc = kt_digester_final(dg, out);
     kt_digester_free(dg);
     return rc;
+}
+
+struct cover {
+    size_t pos, end; /* [pos, end): what is still to be found covered */
+};
+
+static void advance(void *ctx, const uint8_t *p, size_t off, size_t len)
+{
+    (void)p;
+    struct cover *c = ctx;
+    if (c->pos < c->end && off <= c->pos && c->pos < off + len)
+        c->pos = off + len;
+}
+
+int kt_pe_digest_covers(const struct kt_pe *pe, size_t off, size_t len)
+{
+    struct cover c = {off, off + len};
+    if (len == 0)
+        return 1;
+    if (off > pe->len || len > pe->len - off)
+        return 0;
+    int rc = digest_ranges(pe, advance, &c);
+    if (rc < 0)
+        return rc;
+    return c.pos >= c.end;
 }

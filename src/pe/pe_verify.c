@@ -17,6 +17,7 @@ struct ctx {
     size_t n_hashes;
     uint8_t digests[KT_HASH__COUNT][KT_HASH_MAX_SIZE];
     bool blacklisted;
+    enum kt_hash blacklisted_hash; /* the algorithm whose image digest is listed */
 };
 
 static void set_verdict(struct kt_pe_signature *sig, int rc, const struct kt_error *e)
@@ -36,6 +37,39 @@ static void want_hash(struct ctx *c, enum kt_hash h)
             return;
     if (c->n_hashes < KT_HASH__COUNT && kt_hash_available(h))
         c->hashes[c->n_hashes++] = h;
+}
+
+/* Firmware and shim hash the image with every algorithm the dbx holds, not
+ * only the signature's: every algorithm among the blacklist's bin: entries. */
+static void want_blacklist_hashes(struct ctx *c)
+{
+    size_t n = kt_blacklist_hash_count(c->rings);
+    for (size_t i = 0; i < n; i++) {
+        const struct kt_blacklist_hash *b = kt_blacklist_hash_at(c->rings, i);
+        if (b && !strcmp(b->kind, "bin"))
+            want_hash(c, b->hash);
+    }
+}
+
+/* After the one pass: is any of the image's digests a bin: entry? */
+static void check_blacklist(struct ctx *c)
+{
+    for (size_t i = 0; i < c->n_hashes && !c->blacklisted; i++)
+        if (kt_blacklist_has_bin(c->rings, c->hashes[i], c->digests[i])) {
+            c->blacklisted = true;
+            c->blacklisted_hash = c->hashes[i];
+        }
+}
+
+/* A blacklisted image's signature is rejected whatever else holds, but its
+ * signer is still resolved (issuer+serial or SKID against the message's
+ * certificates and the keyrings) so that the report can name it. */
+static void resolve_signer(struct ctx *c, struct kt_pe_signature *sig)
+{
+    struct kt_error ignored = {0};
+    sig->msg->policy.allow_sha1 = c->allow_sha1;
+    (void)kt_pkcs7_verify_digests(sig->msg, NULL, 0, c->rings, &ignored);
+    sig->signer = sig->msg->signers[0].signer_cert;
 }
 
 /* Parse one PKCS#7 (a certificate entry or a nested signature) and its
@@ -118,6 +152,12 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
         sig->digest_match = memcmp(sig->image_digest, sig->mscode.digest.p, dl) == 0;
     size_t doff = (size_t)(sig->mscode.digest.p - c->pe->buf);
 
+    if (c->blacklisted) {
+        resolve_signer(c, sig);
+        rc = kt_fail(&e, -EKEYREJECTED, KT_NO_OFFSET, "image %s digest is blacklisted",
+                     kt_hash_name(c->blacklisted_hash));
+        goto out;
+    }
     if (h == KT_HASH_MD5 || sig->mscode.digest_alg_unsupported || !sig->digest_len) {
         rc = kt_fail(&e, -ENOPKG, doff, "signature %d: %s image digest refused", sig->index,
                      kt_hash_name(h));
@@ -133,12 +173,6 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
         rc = kt_fail(&e, -EKEYREJECTED, doff,
                      "signature %d: image digest does not match the signed %s digest",
                      sig->index, kt_hash_name(h));
-        goto out;
-    }
-    if (c->rings && kt_blacklist_has_bin(c->rings, h, sig->image_digest)) {
-        c->blacklisted = true;
-        rc = kt_fail(&e, -EKEYREJECTED, KT_NO_OFFSET, "image %s digest is blacklisted",
-                     kt_hash_name(h));
         goto out;
     }
     rc = kt_pkcs7_check_purpose(sig->msg, c->purpose, &e);
@@ -275,6 +309,7 @@ int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings
         r->sigs[i].index = (int)i;
         prepare(&c, &r->sigs[i], certs[i].pkcs7, 0);
     }
+    want_blacklist_hashes(&c);
     if (c.n_hashes) {
         rc = kt_pe_image_digest(pe, c.hashes, c.n_hashes, c.digests, &e);
         if (rc < 0) {
@@ -282,13 +317,21 @@ int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings
             goto done;
         }
     }
+    check_blacklist(&c);
     for (size_t i = 0; i < n; i++)
         check(&c, &r->sigs[i]);
     r->blacklisted = c.blacklisted;
     struct agg a = {0};
     for (size_t i = 0; i < n; i++)
         aggregate(&a, &r->sigs[i], c.purpose != KT_PURPOSE_KEXEC || i == 0);
-    if (a.rejected)
+    if (c.blacklisted) {
+        /* the image itself is listed, whatever its signatures say (even none
+         * readable): firmware's and shim's dbx check comes first */
+        struct kt_error bl = {0};
+        kt_fail(&bl, -EKEYREJECTED, KT_NO_OFFSET, "image %s digest is blacklisted",
+                kt_hash_name(c.blacklisted_hash));
+        rc = finish(r, -EKEYREJECTED, &bl, err);
+    } else if (a.rejected)
         rc = finish(r, -EKEYREJECTED, a.why_rejected, err);
     else if (a.trusted)
         rc = finish(r, 0, NULL, err);

@@ -1,11 +1,15 @@
 /* pe_verify.h - Authenticode verification of a PE image against keyrings.
  *
  * kt_pe_verify() parses the image, walks every WIN_CERTIFICATE entry, parses
- * each PKCS#7 and its SpcIndirectDataContent, computes every image digest
- * the signatures (and their nested signatures) need in one pass, checks
- * each signature (digest, messageDigest, signer, EKU, hash policy,
- * blacklist), validates trust with the purpose's keyrings, and verifies
- * timestamps (RFC 3161 tokens and legacy countersignatures) offline.
+ * each PKCS#7 and its SpcIndirectDataContent, computes in one pass every
+ * image digest the signatures (and their nested signatures) need and one
+ * for every algorithm among the blacklist's bin: entries (firmware and shim
+ * hash with each algorithm the dbx holds), checks each signature (digest,
+ * messageDigest, signer, EKU, hash policy), validates trust with the
+ * purpose's keyrings, and verifies timestamps (RFC 3161 tokens and legacy
+ * countersignatures) offline.  An image whose digest, with any algorithm, is
+ * a bin: entry is rejected whatever its signatures say; each signature is
+ * then rejected too, with its signer still resolved (for the report).
  *
  * The file's verdict: trusted (0) when at least one signature that may vouch
  * is trusted and none is rejected.  Which may vouch: for the UEFI purpose any

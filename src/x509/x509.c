@@ -481,12 +481,17 @@ int kt_x509_parse(const uint8_t *der, size_t len, struct kt_x509 **out, struct k
     if (!c)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     c->path_len = -1;
-    kt_der_init(&d, der, len, KT_DER_STRICT, err);
+    /* The kernel's BER decoder takes an indefinite length on the outer
+     * Certificate SEQUENCE (it ends at the end-of-contents octets); so do
+     * we.  Everything inside, the tbsCertificate first, must still be DER. */
+    bool outer_indef = len >= 2 && der[0] == 0x30 && der[1] == 0x80;
+    kt_der_init(&d, der, len, outer_indef ? KT_DER_BER : KT_DER_STRICT, err);
     rc = kt_der_get(&d, KT_TAG_SEQUENCE, &cert, "certificate");
     if (rc == 0)
         rc = kt_der_expect_end(&d, "certificate: trailing data");
     if (rc < 0)
         goto fail;
+    cert.mode = KT_DER_STRICT;
     c->der.p = der;
     c->der.len = len;
     kt_der tbs_whole = cert;

@@ -255,6 +255,41 @@ int main(void)
         free(sg.b);
     }
 
+    /* kt_pe_digest_covers: the bytes the digest hashes, and only those */
+    {
+        struct img sg = sign(build(), tab, l1);
+        CHECK(kt_pe_parse(sg.b, sg.len, &pe, &e) == 0, "parse signed (covers)");
+        if (pe) {
+            size_t co = get32(sg.b + 0x3c) + 24 + 64;
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, 0, co), 1, "headers up to CheckSum");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, co + 2, 1), 0, "CheckSum not covered");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, certdir(sg.b), 8), 0,
+                         "cert directory not covered");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->sections[0].raw_off,
+                                             pe->sections[0].raw_size + pe->sections[1].raw_size),
+                         1, "two adjacent sections");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off - 2, 2), 1, "up to the table");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off - 2, 3), 0, "into the table");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off, 1), 0, "certificate table");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, sg.len, 1), 0, "past the end");
+            kt_pe_free(pe);
+        }
+        free(sg.b);
+    }
+
+    /* a section table the digest does not cover: the first section (UPX
+     * style, inside SizeOfHeaders) ends before it, the next starts after */
+    {
+        struct img x = build();
+        put32(x.b + sechdr(x.b, 0) + 16, 0x40);  /* SizeOfRawData */
+        put32(x.b + sechdr(x.b, 0) + 20, 0x80);  /* PointerToRawData */
+        CHECK(sechdr(x.b, 0) > 0xc0, "the section table lies after the first section");
+        int rc = parse_rc(x, NULL, &e);
+        CHECK(rc == -ELIBBAD && strstr(e.what, "section table"),
+              "uncovered section table: rc %d (%s)", rc, e.what);
+        free(x.b);
+    }
+
     /* mscode: a minimal SpcIndirectDataContent, and its refusals */
     {
         /* SEQ{ SEQ{ OID 1.3.6.1.4.1.311.2.1.15, SEQ{ BIT STRING 00, [0]{ [2]{ [0] "" } } } },

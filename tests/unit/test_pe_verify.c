@@ -77,6 +77,10 @@ int main(void)
         /* blacklist the image hash: rejected */
         uint8_t digest[32];
         memcpy(digest, r->sigs[0].image_digest, 32);
+        /* and its SHA-384 Authenticode digest, which no signature of shim uses */
+        static const enum kt_hash h384[] = {KT_HASH_SHA384};
+        uint8_t d384[1][KT_HASH_MAX_SIZE];
+        CHECK_EQ_INT(kt_pe_image_digest(r->pe, h384, 1, d384, &e), 0, "shim SHA-384 digest");
         const uint8_t *tbs = r->sigs[0].signer->tbs_sha256;
         uint8_t tbs_copy[32];
         memcpy(tbs_copy, tbs, 32);
@@ -89,6 +93,37 @@ int main(void)
         CHECK_EQ_INT(rc, -EKEYREJECTED, "blacklisted image hash rejects");
         CHECK(r && r->blacklisted, "blacklisted flag");
         CHECK(strstr(e.what, "blacklisted") != NULL, "reason names the blacklist: %s", e.what);
+        kt_pe_result_free(r);
+        kt_file_close(&f);
+        kt_keyrings_free(bl);
+
+        /* a dbx entry of another algorithm than the signatures' (issue #11
+         * item 3): firmware hashes with every algorithm the dbx holds */
+        bl = rings_with("trust/microsoft-uefi-ca-2011.pem");
+        kt_blacklist_add_hash(bl, "bin", KT_HASH_SHA384, d384[0], "test");
+        rc = verify(shim, bl, NULL, &r, &e, &f);
+        CHECK_EQ_INT(rc, -EKEYREJECTED, "SHA-384 bin: hash rejects a SHA-256-signed image");
+        CHECK(r && r->blacklisted, "blacklisted flag (SHA-384)");
+        CHECK(strstr(e.what, "sha384 digest is blacklisted") != NULL, "reason: %s", e.what);
+        if (r && r->n_sigs == 2) {
+            /* item 10: the rejected signatures still name their signers */
+            CHECK_EQ_INT(r->sigs[0].verdict, -EKEYREJECTED, "sig 0 rejected");
+            CHECK_EQ_INT(r->sigs[1].verdict, -EKEYREJECTED, "sig 1 rejected");
+            const char *d0 = r->sigs[0].signer ? r->sigs[0].signer->description : NULL;
+            CHECK(d0 && strstr(d0, "Microsoft Windows UEFI Driver Publisher"),
+                  "blacklisted: signer resolved: %s",
+                  r->sigs[0].signer ? r->sigs[0].signer->description : "(none)");
+            CHECK(r->sigs[1].signer != NULL, "blacklisted: signer 1 resolved");
+        }
+        kt_pe_result_free(r);
+        kt_file_close(&f);
+        kt_keyrings_free(bl);
+        /* an unrelated SHA-384 entry changes nothing */
+        bl = rings_with("trust/microsoft-uefi-ca-2011.pem");
+        d384[0][0] ^= 1;
+        kt_blacklist_add_hash(bl, "bin", KT_HASH_SHA384, d384[0], "test");
+        rc = verify(shim, bl, NULL, &r, &e, &f);
+        CHECK_EQ_INT(rc, 0, "another SHA-384 bin: hash: shim still trusted");
         kt_pe_result_free(r);
         kt_file_close(&f);
         kt_keyrings_free(bl);
