@@ -26,7 +26,12 @@ struct cli_common {
     const char *kernel;                /* --kernel VMLINUZ */
     bool json;                         /* --json */
     bool quiet;                        /* -q */
+    bool verbose;                      /* -v: per-signature lines, which store */
 };
+
+/* --trust-system: the distribution's CA bundle (Debian, Ubuntu, Fedora's
+ * compat link, Arch, Alpine). */
+#define CLI_SYSTEM_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
 enum {
     OPT_STORE = 1000,
@@ -34,12 +39,16 @@ enum {
     OPT_KERNEL,
     OPT_JSON,
     OPT_HELP,
+    OPT_TRUST_SYSTEM,
     OPT_FIRST_PRIVATE = 1100, /* commands number their own long options from here */
 };
 
 #define CLI_COMMON_LONGOPTS                                                                  \
     {"store", required_argument, NULL, OPT_STORE},                                           \
         {"trust", required_argument, NULL, OPT_TRUST},                                       \
+        {"cert", required_argument, NULL, OPT_TRUST},                                        \
+        {"trust-system", no_argument, NULL, OPT_TRUST_SYSTEM},                               \
+        {"verbose", no_argument, NULL, 'v'},                                                 \
         {"kernel", required_argument, NULL, OPT_KERNEL},                                     \
         {"json", no_argument, NULL, OPT_JSON}, {"quiet", no_argument, NULL, 'q'},            \
         {"help", no_argument, NULL, 'h'}
@@ -56,6 +65,10 @@ void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(pr
 int cli_exit_code(int rc);
 /* Print usage text for cmd to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Is the store the default one ($XDG_DATA_HOME/...: no --store, no
+ * $KTRUST_STORE)?  Only that one may be created with its directories. */
+bool cli_store_is_default(const struct cli_common *co);
 
 /* The store path the options select (may be NULL when --trust without --store). */
 const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap);

@@ -120,7 +120,7 @@ int cmd_kernel_keys(int argc, char **argv)
     bool pem = false;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return 0;

@@ -322,7 +322,6 @@ int cmd_scan(int argc, char **argv)
         {"jobs", required_argument, NULL, 'j'},
         {"follow-symlinks", no_argument, NULL, OPT_FOLLOW},
         {"allow-sha1", no_argument, NULL, OPT_SHA1},
-        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
@@ -338,7 +337,6 @@ int cmd_scan(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'v': s.verbose = true; break;
         case OPT_FOLLOW: so.follow_symlinks = true; break;
         case OPT_SHA1: s.pe_opts.allow_sha1 = true; s.policy.allow_sha1 = true; break;
         case 'j': {
@@ -355,6 +353,7 @@ int cmd_scan(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("scan", "no path given");
     s.json = co.json;
+    s.verbose = co.verbose;
     s.quiet = co.quiet;
     s.policy.at_time = (int64_t)time(NULL);
 
@@ -365,6 +364,7 @@ int cmd_scan(int argc, char **argv)
     int rc = cli_load_keyrings(&co, &rings, &store, &e, &bad);
     if (rc < 0) {
         cli_error(bad, &e);
+        cli_json_setup_failed(&co, NULL, argv + optind, argc - optind, rc, &e);
         return cli_exit_code(rc);
     }
     s.rings = rings;

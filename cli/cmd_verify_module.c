@@ -65,7 +65,6 @@ int cmd_verify_module(int argc, char **argv)
         CLI_COMMON_LONGOPTS,
         {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
         {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
-        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
@@ -81,7 +80,6 @@ int cmd_verify_module(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'v': verbose = true; break;
         case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
         case OPT_CHECK_TIME:
             policy.check_time = true;
@@ -92,6 +90,7 @@ int cmd_verify_module(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
+    verbose = co.verbose;
     if (!policy.check_time)
         vp_parse_time(NULL, &policy.at_time); /* dates are still reported */
     if (optind >= argc)
@@ -99,7 +98,7 @@ int cmd_verify_module(int argc, char **argv)
 
     struct kt_keyrings *rings;
     struct kt_store *store;
-    int code = vp_load_keyrings(&co, &rings, &store);
+    int code = vp_load_keyrings(&co, &rings, &store, "module", argv + optind, argc - optind);
     if (code)
         return code;
     int worst = 0;

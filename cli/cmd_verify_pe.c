@@ -37,7 +37,7 @@ int cmd_verify_pe(int argc, char **argv)
     struct kt_pe_verify_opts opts = {.purpose = KT_PURPOSE_UEFI};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
         if (r < 0)
             return EXIT_USAGE;
@@ -59,7 +59,7 @@ int cmd_verify_pe(int argc, char **argv)
 
     struct kt_keyrings *rings = NULL;
     struct kt_store *store = NULL;
-    int rc = vp_load_keyrings(&co, &rings, &store);
+    int rc = vp_load_keyrings(&co, &rings, &store, "pe", argv + optind, argc - optind);
     if (rc > 0)
         return rc;
     int worst = 0;

@@ -31,7 +31,6 @@ int cmd_verify_pkcs7(int argc, char **argv)
         {"purpose", required_argument, NULL, OPT_PURPOSE},
         {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
         {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
-        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
@@ -49,7 +48,6 @@ int cmd_verify_pkcs7(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'v': verbose = true; break;
         case OPT_DATA: data_path = optarg; break;
         case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
         case OPT_PURPOSE:
@@ -66,6 +64,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
+    verbose = co.verbose;
     if (!policy.check_time)
         vp_parse_time(NULL, &policy.at_time);
     if (optind != argc - 1)
@@ -87,7 +86,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
     }
     struct kt_keyrings *rings = NULL;
     struct kt_store *store = NULL;
-    int code = vp_load_keyrings(&co, &rings, &store);
+    int code = vp_load_keyrings(&co, &rings, &store, "pkcs7", argv + optind, argc - optind);
     if (code) {
         kt_file_close(&sig);
         if (data_path)

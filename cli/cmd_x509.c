@@ -106,7 +106,7 @@ int cmd_x509(int argc, char **argv)
     argc--;
     argv++;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return 0;
