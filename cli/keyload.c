@@ -34,8 +34,7 @@ int cli_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char *pa
     return rc;
 }
 
-/* "a PE image" ... for a file given to an option that wants something else */
-static const char *kind_of(const uint8_t *p, size_t n, const char *name)
+const char *cli_wrong_kind(const uint8_t *p, size_t n, const char *name)
 {
     switch (kt_detect(p, n, name)) {
     case KT_FT_EMPTY: return "an empty file";
@@ -43,8 +42,19 @@ static const char *kind_of(const uint8_t *p, size_t n, const char *name)
     case KT_FT_MODULE: return "a kernel module";
     case KT_FT_PKCS7: return "a PKCS#7 message";
     case KT_FT_KERNEL: return "a kernel image without a builtin key list";
-    default: return NULL;
+    case KT_FT_ESL: return NULL; /* the right kind, but broken: its own error */
+    case KT_FT_X509:
+        if (p[0] == 0x30 || !memchr(p, 0, n < 4096 ? n : 4096))
+            return NULL; /* DER or PEM text */
+        break;
+    default: break;
     }
+    if (n >= 4 && !memcmp(p, "\x7f" "ELF", 4))
+        return "an ELF file";
+    /* binary, and not DER: a PEM "BEGIN" inside it is an accident */
+    if (n && p[0] != 0x30 && memchr(p, 0, n < 4096 ? n : 4096))
+        return "a binary file of another kind";
+    return NULL;
 }
 
 /* Errors in an option's file: an unreadable one stays 66; the wrong kind of
@@ -57,7 +67,7 @@ static int option_error(int rc, const char *opt, const char *path, const uint8_t
     static char label[4200];
     struct kt_error e = *err;
     snprintf(label, sizeof(label), "%s %s", opt, path);
-    const char *kind = p ? kind_of(p, n, path) : NULL;
+    const char *kind = p ? cli_wrong_kind(p, n, path) : NULL;
     if (kind)
         return kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET, "%s: %s, not %s", label, kind, want);
     enum kt_verdict v = kt_verdict_of(rc);

@@ -33,6 +33,11 @@ int cli_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char *pa
                      enum kt_add_how how, bool run_only, size_t *n_added, struct kt_error *err);
 
 
+/* What a file given where certificates (or a kernel) are wanted is instead:
+ * "a PE image", "a kernel module", "an empty file", "an ELF file", "a binary
+ * file of another kind" ...; NULL for certificates, ESLs and text. */
+const char *cli_wrong_kind(const uint8_t *p, size_t n, const char *name);
+
 /* The store a command that writes uses: --store, else $KTRUST_STORE, else
  * the XDG default, even with --trust. */
 const char *cli_write_store_path(const struct cli_common *co, char *buf, size_t cap);
