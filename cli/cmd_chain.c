@@ -94,7 +94,10 @@ static void json_link(const struct kt_chain_link *l)
     jw_str(&w, "file", l->file);
     jw_str(&w, "type", "chain");
     jw_str(&w, "role", kt_chain_role_name(l->role));
-    jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(l->verdict)));
+    if (cli_exit_code(l->verdict) >= EXIT_USAGE || kt_verdict_of(l->verdict) == KT_INTERNAL)
+        jw_null(&w, "verdict"); /* not verified (unreadable): as every command */
+    else
+        jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(l->verdict)));
     jw_str(&w, "error", kt_errno_name(l->verdict));
     jw_str(&w, "reason", l->reason);
     jw_str(&w, "signer", l->signer[0] ? l->signer : NULL);
