@@ -88,5 +88,6 @@ int cmd_load_pe_key(int argc, char **argv);
 int cmd_wrap_key(int argc, char **argv);
 int cmd_chain(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_esl(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ WEAK int cmd_load_pe_key(int, char **);
 WEAK int cmd_wrap_key(int, char **);
 WEAK int cmd_chain(int, char **);
 WEAK int cmd_scan(int, char **);
+WEAK int cmd_esl(int, char **);
 
 static const struct {
     const char *name;
@@ -33,6 +34,7 @@ static const struct {
     {"wrap-key", cmd_wrap_key, "wrap-key CERT... -o OUT.efi: wrap certificates in a PE"},
     {"chain", cmd_chain, "chain --db FILE SHIM LOADER KERNEL [MODULE...]: simulate secure boot"},
     {"scan", cmd_scan, "scan PATH...: find and verify every signed object"},
+    {"esl", cmd_esl, "esl show FILE...: what EFI signature lists (db, dbx, MokList) hold"},
 };
 
 static void usage(FILE *f)
