@@ -15,14 +15,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ktrust load-pe-key FILE... [--keyring NAME] [--trust FILE]... [--store PATH]\n"
-            "                          [--kernel VMLINUZ] [--purpose uefi|kexec] [--allow-sha1] [--json] [-q]\n\n"
+            "                          [--kernel VMLINUZ] [--purpose uefi|kexec] [--allow-sha1] [--json] [-q] [-v]\n\n"
             "Verify each signed PE binary (the keyrings that may vouch: builtin, secondary,\n"
             "machine, platform) and, only if it is trusted, add the certificates it wraps\n"
             "(.keylist section, or shim's .vendor_cert) to the keyring (default secondary),\n"
             "flagged trusted; shim's vendor dbx goes to the blacklist.  All files are one\n"
             "store transaction: if any file is not trusted, nothing is stored.\n"
             "The store is --store, else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db\n"
-            "(also when --trust is given).\n");
+            "(also when --trust is given); it is created (its directory must exist) only\n"
+            "when there is something to store.  -v: which store is used.\n");
 }
 
 static void print_one(const struct cli_common *co, const char *file, int rc,

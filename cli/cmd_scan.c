@@ -68,7 +68,8 @@ static void usage(FILE *f)
             "come in walk order (directories in name order) whatever -j, which defaults\n"
             "to the number of CPUs.  --list-skipped also prints each skipped file.\n"
             "Ctrl-C (SIGINT, SIGTERM): files in hand finish, the summary says\n"
-            "interrupted, exit 130.  Exit code: the highest per-file code.\n");
+            "interrupted, exit 130.  -v: each signature's details and which store is used.\n"
+            "Exit code: the highest per-file code.\n");
 }
 
 static void print_vp(struct scan_ctx *s, FILE *out, const struct vp_result *vr)

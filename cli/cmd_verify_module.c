@@ -19,7 +19,12 @@ static void usage(FILE *f)
           "Verify the appended signatures of kernel modules (.ko, .ko.xz, .ko.zst, .ko.gz)\n"
           "as the kernel does (builtin, secondary and machine keys vouch).  Exit code: the\n"
           "verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
-          "5 rejected), the highest over all files.\n",
+          "5 rejected), the highest over all files.\n"
+          "Common options: --trust FILE (also --cert; repeatable; a certificate the\n"
+          "strict parser refuses is skipped with a warning), --trust-system (the\n"
+          "distribution CA bundle), --store PATH, --kernel VMLINUZ, --json (one NDJSON\n"
+          "object per input), -q, -v (each signature's details and which store is used).\n"
+          "An option's file of the wrong kind: 64; unreadable input or store: 66.\n",
           f);
 }
 

@@ -13,15 +13,25 @@
 #include "x509/x509.h"
 
 
-enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1 };
+enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_CHECK_TIME };
 
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust verify-pe FILE... [--trust FILE]... [--store PATH] [--kernel VMLINUZ]\n"
-          "                        [--purpose uefi|kexec] [--allow-sha1] [--json] [-q]\n"
+    fputs("usage: ktrust verify-pe FILE... [--trust FILE]... [--trust-system] [--store PATH]\n"
+          "                        [--kernel VMLINUZ] [--purpose uefi|kexec] [--allow-sha1]\n"
+          "                        [--check-time[=T]] [--json] [-q] [-v]\n"
           "Verify the Authenticode signatures of PE/COFF images (EFI binaries, kernels,\n"
-          "Windows executables).  Exit code: the verdict (0 trusted, 1 unsigned,\n"
-          "2 untrusted, 3 unsupported, 4 malformed, 5 rejected); the highest over all files.\n",
+          "Windows executables).\n\n"
+          "  --trust FILE     certificates or an EFI signature list trusted for this run\n"
+          "                   (repeatable; --cert is the same, sbverify's name); a\n"
+          "                   certificate the strict parser refuses is skipped with a warning\n"
+          "  --trust-system   the distribution's CA bundle (" CLI_SYSTEM_BUNDLE ")\n"
+          "  --check-time[=T] refuse a chain certificate outside its validity at T (ISO 8601\n"
+          "                   UTC, default now), as the kernel never does for images\n"
+          "  -v               which store is used\n\n"
+          "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported,\n"
+          "4 malformed, 5 rejected); the highest over all files; 64 usage (also an option's\n"
+          "file of the wrong kind), 66 unreadable input or store.\n",
           f);
 }
 
@@ -31,6 +41,7 @@ int cmd_verify_pe(int argc, char **argv)
         CLI_COMMON_LONGOPTS,
         {"purpose", required_argument, NULL, OPT_PURPOSE},
         {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
+        {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
@@ -46,6 +57,12 @@ int cmd_verify_pe(int argc, char **argv)
         switch (c) {
         case 'h': usage(stdout); return 0;
         case OPT_ALLOW_SHA1: opts.allow_sha1 = true; break;
+        case OPT_CHECK_TIME:
+            opts.check_time = true;
+            if (vp_parse_time(optarg, &opts.at_time) < 0)
+                return cli_usage_error("verify-pe", "bad time '%s' (want 2026-12-02T22:14:16Z)",
+                                       optarg);
+            break;
         case OPT_PURPOSE:
             if (cli_parse_purpose(optarg, false, &opts.purpose) < 0)
                 return cli_usage_error("verify-pe", "unknown purpose '%s' (uefi or kexec)",

@@ -19,7 +19,12 @@ static void usage(FILE *f)
           "Verify a PKCS#7/CMS signed-data message (DER, BER or PEM), attached or detached\n"
           "(--data: the signed content).  Keys vouch as for kernel modules unless --purpose\n"
           "says otherwise.  Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted,\n"
-          "3 unsupported, 4 malformed, 5 rejected).\n",
+          "3 unsupported, 4 malformed, 5 rejected).\n"
+          "Common options: --trust FILE (also --cert; repeatable; a certificate the\n"
+          "strict parser refuses is skipped with a warning), --trust-system (the\n"
+          "distribution CA bundle), --store PATH, --kernel VMLINUZ, --json (one NDJSON\n"
+          "object per input), -q, -v (each signature's details and which store is used).\n"
+          "An option's file of the wrong kind: 64; unreadable input or store: 66.\n",
           f);
 }
 
