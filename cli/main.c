@@ -87,8 +87,8 @@ static char **hoist_global_options(int argc, char **argv, int *new_argc)
         i++;
     }
     if (i == 1 || i >= argc) {
-        *new_argc = argc;
-        return i == 1 ? argv : NULL;
+        *new_argc = i >= argc ? 1 : argc; /* options but no command: usage */
+        return argv;
     }
     /* [prog, globals (1..i-1), command, rest...] -> [prog, command, rest..., globals]
      * (the commands' getopt permutes, so options may come last); before a
@@ -113,6 +113,8 @@ static char **hoist_global_options(int argc, char **argv, int *new_argc)
     return v;
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && argv[1][0] == '-') {
@@ -123,9 +125,16 @@ int main(int argc, char **argv)
                             "--cert, --trust-system, --kernel, --json, -q, -v (try 'ktrust --help')\n");
             return EXIT_USAGE;
         }
-        argc = n;
-        argv = v; /* kept for the process's life */
+        int rc = dispatch(n, v);
+        if (v != argv)
+            free(v);
+        return rc;
     }
+    return dispatch(argc, argv);
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
