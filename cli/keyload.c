@@ -127,11 +127,22 @@ static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, stru
             return option_error(rc, "--kernel", co->kernel, NULL, 0, NULL, err);
         rc = kt_keyrings_add_kernel_keys(k, f.data, f.len, co->kernel, true, NULL, err);
         if (rc < 0) {
-            enum kt_ftype t = kt_detect(f.data, f.len, co->kernel);
-            rc = t == KT_FT_PE || t == KT_FT_KERNEL
-                     ? option_error(rc, "--kernel", co->kernel, NULL, 0, NULL, err)
-                     : option_error(rc, "--kernel", co->kernel, f.data, f.len,
-                                    "a kernel image", err);
+            /* kernels come as PE, bzImage, ELF or bare compressed streams:
+             * only name the kinds that are surely something else */
+            const char *kind = NULL;
+            switch (kt_detect(f.data, f.len, co->kernel)) {
+            case KT_FT_EMPTY: kind = "an empty file"; break;
+            case KT_FT_MODULE: kind = "a kernel module"; break;
+            case KT_FT_PKCS7: kind = "a PKCS#7 message"; break;
+            case KT_FT_X509: kind = "a certificate"; break;
+            case KT_FT_ESL: kind = "an EFI signature list"; break;
+            default: break;
+            }
+            if (kind)
+                rc = kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET,
+                                  "--kernel %s: %s, not a kernel image", co->kernel, kind);
+            else
+                rc = option_error(rc, "--kernel", co->kernel, NULL, 0, NULL, err);
         }
         kt_file_close(&f);
         if (rc < 0)
