@@ -106,3 +106,23 @@ void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent)
     hexline(f, indent, "sha256:", (kt_span){c->sha256, sizeof(c->sha256)});
     hexline(f, indent, "tbs sha256:", (kt_span){c->tbs_sha256, sizeof(c->tbs_sha256)});
 }
+
+void cli_bad_input_json(const char *file, int index, int rc, const char *reason, size_t offset)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "file", file);
+    if (index > 0)
+        jw_int(&w, "index", index);
+    else
+        jw_null(&w, "index");
+    jw_str(&w, "error", kt_errno_name(rc));
+    jw_str(&w, "reason", reason && *reason ? reason : "cannot parse");
+    if (offset != KT_NO_OFFSET)
+        jw_int(&w, "offset", (long long)offset);
+    else
+        jw_null(&w, "offset");
+    jw_obj_end(&w);
+    jw_newline(&w);
+}

@@ -29,7 +29,12 @@ struct cli_common {
     size_t n_vouch;
     bool json;                         /* --json */
     bool quiet;                        /* -q */
+    bool verbose;                      /* -v: per-signature lines, which store */
 };
+
+/* --trust-system: the distribution's CA bundle (Debian, Ubuntu, Fedora's
+ * compat link, Arch, Alpine). */
+#define CLI_SYSTEM_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
 enum {
     OPT_STORE = 1000,
@@ -38,12 +43,16 @@ enum {
     OPT_JSON,
     OPT_HELP,
     OPT_VOUCH_RING,
+    OPT_TRUST_SYSTEM,
     OPT_FIRST_PRIVATE = 1100, /* commands number their own long options from here */
 };
 
 #define CLI_COMMON_LONGOPTS                                                                  \
     {"store", required_argument, NULL, OPT_STORE},                                           \
         {"trust", required_argument, NULL, OPT_TRUST},                                       \
+        {"cert", required_argument, NULL, OPT_TRUST},                                        \
+        {"trust-system", no_argument, NULL, OPT_TRUST_SYSTEM},                               \
+        {"verbose", no_argument, NULL, 'v'},                                                 \
         {"kernel", required_argument, NULL, OPT_KERNEL},                                     \
         {"json", no_argument, NULL, OPT_JSON}, {"quiet", no_argument, NULL, 'q'},            \
         {"help", no_argument, NULL, 'h'}
@@ -65,6 +74,10 @@ int cli_exit_code(int rc);
 /* Print usage text for cmd to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Is the store the default one ($XDG_DATA_HOME/...: no --store, no
+ * $KTRUST_STORE)?  Only that one may be created with its directories. */
+bool cli_store_is_default(const struct cli_common *co);
+
 /* The store path the options select (may be NULL when --trust without --store). */
 const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap);
 
@@ -83,5 +96,6 @@ int cmd_load_pe_key(int argc, char **argv);
 int cmd_wrap_key(int argc, char **argv);
 int cmd_chain(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_esl(int argc, char **argv);
 
 #endif

@@ -6,6 +6,8 @@
 
 #include "chain/chain.h"
 #include "cli.h"
+#include "pe/pe.h"
+#include "scan/detect.h"
 #include "util/file.h"
 
 #define MAX_VARS 32
@@ -24,7 +26,10 @@ static void usage(FILE *f)
             "db, dbx and MOK files: certificates (DER/PEM) or EFI signature lists (efivarfs\n"
             "files with their attribute prefix are fine).  MOK keys join platform (boot\n"
             "images only); with --mok-trusted (MokListTrustedRT set) they join machine and\n"
-            "vouch for modules too, as the kernel does.\n");
+            "vouch for modules too, as the kernel does.  Files in the wrong order (a shim\n"
+            "given as LOADER, a module as KERNEL ...) get a warning saying so.\n"
+            "--json: one object per link {file, type, role, verdict, error, reason, signer,\n"
+            "trusted_by, parent, keys_added}; verdict null for a file that cannot be read.\n");
 }
 
 struct vars {
@@ -84,6 +89,61 @@ static int run_link(struct kt_chain *c, link_fn fn, const char *path, struct kt_
     return rc;
 }
 
+/* What a link's file is: 'S' a PE with shim's .vendor_cert, 'P' another PE,
+ * 'M' a kernel module, '?' anything else or unreadable. */
+static char file_kind(const char *path)
+{
+    struct kt_file f;
+    struct kt_error e = {0};
+    if (kt_file_open(path, &f, &e) < 0)
+        return '?';
+    char k = '?';
+    enum kt_ftype t = kt_detect(f.data, f.len, path);
+    if (t == KT_FT_MODULE) {
+        k = 'M';
+    } else if (t == KT_FT_PE) {
+        struct kt_pe *pe;
+        kt_span sec;
+        k = 'P';
+        if (kt_pe_parse(f.data, f.len, &pe, &e) == 0) {
+            if (kt_pe_find_section(pe, ".vendor_cert", &sec) == 0)
+                k = 'S';
+            kt_pe_free(pe);
+        }
+    }
+    kt_file_close(&f);
+    return k;
+}
+
+/* Links given in the wrong order (a shim after the first place, a module
+ * among SHIM LOADER KERNEL, a PE among the modules): say so, once, before
+ * the verdicts (which then explain little).  Returns true when wrong. */
+static bool check_order(char **files, size_t n)
+{
+    static const char *const pos[] = {"SHIM", "LOADER", "KERNEL"};
+    char first = file_kind(files[0]);
+    for (size_t i = 0; i < n; i++) {
+        char k = i ? file_kind(files[i]) : first;
+        const char *why = NULL;
+        if (i == 0 && k == 'M')
+            why = "is a kernel module";
+        else if (i > 0 && k == 'S' && first != 'S')
+            why = "is a shim (it has .vendor_cert), and the first file is not";
+        else if (i > 0 && i < 3 && k == 'M')
+            why = "is a kernel module";
+        else if (i >= 3 && (k == 'P' || k == 'S'))
+            why = "is a PE image, not a kernel module";
+        if (why) {
+            fprintf(stderr,
+                    "ktrust chain: the order looks wrong: %s (given as %s) %s; the order is "
+                    "SHIM LOADER KERNEL [MODULE...]\n",
+                    files[i], i < 3 ? pos[i] : "a MODULE", why);
+            return true;
+        }
+    }
+    return false;
+}
+
 static int link_exit(const struct kt_chain_link *l)
 {
     return cli_exit_code(l->verdict);
@@ -97,7 +157,10 @@ static void json_link(const struct kt_chain_link *l)
     jw_str(&w, "file", l->file);
     jw_str(&w, "type", "chain");
     jw_str(&w, "role", kt_chain_role_name(l->role));
-    jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(l->verdict)));
+    if (cli_exit_code(l->verdict) >= EXIT_USAGE || kt_verdict_of(l->verdict) == KT_INTERNAL)
+        jw_null(&w, "verdict"); /* not verified (unreadable): as every command */
+    else
+        jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(l->verdict)));
     jw_str(&w, "error", kt_errno_name(l->verdict));
     jw_str(&w, "reason", l->reason);
     jw_str(&w, "signer", l->signer[0] ? l->signer : NULL);
@@ -224,6 +287,7 @@ int cmd_chain(int argc, char **argv)
     if (argc - optind < 3)
         return cli_usage_error("chain", "SHIM, LOADER and KERNEL are required");
 
+    check_order(argv + optind, (size_t)(argc - optind));
     struct kt_chain *ch;
     if (kt_chain_new(&ch) < 0)
         return EXIT_INTERNAL;

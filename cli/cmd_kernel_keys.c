@@ -21,7 +21,8 @@ static void usage(FILE *f)
                "No System.map is needed: the list is recognised as certificates back to\n"
                "back followed by their total size (system_certificate_list_size).\n\n"
                "  --json   one JSON certificate object per key (NDJSON), with the extra\n"
-               "           fields file, compression and vmlinux_offset\n"
+               "           fields file, index, compression and vmlinux_offset; an image\n"
+               "           or key that cannot be read: {file, index, error, reason, offset}\n"
                "  --pem    the certificates as PEM (for openssl and other tools)\n"
                "  -q       print nothing; only the exit code\n\n"
                "exit codes: 0 keys found, 1 no certificate list found, 3 unsupported\n"
@@ -57,6 +58,9 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
                 fprintf(stderr, " (at vmlinux offset %zu)", off + e.offset);
             fputc('\n', stderr);
         }
+        if (s->co->json && !s->co->quiet)
+            cli_bad_input_json(s->file, s->index, rc, e.what,
+                               e.offset != KT_NO_OFFSET ? off + e.offset : off);
         s->worst = worse(s->worst, cli_exit_code(rc));
         return 0;
     }
@@ -70,6 +74,7 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
             jw_obj(&s->w, NULL);
             cli_cert_json_fields(&s->w, c);
             jw_str(&s->w, "file", s->file);
+            jw_int(&s->w, "index", s->index);
             jw_str(&s->w, "compression", kt_kimage_comp_name(s->comp));
             jw_int(&s->w, "vmlinux_offset", (long long)off);
             jw_obj_end(&s->w);
@@ -91,6 +96,8 @@ static int one_image(const char *path, const struct cli_common *co, bool pem)
     if (rc < 0) {
         if (!co->quiet)
             cli_error(path, &e);
+        if (co->json && !co->quiet)
+            cli_bad_input_json(path, 0, rc, e.what, e.offset);
         return EXIT_NOINPUT;
     }
     struct kk_ctx s = {.file = path, .co = co, .pem = pem};
@@ -101,6 +108,8 @@ static int one_image(const char *path, const struct cli_common *co, bool pem)
     if (rc < 0) {
         if (!co->quiet)
             cli_error(path, &e);
+        if (co->json && !co->quiet && !pem)
+            cli_bad_input_json(path, 0, rc, e.what, e.offset);
         s.worst = worse(s.worst, cli_exit_code(rc));
     }
     fflush(stdout);
@@ -120,7 +129,7 @@ int cmd_kernel_keys(int argc, char **argv)
     bool pem = false;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return 0;

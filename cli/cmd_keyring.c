@@ -1,7 +1,6 @@
 /* ktrust keyring list|add|remove|export|create|push: manage the key store.
  * Every command that changes the store is one transaction. */
 #include <errno.h>
-#include <keyutils.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +8,8 @@
 
 #include "cert_print.h"
 #include "cli.h"
-#include "esl/esl.h"
 #include "keyload.h"
+#include "keyring_cmd.h"
 #include "util/file.h"
 
 enum {
@@ -18,11 +17,8 @@ enum {
     OPT_FORMAT,
     OPT_TO,
     OPT_RESTRICT,
-};
-
-struct kr_opts {
-    struct cli_common co;
-    const char *keyring, *format, *out, *to, *restrict_spec;
+    OPT_ALL,
+    OPT_DRY_RUN,
 };
 
 static void usage(FILE *f)
@@ -30,7 +26,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: ktrust keyring list [--keyring NAME] [--json]\n"
             "       ktrust keyring add --keyring NAME FILE...\n"
-            "       ktrust keyring remove --keyring NAME ID...\n"
+            "       ktrust keyring remove --keyring NAME [--all] [--dry-run] ID...\n"
             "       ktrust keyring export --keyring NAME --format pem|der|esl [-o FILE]\n"
             "       ktrust keyring create NAME --restrict none|trusted-only|signed-by:RING[,RING]\n"
             "       ktrust keyring push --keyring NAME --to @u|@s|SERIAL\n\n"
@@ -42,53 +38,45 @@ static void usage(FILE *f)
             "lists (X509 entries become keys; SHA256 entries bin: and X509_SHA* entries\n"
             "tbs: blacklist hashes).  ID: a description, or hex of the SKID, serial or\n"
             "SHA-256 (a trailing part matches, as the kernel's 'id:'; 'ex:HEX' is exact);\n"
-            "in the blacklist also bin:HEX or tbs:HEX for a hash.\n"
+            "in the blacklist also bin:HEX or tbs:HEX for a hash.  remove takes one key per\n"
+            "ID: an ID matching several keys is refused (64, listing them) unless --all;\n"
+            "--dry-run shows what would go; what is removed is printed.\n"
             "Export as der writes the certificates back to back (the kernel's list).\n\n"
             "options: --store PATH (else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db)\n"
             "         --trust FILE (add: run-only builtin keys that may sign what is added)\n"
-            "         --json, -q, -o FILE\n\n"
+            "         --json (one object per key, file or id), -q, -v (which store), -o FILE\n\n"
             "exit codes: 0 done, 2 no key matches an ID, 4 malformed input, 5 blacklisted,\n"
             "6 refused by the keyring's restriction (nothing is written), 64 usage,\n"
             "66 unreadable input or read-only store, 70 internal error\n");
 }
 
-/* The store path for keyring commands: --store, $KTRUST_STORE, else XDG
- * (--trust never disables the store here). */
-static const char *store_path(const struct cli_common *co, char *buf, size_t cap)
-{
-    struct cli_common c = *co;
-    c.n_trust = 0;
-    c.kernel = NULL;
-    return cli_store_path(&c, buf, cap);
-}
-
-static int fail(const char *file, int rc, const struct kt_error *e)
+int kr_fail(const char *file, int rc, const struct kt_error *e)
 {
     cli_error(file, e);
     return cli_exit_code(rc);
 }
 
-/* Open the store for writing, start the transaction and load everything. */
-static int begin(const struct kr_opts *o, struct kt_store **s, struct kt_keyrings **k,
-                 const char **path, struct kt_error *e)
+int kr_begin(const struct kr_opts *o, struct kt_store **s, struct kt_keyrings **k,
+             const char **path, struct kt_error *e)
 {
     static char buf[4096];
-    *path = store_path(&o->co, buf, sizeof(buf));
+    *path = cli_write_store_path(&o->co, buf, sizeof(buf));
     int rc = kt_keyrings_new(k);
     if (rc < 0)
         return kt_fail(e, rc, KT_NO_OFFSET, "out of memory");
-    if ((rc = kt_store_open(*path, KT_STORE_WRITE, s, e)) < 0 ||
-        (rc = kt_store_begin_write(*s, e)) < 0 || (rc = kt_store_load(*s, *k, e)) < 0) {
+    if ((rc = cli_open_store_write(&o->co, *path, s, e)) < 0 ||
+        (rc = kt_store_load(*s, *k, e)) < 0) {
         kt_store_close(*s);
         *s = NULL;
         kt_keyrings_free(*k);
         *k = NULL;
     }
+    if (rc == 0 && o->co.verbose)
+        fprintf(stderr, "ktrust: store: %s (writing)\n", *path);
     return rc;
 }
 
-/* Save and commit; on failure everything is rolled back. */
-static int finish(struct kt_store *s, struct kt_keyrings *k, struct kt_error *e)
+int kr_finish(struct kt_store *s, struct kt_keyrings *k, struct kt_error *e)
 {
     int rc = kt_store_save(s, k, e);
     if (rc == 0)
@@ -98,7 +86,41 @@ static int finish(struct kt_store *s, struct kt_keyrings *k, struct kt_error *e)
     return rc;
 }
 
-static struct kt_keyring *need_ring(struct kt_keyrings *k, const char *name, int *ret)
+int kr_load_read(const struct kr_opts *o, struct kt_keyrings **k, const char **path)
+{
+    static char buf[4096];
+    *path = cli_write_store_path(&o->co, buf, sizeof(buf));
+    struct kt_store *s = NULL;
+    struct kt_error e = {0};
+    e.offset = KT_NO_OFFSET;
+    if (kt_keyrings_new(k) < 0)
+        return EXIT_INTERNAL;
+    int rc = kt_store_open(*path, KT_STORE_READ, &s, &e);
+    if (rc == 0)
+        rc = kt_store_load(s, *k, &e);
+    kt_store_close(s);
+    if (rc == -ENOENT) {
+        cli_errorf(NULL, "no store at %s (keys are stored by 'ktrust keyring add'; "
+                         "--store PATH or $KTRUST_STORE picks another)", *path);
+        kt_keyrings_free(*k);
+        *k = NULL;
+        return EXIT_NOINPUT;
+    }
+    if (rc < 0) {
+        kt_keyrings_free(*k);
+        *k = NULL;
+        return kr_fail(*path, rc, &e);
+    }
+    if (o->co.verbose) {
+        size_t n = 0;
+        for (size_t i = 0; i < kt_keyrings_count(*k); i++)
+            n += kt_keyring_count(kt_keyrings_at(*k, i));
+        fprintf(stderr, "ktrust: store: %s (read, %zu key%s)\n", *path, n, n == 1 ? "" : "s");
+    }
+    return 0;
+}
+
+struct kt_keyring *kr_need_ring(struct kt_keyrings *k, const char *name, int *ret)
 {
     struct kt_keyring *r = kt_keyrings_get(k, name);
     if (!r) {
@@ -155,29 +177,16 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
 
 static int do_list(const struct kr_opts *o)
 {
-    char buf[4096];
-    const char *path = store_path(&o->co, buf, sizeof(buf));
+    const char *path;
     struct kt_keyrings *k;
-    struct kt_store *s = NULL;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
-    if (kt_keyrings_new(&k) < 0)
-        return EXIT_INTERNAL;
-    int rc = kt_store_open(path, KT_STORE_READ, &s, &e);
-    if (rc == 0)
-        rc = kt_store_load(s, k, &e);
-    else if (rc == -ENOENT)
-        rc = 0; /* no store yet: nothing to list */
-    kt_store_close(s);
-    if (rc < 0) {
-        kt_keyrings_free(k);
-        return fail(path, rc, &e);
-    }
+    int rc = kr_load_read(o, &k, &path);
+    if (rc)
+        return rc;
     int ret = 0;
     struct jw w;
     jw_init(&w, stdout);
     if (o->keyring) {
-        struct kt_keyring *r = need_ring(k, o->keyring, &ret);
+        struct kt_keyring *r = kr_need_ring(k, o->keyring, &ret);
         if (r && !o->co.quiet)
             list_ring(o, k, r, &w);
     } else if (!o->co.quiet) {
@@ -190,6 +199,38 @@ static int do_list(const struct kr_opts *o)
 
 /* ---- add / remove / create ------------------------------------------------ */
 
+/* --json: one object per FILE once the transaction is over: the keys it
+ * added (r's keys [from[i], to[i])), its hashes, stored or not and why. */
+static void add_json(const struct kr_opts *o, struct kt_keyring *r, char **files, int nfiles,
+                     const size_t *from, const size_t *to, const size_t *hashes, int failed,
+                     int rc, const struct kt_error *e)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    for (int i = 0; i < nfiles; i++) {
+        jw_obj(&w, NULL);
+        jw_str(&w, "file", files[i]);
+        jw_str(&w, "keyring", o->keyring);
+        jw_bool(&w, "stored", rc == 0);
+        jw_arr(&w, "keys");
+        for (size_t j = from[i]; rc == 0 && r && j < to[i]; j++) {
+            const struct kt_key *key = kt_keyring_key(r, j);
+            jw_obj(&w, NULL);
+            cli_cert_json_fields(&w, key->cert);
+            jw_bool(&w, "trusted", key->trusted);
+            jw_str(&w, "source", key->source);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_int(&w, "hashes", rc == 0 ? (long long)hashes[i] : 0);
+        jw_str(&w, "error", i == failed || failed < 0 ? kt_errno_name(rc) : NULL);
+        jw_str(&w, "reason", rc == 0 ? NULL : i == failed || failed < 0 ? e->what
+                                                                        : "not stored: another file failed");
+        jw_obj_end(&w);
+        jw_newline(&w);
+    }
+}
+
 static int do_add(const struct kr_opts *o, int nfiles, char **files)
 {
     if (!o->keyring)
@@ -201,82 +242,55 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
     const char *path;
     struct kt_error e = {0};
     e.offset = KT_NO_OFFSET;
-    int ret = 0, rc = begin(o, &s, &k, &path, &e);
-    if (rc < 0)
-        return fail(path, rc, &e);
-    struct kt_keyring *r = need_ring(k, o->keyring, &ret);
+    int ret = 0, failed = -1, rc = kr_begin(o, &s, &k, &path, &e);
+    if (rc < 0) {
+        if (o->co.json) {
+            size_t *z = calloc((size_t)nfiles * 3, sizeof(*z));
+            if (z)
+                add_json(o, NULL, files, nfiles, z, z + nfiles, z + 2 * nfiles, -1, rc, &e);
+            free(z);
+        }
+        return kr_fail(path, rc, &e);
+    }
+    struct kt_keyring *r = kr_need_ring(k, o->keyring, &ret);
     size_t total = 0;
-    if (!r)
+    size_t *from = calloc((size_t)nfiles * 3, sizeof(*from));
+    size_t *to = from + nfiles, *hashes = from + 2 * nfiles;
+    if (!r || !from) {
+        ret = ret ? ret : EXIT_INTERNAL;
         goto out;
+    }
     for (size_t i = 0; i < o->co.n_trust; i++) {
         if ((rc = cli_add_key_file(k, kt_keyrings_get(k, "builtin"), o->co.trust[i],
                                    KT_ADD_EXPLICIT, true, NULL, &e)) < 0) {
-            ret = fail(o->co.trust[i], rc, &e);
+            ret = kr_fail(o->co.trust[i], rc, &e);
             goto out;
         }
     }
     for (int i = 0; i < nfiles; i++) {
-        size_t n = 0;
-        if ((rc = cli_add_key_file(k, r, files[i], KT_ADD_EXPLICIT, false, &n, &e)) < 0) {
-            ret = fail(files[i], rc, &e);
+        size_t n = 0, h0 = kt_blacklist_hash_count(k);
+        from[i] = kt_keyring_count(r);
+        rc = cli_add_key_file(k, r, files[i], KT_ADD_EXPLICIT, false, &n, &e);
+        to[i] = kt_keyring_count(r);
+        hashes[i] = kt_blacklist_hash_count(k) - h0;
+        if (rc < 0) {
+            failed = i;
+            ret = kr_fail(files[i], rc, &e);
             goto out;
         }
         total += n;
     }
-    if ((rc = finish(s, k, &e)) < 0) {
-        ret = fail(path, rc, &e);
+    if ((rc = kr_finish(s, k, &e)) < 0) {
+        ret = kr_fail(path, rc, &e);
         goto out;
     }
-    if (!o->co.quiet)
+    if (!o->co.quiet && !o->co.json)
         fprintf(stderr, "ktrust: added %zu to %s\n", total, o->keyring);
 out:
+    if (o->co.json && from && r)
+        add_json(o, r, files, nfiles, from, to, hashes, failed, rc, &e);
+    free(from);
     kt_store_close(s); /* rolls back anything not committed */
-    kt_keyrings_free(k);
-    return ret;
-}
-
-static int do_remove(const struct kr_opts *o, int nids, char **ids)
-{
-    if (!o->keyring)
-        return cli_usage_error("keyring", "remove needs --keyring NAME");
-    if (nids == 0)
-        return cli_usage_error("keyring", "remove needs at least one ID");
-    struct kt_store *s;
-    struct kt_keyrings *k;
-    const char *path;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
-    int ret = 0, rc = begin(o, &s, &k, &path, &e);
-    if (rc < 0)
-        return fail(path, rc, &e);
-    struct kt_keyring *r = need_ring(k, o->keyring, &ret);
-    int total = 0;
-    if (!r)
-        goto out;
-    for (int i = 0; i < nids; i++) {
-        bool hash_id = !strncmp(ids[i], "bin:", 4) || !strncmp(ids[i], "tbs:", 4);
-        int n = hash_id && r == kt_keyrings_get(k, "blacklist") ? kt_blacklist_remove_hash(k, ids[i])
-                                                                 : kt_keyring_remove(k, r, ids[i]);
-        if (n < 0) {
-            kt_fail(&e, n, KT_NO_OFFSET, "cannot remove '%s'", ids[i]);
-            ret = fail(NULL, n, &e);
-            goto out;
-        }
-        if (n == 0) {
-            cli_errorf(NULL, "%s: no key matches '%s' (nothing removed)", o->keyring, ids[i]);
-            ret = cli_exit_code(-ENOKEY);
-            goto out;
-        }
-        total += n;
-    }
-    if ((rc = finish(s, k, &e)) < 0) {
-        ret = fail(path, rc, &e);
-        goto out;
-    }
-    if (!o->co.quiet)
-        fprintf(stderr, "ktrust: removed %d from %s\n", total, o->keyring);
-out:
-    kt_store_close(s);
     kt_keyrings_free(k);
     return ret;
 }
@@ -301,258 +315,30 @@ static int do_create(const struct kr_opts *o, int nargs, char **args)
     struct kt_error e = {0};
     e.offset = KT_NO_OFFSET;
     int ret = 0;
-    if ((rc = begin(o, &s, &k, &path, &e)) < 0) {
+    if ((rc = kr_begin(o, &s, &k, &path, &e)) < 0) {
         free(vbuf);
-        return fail(path, rc, &e);
+        return kr_fail(path, rc, &e);
     }
     if ((rc = kt_keyring_create(k, args[0], rs, v, nv, &e)) < 0) {
         cli_error(NULL, &e);
         ret = EXIT_USAGE;
-    } else if ((rc = finish(s, k, &e)) < 0) {
-        ret = fail(path, rc, &e);
+    } else if ((rc = kr_finish(s, k, &e)) < 0) {
+        ret = kr_fail(path, rc, &e);
+    }
+    if (o->co.json) {
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "keyring", args[0]);
+        jw_str(&w, "restriction", spec);
+        jw_bool(&w, "created", ret == 0);
+        jw_str(&w, "error", kt_errno_name(rc));
+        jw_str(&w, "reason", rc ? e.what : NULL);
+        jw_obj_end(&w);
+        jw_newline(&w);
     }
     free(vbuf);
     kt_store_close(s);
-    kt_keyrings_free(k);
-    return ret;
-}
-
-/* ---- export ---------------------------------------------------------------- */
-
-struct obuf {
-    uint8_t *p;
-    size_t n, cap;
-};
-
-static int put(struct obuf *b, const void *d, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t nc = b->cap ? b->cap : 4096;
-        while (nc < b->n + n)
-            nc *= 2;
-        uint8_t *np = realloc(b->p, nc);
-        if (!np)
-            return -ENOMEM;
-        b->p = np;
-        b->cap = nc;
-    }
-    if (n)
-        memcpy(b->p + b->n, d, n);
-    b->n += n;
-    return 0;
-}
-
-static int put_pem(struct obuf *b, const uint8_t *der, size_t len)
-{
-    size_t n;
-    char *pem = kt_pem_encode_cert(der, len, &n);
-    if (!pem)
-        return -ENOMEM;
-    int rc = put(b, pem, n);
-    free(pem);
-    return rc;
-}
-
-static int export_esl_hashes(struct kt_keyrings *k, struct obuf *b)
-{
-    static const struct {
-        const char *kind;
-        enum kt_hash h;
-        enum kt_esl_type t;
-    } kinds[] = {{"bin", KT_HASH_SHA256, KT_ESL_SHA256},
-                 {"tbs", KT_HASH_SHA256, KT_ESL_X509_SHA256},
-                 {"tbs", KT_HASH_SHA384, KT_ESL_X509_SHA384},
-                 {"tbs", KT_HASH_SHA512, KT_ESL_X509_SHA512}};
-    size_t nh = kt_blacklist_hash_count(k);
-    if (!nh)
-        return 0;
-    const uint8_t **d = calloc(nh, sizeof(*d));
-    if (!d)
-        return -ENOMEM;
-    int rc = 0;
-    for (size_t t = 0; t < 4 && rc == 0; t++) {
-        size_t n = 0;
-        for (size_t i = 0; i < nh; i++) {
-            const struct kt_blacklist_hash *h = kt_blacklist_hash_at(k, i);
-            if (!strcmp(h->kind, kinds[t].kind) && h->hash == kinds[t].h)
-                d[n++] = h->digest;
-        }
-        if (!n)
-            continue;
-        uint8_t *esl = NULL;
-        size_t len = 0;
-        rc = kt_esl_build_hashes(kinds[t].t, d, n, NULL, &esl, &len);
-        if (rc == 0)
-            rc = put(b, esl, len);
-        free(esl);
-    }
-    free(d);
-    return rc;
-}
-
-static int do_export(const struct kr_opts *o, int nargs)
-{
-    if (!o->keyring)
-        return cli_usage_error("keyring", "export needs --keyring NAME");
-    if (nargs)
-        return cli_usage_error("keyring", "export takes no FILE (use -o FILE)");
-    const char *fmt = o->format ? o->format : "pem";
-    if (strcmp(fmt, "pem") && strcmp(fmt, "der") && strcmp(fmt, "esl"))
-        return cli_usage_error("keyring", "--format '%s': want pem, der or esl", fmt);
-    char buf[4096];
-    const char *path = store_path(&o->co, buf, sizeof(buf));
-    struct kt_keyrings *k;
-    struct kt_store *s = NULL;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
-    if (kt_keyrings_new(&k) < 0)
-        return EXIT_INTERNAL;
-    int rc = kt_store_open(path, KT_STORE_READ, &s, &e);
-    if (rc == 0)
-        rc = kt_store_load(s, k, &e);
-    else if (rc == -ENOENT)
-        rc = 0;
-    kt_store_close(s);
-    if (rc < 0) {
-        kt_keyrings_free(k);
-        return fail(path, rc, &e);
-    }
-    int ret = 0;
-    struct kt_keyring *r = need_ring(k, o->keyring, &ret);
-    struct obuf b = {0};
-    if (!r)
-        goto out;
-    size_t n = kt_keyring_count(r);
-    if (!strcmp(fmt, "esl")) {
-        kt_span *spans = calloc(n ? n : 1, sizeof(*spans));
-        if (!spans) {
-            ret = EXIT_INTERNAL;
-            goto out;
-        }
-        for (size_t i = 0; i < n; i++)
-            spans[i] = (kt_span){kt_keyring_key(r, i)->der, kt_keyring_key(r, i)->der_len};
-        uint8_t *esl = NULL;
-        size_t len = 0;
-        rc = kt_esl_build_x509(spans, n, NULL, &esl, &len);
-        free(spans);
-        if (rc == 0)
-            rc = put(&b, esl, len);
-        free(esl);
-        if (rc == 0 && !strcmp(o->keyring, "blacklist"))
-            rc = export_esl_hashes(k, &b);
-    } else {
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            const struct kt_key *key = kt_keyring_key(r, i);
-            rc = !strcmp(fmt, "der") ? put(&b, key->der, key->der_len)
-                                     : put_pem(&b, key->der, key->der_len);
-        }
-    }
-    if (rc < 0) {
-        kt_fail(&e, rc, KT_NO_OFFSET, "cannot build the %s export", fmt);
-        ret = fail(NULL, rc, &e);
-        goto out;
-    }
-    if (o->out && strcmp(o->out, "-") != 0) {
-        if ((rc = kt_file_write_atomic(o->out, b.p ? (void *)b.p : (void *)"", b.n, &e)) < 0)
-            ret = fail(o->out, rc, &e);
-    } else if (b.n && fwrite(b.p, 1, b.n, stdout) != b.n) {
-        cli_errorf(NULL, "write error on standard output");
-        ret = EXIT_INTERNAL;
-    }
-out:
-    free(b.p);
-    kt_keyrings_free(k);
-    return ret;
-}
-
-/* ---- push ------------------------------------------------------------------ */
-
-static int do_push(const struct kr_opts *o, int nargs)
-{
-    if (!o->keyring || !o->to)
-        return cli_usage_error("keyring", "push needs --keyring NAME and --to @u|@s|SERIAL");
-    if (nargs)
-        return cli_usage_error("keyring", "push takes no FILE");
-    key_serial_t dest;
-    if (!strcmp(o->to, "@u"))
-        dest = KEY_SPEC_USER_KEYRING;
-    else if (!strcmp(o->to, "@s"))
-        dest = KEY_SPEC_SESSION_KEYRING;
-    else if (!strcmp(o->to, "@us"))
-        dest = KEY_SPEC_USER_SESSION_KEYRING;
-    else {
-        char *end;
-        long v = strtol(o->to, &end, 0);
-        if (*o->to == 0 || *end || v <= 0 || v > 0x7fffffff)
-            return cli_usage_error("keyring", "--to '%s': want @u, @s or a keyring serial",
-                                   o->to);
-        dest = (key_serial_t)v;
-    }
-    char buf[4096];
-    const char *path = store_path(&o->co, buf, sizeof(buf));
-    struct kt_keyrings *k;
-    struct kt_store *s = NULL;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
-    if (kt_keyrings_new(&k) < 0)
-        return EXIT_INTERNAL;
-    int rc = kt_store_open(path, KT_STORE_READ, &s, &e);
-    if (rc == 0)
-        rc = kt_store_load(s, k, &e);
-    else if (rc == -ENOENT)
-        rc = 0;
-    kt_store_close(s);
-    if (rc < 0) {
-        kt_keyrings_free(k);
-        return fail(path, rc, &e);
-    }
-    int ret = 0;
-    struct kt_keyring *r = need_ring(k, o->keyring, &ret);
-    struct jw w;
-    jw_init(&w, stdout);
-    for (size_t i = 0; r && i < kt_keyring_count(r); i++) {
-        const struct kt_key *key = kt_keyring_key(r, i);
-        const char *want = key->cert->description ? key->cert->description : "";
-        key_serial_t id = add_key("asymmetric", NULL, key->der, key->der_len, dest);
-        if (id < 0) {
-            int er = errno;
-            cli_errorf(want, "the kernel refused the key: %s", strerror(er));
-            ret = ret > EXIT_NOINPUT ? ret : (er == EKEYREJECTED ? 5 : er == EBADMSG ? 4
-                                              : er == ENOPKG       ? 3
-                                              : er == EPERM || er == EACCES ? 6
-                                                                            : EXIT_INTERNAL);
-            continue;
-        }
-        char *desc = NULL;
-        const char *kdesc = "";
-        if (keyctl_describe_alloc(id, &desc) >= 0 && desc) {
-            /* "type;uid;gid;perm;description" */
-            const char *p = desc;
-            for (int f = 0; f < 4 && p; f++) {
-                p = strchr(p, ';');
-                if (p)
-                    p++;
-            }
-            kdesc = p ? p : "";
-        }
-        bool same = !strcmp(kdesc, want);
-        if (o->co.json) {
-            jw_obj(&w, NULL);
-            jw_str(&w, "description", want);
-            jw_int(&w, "serial", id);
-            jw_str(&w, "kernel_description", kdesc);
-            jw_bool(&w, "match", same);
-            jw_obj_end(&w);
-            jw_newline(&w);
-        } else if (!o->co.quiet) {
-            printf("%d\t%s\n", id, kdesc);
-        }
-        if (!same) {
-            cli_errorf(want, "the kernel describes key %d as '%s'", id, kdesc);
-            ret = ret ? ret : EXIT_INTERNAL;
-        }
-        free(desc);
-    }
     kt_keyrings_free(k);
     return ret;
 }
@@ -577,13 +363,15 @@ int cmd_keyring(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"to", required_argument, NULL, OPT_TO},
         {"restrict", required_argument, NULL, OPT_RESTRICT},
+        {"all", no_argument, NULL, OPT_ALL},
+        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {NULL, 0, NULL, 0},
     };
     struct kr_opts o;
     memset(&o, 0, sizeof(o));
     int c;
     optind = 1;
-    while ((c = getopt_long(argc - 1, argv + 1, "qho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc - 1, argv + 1, "qhvo:", longopts, NULL)) != -1) {
         int r = cli_common_opt(&o.co, c, optarg);
         if (r < 0)
             return EXIT_USAGE;
@@ -595,6 +383,8 @@ int cmd_keyring(int argc, char **argv)
         case 'o': o.out = optarg; break;
         case OPT_TO: o.to = optarg; break;
         case OPT_RESTRICT: o.restrict_spec = optarg; break;
+        case OPT_ALL: o.all = true; break;
+        case OPT_DRY_RUN: o.dry_run = true; break;
         case 'h': usage(stdout); return 0;
         default: return cli_usage_error("keyring", "bad option");
         }
@@ -606,13 +396,13 @@ int cmd_keyring(int argc, char **argv)
     if (!strcmp(action, "add"))
         return do_add(&o, nargs, args);
     if (!strcmp(action, "remove"))
-        return do_remove(&o, nargs, args);
+        return kr_do_remove(&o, nargs, args);
     if (!strcmp(action, "export"))
-        return do_export(&o, nargs);
+        return kr_do_export(&o, nargs);
     if (!strcmp(action, "create"))
         return do_create(&o, nargs, args);
     if (!strcmp(action, "push"))
-        return do_push(&o, nargs);
+        return kr_do_push(&o, nargs);
     return cli_usage_error("keyring", "unknown action '%s' (list, add, remove, export, create, push)",
                            action);
 }

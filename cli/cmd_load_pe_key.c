@@ -7,6 +7,7 @@
 #include "cert_print.h"
 #include "cli.h"
 #include "keyload.h"
+#include "verdict_print.h"
 #include "util/file.h"
 #include "wrapped/pe_keys.h"
 
@@ -14,14 +15,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ktrust load-pe-key FILE... [--keyring NAME] [--trust FILE]... [--store PATH]\n"
-            "                          [--kernel VMLINUZ] [--purpose uefi|kexec] [--allow-sha1] [--json] [-q]\n\n"
+            "                          [--kernel VMLINUZ] [--purpose uefi|kexec] [--allow-sha1] [--json] [-q] [-v]\n\n"
             "Verify each signed PE binary (the keyrings that may vouch: builtin, secondary,\n"
             "machine, platform) and, only if it is trusted, add the certificates it wraps\n"
             "(.keylist section, or shim's .vendor_cert) to the keyring (default secondary),\n"
             "flagged trusted; shim's vendor dbx goes to the blacklist.  All files are one\n"
             "store transaction: if any file is not trusted, nothing is stored.\n"
             "The store is --store, else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db\n"
-            "(also when --trust is given).\n");
+            "(also when --trust is given); it is created (its directory must exist) only\n"
+            "when there is something to store.  -v: which store is used.\n");
 }
 
 static void print_one(const struct cli_common *co, const char *file, int rc,
@@ -84,7 +86,7 @@ int cmd_load_pe_key(int argc, char **argv)
     const char *ring_name = "secondary";
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
         int h = cli_common_opt(&co, c, optarg);
         if (h < 0)
             return EXIT_USAGE;
@@ -111,6 +113,7 @@ int cmd_load_pe_key(int argc, char **argv)
     int rc = cli_open_keyrings_for_write(&co, &rings, &store, &e, &bad);
     if (rc < 0) {
         cli_error(bad, &e);
+        cli_json_setup_failed(&co, "pe", argv + optind, argc - optind, rc, &e);
         return cli_exit_code(rc);
     }
     struct kt_keyring *target = kt_keyrings_get(rings, ring_name);
@@ -121,6 +124,7 @@ int cmd_load_pe_key(int argc, char **argv)
         return EXIT_USAGE;
     }
     int worst = 0;
+    size_t n_new = 0;
     for (int i = optind; i < argc; i++) {
         struct kt_file f;
         struct kt_error fe = {0};
@@ -132,6 +136,8 @@ int cmd_load_pe_key(int argc, char **argv)
             if (frc < 0)
                 cli_error(argv[i], &fe);
             print_one(&co, argv[i], frc, &fe, &res, ring_name);
+            if (frc == 0)
+                n_new += res.n_added + res.n_blacklisted;
             kt_pe_load_result_free(&res);
             kt_file_close(&f);
         } else {
@@ -142,7 +148,16 @@ int cmd_load_pe_key(int argc, char **argv)
         if (code > worst)
             worst = code;
     }
-    if (worst == 0) {
+    if (worst == 0 && !store && n_new) {
+        /* the store did not exist: made now that there is something to keep */
+        char buf[4096];
+        const char *path = cli_write_store_path(&co, buf, sizeof(buf));
+        if ((rc = cli_open_store_write(&co, path, &store, &e)) < 0) {
+            cli_error(path, &e);
+            worst = cli_exit_code(rc);
+        }
+    }
+    if (worst == 0 && store) {
         rc = kt_store_save(store, rings, &e);
         if (rc == 0)
             rc = kt_store_commit(store, &e);
@@ -150,8 +165,9 @@ int cmd_load_pe_key(int argc, char **argv)
             cli_error(kt_store_path(store), &e);
             worst = cli_exit_code(rc);
         }
-    } else {
-        kt_store_rollback(store);
+    } else if (worst) {
+        if (store)
+            kt_store_rollback(store);
         if (!co.quiet && !co.json)
             fprintf(stderr, "ktrust: load-pe-key: nothing stored (a file failed)\n");
     }

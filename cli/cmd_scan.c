@@ -1,6 +1,7 @@
 /* ktrust scan: find every signed object under the paths and verify it with
  * the same library calls as the single-file commands, on -j N threads. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "esl/esl.h"
 #include "keyload.h"
 #include "keyring/cert_trust.h"
+#include "ordered_out.h"
 #include "pkcs7/pkcs7_check.h"
 #include "result_vp.h"
 #include "scan/scan.h"
@@ -22,28 +24,55 @@ struct scan_ctx {
     const struct kt_keyrings *rings;
     struct kt_pe_verify_opts pe_opts;
     struct kt_pkcs7_policy policy;
-    bool json, quiet, verbose;
-    pthread_mutex_t mu; /* output and counters */
+    bool json, quiet, verbose, list_skipped;
+    pthread_mutex_t mu; /* output, counters and the progress line */
     uint64_t verdicts[N_VERDICTS], per_type[KT_FT_KERNEL + 1];
-    uint64_t files, skipped, bytes, done_bytes;
+    uint64_t files, skipped, unreadable, bytes, done_bytes;
     int worst;
+    struct ordered_out out; /* results in walk order */
     /* progress */
-    bool progress;
+    bool progress, drawn;
     uint64_t total_files, total_bytes;
     volatile int stop;
+    /* testing: $KTRUST_SCAN_TEST_SIGNAL=N[:TERM] raises SIGINT (SIGTERM)
+     * in the worker that finishes the N-th file, as a Ctrl-C would land */
+    uint64_t test_signal_after;
+    int test_signal;
 };
+
+/* SIGINT/SIGTERM: stop walking, finish the files in hand, print the summary
+ * (interrupted), exit 130.  A second signal kills at once (SA_RESETHAND). */
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { interrupted = sig; }
+
+/* Erase the progress line (caller holds s->mu), so that no result line is
+ * written after it on a terminal that shows both stdout and stderr. */
+static void clear_progress(void *ctx)
+{
+    struct scan_ctx *s = ctx;
+    if (s->drawn) {
+        fprintf(stderr, "\r%70s\r", "");
+        s->drawn = false;
+    }
+}
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ktrust scan PATH... [-j N] [--follow-symlinks] [--trust FILE]... [--store PATH]\n"
-            "                   [--kernel VMLINUZ] [--keyring NAME]... [--allow-sha1] [--json] [-q] [-v]\n\n"
+            "                   [--kernel VMLINUZ] [--keyring NAME]... [--allow-sha1] [--list-skipped]\n"
+            "                   [--json] [-q] [-v]\n\n"
             "Walk the paths, recognise each file by its content (PE image, kernel module,\n"
             "PKCS#7 message, certificate, EFI signature list, kernel image; anything else is\n"
             "skipped and counted) and verify it as the single-file commands do, for the same\n"
-            "purpose (PE: uefi; modules, PKCS#7, certificates: module keyrings only).  A summary\n"
-            "ends the output (with --json: a last line {\"type\":\"summary\",...}).  -j defaults\n"
-            "to the number of CPUs.  Exit code: the highest per-file code.\n");
+            "purpose (PE: uefi; modules, PKCS#7, certificates: module keyrings only).  A\n"
+            "summary ends the output (with --json: a last line {\"type\":\"summary\",...}).\n"
+            "Results come in walk order (directories in name order) whatever -j, which\n"
+            "defaults to the number of CPUs.  --list-skipped also prints each skipped file.\n"
+            "Ctrl-C (SIGINT, SIGTERM): files in hand finish, the summary says\n"
+            "interrupted, exit 130.  -v: each signature's details and which store is used.\n"
+            "--keyring NAME lets that keyring vouch for every purpose in this run.\n"
+            "Exit code: the highest per-file code.\n");
 }
 
 static void print_vp(struct scan_ctx *s, FILE *out, const struct vp_result *vr)
@@ -194,6 +223,25 @@ static int verify_kernel(struct scan_ctx *s, const struct kt_scan_item *it, FILE
     return rc;
 }
 
+static void skipped_line(struct scan_ctx *s, FILE *out, const struct kt_scan_item *it)
+{
+    if (s->json) {
+        struct jw w;
+        jw_init(&w, out);
+        jw_obj(&w, NULL);
+        jw_str(&w, "file", it->path);
+        jw_str(&w, "type", kt_ftype_name(it->type));
+        jw_null(&w, "verdict");
+        jw_null(&w, "error");
+        jw_str(&w, "reason", "skipped: not a signed object ktrust verifies");
+        jw_bool(&w, "skipped", true);
+        jw_obj_end(&w);
+        jw_newline(&w);
+    } else if (!s->quiet) {
+        fprintf(out, "%s: skipped (%s)\n", it->path, kt_ftype_name(it->type));
+    }
+}
+
 static void on_file(void *vctx, const struct kt_scan_item *it)
 {
     struct scan_ctx *s = vctx;
@@ -205,7 +253,16 @@ static void on_file(void *vctx, const struct kt_scan_item *it)
     if (!out)
         return;
     if (it->rc < 0) {
-        /* one line, on stderr: ktrust: PATH: what */
+        /* the one-line error on stderr now; its JSON object in order */
+        cli_error(it->path, it->err);
+        if (s->json) {
+            struct jw w;
+            jw_init(&w, out);
+            struct vp_result vr = {.file = it->path, .type = NULL, .rc = it->rc,
+                                   .error = it->err, .not_verified = true};
+            vp_json(&w, &vr);
+            jw_newline(&w);
+        }
         code = cli_exit_code(it->rc);
         if (code < EXIT_USAGE)
             code = EXIT_NOINPUT;
@@ -219,30 +276,32 @@ static void on_file(void *vctx, const struct kt_scan_item *it)
         case KT_FT_KERNEL: rc = verify_kernel(s, it, out); break;
         default: skipped = true; break;
         }
+        if (skipped && s->list_skipped)
+            skipped_line(s, out, it);
         if (!skipped)
             code = cli_exit_code(rc);
     }
     fclose(out);
     pthread_mutex_lock(&s->mu);
-    if (it->rc < 0)
-        vp_print_unreadable(it->path, "unreadable", it->rc, it->err, s->json);
-    else if (n)
-        fwrite(buf, 1, n, stdout);
+    oo_put(&s->out, it->seq, buf, n); /* takes buf */
     s->files++;
     s->done_bytes += it->len;
-    if (skipped) {
+    if (it->rc < 0) {
+        s->unreadable++;
+    } else if (skipped) {
         s->skipped++;
     } else {
         s->bytes += it->len;
-        if (it->rc == 0)
-            s->per_type[it->type]++;
+        s->per_type[it->type]++;
         enum kt_verdict v = kt_verdict_of(rc);
-        s->verdicts[it->rc < 0 || v > KT_REFUSED ? 7 : v]++;
+        s->verdicts[v > KT_REFUSED ? 7 : v]++;
     }
     if (code > s->worst)
         s->worst = code;
+    bool raise_now = s->test_signal_after && s->files == s->test_signal_after;
     pthread_mutex_unlock(&s->mu);
-    free(buf);
+    if (raise_now)
+        raise(s->test_signal);
 }
 
 static double now_s(void)
@@ -261,18 +320,24 @@ static void *progress_main(void *arg)
 {
     struct progress *p = arg;
     struct scan_ctx *s = p->s;
-    while (!s->stop) {
+    while (!s->stop && !interrupted) {
         usleep(200000);
         pthread_mutex_lock(&s->mu);
         uint64_t files = s->files, bytes = s->done_bytes;
-        pthread_mutex_unlock(&s->mu);
         double t = now_s() - p->start, mbs = t > 0 ? (double)bytes / 1e6 / t : 0;
         double eta = mbs > 0 && s->total_bytes > bytes ? (double)(s->total_bytes - bytes) / 1e6 / mbs : 0;
         int pct = s->total_bytes ? (int)(100.0 * (double)bytes / (double)s->total_bytes) : 0;
-        fprintf(stderr, "\r%3d%%  %llu/%llu files  %.0f MB/s  ETA %.0fs   ", pct > 100 ? 100 : pct,
-                (unsigned long long)files, (unsigned long long)s->total_files, mbs, eta);
+        if (!s->stop && !interrupted) {
+            fprintf(stderr, "\r%3d%%  %llu/%llu files  %.0f MB/s  ETA %.0fs   ",
+                    pct > 100 ? 100 : pct, (unsigned long long)files,
+                    (unsigned long long)s->total_files, mbs, eta);
+            s->drawn = true;
+        }
+        pthread_mutex_unlock(&s->mu);
     }
-    fprintf(stderr, "\r%60s\r", "");
+    pthread_mutex_lock(&s->mu);
+    clear_progress(s);
+    pthread_mutex_unlock(&s->mu);
     return NULL;
 }
 
@@ -287,8 +352,10 @@ static void summary(struct scan_ctx *s, double secs)
         jw_obj(&w, NULL);
         jw_str(&w, "type", "summary");
         jw_int(&w, "files", (long long)s->files);
-        jw_int(&w, "verified", (long long)(s->files - s->skipped));
+        jw_int(&w, "verified", (long long)(s->files - s->skipped - s->unreadable));
         jw_int(&w, "skipped", (long long)s->skipped);
+        jw_int(&w, "unreadable", (long long)s->unreadable);
+        jw_bool(&w, "interrupted", interrupted != 0);
         jw_obj(&w, "verdicts");
         for (int i = 0; i < N_VERDICTS; i++)
             jw_int(&w, names[i], (long long)s->verdicts[i]);
@@ -306,8 +373,15 @@ static void summary(struct scan_ctx *s, double secs)
     }
     if (s->quiet)
         return;
-    printf("\nscanned %llu files: %llu verified, %llu skipped\n", (unsigned long long)s->files,
-           (unsigned long long)(s->files - s->skipped), (unsigned long long)s->skipped);
+    if (interrupted)
+        printf("\ninterrupted (%s): the summary covers the files done so far\n",
+               interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
+    printf("\nscanned %llu file%s: %llu verified, %llu skipped", (unsigned long long)s->files,
+           s->files == 1 ? "" : "s", (unsigned long long)(s->files - s->skipped - s->unreadable),
+           (unsigned long long)s->skipped);
+    if (s->unreadable)
+        printf(", %llu unreadable", (unsigned long long)s->unreadable);
+    printf("\n");
     printf("verdicts:");
     for (int i = 0; i < N_VERDICTS; i++)
         if (s->verdicts[i])
@@ -317,13 +391,13 @@ static void summary(struct scan_ctx *s, double secs)
 
 int cmd_scan(int argc, char **argv)
 {
-    enum { OPT_FOLLOW = OPT_FIRST_PRIVATE, OPT_SHA1 };
+    enum { OPT_FOLLOW = OPT_FIRST_PRIVATE, OPT_SHA1, OPT_LIST_SKIPPED };
     static const struct option longopts[] = {
         CLI_VERIFY_LONGOPTS,
         {"jobs", required_argument, NULL, 'j'},
         {"follow-symlinks", no_argument, NULL, OPT_FOLLOW},
+        {"list-skipped", no_argument, NULL, OPT_LIST_SKIPPED},
         {"allow-sha1", no_argument, NULL, OPT_SHA1},
-        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
@@ -339,8 +413,8 @@ int cmd_scan(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'v': s.verbose = true; break;
         case OPT_FOLLOW: so.follow_symlinks = true; break;
+        case OPT_LIST_SKIPPED: s.list_skipped = true; break;
         case OPT_SHA1: s.pe_opts.allow_sha1 = true; s.policy.allow_sha1 = true; break;
         case 'j': {
             char *end;
@@ -356,6 +430,7 @@ int cmd_scan(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("scan", "no path given");
     s.json = co.json;
+    s.verbose = co.verbose;
     s.quiet = co.quiet;
     s.policy.at_time = (int64_t)time(NULL);
 
@@ -366,10 +441,25 @@ int cmd_scan(int argc, char **argv)
     int rc = cli_load_keyrings(&co, &rings, &store, &e, &bad);
     if (rc < 0) {
         cli_error(bad, &e);
+        cli_json_setup_failed(&co, NULL, argv + optind, argc - optind, rc, &e);
         return cli_exit_code(rc);
     }
     s.rings = rings;
     pthread_mutex_init(&s.mu, NULL);
+    oo_init(&s.out, stdout, clear_progress, &s);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    so.stop = &interrupted;
+    const char *ts = getenv("KTRUST_SCAN_TEST_SIGNAL");
+    if (ts && *ts) {
+        s.test_signal_after = strtoull(ts, NULL, 10);
+        s.test_signal = strstr(ts, ":TERM") ? SIGTERM : SIGINT;
+    }
     const char *const *paths = (const char *const *)argv + optind;
     size_t n_paths = (size_t)(argc - optind);
 
@@ -389,11 +479,21 @@ int cmd_scan(int argc, char **argv)
         s.stop = 1;
         pthread_join(prog, NULL);
     }
+    /* from here a signal kills at once: the summary is one write */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    pthread_mutex_lock(&s.mu);
+    clear_progress(&s);
+    oo_finish(&s.out);
+    pthread_mutex_unlock(&s.mu);
     if (rc < 0) {
         cli_error(NULL, &e);
         s.worst = EXIT_INTERNAL;
     }
     summary(&s, secs);
+    fflush(stdout);
+    if (interrupted)
+        s.worst = 130;
     pthread_mutex_destroy(&s.mu);
     kt_store_close(store);
     kt_keyrings_free(rings);

@@ -20,7 +20,12 @@ static void usage(FILE *f)
           "as the kernel does (builtin, secondary and machine keys vouch; platform and\n"
           "user keyrings never, unless named for this run with --keyring NAME).  Exit code: the\n"
           "verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
-          "5 rejected), the highest over all files.\n",
+          "5 rejected), the highest over all files.\n"
+          "Common options: --trust FILE (also --cert; repeatable; a certificate the\n"
+          "strict parser refuses is skipped with a warning), --trust-system (the\n"
+          "distribution CA bundle), --store PATH, --kernel VMLINUZ, --json (one NDJSON\n"
+          "object per input), -q, -v (each signature's details and which store is used).\n"
+          "An option's file of the wrong kind: 64; unreadable input or store: 66.\n",
           f);
 }
 
@@ -66,7 +71,6 @@ int cmd_verify_module(int argc, char **argv)
         CLI_VERIFY_LONGOPTS,
         {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
         {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
-        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
@@ -82,7 +86,6 @@ int cmd_verify_module(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'v': verbose = true; break;
         case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
         case OPT_CHECK_TIME:
             policy.check_time = true;
@@ -93,6 +96,7 @@ int cmd_verify_module(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
+    verbose = co.verbose;
     if (!policy.check_time)
         vp_parse_time(NULL, &policy.at_time); /* dates are still reported */
     if (optind >= argc)
@@ -100,7 +104,7 @@ int cmd_verify_module(int argc, char **argv)
 
     struct kt_keyrings *rings;
     struct kt_store *store;
-    int code = vp_load_keyrings(&co, &rings, &store);
+    int code = vp_load_keyrings(&co, &rings, &store, "module", argv + optind, argc - optind);
     if (code)
         return code;
     int worst = 0;

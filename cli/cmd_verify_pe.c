@@ -14,17 +14,28 @@
 #include "x509/x509.h"
 
 
-enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1 };
+enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_CHECK_TIME };
 
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust verify-pe FILE... [--trust FILE]... [--store PATH] [--kernel VMLINUZ]\n"
-          "                        [--keyring NAME]... [--purpose uefi|kexec] [--allow-sha1] [--json] [-q]\n"
+    fputs("usage: ktrust verify-pe FILE... [--trust FILE]... [--trust-system] [--store PATH]\n"
+          "                        [--kernel VMLINUZ] [--keyring NAME]... [--purpose uefi|kexec]\n"
+          "                        [--allow-sha1] [--check-time[=T]] [--json] [-q] [-v]\n"
           "Verify the Authenticode signatures of PE/COFF images (EFI binaries, kernels,\n"
           "Windows executables).  uefi (default): builtin, secondary, machine and platform\n"
           "keys vouch, through any top-level signature; kexec: the first signature only.\n"
-          "Nested signatures never vouch.  --keyring NAME lets a user keyring vouch too.  Exit code: the verdict (0 trusted, 1 unsigned,\n"
-          "2 untrusted, 3 unsupported, 4 malformed, 5 rejected); the highest over all files.\n",
+          "Nested signatures never vouch.\n\n"
+          "  --trust FILE     certificates or an EFI signature list trusted for this run\n"
+          "                   (repeatable; --cert is the same, sbverify's name); a\n"
+          "                   certificate the strict parser refuses is skipped with a warning\n"
+          "  --trust-system   the distribution's CA bundle (" CLI_SYSTEM_BUNDLE ")\n"
+          "  --keyring NAME   let that keyring (a user keyring, say) vouch in this run\n"
+          "  --check-time[=T] refuse a chain certificate outside its validity at T (ISO 8601\n"
+          "                   UTC, default now), as the kernel never does for images\n"
+          "  -v               which store is used\n\n"
+          "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported,\n"
+          "4 malformed, 5 rejected); the highest over all files; 64 usage (also an option's\n"
+          "file of the wrong kind), 66 unreadable input or store.\n",
           f);
 }
 
@@ -34,13 +45,14 @@ int cmd_verify_pe(int argc, char **argv)
         CLI_VERIFY_LONGOPTS,
         {"purpose", required_argument, NULL, OPT_PURPOSE},
         {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
+        {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
     struct kt_pe_verify_opts opts = {.purpose = kt_ftype_purpose(KT_FT_PE)};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
         if (r < 0)
             return EXIT_USAGE;
@@ -49,6 +61,12 @@ int cmd_verify_pe(int argc, char **argv)
         switch (c) {
         case 'h': usage(stdout); return 0;
         case OPT_ALLOW_SHA1: opts.allow_sha1 = true; break;
+        case OPT_CHECK_TIME:
+            opts.check_time = true;
+            if (vp_parse_time(optarg, &opts.at_time) < 0)
+                return cli_usage_error("verify-pe", "bad time '%s' (want 2026-12-02T22:14:16Z)",
+                                       optarg);
+            break;
         case OPT_PURPOSE:
             if (cli_parse_purpose(optarg, false, &opts.purpose) < 0)
                 return cli_usage_error("verify-pe", "unknown purpose '%s' (uefi or kexec)",
@@ -62,7 +80,7 @@ int cmd_verify_pe(int argc, char **argv)
 
     struct kt_keyrings *rings = NULL;
     struct kt_store *store = NULL;
-    int rc = vp_load_keyrings(&co, &rings, &store);
+    int rc = vp_load_keyrings(&co, &rings, &store, "pe", argv + optind, argc - optind);
     if (rc > 0)
         return rc;
     int worst = 0;

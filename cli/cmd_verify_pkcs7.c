@@ -21,8 +21,13 @@ static void usage(FILE *f)
           "Verify a PKCS#7/CMS signed-data message (DER, BER or PEM), attached or detached\n"
           "(--data: the signed content).  Keys vouch as for kernel modules (builtin,\n"
           "secondary, machine) unless --purpose says otherwise; --keyring NAME lets another\n"
-          "keyring vouch for this run.  Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted,\n"
-          "3 unsupported, 4 malformed, 5 rejected).\n",
+          "keyring vouch for this run.  Exit code: the verdict (0 trusted, 1 unsigned,\n"
+          "2 untrusted, 3 unsupported, 4 malformed, 5 rejected).\n"
+          "Common options: --trust FILE (also --cert; repeatable; a certificate the\n"
+          "strict parser refuses is skipped with a warning), --trust-system (the\n"
+          "distribution CA bundle), --store PATH, --kernel VMLINUZ, --json (one NDJSON\n"
+          "object per input), -q, -v (each signature's details and which store is used).\n"
+          "An option's file of the wrong kind: 64; unreadable input or store: 66.\n",
           f);
 }
 
@@ -34,7 +39,6 @@ int cmd_verify_pkcs7(int argc, char **argv)
         {"purpose", required_argument, NULL, OPT_PURPOSE},
         {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
         {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
-        {"verbose", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
@@ -52,7 +56,6 @@ int cmd_verify_pkcs7(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'v': verbose = true; break;
         case OPT_DATA: data_path = optarg; break;
         case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
         case OPT_PURPOSE:
@@ -69,6 +72,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
+    verbose = co.verbose;
     if (!policy.check_time)
         vp_parse_time(NULL, &policy.at_time);
     if (optind != argc - 1)
@@ -90,7 +94,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
     }
     struct kt_keyrings *rings = NULL;
     struct kt_store *store = NULL;
-    int code = vp_load_keyrings(&co, &rings, &store);
+    int code = vp_load_keyrings(&co, &rings, &store, "pkcs7", argv + optind, argc - optind);
     if (code) {
         kt_file_close(&sig);
         if (data_path)

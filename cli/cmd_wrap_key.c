@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "keyload.h"
 #include "esl/esl.h"
 #include "pe/pe.h"
 #include "util/file.h"
@@ -156,16 +157,22 @@ int cmd_wrap_key(int argc, char **argv)
         }
         size_t before = cs.n;
         cs.err = &e;
-        rc = kt_certs_foreach(f.data, f.len, collect, &cs, &e);
+        const char *kind = cli_wrong_kind(f.data, f.len, argv[i]);
+        rc = kind ? -EMEDIUMTYPE : kt_certs_foreach(f.data, f.len, collect, &cs, &e);
         kt_file_close(&f);
-        if (rc < 0) {
+        if (kind) {
+            /* a usage error: the wrong file, not a malformed certificate */
+            cli_errorf(argv[i], "%s, not a certificate (PEM, DER or a PEM bundle)", kind);
+            ret = EXIT_USAGE;
+        } else if (rc < 0) {
             if (!e.code)
                 kt_fail(&e, rc, KT_NO_OFFSET, "no certificate could be read");
             cli_error(argv[i], &e);
-            ret = cli_exit_code(rc);
+            /* no certificate in an input is malformed input, never "unsigned" */
+            ret = rc == -ENODATA ? 4 : cli_exit_code(rc);
         } else if (cs.n == before) {
             cli_errorf(argv[i], "no certificate found");
-            ret = cli_exit_code(-ENODATA);
+            ret = 4;
         }
     }
     if (ret == 0) {

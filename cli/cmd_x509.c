@@ -17,7 +17,9 @@ static void usage(FILE *f)
                "serial, key identifiers, validity, key, signature algorithm, fingerprints.\n"
                "A self-signed certificate whose signature does not verify is rejected,\n"
                "as the kernel rejects it. '-' reads standard input.\n\n"
-               "  --json   one JSON object per certificate (NDJSON)\n"
+               "  --json   one JSON object per certificate (NDJSON); an input or\n"
+               "           certificate that cannot be read: {file, index, error, reason,\n"
+               "           offset}\n"
                "  -q       print nothing; only the exit code\n\n"
                "exit codes: 0 ok, 3 unsupported algorithm or key type, 4 malformed,\n"
                "5 self-signature does not verify, 66 unreadable file\n");
@@ -29,6 +31,7 @@ struct show_ctx {
     struct jw w;
     int index;
     int worst;
+    bool reported; /* a --json error object was printed */
 };
 
 static int worse(int a, int b) { return a > b ? a : b; }
@@ -45,14 +48,17 @@ static int show_one(void *vctx, const uint8_t *der, size_t len, size_t file_offs
             e.offset += file_offset; /* DER lists: offsets count from the file's start */
         if (!s->co->quiet)
             cli_error(s->file, &e);
+        if (s->co->json && !s->co->quiet)
+            cli_bad_input_json(s->file, s->index, rc, e.what, e.offset);
         s->worst = worse(s->worst, cli_exit_code(rc));
+        s->reported = true;
         return rc;
     }
     if (c->sig_alg.unsupported || !c->pub)
         s->worst = worse(s->worst, cli_exit_code(-ENOPKG));
     if (!s->co->quiet) {
         if (s->co->json) {
-            cli_cert_json(&s->w, NULL, c);
+            cli_cert_json(&s->w, NULL, c); /* exactly the CONTRACT's fields */
             jw_newline(&s->w);
         } else {
             printf("%s: certificate %d\n", s->file, s->index);
@@ -71,6 +77,8 @@ static int show_file(const char *path, const struct cli_common *co)
     if (rc < 0) {
         if (!co->quiet)
             cli_error(path, &e);
+        if (co->json && !co->quiet)
+            cli_bad_input_json(path, 0, rc, e.what, e.offset);
         return EXIT_NOINPUT;
     }
     struct show_ctx s = {.file = path, .co = co};
@@ -81,6 +89,8 @@ static int show_file(const char *path, const struct cli_common *co)
         /* a failure of the container itself (PEM, no certificate at all) */
         if (!co->quiet)
             cli_error(path, &e);
+        if (co->json && !co->quiet && !s.reported)
+            cli_bad_input_json(path, 0, rc == -ENODATA ? -EBADMSG : rc, e.what, e.offset);
         s.worst = rc == -ENODATA ? 4 : cli_exit_code(rc);
     }
     fflush(stdout);
@@ -106,7 +116,7 @@ int cmd_x509(int argc, char **argv)
     argc--;
     argv++;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return 0;

@@ -18,6 +18,13 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
         }
         co->trust[co->n_trust++] = arg;
         return 1;
+    case OPT_TRUST_SYSTEM:
+        if (co->n_trust >= CLI_MAX_TRUST) {
+            fprintf(stderr, "ktrust: too many --trust options (at most %d)\n", CLI_MAX_TRUST);
+            return -1;
+        }
+        co->trust[co->n_trust++] = CLI_SYSTEM_BUNDLE;
+        return 1;
     case OPT_KERNEL: co->kernel = arg; return 1;
     case OPT_VOUCH_RING:
         if (co->n_vouch >= CLI_MAX_TRUST) {
@@ -28,6 +35,7 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
         return 1;
     case OPT_JSON: co->json = true; return 1;
     case 'q': co->quiet = true; return 1;
+    case 'v': co->verbose = true; return 1;
     default: return 0;
     }
 }
@@ -64,8 +72,10 @@ int cli_exit_code(int rc)
     case -EACCES:
     case -EISDIR:
     case -EFBIG:
+    case -ENOTDIR:
     case -EIO: return EXIT_NOINPUT;
     case -ESRCH: return EXIT_USAGE; /* an option names a keyring that does not exist */
+    case -EMEDIUMTYPE: return EXIT_USAGE; /* an option given the wrong kind of file */
     default: break;
     }
     enum kt_verdict v = kt_verdict_of(rc);
@@ -81,6 +91,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     fprintf(stderr, " (try 'ktrust %s --help')\n", cmd);
     va_end(ap);
     return EXIT_USAGE;
+}
+
+bool cli_store_is_default(const struct cli_common *co)
+{
+    const char *env = getenv("KTRUST_STORE");
+    return !co->store && !(env && *env);
 }
 
 const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap)

@@ -1,5 +1,7 @@
 /* ktrust - command dispatch. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -17,6 +19,7 @@ WEAK int cmd_load_pe_key(int, char **);
 WEAK int cmd_wrap_key(int, char **);
 WEAK int cmd_chain(int, char **);
 WEAK int cmd_scan(int, char **);
+WEAK int cmd_esl(int, char **);
 
 static const struct {
     const char *name;
@@ -33,6 +36,7 @@ static const struct {
     {"wrap-key", cmd_wrap_key, "wrap-key CERT... -o OUT.efi: wrap certificates in a PE"},
     {"chain", cmd_chain, "chain --db FILE SHIM LOADER KERNEL [MODULE...]: simulate secure boot"},
     {"scan", cmd_scan, "scan PATH...: find and verify every signed object"},
+    {"esl", cmd_esl, "esl show FILE...: what EFI signature lists (db, dbx, MokList) hold"},
 };
 
 static void usage(FILE *f)
@@ -42,12 +46,94 @@ static void usage(FILE *f)
                "commands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(f, "  %s\n", commands[i].summary);
-    fprintf(f, "\n'ktrust COMMAND --help' for a command's options; man ktrust(1) for more.\n"
+    fprintf(f, "\ncommon options (before or after the command): --store PATH, --trust FILE\n"
+               "(also --cert FILE), --trust-system, --kernel VMLINUZ, --json (NDJSON: one\n"
+               "object per line; read it with jq or python3 -m json.tool --json-lines),\n"
+               "-q (quiet), -v (verbose: each signature, which store is used).\n"
+               "-V, --version: the version.\n"
+               "\n'ktrust COMMAND --help' for a command's options; man ktrust(1) for more.\n"
                "exit codes: 0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
                "5 rejected, 6 refused, 64 usage, 66 unreadable input, 70 internal error\n");
 }
 
+/* Global options may come before the command ("ktrust --json verify-pe F",
+ * "ktrust --store S keyring list"): they are moved after it.  Returns the
+ * new argv (argv[0] is the program), or NULL when the options before the
+ * command are not the common ones (a usage error). */
+static char **hoist_global_options(int argc, char **argv, int *new_argc)
+{
+    static const char *const with_arg[] = {"--store", "--trust", "--cert", "--kernel"};
+    static const char *const flags[] = {"--json", "-q", "--quiet", "-v", "--verbose",
+                                        "--trust-system"};
+    int i = 1;
+    while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--help") && strcmp(argv[i], "-h") &&
+           strcmp(argv[i], "--version") && strcmp(argv[i], "-V")) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+            known |= !strcmp(argv[i], flags[k]);
+        for (size_t k = 0; !known && k < sizeof(with_arg) / sizeof(with_arg[0]); k++) {
+            size_t n = strlen(with_arg[k]);
+            if (!strncmp(argv[i], with_arg[k], n) && argv[i][n] == '=') {
+                known = true;
+            } else if (!strcmp(argv[i], with_arg[k])) {
+                if (i + 1 >= argc)
+                    return NULL;
+                known = true;
+                i++;
+            }
+        }
+        if (!known)
+            return NULL;
+        i++;
+    }
+    if (i == 1 || i >= argc) {
+        *new_argc = i >= argc ? 1 : argc; /* options but no command: usage */
+        return argv;
+    }
+    /* [prog, globals (1..i-1), command, rest...] -> [prog, command, rest..., globals]
+     * (the commands' getopt permutes, so options may come last); before a
+     * "--" if there is one */
+    char **v = calloc((size_t)argc + 1, sizeof(*v));
+    if (!v)
+        return NULL;
+    int o = 0, dd = argc;
+    for (int j = i; j < argc; j++)
+        if (!strcmp(argv[j], "--")) {
+            dd = j;
+            break;
+        }
+    v[o++] = argv[0];
+    for (int j = i; j < dd; j++)
+        v[o++] = argv[j];
+    for (int j = 1; j < i; j++)
+        v[o++] = argv[j];
+    for (int j = dd; j < argc; j++)
+        v[o++] = argv[j];
+    *new_argc = o;
+    return v;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    if (argc >= 2 && argv[1][0] == '-') {
+        int n;
+        char **v = hoist_global_options(argc, argv, &n);
+        if (!v) {
+            fprintf(stderr, "ktrust: options before the command may only be --store, --trust, "
+                            "--cert, --trust-system, --kernel, --json, -q, -v (try 'ktrust --help')\n");
+            return EXIT_USAGE;
+        }
+        int rc = dispatch(n, v);
+        if (v != argv)
+            free(v);
+        return rc;
+    }
+    return dispatch(argc, argv);
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -57,7 +143,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "--version")) {
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("ktrust 0.1.0\n");
         return 0;
     }

@@ -106,8 +106,8 @@ void vp_json(struct jw *w, const struct vp_result *r)
     jw_obj(w, NULL);
     jw_str(w, "file", r->file);
     jw_str(w, "type", r->type);
-    if (cli_exit_code(r->rc) == EXIT_NOINPUT)
-        jw_null(w, "verdict"); /* not read: no verdict, the error says why */
+    if (r->not_verified || cli_exit_code(r->rc) >= EXIT_USAGE)
+        jw_null(w, "verdict"); /* not read or not verified: the error says why */
     else
         jw_str(w, "verdict", verdict_word(r->rc));
     jw_str(w, "error", kt_errno_name(r->rc));
@@ -224,8 +224,20 @@ int vp_parse_time(const char *arg, int64_t *t)
     return 0;
 }
 
+void cli_json_setup_failed(const struct cli_common *co, const char *type, char *const *files,
+                           int n, int rc, const struct kt_error *e)
+{
+    if (!co->json)
+        return;
+    for (int i = 0; i < n; i++) {
+        struct vp_result r = {.file = files[i], .type = type, .rc = rc, .error = e,
+                              .not_verified = true};
+        vp_print(&r, true, false, false);
+    }
+}
+
 int vp_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
-                     struct kt_store **store)
+                     struct kt_store **store, const char *type, char *const *files, int n)
 {
     struct kt_error err = {0};
     const char *bad = NULL;
@@ -234,6 +246,7 @@ int vp_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
     int rc = cli_load_keyrings(co, rings, store, &err, &bad);
     if (rc < 0) {
         cli_error(bad, &err);
+        cli_json_setup_failed(co, type, files, n, rc, &err);
         *rings = NULL; /* cli_load_keyrings leaves nothing allocated */
         *store = NULL;
         return cli_exit_code(rc);

@@ -59,6 +59,7 @@ struct vp_result {
     size_t n_sigs;
     /* optional extra fields (NULL: omitted) */
     const char *compression;      /* modules: "xz", "zstd", "gzip", "none" */
+    bool not_verified;            /* never verified (a setup error): verdict null */
 };
 
 /* An input that could not be read: the one-line error on stderr and, with
@@ -83,11 +84,16 @@ void vp_print(const struct vp_result *r, bool json, bool quiet, bool verbose);
 int vp_parse_time(const char *arg, int64_t *t);
 
 /* Load the keyrings the common options select (cli_load_keyrings from
- * keyload.h; until that exists, --trust and --kernel into builtin, no store).
- * On failure prints the error line and returns the exit code (>0). */
+ * keyload.h).  On failure prints the error line and, with --json, one object
+ * per input (files[n], of type: verdict null, the error) so that every
+ * input has its line; returns the exit code (>0). */
 struct kt_store;
 int vp_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
-                     struct kt_store **store);
+                     struct kt_store **store, const char *type, char *const *files, int n);
+/* With --json: the objects for inputs never verified because a setup step
+ * (store, --trust, --kernel) failed with rc/e. */
+void cli_json_setup_failed(const struct cli_common *co, const char *type, char *const *files,
+                           int n, int rc, const struct kt_error *e);
 void vp_unload_keyrings(struct kt_keyrings *rings, struct kt_store *store);
 
 #endif

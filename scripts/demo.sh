@@ -9,7 +9,12 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/ktrust-demo.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W"
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# bold headings on a terminal only: no escape codes in a log or a pipe
+if [ -t 1 ]; then
+    say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+    say() { printf '\n== %s\n' "$*"; }
+fi
 run() { printf '$ %s\n' "$*"; "$@"; rc=$?; printf '   (exit %d)\n' "$rc"; return 0; }
 need() { command -v "$1" >/dev/null || { echo "demo: '$1' is needed (apt-get install $2)" >&2; exit 1; }; }
 need openssl openssl

@@ -154,6 +154,18 @@ int kt_keyrings_add_blob(struct kt_keyrings *k, struct kt_keyring *r, const uint
                          size_t len, const char *source, enum kt_add_how how, size_t *n_added,
                          struct kt_error *err);
 
+/* The same, but a certificate that cannot be added (the strict parser
+ * refuses it, it is blacklisted ...) is passed to skip (1-based index among
+ * the blob's certificates, its bytes, why) and the rest are added; fails
+ * with the first reason only when every certificate was skipped.  For
+ * run-only trust bundles such as a distribution's CA list. */
+typedef void (*kt_skip_cb)(void *ctx, size_t index, const uint8_t *der, size_t len,
+                           const struct kt_error *why);
+int kt_keyrings_add_blob_skip(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *buf,
+                              size_t len, const char *source, enum kt_add_how how,
+                              size_t *n_added, kt_skip_cb skip, void *skip_ctx,
+                              struct kt_error *err);
+
 /* Key lookups inside one keyring (any key, trusted or not); NULL if none. */
 const struct kt_key *kt_keyring_find_by_skid(const struct kt_keyring *r, kt_span skid);
 const struct kt_key *kt_keyring_find_by_issuer_serial(const struct kt_keyring *r,

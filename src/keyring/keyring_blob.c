@@ -15,6 +15,10 @@ struct blob_ctx {
     enum kt_add_how how;
     size_t n_added, n_seen;
     struct kt_error *err;
+    kt_skip_cb skip; /* NULL: the first refused certificate fails the blob */
+    void *skip_ctx;
+    size_t n_skipped, n_certs;
+    struct kt_error first_skip;
 };
 
 /* Add one certificate; duplicates are skipped.  Offsets in the detail are
@@ -25,10 +29,18 @@ static int add_one(struct blob_ctx *b, struct kt_keyring *r, const uint8_t *der,
     struct kt_error e = {0};
     e.offset = KT_NO_OFFSET;
     int rc = kt_keyring_add(b->k, r, der, len, source, b->how, NULL, &e);
+    b->n_certs++;
     if (rc == -EEXIST)
         return 0;
     if (rc < 0) {
         size_t off = e.offset == KT_NO_OFFSET ? file_offset : file_offset + e.offset;
+        if (b->skip && rc != -ENOMEM) {
+            e.offset = off;
+            if (b->n_skipped++ == 0)
+                b->first_skip = e;
+            b->skip(b->skip_ctx, b->n_certs, der, len, &e);
+            return 0;
+        }
         return kt_fail(b->err, rc, off, "%s", e.what[0] ? e.what : "certificate refused");
     }
     b->n_added++;
@@ -92,7 +104,15 @@ int kt_keyrings_add_blob(struct kt_keyrings *k, struct kt_keyring *r, const uint
                          size_t len, const char *source, enum kt_add_how how, size_t *n_added,
                          struct kt_error *err)
 {
-    struct blob_ctx b = {k, r, source ? source : "", how, 0, 0, err};
+    return kt_keyrings_add_blob_skip(k, r, buf, len, source, how, n_added, NULL, NULL, err);
+}
+
+int kt_keyrings_add_blob_skip(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *buf,
+                              size_t len, const char *source, enum kt_add_how how,
+                              size_t *n_added, kt_skip_cb skip, void *skip_ctx,
+                              struct kt_error *err)
+{
+    struct blob_ctx b = {k, r, source ? source : "", how, 0, 0, err, skip, skip_ctx, 0, 0, {0}};
     int rc;
     if (n_added)
         *n_added = 0;
@@ -109,6 +129,8 @@ int kt_keyrings_add_blob(struct kt_keyrings *k, struct kt_keyring *r, const uint
     } else {
         rc = kt_certs_foreach(buf, len, cert_cb, &b, err);
     }
+    if (rc == 0 && b.n_skipped && b.n_skipped == b.n_certs)
+        rc = kt_fail(err, b.first_skip.code, b.first_skip.offset, "%s", b.first_skip.what);
     if (n_added)
         *n_added = b.n_added;
     return rc;

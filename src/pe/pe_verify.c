@@ -13,6 +13,8 @@ struct ctx {
     const struct kt_keyrings *rings;
     enum kt_purpose purpose;
     bool allow_sha1;
+    bool check_time;
+    int64_t at_time;
     enum kt_hash hashes[KT_HASH__COUNT];
     size_t n_hashes;
     uint8_t digests[KT_HASH__COUNT][KT_HASH_MAX_SIZE];
@@ -179,6 +181,8 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
     if (rc < 0)
         goto out;
     sig->msg->policy.allow_sha1 = c->allow_sha1;
+    sig->msg->policy.check_time = c->check_time;
+    sig->msg->policy.at_time = c->at_time;
     rc = kt_pkcs7_verify_digests(sig->msg, NULL, 0, c->rings, &e);
     sig->signer = s->signer_cert;
     if (rc == -ENOPKG && !c->allow_sha1 &&
@@ -285,7 +289,9 @@ int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings
     }
     struct ctx c = {.pe = pe, .rings = rings,
                     .purpose = opts ? opts->purpose : KT_PURPOSE_UEFI,
-                    .allow_sha1 = opts && opts->allow_sha1};
+                    .allow_sha1 = opts && opts->allow_sha1,
+                    .check_time = opts && opts->check_time,
+                    .at_time = opts ? opts->at_time : 0};
     struct kt_pe_cert certs[KT_PE_MAX_CERTS];
     size_t n;
     struct kt_error e = {0};

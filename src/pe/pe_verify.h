@@ -35,6 +35,9 @@
 struct kt_pe_verify_opts {
     enum kt_purpose purpose; /* KT_PURPOSE_UEFI (default when opts is NULL) or _KEXEC */
     bool allow_sha1;         /* accept SHA-1 image digests and signatures */
+    bool check_time;         /* enforce the chain's validity periods at at_time (the
+                              * Authenticode timestamp is not used for it) */
+    int64_t at_time;         /* seconds since the epoch; 0: now */
 };
 
 enum kt_pe_ts_kind { KT_PE_TS_NONE = 0, KT_PE_TS_RFC3161, KT_PE_TS_COUNTERSIG };

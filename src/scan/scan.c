@@ -10,10 +10,15 @@
 
 #include "util/file.h"
 
+struct qent {
+    char *path;
+    uint64_t seq;
+};
+
 struct queue {
     pthread_mutex_t mu;
     pthread_cond_t not_empty, not_full;
-    char *paths[KT_SCAN_QUEUE];
+    struct qent ents[KT_SCAN_QUEUE];
     size_t head, count;
     bool closed;
 };
@@ -22,7 +27,11 @@ struct pool {
     struct queue q;
     kt_scan_fn fn;
     void *ctx;
+    uint64_t next_seq; /* walking thread only */
+    volatile sig_atomic_t *stop;
 };
+
+static bool stopped(const struct pool *p) { return p->stop && *p->stop; }
 
 struct worker {
     struct pool *pool;
@@ -30,25 +39,26 @@ struct worker {
     pthread_t thread;
 };
 
-static void q_push(struct queue *q, char *path)
+static void q_push(struct queue *q, char *path, uint64_t seq)
 {
     pthread_mutex_lock(&q->mu);
     while (q->count == KT_SCAN_QUEUE)
         pthread_cond_wait(&q->not_full, &q->mu);
-    q->paths[(q->head + q->count) % KT_SCAN_QUEUE] = path;
+    q->ents[(q->head + q->count) % KT_SCAN_QUEUE] = (struct qent){path, seq};
     q->count++;
     pthread_cond_signal(&q->not_empty);
     pthread_mutex_unlock(&q->mu);
 }
 
-static char *q_pop(struct queue *q)
+static char *q_pop(struct queue *q, uint64_t *seq)
 {
     pthread_mutex_lock(&q->mu);
     while (q->count == 0 && !q->closed)
         pthread_cond_wait(&q->not_empty, &q->mu);
     char *p = NULL;
     if (q->count) {
-        p = q->paths[q->head];
+        p = q->ents[q->head].path;
+        *seq = q->ents[q->head].seq;
         q->head = (q->head + 1) % KT_SCAN_QUEUE;
         q->count--;
         pthread_cond_signal(&q->not_full);
@@ -65,11 +75,11 @@ static void q_close(struct queue *q)
     pthread_mutex_unlock(&q->mu);
 }
 
-static void process(struct pool *p, unsigned id, const char *path)
+static void process(struct pool *p, unsigned id, const char *path, uint64_t seq)
 {
     struct kt_file f;
     struct kt_error e = {0};
-    struct kt_scan_item it = {.path = path, .worker = id, .err = &e};
+    struct kt_scan_item it = {.path = path, .worker = id, .err = &e, .seq = seq};
     it.rc = kt_file_open(path, &f, &e);
     if (it.rc == 0) {
         it.buf = f.data;
@@ -85,8 +95,10 @@ static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     char *path;
-    while ((path = q_pop(&w->pool->q)) != NULL) {
-        process(w->pool, w->id, path);
+    uint64_t seq;
+    while ((path = q_pop(&w->pool->q, &seq)) != NULL) {
+        if (!stopped(w->pool))
+            process(w->pool, w->id, path, seq);
         free(path);
     }
     return NULL;
@@ -103,29 +115,35 @@ static void report(struct pool *p, const char *path, int rc, const char *what)
 {
     struct kt_error e = {0};
     kt_fail(&e, rc, KT_NO_OFFSET, "%s", what);
-    struct kt_scan_item it = {.path = path, .rc = rc, .err = &e, .type = KT_FT_UNKNOWN};
+    struct kt_scan_item it = {.path = path, .rc = rc, .err = &e, .type = KT_FT_UNKNOWN,
+                              .seq = p->next_seq++};
     p->fn(p->ctx, &it);
 }
 
 typedef void (*visit_fn)(void *ctx, FTSENT *ent);
 
-/* fts over the paths; visit gets every regular file and every problem. */
-static void walk(const char *const *paths, size_t n, bool follow, visit_fn visit, void *ctx)
+static int by_name(const FTSENT **a, const FTSENT **b)
 {
-    char **argv = calloc(n + 1, sizeof(*argv));
-    if (!argv)
-        return;
-    for (size_t i = 0; i < n; i++)
-        argv[i] = (char *)paths[i];
+    return strcmp((*a)->fts_name, (*b)->fts_name);
+}
+
+/* fts over the paths, one at a time in the order given, each directory in
+ * name order; visit gets every regular file and every problem; stops early
+ * when *stop is set. */
+static void walk(const char *const *paths, size_t n, bool follow, visit_fn visit, void *ctx,
+                 volatile sig_atomic_t *stop)
+{
     int flags = FTS_NOCHDIR | FTS_COMFOLLOW | (follow ? FTS_LOGICAL : FTS_PHYSICAL);
-    FTS *fts = fts_open(argv, flags, NULL);
-    if (fts) {
+    for (size_t i = 0; i < n && !(stop && *stop); i++) {
+        char *argv[2] = {(char *)paths[i], NULL};
+        FTS *fts = fts_open(argv, flags, by_name);
+        if (!fts)
+            continue;
         FTSENT *ent;
-        while ((ent = fts_read(fts)) != NULL)
+        while (!(stop && *stop) && (ent = fts_read(fts)) != NULL)
             visit(ctx, ent);
         fts_close(fts);
     }
-    free(argv);
 }
 
 static void scan_visit(void *ctx, FTSENT *ent)
@@ -137,7 +155,7 @@ static void scan_visit(void *ctx, FTSENT *ent)
         {
             char *copy = strdup(ent->fts_path);
             if (copy)
-                q_push(&p->q, copy);
+                q_push(&p->q, copy, p->next_seq++);
         }
         break;
     case FTS_DC:
@@ -163,7 +181,7 @@ int kt_scan(const char *const *paths, size_t n_paths, const struct kt_scan_opts 
     unsigned jobs = opts && opts->jobs ? opts->jobs : kt_scan_default_jobs();
     if (jobs > KT_SCAN_MAX_JOBS)
         jobs = KT_SCAN_MAX_JOBS;
-    struct pool p = {.fn = fn, .ctx = ctx};
+    struct pool p = {.fn = fn, .ctx = ctx, .stop = opts ? opts->stop : NULL};
     pthread_mutex_init(&p.q.mu, NULL);
     pthread_cond_init(&p.q.not_empty, NULL);
     pthread_cond_init(&p.q.not_full, NULL);
@@ -181,13 +199,14 @@ int kt_scan(const char *const *paths, size_t n_paths, const struct kt_scan_opts 
         }
     }
     if (started > 0)
-        walk(paths, n_paths, opts && opts->follow_symlinks, scan_visit, &p);
+        walk(paths, n_paths, opts && opts->follow_symlinks, scan_visit, &p, p.stop);
     q_close(&p.q);
     for (unsigned i = 0; i < started; i++)
         pthread_join(w[i].thread, NULL);
     /* anything left (no worker could start) is dropped */
     char *left;
-    while ((left = q_pop(&p.q)) != NULL)
+    uint64_t seq;
+    while ((left = q_pop(&p.q, &seq)) != NULL)
         free(left);
     free(w);
     pthread_mutex_destroy(&p.q.mu);
@@ -214,7 +233,7 @@ void kt_scan_count(const char *const *paths, size_t n_paths, bool follow_symlink
                    uint64_t *files, uint64_t *bytes)
 {
     struct counter c = {0, 0};
-    walk(paths, n_paths, follow_symlinks, count_visit, &c);
+    walk(paths, n_paths, follow_symlinks, count_visit, &c, NULL);
     *files = c.files;
     *bytes = c.bytes;
 }

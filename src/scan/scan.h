@@ -11,11 +11,17 @@
  * fn runs in worker threads, concurrently: it must be thread-safe.  It is
  * called for every regular file (type EMPTY / UNKNOWN included) and for every
  * problem met on the way (unreadable file or directory, symlink loop), with
- * rc < 0 and err describing it.
+ * rc < 0 and err describing it.  Directories are read in name order (strcmp)
+ * and every item carries its place in that walk (seq: 0, 1, 2 ... with no
+ * gaps unless stopped), so a caller can print results in a stable order.
+ * When *stop becomes non-zero (a signal handler may set it), the walk stops
+ * and queued files are dropped without calling fn; files being processed
+ * finish.
  */
 #ifndef KT_SCAN_SCAN_H
 #define KT_SCAN_SCAN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +35,7 @@
 struct kt_scan_opts {
     unsigned jobs;         /* worker threads; 0: the number of online CPUs */
     bool follow_symlinks;  /* follow symbolic links met inside directories */
+    volatile sig_atomic_t *stop; /* NULL, or set non-zero to stop early */
 };
 
 struct kt_scan_item {
@@ -39,6 +46,7 @@ struct kt_scan_item {
     const uint8_t *buf;           /* the mapped file (valid during the call) */
     size_t len;
     unsigned worker;              /* 0..jobs-1 */
+    uint64_t seq;                 /* its place in the walk */
 };
 
 typedef void (*kt_scan_fn)(void *ctx, const struct kt_scan_item *it);

@@ -1,4 +1,5 @@
 /* store.c - the SQLite keyring store (see store.h for the protocol). */
+#include <errno.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ static int exec(struct kt_store *s, const char *sql, const char *doing, struct k
     return rc == SQLITE_OK ? 0 : db_fail(s, err, rc, doing);
 }
 
-static int mkdir_parents(const char *path, struct kt_error *err)
+int kt_store_mkdir_parents(const char *path, struct kt_error *err)
 {
     char buf[PATH_MAX];
     if (strlen(path) >= sizeof(buf))
@@ -95,6 +96,41 @@ static int mkdir_parents(const char *path, struct kt_error *err)
     if (mkdir(buf, 0700) < 0 && errno != EEXIST)
         return kt_fail(err, -errno, KT_NO_OFFSET, "store: cannot create %s: %s", buf,
                        strerror(errno));
+    return 0;
+}
+
+/* Before opening: a directory is not a store; reading needs the file;
+ * writing creates only the file, in a directory that exists. */
+static int check_path(const char *path, enum kt_store_mode mode, bool *writable,
+                      struct kt_error *err)
+{
+    struct stat sb;
+    *writable = false;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return kt_fail(err, -EISDIR, KT_NO_OFFSET,
+                           "is a directory, not a store file (e.g. %s/keyrings.db)", path);
+        *writable = access(path, W_OK) == 0;
+        return 0;
+    }
+    if (errno != ENOENT)
+        return kt_fail(err, -errno, KT_NO_OFFSET, "store: %s", strerror(errno));
+    if (mode == KT_STORE_READ)
+        return kt_fail(err, -ENOENT, KT_NO_OFFSET, "no store at this path");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 0; /* the current directory */
+    if (slash == dir)
+        slash[1] = 0;
+    else
+        *slash = 0;
+    if (stat(dir, &sb) < 0)
+        return kt_fail(err, -ENOENT, KT_NO_OFFSET,
+                       "no store here, and its directory %s does not exist (not created)", dir);
+    if (!S_ISDIR(sb.st_mode))
+        return kt_fail(err, -ENOTDIR, KT_NO_OFFSET, "%s is not a directory", dir);
     return 0;
 }
 
@@ -196,17 +232,20 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
     if (dl && *dl)
         s->insert_delay_us = strtol(dl, NULL, 10);
     int rc, v = 0;
-    struct stat sb;
 
-    if (mode == KT_STORE_READ) {
-        if (stat(path, &sb) < 0) {
-            rc = kt_fail(err, -errno, KT_NO_OFFSET, "store: %s", strerror(errno));
-            goto fail;
-        }
+    bool writable;
+    if ((rc = check_path(path, mode, &writable, err)) < 0)
+        goto fail;
+    if (mode == KT_STORE_READ && writable) {
+        /* read-write without CREATE, and query_only: a reader never
+         * changes the store, and as the last connection it removes the
+         * -wal/-shm files a read-only connection would leave behind */
+        rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL);
+        if (rc == SQLITE_OK && sqlite3_exec(s->db, "PRAGMA query_only=1", NULL, NULL, NULL))
+            rc = SQLITE_CANTOPEN;
+    } else if (mode == KT_STORE_READ) {
         rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL);
     } else {
-        if ((rc = mkdir_parents(path, err)) < 0)
-            goto fail;
         rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     }
     if (rc != SQLITE_OK) {

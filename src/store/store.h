@@ -19,7 +19,8 @@
  * was: either all of a command's changes are there or none.
  *
  * Readers (verifying commands) open with KT_STORE_READ and call kt_store_load
- * (it reads in one snapshot).  Errors: -ENOENT (no such store, READ only),
+ * (it reads in one snapshot).  Errors: -ENOENT (no such store, or when
+ * writing no such directory), -EISDIR (a directory),
  * -EACCES (read-only file or directory when writing), -EBADMSG (not a ktrust
  * store / corrupted database), -ENOSPC (disk full), -EBUSY (lock timeout),
  * -EPROTO (schema newer than this ktrust), -EIO.  Each with a one-line
@@ -37,8 +38,9 @@
 #define KT_STORE_BUSY_MS 60000
 
 enum kt_store_mode {
-    KT_STORE_READ = 0, /* never writes; a missing file is -ENOENT */
-    KT_STORE_WRITE,    /* creates the file and its parent directories */
+    KT_STORE_READ = 0, /* never writes; a missing file is -ENOENT ("no store at this
+                        * path"); the -wal/-shm files are gone after close */
+    KT_STORE_WRITE,    /* creates the file, never its directory (-ENOENT) */
 };
 
 struct kt_store;
@@ -47,6 +49,9 @@ struct kt_store;
 int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **out,
                   struct kt_error *err);
 void kt_store_close(struct kt_store *s);
+/* Create the missing directories above path (for the default XDG store
+ * only: a typo in an explicit path must not grow a directory tree). */
+int kt_store_mkdir_parents(const char *path, struct kt_error *err);
 const char *kt_store_path(const struct kt_store *s);
 
 /* Start the command's write transaction (BEGIN IMMEDIATE). */

@@ -87,6 +87,8 @@ const char *kt_errno_name(int rc)
     case -EISDIR: return "EISDIR";
     case -EFBIG: return "EFBIG";
     case -ELOOP: return "ELOOP";
+    case -ENOTDIR: return "ENOTDIR";
+    case -EMEDIUMTYPE: return "EMEDIUMTYPE";
     default: return "EIO";
     }
 }

@@ -104,6 +104,11 @@ typedef int (*kt_cert_cb)(void *ctx, const uint8_t *der, size_t len, size_t file
 int kt_certs_foreach(const uint8_t *buf, size_t len, kt_cert_cb fn, void *ctx,
                      struct kt_error *err);
 
+/* The subject ("CN=..., O=...") of a certificate read leniently (BER, no
+ * checks past the subject), for naming one the strict parser refused; "?"
+ * when even that fails.  Returns buf. */
+char *kt_x509_peek_subject(const uint8_t *der, size_t len, char *buf, size_t cap);
+
 /* One certificate as PEM ("-----BEGIN CERTIFICATE-----", 64 columns).
  * Returns a malloc'd NUL-terminated string (length in *out_len), or NULL. */
 char *kt_pem_encode_cert(const uint8_t *der, size_t len, size_t *out_len);

@@ -21,10 +21,15 @@ q openssl req -x509 -newkey rsa:2048 -nodes -keyout stranger.key -out stranger.p
 for f in root inter leaf stranger; do openssl x509 -in $f.pem -outform DER -out $f.der; done
 count() { sqlite3 "$KTRUST_STORE" "select count(*) from keys${1:+ where keyring='$1'}"; }
 
-# list on a store that does not exist yet: empty, success, nothing created
+# list on a store that does not exist yet: "no store" (66), nothing created;
+# add does not create a missing directory for an explicit store path
 out=$($KTRUST keyring list 2>&1); rc=$?
-expect_eq "$rc:$out" "0:" "list without a store"
-expect_exit 0 "add root to builtin (parent dirs created)" -- $KTRUST keyring add --keyring builtin root.pem
+expect_eq "$rc" 66 "list without a store: 66"
+expect_match "$out" "^ktrust: no store at $KTRUST_STORE " "list without a store: says so"
+expect_exit 66 "add: the store's directory is not created" -- $KTRUST keyring add --keyring builtin root.pem
+expect_eq "$(test -e "$T/store" && echo created)" "" "... nothing created"
+mkdir -p "$T/store/sub"
+expect_exit 0 "add root to builtin" -- $KTRUST keyring add --keyring builtin root.pem
 expect_eq "$(count builtin)" 1 "builtin has root"
 expect_eq "$(sqlite3 "$KTRUST_STORE" 'pragma journal_mode; pragma user_version' | tr '\n' ' ')" "wal 1 " "WAL and schema version"
 

@@ -79,6 +79,10 @@ int main(void)
     struct kt_store *s;
     struct kt_error e = {0};
     kt_keyrings_new(&k);
+    CHECK(kt_store_open(path, KT_STORE_WRITE, &s, &e) == -ENOENT, "write: no missing dirs made");
+    CHECK(access(dir, F_OK) == 0 && access(path, F_OK) != 0, "nothing created");
+    memset(&e, 0, sizeof(e));
+    CHECK(kt_store_mkdir_parents(path, &e) == 0, "mkdir parents: %s", e.what);
     CHECK(kt_store_open(path, KT_STORE_WRITE, &s, &e) == 0, "open write: %s", e.what);
     CHECK(kt_store_begin_write(s, &e) == 0, "begin");
     CHECK(kt_store_load(s, k, &e) == 0, "load empty");

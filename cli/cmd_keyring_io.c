@@ -1,0 +1,296 @@
+/* ktrust keyring export|push: the store's keys out, to a file or to a real
+ * kernel keyring. */
+#include <errno.h>
+#include <keyutils.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert_print.h"
+#include "esl/esl.h"
+#include "keyring_cmd.h"
+#include "util/file.h"
+
+/* ---- export ---------------------------------------------------------------- */
+
+struct obuf {
+    uint8_t *p;
+    size_t n, cap;
+};
+
+static int put(struct obuf *b, const void *d, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t nc = b->cap ? b->cap : 4096;
+        while (nc < b->n + n)
+            nc *= 2;
+        uint8_t *np = realloc(b->p, nc);
+        if (!np)
+            return -ENOMEM;
+        b->p = np;
+        b->cap = nc;
+    }
+    if (n)
+        memcpy(b->p + b->n, d, n);
+    b->n += n;
+    return 0;
+}
+
+static int put_pem(struct obuf *b, const uint8_t *der, size_t len)
+{
+    size_t n;
+    char *pem = kt_pem_encode_cert(der, len, &n);
+    if (!pem)
+        return -ENOMEM;
+    int rc = put(b, pem, n);
+    free(pem);
+    return rc;
+}
+
+static int export_esl_hashes(struct kt_keyrings *k, struct obuf *b)
+{
+    static const struct {
+        const char *kind;
+        enum kt_hash h;
+        enum kt_esl_type t;
+    } kinds[] = {{"bin", KT_HASH_SHA256, KT_ESL_SHA256},
+                 {"tbs", KT_HASH_SHA256, KT_ESL_X509_SHA256},
+                 {"tbs", KT_HASH_SHA384, KT_ESL_X509_SHA384},
+                 {"tbs", KT_HASH_SHA512, KT_ESL_X509_SHA512}};
+    size_t nh = kt_blacklist_hash_count(k);
+    if (!nh)
+        return 0;
+    const uint8_t **d = calloc(nh, sizeof(*d));
+    if (!d)
+        return -ENOMEM;
+    int rc = 0;
+    for (size_t t = 0; t < 4 && rc == 0; t++) {
+        size_t n = 0;
+        for (size_t i = 0; i < nh; i++) {
+            const struct kt_blacklist_hash *h = kt_blacklist_hash_at(k, i);
+            if (!strcmp(h->kind, kinds[t].kind) && h->hash == kinds[t].h)
+                d[n++] = h->digest;
+        }
+        if (!n)
+            continue;
+        uint8_t *esl = NULL;
+        size_t len = 0;
+        rc = kt_esl_build_hashes(kinds[t].t, d, n, NULL, &esl, &len);
+        if (rc == 0)
+            rc = put(b, esl, len);
+        free(esl);
+    }
+    free(d);
+    return rc;
+}
+
+/* --json to stdout: one object per key (the listing fields and its PEM),
+ * then the blacklist's hashes. */
+static int export_json(struct kt_keyring *r, struct kt_keyrings *k)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    for (size_t i = 0; i < kt_keyring_count(r); i++) {
+        const struct kt_key *key = kt_keyring_key(r, i);
+        size_t n;
+        char *pem = kt_pem_encode_cert(key->der, key->der_len, &n);
+        if (!pem)
+            return EXIT_INTERNAL;
+        jw_obj(&w, NULL);
+        cli_cert_json_fields(&w, key->cert);
+        jw_str(&w, "keyring", kt_keyring_name(r));
+        jw_bool(&w, "trusted", key->trusted);
+        jw_str(&w, "source", key->source);
+        jw_str(&w, "pem", pem);
+        jw_obj_end(&w);
+        jw_newline(&w);
+        free(pem);
+    }
+    if (strcmp(kt_keyring_name(r), "blacklist") != 0)
+        return 0;
+    for (size_t i = 0; i < kt_blacklist_hash_count(k); i++) {
+        const struct kt_blacklist_hash *h = kt_blacklist_hash_at(k, i);
+        jw_obj(&w, NULL);
+        jw_str(&w, "keyring", "blacklist");
+        jw_str(&w, "kind", h->kind);
+        jw_str(&w, "hash_algorithm", kt_hash_name(h->hash));
+        jw_hex(&w, "digest", h->digest, h->len);
+        jw_str(&w, "source", h->source);
+        jw_obj_end(&w);
+        jw_newline(&w);
+    }
+    return 0;
+}
+
+/* --json with -o FILE: what was written. */
+static void export_summary_json(const struct kr_opts *o, const char *fmt, size_t keys,
+                                size_t hashes, size_t bytes, int rc, const struct kt_error *e)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "file", o->out);
+    jw_str(&w, "keyring", o->keyring);
+    jw_str(&w, "format", fmt);
+    jw_int(&w, "keys", (long long)keys);
+    jw_int(&w, "hashes", (long long)(strcmp(fmt, "esl") ? 0 : hashes));
+    jw_int(&w, "bytes", rc ? 0 : (long long)bytes);
+    jw_str(&w, "error", kt_errno_name(rc));
+    jw_str(&w, "reason", rc ? e->what : NULL);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+int kr_do_export(const struct kr_opts *o, int nargs)
+{
+    if (!o->keyring)
+        return cli_usage_error("keyring", "export needs --keyring NAME");
+    if (nargs)
+        return cli_usage_error("keyring", "export takes no FILE (use -o FILE)");
+    const char *fmt = o->format ? o->format : "pem";
+    if (strcmp(fmt, "pem") && strcmp(fmt, "der") && strcmp(fmt, "esl"))
+        return cli_usage_error("keyring", "--format '%s': want pem, der or esl", fmt);
+    const char *path;
+    struct kt_keyrings *k;
+    int rc = kr_load_read(o, &k, &path);
+    if (rc)
+        return rc;
+    struct kt_error e = {0};
+    e.offset = KT_NO_OFFSET;
+    int ret = 0;
+    struct kt_keyring *r = kr_need_ring(k, o->keyring, &ret);
+    struct obuf b = {0};
+    if (!r)
+        goto out;
+    size_t n = kt_keyring_count(r);
+    if (!strcmp(fmt, "esl")) {
+        kt_span *spans = calloc(n ? n : 1, sizeof(*spans));
+        if (!spans) {
+            ret = EXIT_INTERNAL;
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++)
+            spans[i] = (kt_span){kt_keyring_key(r, i)->der, kt_keyring_key(r, i)->der_len};
+        uint8_t *esl = NULL;
+        size_t len = 0;
+        rc = kt_esl_build_x509(spans, n, NULL, &esl, &len);
+        free(spans);
+        if (rc == 0)
+            rc = put(&b, esl, len);
+        free(esl);
+        if (rc == 0 && !strcmp(o->keyring, "blacklist"))
+            rc = export_esl_hashes(k, &b);
+    } else {
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            const struct kt_key *key = kt_keyring_key(r, i);
+            rc = !strcmp(fmt, "der") ? put(&b, key->der, key->der_len)
+                                     : put_pem(&b, key->der, key->der_len);
+        }
+    }
+    if (rc < 0) {
+        kt_fail(&e, rc, KT_NO_OFFSET, "cannot build the %s export", fmt);
+        ret = kr_fail(NULL, rc, &e);
+        goto out;
+    }
+    bool to_file = o->out && strcmp(o->out, "-") != 0;
+    if (to_file) {
+        if ((rc = kt_file_write_atomic(o->out, b.p ? (void *)b.p : (void *)"", b.n, &e)) < 0)
+            ret = kr_fail(o->out, rc, &e);
+        if (o->co.json)
+            export_summary_json(o, fmt, n, !strcmp(o->keyring, "blacklist") ? kt_blacklist_hash_count(k) : 0,
+                                b.n, rc, &e);
+    } else if (o->co.json) {
+        ret = export_json(r, k);
+    } else if (b.n && fwrite(b.p, 1, b.n, stdout) != b.n) {
+        cli_errorf(NULL, "write error on standard output");
+        ret = EXIT_INTERNAL;
+    }
+out:
+    free(b.p);
+    kt_keyrings_free(k);
+    return ret;
+}
+
+/* ---- push ------------------------------------------------------------------ */
+
+int kr_do_push(const struct kr_opts *o, int nargs)
+{
+    if (!o->keyring || !o->to)
+        return cli_usage_error("keyring", "push needs --keyring NAME and --to @u|@s|SERIAL");
+    if (nargs)
+        return cli_usage_error("keyring", "push takes no FILE");
+    key_serial_t dest;
+    if (!strcmp(o->to, "@u"))
+        dest = KEY_SPEC_USER_KEYRING;
+    else if (!strcmp(o->to, "@s"))
+        dest = KEY_SPEC_SESSION_KEYRING;
+    else if (!strcmp(o->to, "@us"))
+        dest = KEY_SPEC_USER_SESSION_KEYRING;
+    else {
+        char *end;
+        long v = strtol(o->to, &end, 0);
+        if (*o->to == 0 || *end || v <= 0 || v > 0x7fffffff)
+            return cli_usage_error("keyring", "--to '%s': want @u, @s or a keyring serial",
+                                   o->to);
+        dest = (key_serial_t)v;
+    }
+    const char *path;
+    struct kt_keyrings *k;
+    int rc = kr_load_read(o, &k, &path);
+    if (rc)
+        return rc;
+    int ret = 0;
+    size_t pushed = 0;
+    struct kt_keyring *r = kr_need_ring(k, o->keyring, &ret);
+    struct jw w;
+    jw_init(&w, stdout);
+    for (size_t i = 0; r && i < kt_keyring_count(r); i++) {
+        const struct kt_key *key = kt_keyring_key(r, i);
+        const char *want = key->cert->description ? key->cert->description : "";
+        key_serial_t id = add_key("asymmetric", NULL, key->der, key->der_len, dest);
+        if (id < 0) {
+            int er = errno;
+            cli_errorf(want, "the kernel refused the key: %s", strerror(er));
+            ret = ret > EXIT_NOINPUT ? ret : (er == EKEYREJECTED ? 5 : er == EBADMSG ? 4
+                                              : er == ENOPKG       ? 3
+                                              : er == EPERM || er == EACCES ? 6
+                                                                            : EXIT_INTERNAL);
+            continue;
+        }
+        char *desc = NULL;
+        const char *kdesc = "";
+        if (keyctl_describe_alloc(id, &desc) >= 0 && desc) {
+            /* "type;uid;gid;perm;description" */
+            const char *p = desc;
+            for (int f = 0; f < 4 && p; f++) {
+                p = strchr(p, ';');
+                if (p)
+                    p++;
+            }
+            kdesc = p ? p : "";
+        }
+        bool same = !strcmp(kdesc, want);
+        pushed++;
+        if (o->co.json) {
+            jw_obj(&w, NULL);
+            jw_str(&w, "description", want);
+            jw_int(&w, "serial", id);
+            jw_str(&w, "kernel_description", kdesc);
+            jw_bool(&w, "match", same);
+            jw_obj_end(&w);
+            jw_newline(&w);
+        } else if (!o->co.quiet) {
+            printf("%d\t%s\n", id, kdesc);
+        }
+        if (!same) {
+            cli_errorf(want, "the kernel describes key %d as '%s'", id, kdesc);
+            ret = ret ? ret : EXIT_INTERNAL;
+        }
+        free(desc);
+    }
+    if (r && !o->co.quiet && !o->co.json)
+        fprintf(stderr, "ktrust: %zu pushed from %s to %s\n", pushed, o->keyring, o->to);
+    kt_keyrings_free(k);
+    return ret;
+}
+

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Setup errors from option arguments (issue #16 item 2): an unusable --trust,
+# --kernel or wrap-key input is a usage (64), unreadable (66) or malformed
+# (4) error naming the option, never 1 ("unsigned") or 2; with --json every
+# input still gets its object (verdict null, the error).
+source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/pki.sh"
+cd "$T"
+unset KTRUST_STORE
+gen_ca ca "Opt CA"
+gen_leaf signer "Opt CA" ca
+gen_self modkey "Opt" "Opt Module Key"
+$KTRUST wrap-key signer.pem -o w.efi >/dev/null 2>&1
+osslsign w.efi w.signed.efi signer ca
+head -c 3000 /dev/urandom >mod.body
+sign_module mod.body mod.ko modkey.pem modkey.key
+: >empty
+printf 'hello\n-----BEGIN CERTIFICATE-----\nnot base64 at all!\n-----END CERTIFICATE-----\n' >bad.pem
+# a binary (not a PE) that happens to hold a PEM "BEGIN" line
+{ head -c 200 /dev/zero; printf -- '-----BEGIN CERTIFICATE-----\n'; head -c 200 /dev/zero; } >blob.bin
+expect_exit 0 "fixtures: the signed PE verifies with --trust ca.pem" -- $KTRUST verify-pe --trust ca.pem w.signed.efi
+
+# check NAME WANT_EXIT REGEX -- CMD...: exit code and the one error line
+check() {
+    local name=$1 want=$2 re=$3
+    shift 4
+    local out rc
+    out=$("$@" 2>&1 >/dev/null); rc=$?
+    expect_eq "$rc" "$want" "$name: exit"
+    expect_match "$out" "$re" "$name: message"
+}
+check "--trust empty file" 64 "^ktrust: --trust empty: an empty file, not certificates" -- $KTRUST verify-pe --trust empty w.signed.efi
+check "--trust a PE" 64 "^ktrust: --trust w.efi: a PE image, not certificates" -- $KTRUST verify-pe --trust w.efi w.signed.efi
+check "--trust a binary with BEGIN" 64 "^ktrust: --trust blob.bin: a binary file of another kind, not certificates" -- $KTRUST verify-pe --trust blob.bin w.signed.efi
+check "--trust bad PEM text" 4 "^ktrust: --trust bad.pem: PEM" -- $KTRUST verify-pe --trust bad.pem w.signed.efi
+check "--trust missing" 66 "^ktrust: --trust nope.pem: cannot open" -- $KTRUST verify-pe --trust nope.pem w.signed.efi
+check "--cert (sbverify's name) is --trust" 64 "^ktrust: --trust empty: an empty file" -- $KTRUST verify-pe --cert empty w.signed.efi
+check "verify-module --kernel given a module (swapped)" 64 "^ktrust: --kernel mod.ko: a kernel module, not a kernel image" -- $KTRUST verify-module --kernel mod.ko mod.ko
+check "verify-module --kernel missing" 66 "^ktrust: --kernel nope: cannot open" -- $KTRUST verify-module --kernel nope mod.ko
+check "verify-pkcs7 --trust a module" 64 "^ktrust: --trust mod.ko: a kernel module" -- $KTRUST verify-pkcs7 --trust mod.ko w.signed.efi
+check "scan --trust empty" 64 "^ktrust: --trust empty: an empty file" -- $KTRUST scan --trust empty w.signed.efi
+check "load-pe-key --trust a PE" 64 "^ktrust: --trust w.efi: a PE image" -- $KTRUST load-pe-key --store "$T/s.db" --trust w.efi w.signed.efi
+check "wrap-key given a PE" 64 "^ktrust: w.signed.efi: a PE image, not a certificate" -- $KTRUST wrap-key w.signed.efi -o x.efi
+check "wrap-key given an empty file" 64 "^ktrust: empty: an empty file, not a certificate" -- $KTRUST wrap-key empty -o x.efi
+check "wrap-key given bad PEM" 4 "^ktrust: bad.pem: PEM" -- $KTRUST wrap-key bad.pem -o x.efi
+expect_eq "$(test -e x.efi && echo written)" "" "wrap-key wrote nothing"
+
+# --json: one object per input even when the setup failed
+json=$($KTRUST verify-pe --json --trust empty w.signed.efi w.efi 2>/dev/null); rc=$?
+expect_eq "$rc" 64 "--json setup error: exit"
+expect_eq "$(printf '%s\n' "$json" | python3 -c '
+import sys, json
+for l in sys.stdin:
+    d = json.loads(l)
+    print(d["file"], d["type"], d["verdict"], d["error"], d["reason"].startswith("--trust empty: "))')" \
+"w.signed.efi pe None EMEDIUMTYPE True
+w.efi pe None EMEDIUMTYPE True" "--json: an object per input, verdict null"
+json=$($KTRUST verify-module --json --kernel nope mod.ko 2>/dev/null); rc=$?
+expect_eq "$rc:$(printf '%s' "$json" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["verdict"], d["error"])')" "66:None ENOENT" "--json --kernel missing: object"
+json=$($KTRUST verify-pe --json --store "$T/none.db" w.signed.efi 2>/dev/null); rc=$?
+expect_eq "$rc:$(printf '%s' "$json" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["verdict"], d["error"])')" "66:None ENOENT" "--json missing store: object"
+finish
