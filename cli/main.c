@@ -17,6 +17,9 @@ WEAK int cmd_load_pe_key(int, char **);
 WEAK int cmd_wrap_key(int, char **);
 WEAK int cmd_chain(int, char **);
 WEAK int cmd_scan(int, char **);
+WEAK int cmd_sbat(int, char **);
+WEAK int cmd_verify_var(int, char **);
+WEAK int cmd_check_update(int, char **);
 
 static const struct {
     const char *name;
@@ -33,6 +36,11 @@ static const struct {
     {"wrap-key", cmd_wrap_key, "wrap-key CERT... -o OUT.efi: wrap certificates in a PE"},
     {"chain", cmd_chain, "chain --db FILE SHIM LOADER KERNEL [MODULE...]: simulate secure boot"},
     {"scan", cmd_scan, "scan PATH...: find and verify every signed object"},
+    {"sbat", cmd_sbat, "sbat show PE...: the .sbat entries of PE images"},
+    {"verify-var", cmd_verify_var,
+     "verify-var FILE... --var NAME: verify signed EFI variable updates (db, dbx, KEK ...)"},
+    {"check-update", cmd_check_update,
+     "check-update [--dbx FILE]... [--sbat-level SPEC] PATH...: would an update revoke a boot file?"},
 };
 
 static void usage(FILE *f)
