@@ -12,12 +12,12 @@
 #include "util/file.h"
 #include "verdict_print.h"
 
-enum { OPT_VAR = OPT_FIRST_PRIVATE, OPT_PK, OPT_KEK, OPT_LIST };
+enum { OPT_VAR = OPT_FIRST_PRIVATE, OPT_PK, OPT_KEK, OPT_LIST, OPT_SIGNED_DATA };
 
 static void usage(FILE *f)
 {
     fputs("usage: ktrust verify-var FILE... [--var PK|KEK|db|dbx|dbt|dbr] [--pk FILE]...\n"
-          "                         [--kek FILE]... [--list] [--json] [-q]\n"
+          "                         [--kek FILE]... [--list] [--signed-data OUT] [--json] [-q]\n"
           "Verify signed EFI variable updates (EFI_VARIABLE_AUTHENTICATION_2) as firmware\n"
           "does: the signature over name, vendor GUID, attributes (append 0x67 or replace\n"
           "0x27), timestamp and payload; SHA-256 only; PK and KEK updates signed by the PK,\n"
@@ -25,7 +25,9 @@ static void usage(FILE *f)
           "--var may be left out for efivarfs-style names (NAME-GUID).  --pk/--kek: a\n"
           "certificate (DER/PEM), an EFI signature list or an efivarfs dump.\n"
           "Exit code: 0 trusted, 1 not a signed update, 2 untrusted (no authority given or\n"
-          "none vouches), 3 not SHA-256, 4 malformed, 5 signature does not match.\n",
+          "none vouches), 3 not SHA-256, 4 malformed, 5 signature does not match.\n"
+          "--signed-data OUT (one FILE): write the bytes the signature covers (the\n"
+          "append form when it covers neither), for checking with other tools.\n",
           f);
 }
 
@@ -181,8 +183,27 @@ static int load_set(struct kt_certset *s, const char *path)
     return 0;
 }
 
+static int write_signed(const char *out, const struct kt_authvar *v, const char *var,
+                        uint32_t attrs)
+{
+    uint8_t *b;
+    size_t n;
+    struct kt_error e = {0};
+    int rc = kt_authvar_signed(v, var, kt_authvar_vendor(var), attrs, &b, &n);
+    if (rc == 0) {
+        rc = kt_file_write_atomic(out, b, n, &e);
+        free(b);
+    }
+    if (rc < 0) {
+        cli_error(out, &e);
+        return cli_exit_code(rc);
+    }
+    return 0;
+}
+
 static int one(const char *path, const char *var_opt, const struct kt_certset *pk,
-               const struct kt_certset *kek, bool list, const struct cli_common *co)
+               const struct kt_certset *kek, bool list, const char *signed_out,
+               const struct cli_common *co)
 {
     char nb[64];
     const char *var = var_opt ? var_opt : name_from_path(path, nb, sizeof(nb));
@@ -215,16 +236,22 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
         for (size_t i = 0; res.msg && i < res.msg->n_signers && n_sigs < KT_PKCS7_MAX_CHAIN; i++) {
             const struct kt_pkcs7_signer *si = &res.msg->signers[i];
             vp_sig_from_pkcs7(&sigs[n_sigs], si, NULL);
-            if (!si->verify_rc && si->digest_len)
-                sigs[n_sigs].verdict = rc;
-            if (res.authority[i]) {
-                memset(&keys[n_sigs], 0, sizeof(keys[n_sigs]));
-                keys[n_sigs].cert = (struct kt_x509 *)res.authority[i];
-                sigs[n_sigs].trusted_by = &keys[n_sigs];
-                sigs[n_sigs].verdict = 0;
-            }
-            if (sigs[n_sigs].verdict && !sigs[n_sigs].reason)
+            if (si->verify_rc == 0 && res.attributes) {
+                if (res.authority[i]) {
+                    memset(&keys[n_sigs], 0, sizeof(keys[n_sigs]));
+                    keys[n_sigs].cert = (struct kt_x509 *)res.authority[i];
+                    sigs[n_sigs].trusted_by = &keys[n_sigs];
+                    sigs[n_sigs].verdict = 0;
+                } else {
+                    sigs[n_sigs].verdict = -ENOKEY;
+                    sigs[n_sigs].reason = "no PK/KEK certificate vouches for this signer";
+                }
+            } else if (si->verify_rc == 0) {
+                sigs[n_sigs].verdict = rc; /* neither attribute set verified */
                 sigs[n_sigs].reason = e.what;
+            } else {
+                sigs[n_sigs].verdict = si->verify_rc;
+            }
             n_sigs++;
         }
     }
@@ -236,9 +263,17 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
     enum kt_verdict vd = kt_verdict_of(rc);
     if (vd == KT_MALFORMED || vd == KT_INTERNAL)
         cli_error(path, &e);
+    int code = cli_exit_code(rc);
+    if (signed_out && parsed) {
+        int wc = write_signed(signed_out, &v, var,
+                              res.attributes ? res.attributes
+                                             : KT_EFI_VAR_AUTH_ATTRS | KT_EFI_VAR_APPEND_WRITE);
+        if (wc > code)
+            code = wc;
+    }
     kt_authvar_result_free(&res);
     kt_file_close(&f);
-    return cli_exit_code(rc);
+    return code;
 }
 
 int cmd_verify_var(int argc, char **argv)
@@ -251,10 +286,11 @@ int cmd_verify_var(int argc, char **argv)
         {"pk", required_argument, NULL, OPT_PK},
         {"kek", required_argument, NULL, OPT_KEK},
         {"list", no_argument, NULL, OPT_LIST},
+        {"signed-data", required_argument, NULL, OPT_SIGNED_DATA},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
-    const char *var = NULL;
+    const char *var = NULL, *signed_out = NULL;
     bool list = false;
     struct kt_certset pk = {0}, kek = {0};
     int c, rc = 0;
@@ -281,6 +317,7 @@ int cmd_verify_var(int argc, char **argv)
                 goto out;
             break;
         case OPT_LIST: list = true; break;
+        case OPT_SIGNED_DATA: signed_out = optarg; break;
         default: rc = cli_usage_error("verify-var", "bad option"); goto out;
         }
     }
@@ -288,8 +325,12 @@ int cmd_verify_var(int argc, char **argv)
         rc = cli_usage_error("verify-var", "no file given");
         goto out;
     }
+    if (signed_out && argc - optind != 1) {
+        rc = cli_usage_error("verify-var", "--signed-data takes one FILE");
+        goto out;
+    }
     for (int i = optind; i < argc; i++) {
-        int code = one(argv[i], var, &pk, &kek, list, &co);
+        int code = one(argv[i], var, &pk, &kek, list, signed_out, &co);
         if (code > rc)
             rc = code;
     }

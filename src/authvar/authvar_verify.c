@@ -50,6 +50,7 @@ struct payload_ctx {
     struct kt_authvar_counts *c;
     bool pk_or_kek, pk;
     size_t entries;
+    size_t base; /* file offset of the payload */
     struct kt_error *err;
 };
 
@@ -69,7 +70,7 @@ static int check_entry(void *ctx, const struct kt_esl_entry *e)
             struct kt_error xe = {0};
             int rc = kt_x509_parse(e->data.p, e->data.len, &x, &xe);
             if (rc == -EBADMSG || rc == -ENOMEM)
-                return kt_fail(pc->err, rc, e->offset, "payload list %zu entry %zu: %s",
+                return kt_fail(pc->err, rc, pc->base + e->offset, "payload list %zu entry %zu: %s",
                                e->list_index, e->entry_index, xe.what);
             kt_x509_free(x);
         }
@@ -83,11 +84,11 @@ static int check_entry(void *ctx, const struct kt_esl_entry *e)
     size_t size = 0;
     int t = kt_authvar_other_type(e, &size);
     if (t < 0)
-        return kt_fail(pc->err, -EBADMSG, e->offset,
+        return kt_fail(pc->err, -EBADMSG, pc->base + e->offset,
                        "payload list %zu: unknown SignatureType (firmware refuses the write)",
                        e->list_index);
     if (e->data.len != size)
-        return kt_fail(pc->err, -EBADMSG, e->offset,
+        return kt_fail(pc->err, -EBADMSG, pc->base + e->offset,
                        "payload list %zu: SignatureSize %zu is wrong for its type (%zu)",
                        e->list_index, e->data.len + 16, size + 16);
     const char *n = kt_authvar_entry_type(e);
@@ -103,7 +104,8 @@ static int check_entry(void *ctx, const struct kt_esl_entry *e)
 static int check_payload(const struct kt_authvar *v, const char *name,
                          struct kt_authvar_counts *c, struct kt_error *err)
 {
-    struct payload_ctx pc = {.c = c, .pk = !strcmp(name, "PK"), .err = err};
+    struct payload_ctx pc = {.c = c, .pk = !strcmp(name, "PK"), .base = v->payload_offset,
+                             .err = err};
     pc.pk_or_kek = pc.pk || !strcmp(name, "KEK");
     struct kt_error e = {0};
     /* offsets from the ESL walker are relative to the payload */
@@ -230,26 +232,30 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
         return res->verdict = kt_fail(err, first.code, first.offset, "%s", first.what);
     }
     res->append = (res->attributes & KT_EFI_VAR_APPEND_WRITE) != 0;
-    if (prc < 0)
-        return res->verdict = kt_fail(err, prc, pe.offset, "%s", pe.what);
 
     bool pk_rule = !strcmp(name, "PK") || !strcmp(name, "KEK");
     bool any = (pk && pk->n) || (!pk_rule && kek && kek->n);
-    for (size_t i = 0; i < res->msg->n_signers; i++) {
+    struct kt_error ae = {0};
+    for (size_t i = 0; i < res->msg->n_signers && i < KT_PKCS7_MAX_CHAIN; i++) {
         const struct kt_pkcs7_signer *si = &res->msg->signers[i];
         const char *who = si->signer_cert && si->signer_cert->description
                               ? si->signer_cert->description : "the signer";
-        if (!any)
-            return res->verdict = kt_fail(err, -ENOKEY, KT_NO_OFFSET,
-                                          "no %s given: signed by %s, not checked against it",
-                                          pk_rule ? "PK (--pk)" : "PK or KEK (--pk, --kek)", who);
+        if (!any) {
+            kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s given: signed by %s, not checked against it",
+                    pk_rule ? "PK (--pk)" : "PK or KEK (--pk, --kek)", who);
+            continue;
+        }
         res->authority[i] = authority_for(si, pk_rule, pk, kek);
         if (!res->authority[i])
-            return res->verdict = kt_fail(err, -ENOKEY, KT_NO_OFFSET,
-                                          pk_rule ? "the top certificate of %s's chain is not the PK"
-                                                  : "no PK or KEK certificate vouches for %s",
-                                          who);
+            kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
+                    pk_rule ? "the top certificate of %s's chain is not the PK"
+                            : "no PK or KEK certificate vouches for %s",
+                    who);
     }
+    if (prc < 0) /* signed, but firmware refuses the payload */
+        return res->verdict = kt_fail(err, prc, pe.offset, "%s", pe.what);
+    if (ae.code)
+        return res->verdict = kt_fail(err, ae.code, ae.offset, "%s", ae.what);
     return res->verdict = 0;
 }
 
