@@ -125,4 +125,9 @@ void kt_authvar_result_free(struct kt_authvar_result *res);
  * "sha512", "rsa2048", "rsa2048_sha256", "rsa2048_sha1", "svn", "other". */
 const char *kt_authvar_entry_type(const struct kt_esl_entry *e);
 
+/* For a KT_ESL_OTHER entry: the index of its known type (sha1, sha224,
+ * sha384, sha512, rsa2048, rsa2048_sha256, rsa2048_sha1) or -1; *size gets
+ * that type's SignatureData size. */
+int kt_authvar_other_type(const struct kt_esl_entry *e, size_t *size);
+
 #endif

@@ -8,8 +8,6 @@
 #include "authvar/authvar.h"
 #include "esl/esl_svn.h"
 
-int kt_authvar_other_type(const struct kt_esl_entry *e, size_t *size);
-
 /* ContentInfo { signedData, [0] EXPLICIT SignedData } around a raw one. */
 static size_t der_hdr(uint8_t *p, uint8_t tag, size_t n)
 {
