@@ -148,8 +148,14 @@ int kt_revoke_check(const uint8_t *buf, size_t len, const struct kt_dbx *dbx,
     int rc = 0;
     if (dbx) {
         rc = check_hashes(pe, dbx, res, err);
-        if (rc == 0)
-            rc = check_certs(pe, dbx, res, err);
+        if (rc == 0) {
+            struct kt_error ce = {0};
+            rc = check_certs(pe, dbx, res, &ce);
+            if (rc < 0 && rc != -ENOMEM && res->n)
+                rc = 0; /* revoked by its hash already: a bad signature changes nothing */
+            else if (rc < 0)
+                kt_fail(err, rc, ce.offset, "%s", ce.what);
+        }
     }
     if (rc == 0 && level) {
         struct kt_sbat s = {0};

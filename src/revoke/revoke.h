@@ -73,8 +73,9 @@ struct kt_revoke_result {
 
 /* Check one image.  dbx and level may be NULL.  Returns 0 (see res->n for
  * revocations), or the parse error of an image that cannot be checked
- * (-ELIBBAD, -EBADMSG with a detail; res->n stays 0) or -ENOMEM.  Free with
- * kt_revoke_result_free. */
+ * (-ELIBBAD, -EBADMSG with a detail; res->n stays 0) or -ENOMEM.  An image
+ * whose hash is revoked stays revoked when its signatures cannot be parsed.
+ * Free with kt_revoke_result_free. */
 int kt_revoke_check(const uint8_t *buf, size_t len, const struct kt_dbx *dbx,
                     const struct kt_sbat_level *level, struct kt_revoke_result *res,
                     struct kt_error *err);
