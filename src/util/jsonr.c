@@ -56,8 +56,8 @@ static int string(struct rd *r, char **out)
     r->p++; /* the quote */
     const char *s = r->p;
     while (r->p < r->end && *r->p != '"') {
-        if (*r->p == '\\')
-            r->p++;
+        if (*r->p == '\\' && r->end - r->p > 1)
+            r->p++; /* the escaped character (a lone trailing backslash ends the input) */
         r->p++;
     }
     if (r->p >= r->end)

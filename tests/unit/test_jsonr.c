@@ -40,6 +40,8 @@ int main(void)
     deep[100] = 0;
     CHECK_EQ_INT(parse(deep, &j, &e), -EBADMSG, "too deep");
     CHECK(strstr(e.what, "deep") != NULL, "depth message: %s", e.what);
+    CHECK_EQ_INT(parse("[\"a\\", &j, &e), -EBADMSG, "a trailing backslash (fuzzer)");
+    CHECK(e.offset <= 4, "offset inside the input: %zu", e.offset);
     CHECK_EQ_INT(parse("\"\\\\\"", &j, &e), 0, "escaped backslash before the quote");
     CHECK_EQ_STR(j ? j->str : NULL, "\\", "one backslash");
     kt_json_free(j);
