@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "esl/esl.h"
 #include "keyload.h"
+#include "update_check.h"
 #include "util/file.h"
 
 enum {
@@ -18,18 +19,21 @@ enum {
     OPT_FORMAT,
     OPT_TO,
     OPT_RESTRICT,
+    OPT_PK,
+    OPT_KEK,
 };
 
 struct kr_opts {
     struct cli_common co;
     const char *keyring, *format, *out, *to, *restrict_spec;
+    struct cli_update_auth ua; /* add: --pk/--kek for signed EFI variable updates */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ktrust keyring list [--keyring NAME] [--json]\n"
-            "       ktrust keyring add --keyring NAME FILE...\n"
+            "       ktrust keyring add --keyring NAME [--kek FILE]... [--pk FILE]... FILE...\n"
             "       ktrust keyring remove --keyring NAME ID...\n"
             "       ktrust keyring export --keyring NAME --format pem|der|esl [-o FILE]\n"
             "       ktrust keyring create NAME --restrict none|trusted-only|signed-by:RING[,RING]\n"
@@ -43,6 +47,9 @@ static void usage(FILE *f)
             "tbs: blacklist hashes).  ID: a description, or hex of the SKID, serial or\n"
             "SHA-256 (a trailing part matches, as the kernel's 'id:'; 'ex:HEX' is exact);\n"
             "in the blacklist also bin:HEX or tbs:HEX for a hash.\n"
+            "A signed EFI variable update (dbx into blacklist, db otherwise) is verified\n"
+            "first with --kek/--pk (nothing is added if it does not verify); without them\n"
+            "it is added with a note that it was not verified.\n"
             "Export as der writes the certificates back to back (the kernel's list).\n\n"
             "options: --store PATH (else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db)\n"
             "         --trust FILE (add: run-only builtin keys that may sign what is added)\n"
@@ -217,6 +224,8 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
     }
     for (int i = 0; i < nfiles; i++) {
         size_t n = 0;
+        if ((ret = cli_update_check(files[i], o->keyring, &o->ua, o->co.quiet)) != 0)
+            goto out;
         if ((rc = cli_add_key_file(k, r, files[i], KT_ADD_EXPLICIT, false, &n, &e)) < 0) {
             ret = fail(files[i], rc, &e);
             goto out;
@@ -577,6 +586,8 @@ int cmd_keyring(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"to", required_argument, NULL, OPT_TO},
         {"restrict", required_argument, NULL, OPT_RESTRICT},
+        {"pk", required_argument, NULL, OPT_PK},
+        {"kek", required_argument, NULL, OPT_KEK},
         {NULL, 0, NULL, 0},
     };
     struct kr_opts o;
@@ -595,6 +606,11 @@ int cmd_keyring(int argc, char **argv)
         case 'o': o.out = optarg; break;
         case OPT_TO: o.to = optarg; break;
         case OPT_RESTRICT: o.restrict_spec = optarg; break;
+        case OPT_PK:
+        case OPT_KEK:
+            if (cli_update_auth_add(&o.ua, c == OPT_PK, optarg) < 0)
+                return EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return 0;
         default: return cli_usage_error("keyring", "bad option");
         }
