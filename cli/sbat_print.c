@@ -50,9 +50,12 @@ void cli_sbat_text(FILE *f, const void *ctx)
 {
     const struct cli_sbat *r = ctx;
     const char *stamp = r->level->stamp[0] ? r->level->stamp : "without date stamp";
-    if (r->rc == -EKEYREJECTED)
-        return; /* the verdict line already says "revoked by SBAT: ..." */
-    if (r->rc < 0)
+    char name[128];
+    if (r->rc == -EKEYREJECTED && r->img && r->lvl)
+        fprintf(f, "  sbat: revoked: %s %u < %u (level %s)\n",
+                kt_sbat_col(r->img, KT_SBAT_COMPONENT, name, sizeof(name)), r->img->generation,
+                r->lvl->generation, stamp);
+    else if (r->rc < 0)
         fprintf(f, "  sbat: unreadable .sbat: shim refuses the image\n");
     else if (!r->sbat || !r->sbat->present)
         fprintf(f, "  sbat: no .sbat section: shim refuses to load it itself (only images "
