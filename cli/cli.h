@@ -97,5 +97,8 @@ int cmd_wrap_key(int argc, char **argv);
 int cmd_chain(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_esl(int argc, char **argv);
+int cmd_sbat(int argc, char **argv);
+int cmd_verify_var(int argc, char **argv);
+int cmd_check_update(int argc, char **argv);
 
 #endif

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "chain/chain.h"
+#include "chain_sbat.h"
+#include "sbat_print.h"
 #include "cli.h"
 #include "pe/pe.h"
 #include "scan/detect.h"
@@ -29,7 +31,14 @@ static void usage(FILE *f)
             "vouch for modules too, as the kernel does.  Files in the wrong order (a shim\n"
             "given as LOADER, a module as KERNEL ...) get a warning saying so.\n"
             "--json: one object per link {file, type, role, verdict, error, reason, signer,\n"
-            "trusted_by, parent, keys_added}; verdict null for a file that cannot be read.\n");
+            "trusted_by, parent, keys_added}; verdict null for a file that cannot be read.\n"
+            "SBAT (on with --efivars, --sbat-level or --sbat-policy): shim sets SbatLevel from\n"
+            "--sbat-policy latest|automatic|reset (default automatic) and its .sbatlevel,\n"
+            "never older than the variable (--sbat-level SPEC, or SbatLevelRT in --efivars)\n"
+            "and never revoking itself; shim checks its own .sbat (a revoked shim powers the\n"
+            "machine off) and the loader's (required); the kernel needs none.\n"
+            "--efivars DIR: db, dbx, MokListRT, MokListXRT, SbatLevelRT, SecureBoot by their\n"
+            "efivarfs names (/sys/firmware/efi/efivars on a live system).\n");
 }
 
 struct vars {
@@ -149,6 +158,8 @@ static int link_exit(const struct kt_chain_link *l)
     return cli_exit_code(l->verdict);
 }
 
+static const char *g_sbat_text; /* the link's SBAT line for json_link/text_link, or NULL */
+
 static void json_link(const struct kt_chain_link *l)
 {
     struct jw w;
@@ -167,6 +178,8 @@ static void json_link(const struct kt_chain_link *l)
     jw_str(&w, "trusted_by", l->trusted_by[0] ? l->trusted_by : NULL);
     jw_str(&w, "parent", l->parent >= 0 ? kt_chain_role_name((enum kt_chain_role)l->parent) : NULL);
     jw_int(&w, "keys_added", (long long)l->keys_added);
+    if (g_sbat_text)
+        jw_str(&w, "sbat", g_sbat_text[0] ? g_sbat_text : NULL);
     jw_obj_end(&w);
     jw_newline(&w);
 }
@@ -175,6 +188,8 @@ static void text_link(const char *prefix, const struct kt_chain_link *l)
 {
     printf("%s%s %s: %s — %s\n", prefix, kt_chain_role_name(l->role), l->file,
            kt_verdict_name(kt_verdict_of(l->verdict)), l->reason);
+    if (g_sbat_text && g_sbat_text[0])
+        printf("      sbat: %s\n", g_sbat_text);
 }
 
 static const char *dot_color(int verdict)
@@ -254,17 +269,22 @@ static int write_dot(const char *out, const struct vars *db, const struct kt_cha
 
 int cmd_chain(int argc, char **argv)
 {
-    enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT, OPT_MOK_TRUSTED };
+    enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT, OPT_MOK_TRUSTED, OPT_EFIVARS,
+           OPT_SBAT_LEVEL, OPT_SBAT_POLICY };
     static const struct option longopts[] = {
         {"db", required_argument, NULL, OPT_DB},   {"dbx", required_argument, NULL, OPT_DBX},
         {"mok", required_argument, NULL, OPT_MOK}, {"dot", required_argument, NULL, OPT_DOT},
         {"mok-trusted", no_argument, NULL, OPT_MOK_TRUSTED},
         {"json", no_argument, NULL, OPT_JSON},     {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},       {"help", no_argument, NULL, 'h'},
+        {"efivars", required_argument, NULL, OPT_EFIVARS},
+        {"sbat-level", required_argument, NULL, OPT_SBAT_LEVEL},
+        {"sbat-policy", required_argument, NULL, OPT_SBAT_POLICY},
         {NULL, 0, NULL, 0},
     };
     struct vars db = {0}, dbx = {0}, mok = {0};
-    const char *dot = NULL;
+    const char *dot = NULL, *efivars = NULL;
+    struct chain_sb sb = {.secure = true};
     bool json = false, quiet = false, verbose = false, mok_trusted = false;
     int c;
     optind = 1;
@@ -275,6 +295,20 @@ int cmd_chain(int argc, char **argv)
         case OPT_MOK: if (push(&mok, optarg)) return EXIT_USAGE; break;
         case OPT_DOT: dot = optarg; break;
         case OPT_MOK_TRUSTED: mok_trusted = true; break;
+        case OPT_EFIVARS: efivars = optarg; sb.on = true; break;
+        case OPT_SBAT_LEVEL:
+            kt_sbat_level_free(&sb.current);
+            if ((c = cli_sbat_level_load(optarg, &sb.current)) != 0)
+                return c;
+            sb.have_current = sb.on = true;
+            break;
+        case OPT_SBAT_POLICY:
+            if (kt_sbat_policy_parse(optarg, &sb.policy) < 0) {
+                kt_sbat_level_free(&sb.current);
+                return cli_usage_error("chain", "--sbat-policy latest, automatic or reset");
+            }
+            sb.on = true;
+            break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
@@ -282,23 +316,28 @@ int cmd_chain(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
-    if (db.n == 0)
+    if (db.n == 0 && !efivars)
         return cli_usage_error("chain", "--db is required (the UEFI db: certificates or an ESL)");
-    if (argc - optind < 3)
+    if (argc - optind < 3) {
+        kt_sbat_level_free(&sb.current);
         return cli_usage_error("chain", "SHIM, LOADER and KERNEL are required");
+    }
 
     check_order(argv + optind, (size_t)(argc - optind));
     struct kt_chain *ch;
     if (kt_chain_new(&ch) < 0)
         return EXIT_INTERNAL;
     kt_chain_set_mok_trusted(ch, mok_trusted);
-    int worst = load_vars(ch, &db, kt_chain_add_db);
+    int worst = efivars ? chain_efivars_load(ch, efivars, &sb) : 0;
+    if (!worst)
+        worst = load_vars(ch, &db, kt_chain_add_db);
     if (!worst)
         worst = load_vars(ch, &dbx, kt_chain_add_dbx);
     if (!worst)
         worst = load_vars(ch, &mok, kt_chain_add_mok);
     if (worst) {
         kt_chain_free(ch);
+        chain_sb_free(&sb);
         return worst;
     }
     size_t n_links = (size_t)(argc - optind);
@@ -313,6 +352,7 @@ int cmd_chain(int argc, char **argv)
     run_link(ch, kt_chain_kernel, kernel, &links[2], KT_LINK_KERNEL);
     for (size_t i = 3; i < n_links; i++)
         run_link(ch, kt_chain_module, argv[optind + (int)i], &links[i], KT_LINK_MODULE);
+    worst = chain_sbat_apply(&sb, links, n_links, (const char *const *)&argv[optind]);
 
     size_t counts[8] = {0};
     for (size_t i = 0; i < n_links; i++) {
@@ -323,18 +363,39 @@ int cmd_chain(int argc, char **argv)
             counts[kt_verdict_of(links[i].verdict) <= KT_REFUSED ? kt_verdict_of(links[i].verdict) : 7]++;
     }
     if (json) {
-        for (size_t i = 0; i < n_links; i++)
+        for (size_t i = 0; i < n_links; i++) {
+            g_sbat_text = sb.text && i < 3 ? sb.text[i] : NULL;
             json_link(&links[i]);
+        }
+        g_sbat_text = NULL;
+        if (sb.on) {
+            struct jw w;
+            jw_init(&w, stdout);
+            jw_obj(&w, NULL);
+            jw_str(&w, "type", "sbat_level");
+            jw_str(&w, "level", sb.have_applied && sb.applied.stamp[0] ? sb.applied.stamp : NULL);
+            jw_str(&w, "previous", sb.have_current && sb.current.stamp[0] ? sb.current.stamp : NULL);
+            jw_str(&w, "note", sb.note);
+            jw_obj_end(&w);
+            jw_newline(&w);
+        }
     } else if (!quiet) {
         printf("db: ");
+        if (efivars)
+            printf("%s (efivars)%s", efivars, db.n ? ", " : "");
         for (size_t i = 0; i < db.n; i++)
             printf("%s%s", i ? ", " : "", db.path[i]);
         if (dbx.n)
             printf("  (dbx: %zu file%s)", dbx.n, dbx.n == 1 ? "" : "s");
         printf("\n");
-        text_link("└─ ", &links[0]);
-        text_link("   ├─ ", &links[1]);
-        text_link("   └─ ", &links[2]);
+        if (sb.on)
+            printf("SbatLevel: %s\n", sb.note);
+        for (size_t i = 0; i < 3; i++) {
+            static const char *const pre[3] = {"└─ ", "   ├─ ", "   └─ "};
+            g_sbat_text = sb.text ? sb.text[i] : NULL;
+            text_link(pre[i], &links[i]);
+        }
+        g_sbat_text = NULL;
         size_t n_mods = n_links - 3, shown = 0;
         for (size_t i = 3; i < n_links; i++) {
             if (!verbose && n_mods > MODULES_SHOWN && links[i].verdict == 0)
@@ -356,5 +417,6 @@ int cmd_chain(int argc, char **argv)
     }
     free(links);
     kt_chain_free(ch);
+    chain_sb_free(&sb);
     return worst;
 }

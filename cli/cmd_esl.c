@@ -54,14 +54,14 @@ static void entry_json(struct show *s, const struct kt_esl_entry *e, const struc
     jw_int(&w, "index", (long long)e->entry_index);
     jw_str(&w, "type", entry_type(e));
     if (e->type == KT_ESL_OTHER)
-        jw_str(&w, "type_guid", kt_esl_guid_str(e->type_guid, g));
-    jw_str(&w, "owner", kt_esl_guid_str(e->owner, owner));
+        jw_str(&w, "type_guid", kt_guid_str(e->type_guid, g));
+    jw_str(&w, "owner", kt_guid_str(e->owner, owner));
     if (c) {
         cli_cert_json(&w, "value", c);
     } else if (svn) {
         jw_obj(&w, "value");
         jw_int(&w, "version", svn->version);
-        jw_str(&w, "guid", kt_esl_guid_str(svn->guid, g));
+        jw_str(&w, "guid", kt_guid_str(svn->guid, g));
         jw_int(&w, "major", svn->major);
         jw_int(&w, "minor", svn->minor);
         jw_obj_end(&w);
@@ -81,12 +81,12 @@ static void entry_text(struct show *s, const struct kt_esl_entry *e, const struc
 {
     char owner[37], g[37], hex[2 * 64 + 1];
     printf("%s: %zu.%zu %s owner %s", s->file, e->list_index, e->entry_index, entry_type(e),
-           kt_esl_guid_str(e->owner, owner));
+           kt_guid_str(e->owner, owner));
     if (c) {
         printf("\n    %s\n    subject %s\n    sha256 %s\n", c->description, c->subject,
                kt_hex(c->sha256, 32, hex));
     } else if (svn) {
-        printf(": %s %u.%u (record version %u)\n", kt_esl_guid_str(svn->guid, g), svn->major,
+        printf(": %s %u.%u (record version %u)\n", kt_guid_str(svn->guid, g), svn->major,
                svn->minor, svn->version);
     } else if (e->type == KT_ESL_X509) {
         char subject[512];
@@ -94,7 +94,7 @@ static void entry_text(struct show *s, const struct kt_esl_entry *e, const struc
                kt_x509_peek_subject(e->data.p, e->data.len, subject, sizeof(subject)),
                why ? why->what : "refused");
     } else if (e->type == KT_ESL_OTHER) {
-        printf(": type %s, %zu bytes\n", kt_esl_guid_str(e->type_guid, g), e->data.len);
+        printf(": type %s, %zu bytes\n", kt_guid_str(e->type_guid, g), e->data.len);
     } else {
         size_t n = e->data.len > 64 ? 64 : e->data.len;
         printf(": %s\n", kt_hex(e->data.p, n, hex));
@@ -121,9 +121,10 @@ static int one_entry(void *ctx, const struct kt_esl_entry *e)
         }
     } else if (kt_esl_is_svn(e)) {
         s->n_svn++;
-        if (kt_esl_svn_parse(e, &svn, &why) == 0) {
+        if (kt_esl_svn_parse(e, &svn) == 0 && svn.reserved_zero) {
             sp = &svn;
         } else {
+            kt_fail(&why, -EBADMSG, e->offset, "SVN record: reserved bytes are not zero");
             bad = true;
             cli_error(s->file, &why);
             s->worst = s->worst > 4 ? s->worst : 4;

@@ -19,13 +19,15 @@ enum {
     OPT_RESTRICT,
     OPT_ALL,
     OPT_DRY_RUN,
+    OPT_PK,
+    OPT_KEK,
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ktrust keyring list [--keyring NAME] [--json]\n"
-            "       ktrust keyring add --keyring NAME FILE...\n"
+            "       ktrust keyring add --keyring NAME [--kek FILE]... [--pk FILE]... FILE...\n"
             "       ktrust keyring remove --keyring NAME [--all] [--dry-run] ID...\n"
             "       ktrust keyring export --keyring NAME --format pem|der|esl [-o FILE]\n"
             "       ktrust keyring create NAME --restrict none|trusted-only|signed-by:RING[,RING]\n"
@@ -41,6 +43,9 @@ static void usage(FILE *f)
             "in the blacklist also bin:HEX or tbs:HEX for a hash.  remove takes one key per\n"
             "ID: an ID matching several keys is refused (64, listing them) unless --all;\n"
             "--dry-run shows what would go; what is removed is printed.\n"
+            "A signed EFI variable update (dbx into blacklist, db otherwise) is verified\n"
+            "first with --kek/--pk (nothing is added if it does not verify); without them\n"
+            "it is added with a note that it was not verified.\n"
             "Export as der writes the certificates back to back (the kernel's list).\n\n"
             "options: --store PATH (else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db)\n"
             "         --trust FILE (add: run-only builtin keys that may sign what is added)\n"
@@ -270,6 +275,12 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
     for (int i = 0; i < nfiles; i++) {
         size_t n = 0, h0 = kt_blacklist_hash_count(k);
         from[i] = kt_keyring_count(r);
+        if ((ret = cli_update_check(files[i], o->keyring, &o->ua, o->co.quiet)) != 0) {
+            failed = i;
+            rc = ret == KT_REJECTED ? -EKEYREJECTED : ret == KT_UNTRUSTED ? -ENOKEY : -EBADMSG;
+            kt_fail(&e, rc, KT_NO_OFFSET, "signed variable update not verified by --pk/--kek");
+            goto out;
+        }
         rc = cli_add_key_file(k, r, files[i], KT_ADD_EXPLICIT, false, &n, &e);
         to[i] = kt_keyring_count(r);
         hashes[i] = kt_blacklist_hash_count(k) - h0;
@@ -365,6 +376,8 @@ int cmd_keyring(int argc, char **argv)
         {"restrict", required_argument, NULL, OPT_RESTRICT},
         {"all", no_argument, NULL, OPT_ALL},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"pk", required_argument, NULL, OPT_PK},
+        {"kek", required_argument, NULL, OPT_KEK},
         {NULL, 0, NULL, 0},
     };
     struct kr_opts o;
@@ -385,6 +398,11 @@ int cmd_keyring(int argc, char **argv)
         case OPT_RESTRICT: o.restrict_spec = optarg; break;
         case OPT_ALL: o.all = true; break;
         case OPT_DRY_RUN: o.dry_run = true; break;
+        case OPT_PK:
+        case OPT_KEK:
+            if (cli_update_auth_add(&o.ua, c == OPT_PK, optarg) < 0)
+                return EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return 0;
         default: return cli_usage_error("keyring", "bad option");
         }

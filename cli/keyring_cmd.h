@@ -6,11 +6,13 @@
 #include "cli.h"
 #include "keyring/keyring.h"
 #include "store/store.h"
+#include "update_check.h"
 
 struct kr_opts {
     struct cli_common co;
     const char *keyring, *format, *out, *to, *restrict_spec;
     bool all, dry_run;
+    struct cli_update_auth ua; /* add: --pk/--kek for signed EFI variable updates */
 };
 
 /* Print "ktrust: FILE: WHAT" and return the exit code of rc. */

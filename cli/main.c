@@ -20,6 +20,9 @@ WEAK int cmd_wrap_key(int, char **);
 WEAK int cmd_chain(int, char **);
 WEAK int cmd_scan(int, char **);
 WEAK int cmd_esl(int, char **);
+WEAK int cmd_sbat(int, char **);
+WEAK int cmd_verify_var(int, char **);
+WEAK int cmd_check_update(int, char **);
 
 static const struct {
     const char *name;
@@ -37,6 +40,11 @@ static const struct {
     {"chain", cmd_chain, "chain --db FILE SHIM LOADER KERNEL [MODULE...]: simulate secure boot"},
     {"scan", cmd_scan, "scan PATH...: find and verify every signed object"},
     {"esl", cmd_esl, "esl show FILE...: what EFI signature lists (db, dbx, MokList) hold"},
+    {"sbat", cmd_sbat, "sbat show PE...: the .sbat entries of PE images"},
+    {"verify-var", cmd_verify_var,
+     "verify-var FILE... --var NAME: verify signed EFI variable updates (db, dbx, KEK ...)"},
+    {"check-update", cmd_check_update,
+     "check-update [--dbx FILE]... [--sbat-level SPEC] PATH...: would an update revoke a boot file?"},
 };
 
 static void usage(FILE *f)

@@ -123,6 +123,8 @@ void vp_json(struct jw *w, const struct vp_result *r)
     for (size_t i = 0; i < r->n_sigs; i++)
         sig_json(w, &r->sigs[i]);
     jw_arr_end(w);
+    if (r->extra_json)
+        r->extra_json(w, r->extra_ctx);
     jw_obj_end(w);
 }
 
@@ -171,6 +173,8 @@ void vp_text(FILE *f, const struct vp_result *r, bool verbose)
     if (r->rc && r->error && r->error->what[0])
         fprintf(f, " (%s)", r->error->what);
     fputc('\n', f);
+    if (r->extra_text)
+        r->extra_text(f, r->extra_ctx);
     if (!verbose)
         return;
     for (size_t i = 0; i < r->n_sigs; i++)

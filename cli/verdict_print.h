@@ -60,6 +60,12 @@ struct vp_result {
     /* optional extra fields (NULL: omitted) */
     const char *compression;      /* modules: "xz", "zstd", "gzip", "none" */
     bool not_verified;            /* never verified (a setup error): verdict null */
+    /* more fields a command adds (NULL: none): extra_json writes keys into
+     * the object after `signatures`; extra_text prints lines after the
+     * verdict line (text mode, verbose or not) */
+    void (*extra_json)(struct jw *w, const void *ctx);
+    void (*extra_text)(FILE *f, const void *ctx);
+    const void *extra_ctx;
 };
 
 /* An input that could not be read: the one-line error on stderr and, with

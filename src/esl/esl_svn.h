@@ -1,7 +1,10 @@
-/* esl_svn.h - SVN records in a dbx: EFI_CERT_SHA256 entries whose owner is
- * the SVN GUID 9d132b6c-59d5-4388-ab1c-185cfcb2eb92 are not image hashes but
- * {u8 version; EFI_GUID application; u16 minor; u16 major; zero padding}
- * (Microsoft's dbx SVN data: "bootmgfw.efi SVN 9.0"); and EFI_GUID text. */
+/* esl_svn.h - dbx SVN records and EFI GUID text.
+ *
+ * In an EFI_CERT_SHA256 list whose SignatureOwner is
+ * 9d132b6c-59d5-4388-ab1c-185cfcb2eb92, the 32 bytes are not an image hash
+ * but {u8 version, 16-byte application GUID, u16 minor, u16 major, 11 zero
+ * bytes} (Microsoft's dbx SVN data; REFERENCE.md "Revocation").
+ */
 #ifndef KT_ESL_ESL_SVN_H
 #define KT_ESL_ESL_SVN_H
 
@@ -10,24 +13,23 @@
 
 #include "esl/esl.h"
 
-/* The SVN owner GUID, on-disk (mixed-endian) byte order. */
-extern const uint8_t kt_esl_guid_svn_owner[16];
+extern const uint8_t kt_esl_svn_owner[16];
 
 struct kt_esl_svn {
-    uint8_t version;     /* record format version (1) */
-    uint8_t guid[16];    /* the application (e.g. EFI_BOOTMGR_DBXSVN_GUID), on-disk order */
-    uint16_t major, minor;
+    uint8_t version;
+    uint8_t guid[16];  /* the application GUID, on-disk byte order */
+    uint16_t minor, major;
+    bool reserved_zero; /* the 11 trailing bytes are zero */
 };
 
-/* Is this entry an SVN record (an EFI_CERT_SHA256 entry with the SVN owner)? */
+/* Is e an SVN record (a SHA256 entry owned by kt_esl_svn_owner)? */
 bool kt_esl_is_svn(const struct kt_esl_entry *e);
 
-/* Decode an SVN record.  -EBADMSG (with the entry's offset) if it is not one
- * or is shorter than 21 bytes. */
-int kt_esl_svn_parse(const struct kt_esl_entry *e, struct kt_esl_svn *out, struct kt_error *err);
+/* Decode an SVN record.  Returns 0, or -EINVAL when e is not one. */
+int kt_esl_svn_parse(const struct kt_esl_entry *e, struct kt_esl_svn *out);
 
-/* An EFI_GUID (16 bytes, on-disk order: the first three fields little-endian)
- * as "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" into out[37].  Returns out. */
-char *kt_esl_guid_str(const uint8_t g[16], char out[37]);
+/* A 16-byte EFI_GUID (mixed-endian on disk) as "8be4df61-93ca-11d2-aa0d-
+ * 00e098032b8c" into buf (>= 37 bytes).  Returns buf. */
+char *kt_guid_str(const uint8_t g[16], char *buf);
 
 #endif

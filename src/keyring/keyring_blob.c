@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "esl/esl.h"
+#include "esl/esl_svn.h"
 #include "keyring/keyring.h"
 #include "util/err.h"
 
@@ -71,6 +72,8 @@ static int esl_cb(void *ctx, const struct kt_esl_entry *en)
      * do we: an allowed image hash must never become a blacklisted one. */
     if (kt_keyring_restriction(b->r) != KT_RESTRICT_BLACKLIST)
         return 0;
+    if (kt_esl_is_svn(en))
+        return 0; /* a dbx SVN record (esl_svn.h), not an image hash */
     switch (en->type) {
     case KT_ESL_SHA256:
         if (en->data.len != 32)

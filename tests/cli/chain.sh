@@ -68,6 +68,15 @@ expect_eq "$rc" 2 "a MOK-signed module: untrusted by default (MOK is in platform
 expect_match "$(grep '"role":"loader"' <<<"$out")" '"verdict":"trusted"' "... while the MOK-signed loader is trusted"
 expect_match "$(grep '"role":"module"' <<<"$out")" '"verdict":"untrusted"' "... and the module is not"
 expect_exit 0 "with --mok-trusted (MokListTrustedRT): the module is trusted" -- "$KTRUST" chain -q --db "$MS11" --mok mok.esl --mok-trusted "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko
+# the same from an efivarfs directory: MokListTrustedRT's presence decides
+mkdir -p ev
+MOKG=605dab50-e046-4300-abb6-3dd810dd8b23
+{ printf '\x06\x00\x00\x00'; cat mok.esl; } > ev/MokListRT-$MOKG
+cert-to-efi-sig-list "$MS11" ms11.esl >/dev/null 2>&1 || bad "cert-to-efi-sig-list"
+{ printf '\x27\x00\x00\x00'; cat ms11.esl; } > ev/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f
+expect_exit 2 "--efivars, MokListRT only: the MOK-signed module is untrusted" -- "$KTRUST" chain -q --efivars ev "$SHIM" "$GRUB" "$KERNEL" mokmod.ko
+printf '\x06\x00\x00\x00\x01' > ev/MokListTrustedRT-$MOKG
+expect_exit 0 "--efivars with MokListTrustedRT: trusted" -- "$KTRUST" chain -q --efivars ev "$SHIM" "$GRUB" "$KERNEL" mokmod.ko
 
 # usage
 expect_exit 64 "no --db: usage error" -- "$KTRUST" chain "$SHIM" "$GRUB" "$KERNEL"

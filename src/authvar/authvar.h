@@ -1,0 +1,133 @@
+/* authvar.h - signed EFI variable updates (EFI_VARIABLE_AUTHENTICATION_2),
+ * checked as EDK2's AuthService.c checks a SetVariable() of db, dbx, dbt,
+ * dbr, KEK or PK (REFERENCE.md "Revocation").
+ *
+ *   kt_authvar_parse()    EFI_TIME + WIN_CERTIFICATE_UEFI_GUID + PKCS#7 + payload
+ *   kt_authvar_signed()   the bytes the signature covers (name, GUID,
+ *                         attributes, timestamp, payload)
+ *   kt_authvar_verify()   signature (append and replace attribute sets),
+ *                         authority (PK / KEK certificates), payload format
+ *
+ * Parsed spans point into the caller's buffer.
+ */
+#ifndef KT_AUTHVAR_AUTHVAR_H
+#define KT_AUTHVAR_AUTHVAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "der/der.h"
+#include "esl/esl.h"
+#include "pkcs7/pkcs7.h"
+#include "util/err.h"
+#include "x509/x509.h"
+
+#define KT_EFI_VAR_NON_VOLATILE 0x01u
+#define KT_EFI_VAR_BOOTSERVICE_ACCESS 0x02u
+#define KT_EFI_VAR_RUNTIME_ACCESS 0x04u
+#define KT_EFI_VAR_TIME_BASED_AUTH 0x20u
+#define KT_EFI_VAR_APPEND_WRITE 0x40u
+/* NV | BS | RT | TIME_BASED_AUTHENTICATED_WRITE_ACCESS */
+#define KT_EFI_VAR_AUTH_ATTRS 0x27u
+
+struct kt_efi_time {
+    uint16_t year;
+    uint8_t month, day, hour, minute, second, pad1;
+    uint32_t nanosecond;
+    int16_t timezone;
+    uint8_t daylight, pad2;
+};
+
+struct kt_authvar {
+    struct kt_efi_time time;
+    kt_span time_raw;           /* the 16 bytes, as signed */
+    int64_t timestamp;          /* seconds since the epoch (UTC) */
+    uint32_t cert_len;          /* WIN_CERTIFICATE dwLength */
+    kt_span pkcs7;              /* the PKCS#7 element (raw SignedData or ContentInfo) */
+    size_t pkcs7_offset;
+    bool content_info_wrapped;  /* a ContentInfo around SignedData (older firmware refuses) */
+    kt_span payload;            /* what follows: EFI signature lists */
+    size_t payload_offset;
+};
+
+/* Does buf start with an EFI_VARIABLE_AUTHENTICATION_2 header (a
+ * WIN_CERTIFICATE_UEFI_GUID of revision 0x0200, type 0x0EF1 at byte 16)? */
+bool kt_authvar_looks_like(const uint8_t *buf, size_t len);
+
+/* Parse one signed update.  EFI_TIME: Pad1, Nanosecond, TimeZone, Daylight,
+ * Pad2 must be 0 (firmware refuses others), month/day/time in range;
+ * WIN_CERTIFICATE_UEFI_GUID: dwLength >= 24 and inside the file, revision
+ * 0x0200, type 0x0EF1 (WIN_CERT_TYPE_EFI_GUID), CertType the PKCS#7 GUID;
+ * the PKCS#7 DER element must fill CertData exactly.  Errors: -EBADMSG with
+ * the field and offset; -ENODATA when buf has no such header. */
+int kt_authvar_parse(const uint8_t *buf, size_t len, struct kt_authvar *out,
+                     struct kt_error *err);
+
+/* The standard vendor GUID of a secure-boot variable: EFI_GLOBAL_VARIABLE
+ * for PK and KEK, EFI_IMAGE_SECURITY_DATABASE for db, dbx, dbt, dbr.
+ * Returns NULL for another name. */
+const uint8_t *kt_authvar_vendor(const char *name);
+
+/* The signed bytes: name in UTF-16LE without its NUL, vendor GUID,
+ * attributes (u32 LE), the EFI_TIME, the payload.  *out is malloc'd.
+ * Errors: -EINVAL (name not ASCII), -ENOMEM. */
+int kt_authvar_signed(const struct kt_authvar *v, const char *name, const uint8_t vendor[16],
+                      uint32_t attributes, uint8_t **out, size_t *out_len);
+
+/* Certificates that may authorise an update (--pk, --kek). */
+struct kt_certset {
+    struct kt_x509 **certs;
+    uint8_t **ders;   /* owned copies the parses point into */
+    size_t n, cap;
+};
+/* Add the certificates of a file's contents: DER/PEM certificates, or EFI
+ * signature lists (efivarfs dump, signed update or plain; X509 entries only).
+ * Errors: -EBADMSG (nothing usable, bad ESL), -ENOMEM. */
+int kt_certset_add(struct kt_certset *s, const uint8_t *buf, size_t len, struct kt_error *err);
+void kt_certset_free(struct kt_certset *s);
+
+/* Payload counts, per entry type (SVN records counted apart from sha256). */
+struct kt_authvar_counts {
+    size_t x509, sha256, x509_sha256, sha384, sha512, svn, other;
+};
+
+struct kt_authvar_result {
+    int verdict;                 /* 0 trusted, -ENOKEY, -EKEYREJECTED, -ENOPKG, -EBADMSG */
+    struct kt_error error;
+    uint32_t attributes;         /* the set the signature covers (0: neither) */
+    bool append;                 /* covered attributes include APPEND_WRITE */
+    struct kt_pkcs7 *msg;        /* owned: the parsed message */
+    uint8_t *wrapped;            /* owned: a ContentInfo built around raw SignedData */
+    const struct kt_x509 *authority[KT_PKCS7_MAX_CHAIN]; /* per signer: the cert that vouched */
+    struct kt_authvar_counts counts;
+};
+
+/* Verify update v of variable `name` (PK, KEK, db, dbx, dbt, dbr) with
+ * vendor GUID `vendor` (NULL: the standard one).  The signature is tried
+ * over the append (0x67) and the replace (0x27) attribute sets; every signer
+ * must verify (digest SHA-256 only, as firmware: others -ENOPKG).
+ * Authority: PK and KEK updates need the top certificate of each signer's
+ * chain byte-identical to a `pk` certificate; db/dbx/dbt/dbr accept a `pk`
+ * or `kek` certificate that is a certificate of the chain or signs one
+ * (partial chains; dates ignored).  No authority given or none vouching:
+ * -ENOKEY.  The payload must be well-formed signature lists (known types,
+ * their sizes; X509 entries parse; PK exactly one X509), else -EBADMSG.
+ * *res is filled in every case once the header parsed (free with
+ * kt_authvar_result_free).  Returns res->verdict. */
+int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
+                      const struct kt_certset *pk, const struct kt_certset *kek,
+                      struct kt_authvar_result *res);
+void kt_authvar_result_free(struct kt_authvar_result *res);
+
+/* Walk the payload's entries for listing: type names "x509", "sha256",
+ * "x509_sha256", "x509_sha384", "x509_sha512", "sha1", "sha224", "sha384",
+ * "sha512", "rsa2048", "rsa2048_sha256", "rsa2048_sha1", "svn", "other". */
+const char *kt_authvar_entry_type(const struct kt_esl_entry *e);
+
+/* For a KT_ESL_OTHER entry: the index of its known type (sha1, sha224,
+ * sha384, sha512, rsa2048, rsa2048_sha256, rsa2048_sha1) or -1; *size gets
+ * that type's SignatureData size. */
+int kt_authvar_other_type(const struct kt_esl_entry *e, size_t *size);
+
+#endif

@@ -1,0 +1,345 @@
+/* authvar_verify.c - a signed variable update checked as EDK2 checks it:
+ * the signature over the rebuilt bytes (append or replace attributes), the
+ * PK/KEK authority, the payload's format. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "authvar/authvar.h"
+#include "esl/esl_svn.h"
+
+/* ContentInfo { signedData, [0] EXPLICIT SignedData } around a raw one. */
+static size_t der_hdr(uint8_t *p, uint8_t tag, size_t n)
+{
+    size_t k = 0;
+    p[k++] = tag;
+    if (n < 0x80) {
+        p[k++] = (uint8_t)n;
+    } else {
+        int bytes = n > 0xffffff ? 4 : n > 0xffff ? 3 : n > 0xff ? 2 : 1;
+        p[k++] = (uint8_t)(0x80 | bytes);
+        for (int i = bytes - 1; i >= 0; i--)
+            p[k++] = (uint8_t)(n >> (8 * i));
+    }
+    return k;
+}
+
+static int wrap(kt_span raw, uint8_t **out, size_t *out_len, size_t *prefix)
+{
+    static const uint8_t oid[] = {0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02};
+    uint8_t a0[8], seq[8];
+    size_t a0n = der_hdr(a0, 0xa0, raw.len);
+    size_t inner = sizeof(oid) + a0n + raw.len;
+    size_t seqn = der_hdr(seq, 0x30, inner);
+    uint8_t *b = malloc(seqn + inner);
+    if (!b)
+        return -ENOMEM;
+    memcpy(b, seq, seqn);
+    memcpy(b + seqn, oid, sizeof(oid));
+    memcpy(b + seqn + sizeof(oid), a0, a0n);
+    memcpy(b + seqn + sizeof(oid) + a0n, raw.p, raw.len);
+    *out = b;
+    *out_len = seqn + inner;
+    *prefix = seqn + sizeof(oid) + a0n;
+    return 0;
+}
+
+struct payload_ctx {
+    struct kt_authvar_counts *c;
+    bool pk_or_kek, pk;
+    size_t entries;
+    size_t base; /* file offset of the payload */
+    struct kt_error *err;
+};
+
+static int check_entry(void *ctx, const struct kt_esl_entry *e)
+{
+    struct payload_ctx *pc = ctx;
+    pc->entries++;
+    if (kt_esl_is_svn(e)) {
+        pc->c->svn++;
+        return 0;
+    }
+    switch (e->type) {
+    case KT_ESL_X509:
+        pc->c->x509++;
+        if (pc->pk_or_kek) { /* firmware takes the RSA key out of PK and KEK entries */
+            struct kt_x509 *x = NULL;
+            struct kt_error xe = {0};
+            int rc = kt_x509_parse(e->data.p, e->data.len, &x, &xe);
+            if (rc == -EBADMSG || rc == -ENOMEM)
+                return kt_fail(pc->err, rc, pc->base + e->offset, "payload list %zu entry %zu: %s",
+                               e->list_index, e->entry_index, xe.what);
+            kt_x509_free(x);
+        }
+        return 0;
+    case KT_ESL_SHA256: pc->c->sha256++; return 0;
+    case KT_ESL_X509_SHA256: pc->c->x509_sha256++; return 0;
+    case KT_ESL_X509_SHA384:
+    case KT_ESL_X509_SHA512: pc->c->other++; return 0;
+    default: break;
+    }
+    size_t size = 0;
+    int t = kt_authvar_other_type(e, &size);
+    if (t < 0)
+        return kt_fail(pc->err, -EBADMSG, pc->base + e->offset,
+                       "payload list %zu: unknown SignatureType (firmware refuses the write)",
+                       e->list_index);
+    if (e->data.len != size)
+        return kt_fail(pc->err, -EBADMSG, pc->base + e->offset,
+                       "payload list %zu: SignatureSize %zu is wrong for its type (%zu)",
+                       e->list_index, e->data.len + 16, size + 16);
+    const char *n = kt_authvar_entry_type(e);
+    if (!strcmp(n, "sha384"))
+        pc->c->sha384++;
+    else if (!strcmp(n, "sha512"))
+        pc->c->sha512++;
+    else
+        pc->c->other++;
+    return 0;
+}
+
+static int check_payload(const struct kt_authvar *v, const char *name,
+                         struct kt_authvar_counts *c, struct kt_error *err)
+{
+    struct payload_ctx pc = {.c = c, .pk = !strcmp(name, "PK"), .base = v->payload_offset,
+                             .err = err};
+    pc.pk_or_kek = pc.pk || !strcmp(name, "KEK");
+    struct kt_error e = {0};
+    /* offsets from the ESL walker are relative to the payload */
+    int rc = kt_esl_foreach(v->payload.p, v->payload.len, check_entry, &pc, &e);
+    if (rc < 0) {
+        size_t off = e.offset == KT_NO_OFFSET ? KT_NO_OFFSET : v->payload_offset + e.offset;
+        return kt_fail(err, rc, off, "%s", e.what);
+    }
+    if (pc.pk && pc.entries > 1)
+        return kt_fail(err, -EBADMSG, v->payload_offset,
+                       "PK payload holds %zu entries, firmware takes exactly one X509", pc.entries);
+    if (pc.pk && pc.entries == 1 && c->x509 != 1)
+        return kt_fail(err, -EBADMSG, v->payload_offset, "PK payload entry is not an X509");
+    return 0;
+}
+
+static bool same_der(const struct kt_x509 *a, const struct kt_x509 *b)
+{
+    return a->der.len == b->der.len && !memcmp(a->der.p, b->der.p, a->der.len);
+}
+
+/* The pk/kek certificate vouching for a signer's chain, or NULL. */
+static const struct kt_x509 *authority_for(const struct kt_pkcs7_signer *si, bool pk_rule,
+                                           const struct kt_certset *pk,
+                                           const struct kt_certset *kek)
+{
+    if (!si->chain_len)
+        return NULL;
+    if (pk_rule) { /* EDK2: the top certificate of the signer's chain is the PK */
+        const struct kt_x509 *top = si->chain[si->chain_len - 1];
+        for (size_t i = 0; pk && i < pk->n; i++)
+            if (same_der(top, pk->certs[i]))
+                return pk->certs[i];
+        return NULL;
+    }
+    const struct kt_certset *sets[2] = {pk, kek};
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; sets[s] && i < sets[s]->n; i++) {
+            const struct kt_x509 *a = sets[s]->certs[i];
+            for (size_t k = 0; k < si->chain_len; k++) {
+                const struct kt_x509 *c = si->chain[k];
+                if (same_der(c, a))
+                    return a;
+                if (a->pub && kt_x509_is_issued_by(c, a) && kt_x509_check_signature(c, a->pub) == 0)
+                    return a;
+            }
+        }
+    return NULL;
+}
+
+static int try_attrs(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
+                     uint32_t attrs, struct kt_pkcs7 *msg, struct kt_error *e)
+{
+    uint8_t *data;
+    size_t n;
+    int rc = kt_authvar_signed(v, name, vendor, attrs, &data, &n);
+    if (rc < 0)
+        return kt_fail(e, rc, KT_NO_OFFSET, "variable name is not ASCII");
+    rc = kt_pkcs7_verify(msg, data, n, NULL, e);
+    free(data);
+    for (size_t i = 0; rc == 0 && i < msg->n_signers; i++)
+        if (msg->signers[i].verify_rc < 0)
+            rc = kt_fail(e, msg->signers[i].verify_rc, msg->signers[i].offset,
+                         "signerInfo %zu: the signer's certificate is not in the message "
+                         "(firmware looks for it there)", i);
+    return rc;
+}
+
+int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
+                      const struct kt_certset *pk, const struct kt_certset *kek,
+                      struct kt_authvar_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    struct kt_error *err = &res->error;
+    if (!vendor)
+        vendor = kt_authvar_vendor(name);
+    if (!vendor)
+        return res->verdict = kt_fail(err, -EINVAL, KT_NO_OFFSET,
+                                      "variable '%s': PK, KEK, db, dbx, dbt or dbr", name);
+    struct kt_error pe = {0};
+    int prc = check_payload(v, name, &res->counts, &pe);
+
+    const uint8_t *p7 = v->pkcs7.p;
+    size_t p7len = v->pkcs7.len, prefix = 0;
+    if (!v->content_info_wrapped) {
+        if (wrap(v->pkcs7, &res->wrapped, &p7len, &prefix) < 0)
+            return res->verdict = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+        p7 = res->wrapped;
+    }
+    struct kt_error e = {0};
+    int rc = kt_pkcs7_parse(p7, p7len, &res->msg, &e);
+    if (rc < 0) {
+        size_t off = e.offset == KT_NO_OFFSET ? KT_NO_OFFSET
+                     : e.offset < prefix      ? v->pkcs7_offset
+                                              : v->pkcs7_offset + e.offset - prefix;
+        return res->verdict = kt_fail(err, rc, off, "PKCS#7: %s", e.what);
+    }
+    res->msg->policy.check_time = false; /* firmware ignores certificate dates */
+    for (size_t i = 0; i < res->msg->n_signers; i++)
+        if (res->msg->signers[i].digest_alg != KT_HASH_SHA256)
+            return res->verdict = kt_fail(err, -ENOPKG, v->pkcs7_offset,
+                                          "signerInfo %zu: digest %s: firmware accepts only "
+                                          "SHA-256", i,
+                                          kt_hash_name(res->msg->signers[i].digest_alg));
+    if (res->msg->n_signers == 0)
+        return res->verdict = kt_fail(err, -EBADMSG, v->pkcs7_offset, "PKCS#7 has no signer");
+    static const uint32_t tries[2] = {KT_EFI_VAR_AUTH_ATTRS | KT_EFI_VAR_APPEND_WRITE,
+                                      KT_EFI_VAR_AUTH_ATTRS};
+    struct kt_error first = {0};
+    rc = -EKEYREJECTED;
+    for (int t = 0; t < 2 && rc < 0; t++) {
+        struct kt_error te = {0};
+        rc = try_attrs(v, name, vendor, tries[t], res->msg, &te);
+        if (rc == 0)
+            res->attributes = tries[t];
+        else if (!first.code || (te.code != -EKEYREJECTED && first.code == -EKEYREJECTED))
+            first = te;
+    }
+    if (rc < 0) {
+        if (first.code == -EKEYREJECTED)
+            return res->verdict = kt_fail(err, -EKEYREJECTED, v->pkcs7_offset,
+                                          "the signature covers neither the append (0x67) nor "
+                                          "the replace (0x27) form of %s's signed bytes", name);
+        return res->verdict = kt_fail(err, first.code, first.offset, "%s", first.what);
+    }
+    res->append = (res->attributes & KT_EFI_VAR_APPEND_WRITE) != 0;
+
+    bool pk_rule = !strcmp(name, "PK") || !strcmp(name, "KEK");
+    bool any = (pk && pk->n) || (!pk_rule && kek && kek->n);
+    struct kt_error ae = {0};
+    for (size_t i = 0; i < res->msg->n_signers && i < KT_PKCS7_MAX_CHAIN; i++) {
+        const struct kt_pkcs7_signer *si = &res->msg->signers[i];
+        const char *who = si->signer_cert && si->signer_cert->description
+                              ? si->signer_cert->description : "the signer";
+        if (!any) {
+            kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s given: signed by %s, not checked against it",
+                    pk_rule ? "PK (--pk)" : "PK or KEK (--pk, --kek)", who);
+            continue;
+        }
+        res->authority[i] = authority_for(si, pk_rule, pk, kek);
+        if (!res->authority[i])
+            kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
+                    pk_rule ? "the top certificate of %s's chain is not the PK"
+                            : "no PK or KEK certificate vouches for %s",
+                    who);
+    }
+    if (prc < 0) /* signed, but firmware refuses the payload */
+        return res->verdict = kt_fail(err, prc, pe.offset, "%s", pe.what);
+    if (ae.code)
+        return res->verdict = kt_fail(err, ae.code, ae.offset, "%s", ae.what);
+    return res->verdict = 0;
+}
+
+void kt_authvar_result_free(struct kt_authvar_result *res)
+{
+    if (!res)
+        return;
+    kt_pkcs7_free(res->msg);
+    free(res->wrapped);
+    res->msg = NULL;
+    res->wrapped = NULL;
+}
+
+/* ---- authority certificates ------------------------------------------- */
+
+static int certset_push(struct kt_certset *s, const uint8_t *der, size_t len,
+                        struct kt_error *err)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 8;
+        struct kt_x509 **c = realloc(s->certs, cap * sizeof(*c));
+        if (!c)
+            return -ENOMEM;
+        s->certs = c;
+        uint8_t **d = realloc(s->ders, cap * sizeof(*d));
+        if (!d)
+            return -ENOMEM;
+        s->ders = d;
+        s->cap = cap;
+    }
+    uint8_t *copy = malloc(len);
+    if (!copy)
+        return -ENOMEM;
+    memcpy(copy, der, len);
+    struct kt_x509 *x = NULL;
+    struct kt_error e = {0};
+    int rc = kt_x509_parse(copy, len, &x, &e);
+    if (rc < 0) {
+        free(copy);
+        return kt_fail(err, rc, e.offset, "%s", e.what);
+    }
+    s->certs[s->n] = x;
+    s->ders[s->n++] = copy;
+    return 0;
+}
+
+static int esl_cert(void *ctx, const struct kt_esl_entry *e)
+{
+    void **a = ctx;
+    if (e->type != KT_ESL_X509)
+        return 0;
+    return certset_push(a[0], e->data.p, e->data.len, a[1]);
+}
+
+static int pem_cert(void *ctx, const uint8_t *der, size_t len, size_t off)
+{
+    void **a = ctx;
+    (void)off;
+    return certset_push(a[0], der, len, a[1]);
+}
+
+int kt_certset_add(struct kt_certset *s, const uint8_t *buf, size_t len, struct kt_error *err)
+{
+    void *a[2] = {s, err};
+    size_t before = s->n;
+    int rc;
+    if (kt_esl_looks_like(buf, len) || kt_authvar_looks_like(buf, len))
+        rc = kt_esl_foreach(buf, len, esl_cert, a, err);
+    else
+        rc = kt_certs_foreach(buf, len, pem_cert, a, err);
+    if (rc < 0)
+        return rc;
+    if (s->n == before)
+        return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "no X.509 certificate in it");
+    return 0;
+}
+
+void kt_certset_free(struct kt_certset *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        kt_x509_free(s->certs[i]);
+        free(s->ders[i]);
+    }
+    free(s->certs);
+    free(s->ders);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,48 @@
+/* chain_sbat.h - SBAT in the secure-boot chain, as shim applies it:
+ * the SbatLevel shim would set from SbatPolicy and its built-in
+ * .sbatlevel (never older than the variable, never revoking itself), its
+ * self-check, and the .sbat rule for the images it loads itself (loader,
+ * MokManager, fallback) but not for those verified through its protocol
+ * (a kernel GRUB checks). */
+#ifndef KT_CHAIN_CHAIN_SBAT_H
+#define KT_CHAIN_CHAIN_SBAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chain/chain.h"
+#include "sbat/sbat.h"
+
+enum kt_sbat_policy {
+    KT_SBAT_POLICY_DEFAULT = 0, /* no SbatPolicy: automatic in secure mode */
+    KT_SBAT_POLICY_LATEST,      /* SbatPolicy 1 */
+    KT_SBAT_POLICY_AUTOMATIC,   /* SbatPolicy 2 */
+    KT_SBAT_POLICY_RESET,       /* SbatPolicy 3: refused in secure mode */
+};
+
+/* "latest", "automatic", "reset" -> policy; -1 for another word. */
+int kt_sbat_policy_parse(const char *s, enum kt_sbat_policy *p);
+
+/* The level shim (image shim/len) leaves in SbatLevel: its candidate from
+ * `policy` and its .sbatlevel (reset: the original 2021030218 payload, only
+ * outside secure mode); kept as `current` when current is at least as new
+ * (date stamps compared as numbers) or when the candidate would revoke shim
+ * itself.  current may be NULL (no variable yet).  *applied owns its text;
+ * note (one line) says what happened.  Errors: the shim's PE/.sbatlevel
+ * errors (-ELIBBAD, -EBADMSG), -ENOMEM. */
+int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_level *current,
+                        enum kt_sbat_policy policy, bool secure, struct kt_sbat_level *applied,
+                        char *note, size_t note_cap, struct kt_error *err);
+
+/* Check one link's image against the level, folding the result into
+ * link->verdict and link->reason.  required: shim loads it itself (loader,
+ * MokManager, fallback): no .sbat is a rejection; shim itself: the
+ * self-check (a revoked shim powers the machine off).  sbat_text receives a
+ * line for the link ("passes level 2025021800: grub 5 >= 5 ...", "revoked
+ * ...", "no .sbat (not required: verified through shim's protocol)").
+ * Returns 0 when shim accepts the image's SBAT, -EKEYREJECTED when not. */
+int kt_chain_sbat_link(const uint8_t *buf, size_t len, const struct kt_sbat_level *level,
+                       bool required, struct kt_chain_link *link, char *sbat_text, size_t cap);
+
+#endif

@@ -1,0 +1,161 @@
+/* sbat_level.c - SbatLevel payloads: parse, the built-in ones, a shim's
+ * .sbatlevel section, and --sbat-level SPEC. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbat/internal.h"
+#include "util/file.h"
+
+/* From rhboot/shim SbatLevel_Variable.txt (the corpus copy at
+ * peers/shim-sbat): the payloads shim 16.x builds in. */
+static const struct {
+    const char *name, *text;
+} builtins[] = {
+    {"original", "sbat,1,2021030218\n"},
+    {"automatic", "sbat,1,2024040900\nshim,4\ngrub,4\ngrub.peimage,2\n"},
+    {"latest", "sbat,1,2025051000\nshim,4\ngrub,5\ngrub.proxmox,2\n"},
+};
+
+const char *kt_sbat_builtin(const char *name)
+{
+    for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+        if (!strcmp(name, builtins[i].name))
+            return builtins[i].text;
+    return NULL;
+}
+
+static bool printable(uint8_t c) { return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r' || c == 0xef; }
+
+int kt_sbat_level_parse(const uint8_t *buf, size_t len, struct kt_sbat_level *out,
+                        struct kt_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    size_t skip = 0;
+    if (len >= 4 && !printable(buf[0]))
+        skip = 4; /* efivarfs: the attribute word first */
+    out->text = malloc(len - skip + 1);
+    if (!out->text)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    memcpy(out->text, buf + skip, len - skip);
+    out->text[len - skip] = '\0';
+    out->text_len = len - skip;
+    int rc = kt_sbat_csv(out->text, out->text_len, skip, 2, 3, "SbatLevel", &out->entries,
+                         &out->n, err);
+    if (rc < 0) {
+        kt_sbat_level_free(out);
+        return rc;
+    }
+    if (out->n && out->entries[0].ncols >= 3) {
+        const struct kt_sbat_entry *f = &out->entries[0];
+        if (f->col[0].len == 4 && !memcmp(f->col[0].p, "sbat", 4))
+            kt_sbat_col(f, 2, out->stamp, sizeof(out->stamp));
+    }
+    snprintf(out->source, sizeof(out->source), "payload");
+    return 0;
+}
+
+void kt_sbat_level_free(struct kt_sbat_level *l)
+{
+    if (!l)
+        return;
+    free(l->entries);
+    free(l->text);
+    memset(l, 0, sizeof(*l));
+}
+
+static inline uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int kt_sbat_level_from_shim(const struct kt_pe *pe, const char *which, const uint8_t **text,
+                            size_t *len, struct kt_error *err)
+{
+    int idx = !strcmp(which, "automatic") ? 0 : !strcmp(which, "latest") ? 1 : -1;
+    if (idx < 0)
+        return kt_fail(err, -EINVAL, KT_NO_OFFSET, "SbatLevel policy '%s': latest or automatic",
+                       which);
+    const struct kt_pe_section *sec = NULL;
+    for (size_t i = 0; i < pe->n_sections; i++)
+        if (!strcmp(pe->sections[i].name, ".sbatlevel"))
+            sec = &pe->sections[i];
+    kt_span s;
+    if (!sec || kt_pe_find_section(pe, ".sbatlevel", &s) < 0)
+        return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "no .sbatlevel section (not a shim 15.8+)");
+    size_t base = sec->raw_off;
+    if (s.len < 12)
+        return kt_fail(err, -EBADMSG, base, ".sbatlevel: %zu bytes, header needs 12", s.len);
+    if (le32(s.p) != 0)
+        return kt_fail(err, -EBADMSG, base, ".sbatlevel: version %u, only 0 is known",
+                       le32(s.p));
+    uint32_t off = le32(s.p + 4 + 4 * (size_t)idx);
+    if ((uint64_t)off + 4 >= s.len)
+        return kt_fail(err, -EBADMSG, base + 4 + 4 * (size_t)idx,
+                       ".sbatlevel: %s offset %u outside the section", which, off);
+    const uint8_t *start = s.p + 4 + off;
+    const uint8_t *nul = memchr(start, 0, s.len - 4 - off);
+    if (!nul)
+        return kt_fail(err, -EBADMSG, base + 4 + off, ".sbatlevel: %s payload has no NUL",
+                       which);
+    *text = start;
+    *len = (size_t)(nul - start);
+    return 0;
+}
+
+static int level_from_shim_file(const char *path, const char *which,
+                                struct kt_sbat_level *out, struct kt_error *err)
+{
+    struct kt_file f;
+    int rc = kt_file_open(path, &f, err);
+    if (rc < 0)
+        return rc;
+    struct kt_pe *pe = NULL;
+    rc = kt_pe_parse(f.data, f.len, &pe, err);
+    if (rc == 0) {
+        const uint8_t *t;
+        size_t n;
+        rc = kt_sbat_level_from_shim(pe, which, &t, &n, err);
+        if (rc == 0)
+            rc = kt_sbat_level_parse(t, n, out, err);
+        if (rc == 0)
+            snprintf(out->source, sizeof(out->source), "shim .sbatlevel %s", which);
+        kt_pe_free(pe);
+    }
+    kt_file_close(&f);
+    return rc;
+}
+
+int kt_sbat_level_spec(const char *spec, struct kt_sbat_level *out, struct kt_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    const char *b = kt_sbat_builtin(spec);
+    if (b) {
+        int rc = kt_sbat_level_parse((const uint8_t *)b, strlen(b), out, err);
+        if (rc == 0)
+            snprintf(out->source, sizeof(out->source), "%s (shim 16.x built in)", spec);
+        return rc;
+    }
+    if (!strncmp(spec, "shim:", 5)) {
+        char path[4096];
+        const char *which = "automatic";
+        snprintf(path, sizeof(path), "%s", spec + 5);
+        size_t pl = strlen(path);
+        if (pl > 7 && !strcmp(path + pl - 7, ":latest")) {
+            which = "latest";
+            path[pl - 7] = '\0';
+        } else if (pl > 10 && !strcmp(path + pl - 10, ":automatic")) {
+            path[pl - 10] = '\0';
+        }
+        return level_from_shim_file(path, which, out, err);
+    }
+    struct kt_file f;
+    int rc = kt_file_open(spec, &f, err);
+    if (rc < 0)
+        return rc;
+    rc = kt_sbat_level_parse(f.data, f.len, out, err);
+    kt_file_close(&f);
+    if (rc == 0)
+        snprintf(out->source, sizeof(out->source), "file");
+    return rc;
+}

@@ -1,0 +1,34 @@
+/* sbat_pe.c - an image's .sbat section, found as shim's pe.c finds it. */
+#include <string.h>
+
+#include "sbat/internal.h"
+
+static inline uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int kt_sbat_from_pe(const struct kt_pe *pe, struct kt_sbat *out, struct kt_error *err)
+{
+    static const uint8_t name[8] = {'.', 's', 'b', 'a', 't', 0, 0, 0};
+    const struct kt_pe_section *sec = NULL;
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < pe->n_sections; i++) {
+        const struct kt_pe_section *s = &pe->sections[i];
+        const uint8_t *h = pe->buf + s->header_off; /* a 40-byte header the parser checked */
+        if (memcmp(h, name, 8) != 0)
+            continue;
+        if (sec)
+            return kt_fail(err, -ELIBBAD, s->header_off,
+                           "two .sbat sections (shim refuses the image)");
+        if (le32(h + 24) != 0 || (h[32] | h[33]) != 0)
+            return kt_fail(err, -ELIBBAD, s->header_off,
+                           ".sbat section has relocations (shim refuses the image)");
+        sec = s;
+    }
+    if (!sec || sec->raw_size == 0 || sec->raw_size < sec->vsize)
+        return 0; /* none, or ignored as shim ignores it: present stays false */
+    if ((uint64_t)sec->raw_off + sec->raw_size > pe->len)
+        return kt_fail(err, -ELIBBAD, sec->header_off, ".sbat: raw data past the end of the file");
+    return kt_sbat_parse(pe->buf + sec->raw_off, sec->raw_size, sec->raw_off, out, err);
+}

@@ -1,0 +1,273 @@
+/* test_sbat.c - shim's SBAT rules: .sbat CSV, SbatLevel payloads, the
+ * revocation comparison, .sbat/.sbatlevel sections found in generated PEs. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt_test.h"
+#include "pe/pe.h"
+#include "sbat/sbat.h"
+
+static int parse_str(const char *s, struct kt_sbat *out, struct kt_error *e)
+{
+    memset(e, 0, sizeof(*e));
+    return kt_sbat_parse((const uint8_t *)s, strlen(s), 100, out, e);
+}
+
+static int level_str(const char *s, size_t len, struct kt_sbat_level *l)
+{
+    struct kt_error e = {0};
+    return kt_sbat_level_parse((const uint8_t *)s, len, l, &e);
+}
+
+static void test_csv(void)
+{
+    struct kt_sbat s;
+    struct kt_error e;
+    char b[64];
+    /* BOM, CRLF, empty lines, extra columns dropped */
+    CHECK_EQ_INT(parse_str("\xef\xbb\xbfsbat,1,SBAT Version,sbat,1,u\r\n\n"
+                           "grub,5,F,grub,2.06,u2,extra,more\n",
+                           &s, &e),
+                 0, "bom+crlf");
+    CHECK_EQ_INT(s.n, 2, "records");
+    CHECK_EQ_STR(kt_sbat_col(&s.entries[0], KT_SBAT_URL, b, sizeof(b)), "u", "crlf dropped");
+    CHECK_EQ_STR(kt_sbat_col(&s.entries[1], KT_SBAT_URL, b, sizeof(b)), "u2", "extra dropped");
+    CHECK_EQ_INT(s.entries[1].generation, 5, "generation");
+    CHECK_EQ_INT(s.entries[0].offset, 103, "offset past the BOM");
+    kt_sbat_free(&s);
+    /* stops at the first NUL: a bad record after it is never seen */
+    static const char nul[] = "a,1,v,p,1,u\n\0bad\n";
+    memset(&e, 0, sizeof(e));
+    CHECK_EQ_INT(kt_sbat_parse((const uint8_t *)nul, sizeof(nul), 0, &s, &e), 0, "nul stop");
+    CHECK_EQ_INT(s.n, 1, "one record before NUL");
+    kt_sbat_free(&s);
+    /* zero records is fine */
+    CHECK_EQ_INT(parse_str("", &s, &e), 0, "empty");
+    CHECK_EQ_INT(s.n, 0, "no records");
+    kt_sbat_free(&s);
+    /* fewer than six columns, empty columns, trailing comma */
+    CHECK_EQ_INT(parse_str("sbat,1,x,y,z\n", &s, &e), -EBADMSG, "five columns");
+    CHECK(strstr(e.what, "5 columns") != NULL, "what: %s", e.what);
+    CHECK_EQ_INT(e.offset, 100, "offset of the record");
+    CHECK_EQ_INT(parse_str("ok,1,v,p,1,u\ngrub,,v,p,1,u\n", &s, &e), -EBADMSG, "empty col");
+    CHECK_EQ_INT(e.offset, 100 + 13 + 5, "offset of the empty column");
+    CHECK_EQ_INT(parse_str("grub,1,v,p,1,\n", &s, &e), -EBADMSG, "trailing comma");
+    CHECK_EQ_INT(parse_str("grub,1,v,p,1", &s, &e), -EBADMSG, "five, no newline");
+    CHECK_EQ_INT(parse_str("grub,1,v,p,1,u", &s, &e), 0, "six, no newline");
+    kt_sbat_free(&s);
+}
+
+static void test_atoi(void)
+{
+    kt_span a = {(const uint8_t *)"65541", 5}, b = {(const uint8_t *)"5abc", 4},
+            c = {(const uint8_t *)"abc", 3}, d = {(const uint8_t *)"-3", 2};
+    CHECK_EQ_INT(kt_sbat_atoi16(a), 5, "wraps at 16 bits");
+    CHECK_EQ_INT(kt_sbat_atoi16(b), 5, "stops at a letter");
+    CHECK_EQ_INT(kt_sbat_atoi16(c), 0, "no digits");
+    CHECK_EQ_INT(kt_sbat_atoi16(d), 0, "no sign");
+}
+
+static void test_level_and_check(void)
+{
+    struct kt_sbat img;
+    struct kt_sbat_level l;
+    struct kt_error e = {0};
+    const struct kt_sbat_entry *ie, *le;
+    CHECK_EQ_INT(parse_str("sbat,1,SBAT Version,sbat,1,u\ngrub,4,F,grub,2.06,u\n"
+                           "grub.debian,4,D,grub2,2.06,u\n",
+                           &img, &e),
+                 0, "image");
+    const char *lv = "sbat,1,2025021800\nshim,4\ngrub,5\n";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "level");
+    CHECK_EQ_STR(l.stamp, "2025021800", "stamp");
+    CHECK_EQ_INT(l.n, 3, "level entries");
+    memset(&e, 0, sizeof(e));
+    CHECK_EQ_INT(kt_sbat_check(&img, &l, &ie, &le, &e), -EKEYREJECTED, "revoked");
+    CHECK_EQ_STR(e.what, "revoked by SBAT: grub 4 < 5 (level 2025021800)", "reason");
+    CHECK(ie == &img.entries[1] && le == &l.entries[2], "deciding entries");
+    kt_sbat_level_free(&l);
+    /* equal generation passes; names the level does not carry pass */
+    lv = "sbat,1,2024010900\nshim,4\ngrub,4\ngrub.peimage,2\n";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "level 2");
+    CHECK_EQ_INT(kt_sbat_check(&img, &l, &ie, &le, NULL), 0, "equal passes");
+    kt_sbat_level_free(&l);
+    /* only the first level entry of a name counts */
+    lv = "sbat,1,1\ngrub,3\ngrub,9\n";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "dup level");
+    CHECK_EQ_INT(kt_sbat_check(&img, &l, &ie, &le, NULL), 0, "first entry wins");
+    kt_sbat_level_free(&l);
+    /* 16-bit arithmetic: 65541 is 5, so grub 4 is revoked */
+    lv = "sbat,1,1\ngrub,65541\n";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "big level");
+    CHECK_EQ_INT(kt_sbat_check(&img, &l, &ie, &le, NULL), -EKEYREJECTED, "65541 is 5");
+    kt_sbat_level_free(&l);
+    /* the `sbat,1` line is an ordinary component */
+    lv = "sbat,2,1\n";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "sbat,2");
+    CHECK_EQ_INT(kt_sbat_check(&img, &l, &ie, &le, NULL), -EKEYREJECTED, "sbat 1 < 2");
+    kt_sbat_level_free(&l);
+    /* empty level: nothing revoked; efivarfs prefix skipped */
+    CHECK_EQ_INT(level_str("", 0, &l), 0, "empty level");
+    CHECK_EQ_INT(kt_sbat_check(&img, &l, &ie, &le, NULL), 0, "empty revokes nothing");
+    kt_sbat_level_free(&l);
+    static const char dump[] = "\x06\x00\x00\x00sbat,1,2021030218\n";
+    CHECK_EQ_INT(level_str(dump, sizeof(dump) - 1, &l), 0, "efivarfs dump");
+    CHECK_EQ_STR(l.stamp, "2021030218", "dump stamp");
+    CHECK_EQ_INT(l.n, 1, "dump entries");
+    kt_sbat_level_free(&l);
+    /* a level line with one column is refused */
+    memset(&e, 0, sizeof(e));
+    lv = "sbat,1,1\ngrub\n";
+    CHECK_EQ_INT(kt_sbat_level_parse((const uint8_t *)lv, strlen(lv), &l, &e), -EBADMSG,
+                 "one column");
+    CHECK_EQ_INT(e.offset, 9, "one column offset");
+    /* built-ins */
+    CHECK(strstr(kt_sbat_builtin("automatic"), "2024040900") != NULL, "automatic");
+    CHECK(strstr(kt_sbat_builtin("latest"), "2025051000") != NULL, "latest");
+    CHECK(strstr(kt_sbat_builtin("original"), "2021030218") != NULL, "original");
+    CHECK(kt_sbat_builtin("newest") == NULL, "unknown");
+    kt_sbat_free(&img);
+    CHECK_EQ_INT(kt_sbat_fold(0, -EKEYREJECTED), -EKEYREJECTED, "fold trusted");
+    CHECK_EQ_INT(kt_sbat_fold(-ENOKEY, -EKEYREJECTED), -EKEYREJECTED, "fold untrusted");
+    CHECK_EQ_INT(kt_sbat_fold(-EKEYREJECTED, -EBADMSG), -EKEYREJECTED, "fold rejected");
+    CHECK_EQ_INT(kt_sbat_fold(-ENOKEY, 0), -ENOKEY, "fold pass");
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* a PE with one section `name` holding `data`; *hdr = its section header */
+static uint8_t *build(const char *name, const void *data, size_t n, size_t *len, uint8_t **hdr)
+{
+    kt_span part = {data, n};
+    uint8_t *img = NULL;
+    if (kt_pe_build_section(name, &part, 1, KT_PE_MACHINE_X64, &img, len) < 0)
+        return NULL;
+    struct kt_pe *pe;
+    struct kt_error e = {0};
+    if (kt_pe_parse(img, *len, &pe, &e) < 0) {
+        free(img);
+        return NULL;
+    }
+    *hdr = NULL;
+    for (size_t i = 0; i < pe->n_sections; i++)
+        if (!strcmp(pe->sections[i].name, name))
+            *hdr = img + pe->sections[i].header_off;
+    kt_pe_free(pe);
+    return img;
+}
+
+static int sbat_of(const uint8_t *img, size_t len, struct kt_sbat *s, struct kt_error *e)
+{
+    struct kt_pe *pe;
+    memset(e, 0, sizeof(*e));
+    int rc = kt_pe_parse(img, len, &pe, e);
+    if (rc < 0)
+        return rc;
+    rc = kt_sbat_from_pe(pe, s, e);
+    kt_pe_free(pe);
+    return rc;
+}
+
+static void test_sections(void)
+{
+    static const char csv[] = "sbat,1,SBAT Version,sbat,1,u\ngrub,3,F,grub,2,u\n";
+    size_t len;
+    uint8_t *hdr;
+    struct kt_sbat s;
+    struct kt_error e;
+    uint8_t *img = build(".sbat", csv, sizeof(csv) - 1, &len, &hdr);
+    CHECK(img && hdr, "built");
+    if (!img || !hdr)
+        return;
+    CHECK_EQ_INT(sbat_of(img, len, &s, &e), 0, "plain");
+    CHECK(s.present && s.n == 2, "two entries, present %d n %zu", s.present, s.n);
+    kt_sbat_free(&s);
+    /* SizeOfRawData below VirtualSize: ignored, as shim does */
+    uint32_t raw = (uint32_t)(hdr[16] | hdr[17] << 8 | hdr[18] << 16 | (uint32_t)hdr[19] << 24);
+    put32(hdr + 8, raw + 1);
+    CHECK_EQ_INT(sbat_of(img, len, &s, &e), 0, "vsize > raw");
+    CHECK(!s.present && s.n == 0, "ignored");
+    kt_sbat_free(&s);
+    put32(hdr + 8, sizeof(csv) - 1);
+    /* relocations on the section */
+    hdr[32] = 1;
+    CHECK_EQ_INT(sbat_of(img, len, &s, &e), -ELIBBAD, "relocations");
+    CHECK(strstr(e.what, "relocations") != NULL, "what: %s", e.what);
+    hdr[32] = 0;
+    put32(hdr + 24, 0x10);
+    CHECK_EQ_INT(sbat_of(img, len, &s, &e), -ELIBBAD, "PointerToRelocations");
+    put32(hdr + 24, 0);
+    /* a second .sbat: rename the .text section header before it */
+    uint8_t *text = hdr - 40;
+    CHECK(!memcmp(text, ".text", 5), "the section before is .text");
+    memcpy(text, ".sbat\0\0\0", 8);
+    CHECK_EQ_INT(sbat_of(img, len, &s, &e), -ELIBBAD, "two .sbat");
+    CHECK(strstr(e.what, "two .sbat") != NULL, "what: %s", e.what);
+    free(img);
+    /* a bad record in the section is -EBADMSG at its file offset */
+    static const char badcsv[] = "sbat,1,x\n";
+    img = build(".sbat", badcsv, sizeof(badcsv) - 1, &len, &hdr);
+    CHECK(img != NULL, "built bad");
+    if (img) {
+        CHECK_EQ_INT(sbat_of(img, len, &s, &e), -EBADMSG, "bad csv");
+        uint32_t ptr = (uint32_t)(hdr[20] | hdr[21] << 8 | hdr[22] << 16 | (uint32_t)hdr[23] << 24);
+        CHECK_EQ_INT(e.offset, ptr, "file offset of the record");
+        free(img);
+    }
+}
+
+static void test_sbatlevel_section(void)
+{
+    uint8_t sec[80] = {0};
+    const char *a = "sbat,1,2025021800\nshim,4\ngrub,5\n", *l = "sbat,1,2025051000\nshim,4\n";
+    put32(sec + 4, 8);
+    memcpy(sec + 12, a, strlen(a) + 1);
+    uint32_t loff = (uint32_t)(8 + strlen(a) + 1);
+    put32(sec + 8, loff);
+    memcpy(sec + 4 + loff, l, strlen(l) + 1);
+    size_t total = 4 + loff + strlen(l) + 1, len;
+    uint8_t *hdr;
+    uint8_t *img = build(".sbatlevel", sec, total, &len, &hdr);
+    CHECK(img != NULL, "built .sbatlevel");
+    if (!img)
+        return;
+    struct kt_pe *pe;
+    struct kt_error e = {0};
+    CHECK_EQ_INT(kt_pe_parse(img, len, &pe, &e), 0, "parse");
+    const uint8_t *t;
+    size_t n;
+    CHECK_EQ_INT(kt_sbat_level_from_shim(pe, "automatic", &t, &n, &e), 0, "automatic");
+    CHECK(n == strlen(a) && !memcmp(t, a, n), "automatic text");
+    CHECK_EQ_INT(kt_sbat_level_from_shim(pe, "latest", &t, &n, &e), 0, "latest");
+    CHECK(n == strlen(l) && !memcmp(t, l, n), "latest text");
+    CHECK_EQ_INT(kt_sbat_level_from_shim(pe, "reset", &t, &n, &e), -EINVAL, "bad which");
+    kt_pe_free(pe);
+    /* an offset past the section, then a version that is not 0 */
+    uint32_t raw_off = (uint32_t)(hdr[20] | hdr[21] << 8 | hdr[22] << 16 | (uint32_t)hdr[23] << 24);
+    put32(img + raw_off + 8, 5000);
+    CHECK_EQ_INT(kt_pe_parse(img, len, &pe, &e), 0, "parse 2");
+    memset(&e, 0, sizeof(e));
+    CHECK_EQ_INT(kt_sbat_level_from_shim(pe, "latest", &t, &n, &e), -EBADMSG, "bad offset");
+    CHECK_EQ_INT(e.offset, raw_off + 8, "bad offset at");
+    put32(img + raw_off, 1);
+    memset(&e, 0, sizeof(e));
+    CHECK_EQ_INT(kt_sbat_level_from_shim(pe, "automatic", &t, &n, &e), -EBADMSG, "version");
+    kt_pe_free(pe);
+    free(img);
+}
+
+int main(void)
+{
+    test_csv();
+    test_atoi();
+    test_level_and_check();
+    test_sections();
+    test_sbatlevel_section();
+    KT_TEST_END();
+}
