@@ -204,6 +204,23 @@ static int do_list(const struct kr_opts *o)
 
 /* ---- add / remove / create ------------------------------------------------ */
 
+/* A file that is not certificates at all (a PE, a module, a binary with a
+ * PEM "BEGIN" inside): say what it is rather than the parser's complaint. */
+static void name_wrong_kind(const char *path, int rc, struct kt_error *e)
+{
+    struct kt_file f;
+    struct kt_error fe = {0};
+    if (cli_exit_code(rc) == EXIT_NOINPUT || kt_file_open(path, &f, &fe) < 0)
+        return;
+    const char *kind = cli_wrong_kind(f.data, f.len, path);
+    char why[sizeof(e->what)];
+    snprintf(why, sizeof(why), "%s", e->what);
+    if (kind)
+        kt_fail_over(e, rc, KT_NO_OFFSET, "%s, not certificates or an EFI signature list (%s)",
+                     kind, why);
+    kt_file_close(&f);
+}
+
 /* --json: one object per FILE once the transaction is over: the keys it
  * added (r's keys [from[i], to[i])), its hashes, stored or not and why. */
 static void add_json(const struct kr_opts *o, struct kt_keyring *r, char **files, int nfiles,
@@ -265,12 +282,9 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
         ret = ret ? ret : EXIT_INTERNAL;
         goto out;
     }
-    for (size_t i = 0; i < o->co.n_trust; i++) {
-        if ((rc = cli_add_key_file(k, kt_keyrings_get(k, "builtin"), o->co.trust[i],
-                                   KT_ADD_EXPLICIT, true, NULL, &e)) < 0) {
-            ret = kr_fail(o->co.trust[i], rc, &e);
-            goto out;
-        }
+    if ((rc = cli_add_run_keys(&o->co, k, &e)) < 0) {
+        ret = kr_fail(NULL, rc, &e); /* "--trust FILE: ..." */
+        goto out;
     }
     for (int i = 0; i < nfiles; i++) {
         size_t n = 0, h0 = kt_blacklist_hash_count(k);
@@ -286,6 +300,7 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
         hashes[i] = kt_blacklist_hash_count(k) - h0;
         if (rc < 0) {
             failed = i;
+            name_wrong_kind(files[i], rc, &e);
             ret = kr_fail(files[i], rc, &e);
             goto out;
         }

@@ -89,6 +89,10 @@ int cmd_verify_pkcs7(int argc, char **argv)
     }
     if (data_path && (rc = kt_file_open(data_path, &data, &err)) < 0) {
         cli_error(data_path, &err);
+        char why[sizeof(err.what)];
+        snprintf(why, sizeof(why), "%s", err.what);
+        kt_fail_over(&err, rc, KT_NO_OFFSET, "--data %s: %s", data_path, why);
+        cli_json_setup_failed(&co, "pkcs7", argv + optind, 1, rc, &err);
         kt_file_close(&sig);
         return cli_exit_code(rc);
     }

@@ -95,9 +95,7 @@ static void skip_warn(void *ctx, size_t index, const uint8_t *der, size_t len,
             index, subject, why->what[0] ? why->what : "refused");
 }
 
-/* The run-only keys of --trust and --kernel, into builtin. */
-static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err,
-                        const char **bad_file)
+int cli_add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err)
 {
     int rc;
     struct kt_keyring *builtin = kt_keyrings_get(k, "builtin");
@@ -148,7 +146,6 @@ static int add_run_keys(const struct cli_common *co, struct kt_keyrings *k, stru
         if (rc < 0)
             return rc;
     }
-    (void)bad_file;
     return 0;
 }
 
@@ -227,7 +224,7 @@ int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
     } else {
         say_store(co, NULL, NULL, NULL);
     }
-    if ((rc = add_run_keys(co, k, err, bad_file)) < 0 || (rc = name_vouchers(co, k, err)) < 0)
+    if ((rc = cli_add_run_keys(co, k, err)) < 0 || (rc = name_vouchers(co, k, err)) < 0)
         goto fail;
     *rings = k;
     if (store)
@@ -288,7 +285,7 @@ int cli_open_keyrings_for_write(const struct cli_common *co, struct kt_keyrings 
         say_store(co, "writing", path, k);
     }
     *bad_file = NULL;
-    if ((rc = add_run_keys(co, k, err, bad_file)) < 0)
+    if ((rc = cli_add_run_keys(co, k, err)) < 0)
         goto fail;
     *rings = k;
     *store = s;

@@ -44,6 +44,10 @@ check "wrap-key given a PE" 64 "^ktrust: w.signed.efi: a PE image, not a certifi
 check "wrap-key given an empty file" 64 "^ktrust: empty: an empty file, not a certificate" -- $KTRUST wrap-key empty -o x.efi
 check "wrap-key given bad PEM" 4 "^ktrust: bad.pem: PEM" -- $KTRUST wrap-key bad.pem -o x.efi
 expect_eq "$(test -e x.efi && echo written)" "" "wrap-key wrote nothing"
+check "keyring add --trust an empty file" 64 "^ktrust: --trust empty: an empty file" -- $KTRUST keyring add --store "$T/s.db" --keyring platform --trust empty ca.pem
+check "keyring add of a PE says what it is" 4 "^ktrust: w.efi: a PE image, not certificates" -- $KTRUST keyring add --store "$T/s.db" --keyring platform w.efi
+json=$($KTRUST verify-pkcs7 --json --trust ca.pem ca.pem --data nope 2>/dev/null); rc=$?
+expect_eq "$rc:$(printf '%s' "$json" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["file"], d["verdict"], d["error"], d["reason"])')" "66:ca.pem None ENOENT --data nope: cannot open: No such file or directory" "verify-pkcs7 --data missing: an object for the signature"
 
 # --json: one object per input even when the setup failed
 json=$($KTRUST verify-pe --json --trust empty w.signed.efi w.efi 2>/dev/null); rc=$?
