@@ -23,6 +23,7 @@ void vp_sig_from_pkcs7(struct vp_sig *s, const struct kt_pkcs7_signer *si, const
     s->trusted_by = si->trusted_by;
     s->verdict = si->verdict;
     s->time_invalid = si->time_invalid;
+    s->time_invalid_cert = si->time_invalid_cert;
     s->reason = !si->verdict ? NULL : si->error.what[0] ? si->error.what : reason;
 }
 
@@ -152,7 +153,20 @@ static void sig_text(FILE *f, const struct vp_sig *s, const char *indent)
     if (s->trusted_by)
         fprintf(f, "%s  trusted by: %s\n", indent, s->trusted_by->cert->description);
     if (s->chain_len && s->time_invalid)
-        fprintf(f, "%s  note: a certificate is outside its validity period (not enforced)\n", indent);
+    {
+        const struct kt_x509 *c = s->time_invalid_cert;
+        char nb[32], na[32];
+        if (c) {
+            kt_iso_time(c->not_before, nb, sizeof(nb));
+            kt_iso_time(c->not_after, na, sizeof(na));
+            fprintf(f, "%s  note: %s is valid only from %s to %s (dates not enforced; "
+                       "--check-time enforces them)\n",
+                    indent, c->description ? c->description : "a certificate", nb, na);
+        } else {
+            fprintf(f, "%s  note: a certificate is outside its validity period (not enforced)\n",
+                    indent);
+        }
+    }
     if (s->timestamp) {
         char t[40];
         fprintf(f, "%s  timestamp: %s (%s), %s\n", indent,

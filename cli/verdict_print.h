@@ -45,6 +45,7 @@ struct vp_sig {
     const char *reason;           /* NULL when trusted */
     bool time_invalid;            /* a chain certificate is outside its validity
                                    * period (printed as time_valid when chain_len) */
+    const struct kt_x509 *time_invalid_cert; /* which one (may be NULL) */
     const struct vp_timestamp *timestamp; /* NULL: null */
     const struct vp_sig *nested;  /* nested signatures */
     size_t n_nested;

@@ -88,6 +88,7 @@ struct kt_pkcs7_signer {
     const struct kt_key *trusted_by;  /* the keyring key that vouched, or NULL */
     int verdict;                      /* 0 trusted, or -errno for this signer */
     bool time_invalid;                /* a chain cert is outside its validity (reported) */
+    const struct kt_x509 *time_invalid_cert; /* the first such certificate */
     struct kt_error error;            /* why verify_rc / verdict is not 0 */
 };
 

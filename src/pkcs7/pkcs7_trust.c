@@ -108,6 +108,7 @@ static int check_link(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
                              : "the signature");
     if (msg->policy.check_time && out_of_time(msg, key->cert)) {
         si->time_invalid = true;
+        si->time_invalid_cert = key->cert;
         return kt_fail(err, -EKEYREJECTED, si->offset,
                        "signerInfo %d: trusted key %s is outside its validity period",
                        si->index, key->cert->description);
@@ -121,6 +122,7 @@ static int trust_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
 {
     si->trusted_by = NULL;
     si->time_invalid = false;
+    si->time_invalid_cert = NULL;
     if (si->verify_rc != 0 && si->verify_rc != -ENOKEY)
         return si->verify_rc;
     if (si->unsupported_sig)
@@ -128,12 +130,16 @@ static int trust_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
 
     /* validity dates: reported, enforced only on request */
     for (size_t i = 0; i < si->chain_len; i++)
-        if (out_of_time(msg, si->chain[i]))
+        if (out_of_time(msg, si->chain[i]) && !si->time_invalid) {
             si->time_invalid = true;
+            si->time_invalid_cert = si->chain[i];
+        }
     if (si->time_invalid && msg->policy.check_time)
         return kt_fail(err, -EKEYREJECTED, si->offset,
-                       "signerInfo %d: a certificate in the chain is outside its validity period",
-                       si->index);
+                       "signerInfo %d: certificate %s in the chain is outside its validity period",
+                       si->index,
+                       si->time_invalid_cert->description ? si->time_invalid_cert->description
+                                                          : "?");
 
     if (!rings)
         return kt_fail(err, -ENOKEY, si->offset, "signerInfo %d: no trusted keys given",
