@@ -5,6 +5,7 @@
 #define KT_CLI_CLI_H
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -63,6 +64,12 @@ enum {
 
 /* Handle a common option; returns 1 if it was one, 0 if not, -1 on error. */
 int cli_common_opt(struct cli_common *co, int c, const char *arg);
+
+/* `ktrust NOUN show FILE... [--json] [-q]` (x509, esl, sbat): parse the
+ * options, call show_file for each FILE, return the highest exit code. */
+typedef int (*cli_show_fn)(const char *path, const struct cli_common *co);
+int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f),
+                  cli_show_fn show_file);
 
 /* Print the one-line error: "ktrust: FILE: WHAT (at offset N)". */
 void cli_error(const char *file, const struct kt_error *e);

@@ -175,41 +175,5 @@ static int show_file(const char *path, const struct cli_common *co)
 
 int cmd_esl(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : 0;
-    }
-    if (strcmp(argv[1], "show") != 0)
-        return cli_usage_error("esl", "unknown subcommand '%s' (show)", argv[1]);
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    struct cli_common co = {0};
-    int ch;
-    argc--;
-    argv++;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        if (ch == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        int r = cli_common_opt(&co, ch, optarg);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r == 0)
-            return cli_usage_error("esl show", "bad option");
-    }
-    if (optind >= argc)
-        return cli_usage_error("esl show", "no FILE given");
-    int worst = 0;
-    for (int i = optind; i < argc; i++) {
-        int code = show_file(argv[i], &co);
-        if (code > worst)
-            worst = code;
-    }
-    return worst;
+    return cli_show_main("esl", argc, argv, usage, show_file);
 }

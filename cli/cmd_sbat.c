@@ -62,40 +62,12 @@ static int show_one(const char *path, bool json, bool quiet)
     return rc < 0 ? cli_exit_code(rc) : 0;
 }
 
+static int show_file(const char *path, const struct cli_common *co)
+{
+    return show_one(path, co->json, co->quiet);
+}
+
 int cmd_sbat(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool json = false, quiet = false;
-    int c;
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        usage(stdout);
-        return 0;
-    }
-    if (argc < 2 || strcmp(argv[1], "show") != 0)
-        return cli_usage_error("sbat", "expected 'show'");
-    argc--;
-    argv++; /* argv[0] is now "show" */
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_JSON: json = true; break;
-        case 'q': quiet = true; break;
-        case 'h': usage(stdout); return 0;
-        default: return cli_usage_error("sbat", "bad option");
-        }
-    }
-    if (optind >= argc)
-        return cli_usage_error("sbat", "no file given");
-    int worst = 0;
-    for (int i = optind; i < argc; i++) {
-        int code = show_one(argv[i], json, quiet);
-        if (code > worst)
-            worst = code;
-    }
-    return worst;
+    return cli_show_main("sbat", argc, argv, usage, show_file);
 }

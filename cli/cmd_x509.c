@@ -99,38 +99,5 @@ static int show_file(const char *path, const struct cli_common *co)
 
 int cmd_x509(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : 0;
-    }
-    if (strcmp(argv[1], "show") != 0)
-        return cli_usage_error("x509", "unknown subcommand '%s'", argv[1]);
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    struct cli_common co = {0};
-    int ch;
-    argc--;
-    argv++;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
-        if (ch == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        int r = cli_common_opt(&co, ch, optarg);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r == 0)
-            return cli_usage_error("x509 show", "bad option");
-    }
-    if (optind >= argc)
-        return cli_usage_error("x509 show", "no FILE given");
-    int worst = 0;
-    for (int i = optind; i < argc; i++)
-        worst = worse(worst, show_file(argv[i], &co));
-    return worst;
+    return cli_show_main("x509", argc, argv, usage, show_file);
 }

@@ -134,3 +134,48 @@ int cli_parse_purpose(const char *s, bool module_ok, enum kt_purpose *p)
         }
     return -1;
 }
+
+int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f),
+                  cli_show_fn show_file)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "show") != 0)
+        return cli_usage_error(noun, "unknown subcommand '%s' (show)", argv[1]);
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char cmd[64];
+    snprintf(cmd, sizeof(cmd), "%s show", noun);
+    struct cli_common co = {0};
+    int ch;
+    argc--;
+    argv++; /* argv[0] is now "show" */
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
+        if (ch == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        int r = cli_common_opt(&co, ch, optarg);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r == 0)
+            return cli_usage_error(cmd, "bad option");
+    }
+    if (optind >= argc)
+        return cli_usage_error(cmd, "no FILE given");
+    int worst = 0;
+    for (int i = optind; i < argc; i++) {
+        int code = show_file(argv[i], &co);
+        if (code > worst)
+            worst = code;
+    }
+    fflush(stdout);
+    return worst;
+}
