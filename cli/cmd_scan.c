@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "esl/esl.h"
 #include "keyload.h"
-#include "keyring/cert_trust.h"
+#include "policy/cert_trust.h"
 #include "pkcs7/pkcs7_check.h"
 #include "result_vp.h"
 #include "scan/scan.h"

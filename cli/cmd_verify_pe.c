@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "result_vp.h"
 #include "verdict_print.h"
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
 #include "pe/pe_verify.h"
 #include "scan/detect.h"
 #include "util/file.h"

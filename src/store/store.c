@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "policy/restrict.h"
+#include "store/rows_int.h"
 #include "store/store.h"
 
 struct kt_store {
@@ -18,6 +20,7 @@ struct kt_store {
     bool empty; /* READ mode on a file with no schema yet */
     long fail_after, n_inserts;
     long insert_delay_us; /* testing: $KTRUST_STORE_INSERT_DELAY_US */
+    struct kt_store_rows rows; /* what in memory has which row */
 };
 
 static const char schema_sql[] =
@@ -276,6 +279,7 @@ void kt_store_close(struct kt_store *s)
     if (s->db)
         sqlite3_close(s->db);
     free(s->path);
+    kt_store_rows_free(&s->rows);
     free(s);
 }
 
@@ -349,7 +353,10 @@ static int load_rings(struct kt_store *s, struct kt_keyrings *k, struct kt_error
             sqlite3_finalize(st);
             return prc;
         }
-        kt_keyring_set_saved(kt_keyrings_get(k, name), true);
+        if (kt_store_rows_add_ring(&s->rows, kt_keyrings_get(k, name)) < 0) {
+            sqlite3_finalize(st);
+            return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+        }
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : db_fail(s, err, rc, "reading keyrings");
@@ -380,9 +387,12 @@ static int load_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
         }
         struct kt_error e = {0};
         e.offset = KT_NO_OFFSET;
-        int arc = kt_keyring_restore(k, r, der, len, src, added, trusted, id, &e);
+        const struct kt_key *key = NULL;
+        int arc = kt_keyring_restore(k, r, der, len, src, added, trusted, &key, &e);
         if (arc == -EEXIST)
             continue;
+        if (arc == 0 && kt_store_rows_add_key(&s->rows, r, key->cert->sha256, id) < 0)
+            arc = kt_fail(&e, -ENOMEM, KT_NO_OFFSET, "out of memory");
         if (arc < 0) {
             sqlite3_finalize(st);
             return kt_fail(err, arc == -ENOMEM ? arc : -EBADMSG, KT_NO_OFFSET,
@@ -416,8 +426,13 @@ static int load_blacklist(struct kt_store *s, struct kt_keyrings *k, struct kt_e
         const uint8_t *d = sqlite3_column_blob(st, 3);
         size_t len = (size_t)sqlite3_column_bytes(st, 3);
         const char *src = (const char *)sqlite3_column_text(st, 4);
-        if (!h || len != kt_hash_size(h) ||
-            kt_blacklist_restore_hash(k, kind, h, d, src, id) < 0) {
+        struct kt_blacklist_hash row = {.hash = h, .len = len};
+        if (kind && strlen(kind) < sizeof(row.kind))
+            strcpy(row.kind, kind);
+        if (h && len == kt_hash_size(h))
+            memcpy(row.digest, d, len);
+        if (!h || len != kt_hash_size(h) || kt_blacklist_restore_hash(k, kind, h, d, src) < 0 ||
+            kt_store_rows_add_hash(&s->rows, &row, id) < 0) {
             sqlite3_finalize(st);
             return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "store: bad blacklist entry %lld",
                            (long long)id);
@@ -443,8 +458,6 @@ int kt_store_load(struct kt_store *s, struct kt_keyrings *k, struct kt_error *er
         rc = load_blacklist(s, k, err);
     if (own_tx)
         sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-    kt_keyrings_clear_removed(k);
-    kt_blacklist_clear_removed(k);
     return rc;
 }
 
@@ -468,7 +481,7 @@ static int save_rings(struct kt_store *s, struct kt_keyrings *k, struct kt_error
         return db_fail(s, err, rc, "saving keyrings");
     for (size_t i = 0; i < kt_keyrings_count(k); i++) {
         struct kt_keyring *r = kt_keyrings_at(k, i);
-        if (kt_keyring_is_default(r) || kt_keyring_is_saved(r))
+        if (kt_keyring_is_default(r) || kt_store_rows_has_ring(&s->rows, r))
             continue;
         char spec[1024];
         kt_keyring_restriction_str(r, spec, sizeof(spec));
@@ -483,7 +496,10 @@ static int save_rings(struct kt_store *s, struct kt_keyrings *k, struct kt_error
         sqlite3_bind_text(st, 3, vouch, -1, SQLITE_TRANSIENT);
         if ((rc = step_done(s, st, "saving keyrings", err)) < 0)
             break;
-        kt_keyring_set_saved(r, true);
+        if ((rc = kt_store_rows_add_ring(&s->rows, r)) < 0) {
+            rc = kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
+            break;
+        }
     }
     sqlite3_finalize(st);
     return rc < 0 ? rc : 0;
@@ -503,7 +519,12 @@ static int save_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
         struct kt_keyring *r = kt_keyrings_at(k, i);
         for (size_t j = 0; j < kt_keyring_count(r) && rc == 0; j++) {
             const struct kt_key *key = kt_keyring_key(r, j);
-            if (kt_key_store_id(key) || kt_key_is_ephemeral(key))
+            struct kt_store_key_row *row = kt_store_rows_find_key(&s->rows, key);
+            if (row) {
+                row->seen = true;
+                continue;
+            }
+            if (kt_key_is_ephemeral(key))
                 continue;
             if (s->fail_after > 0 && ++s->n_inserts >= s->fail_after) {
                 rc = db_fail(s, err, SQLITE_FULL, "saving keys");
@@ -521,7 +542,11 @@ static int save_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
             sqlite3_bind_int64(st, 8, key->added);
             if ((rc = step_done(s, st, "saving keys", err)) < 0)
                 break;
-            kt_key_set_store_id(key, sqlite3_last_insert_rowid(s->db));
+            if (kt_store_rows_add_key(&s->rows, r, c->sha256, sqlite3_last_insert_rowid(s->db)) <
+                0) {
+                rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+                break;
+            }
             if (s->insert_delay_us > 0)
                 usleep((useconds_t)s->insert_delay_us);
         }
@@ -530,21 +555,23 @@ static int save_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
     if (rc < 0)
         return rc;
 
-    const int64_t *ids;
-    size_t n = kt_keyrings_removed_ids(k, &ids);
+    /* rows of keys no longer in memory: removed */
+    size_t n = 0;
+    for (size_t i = 0; i < s->rows.keys_sorted; i++)
+        n += !s->rows.keys[i].seen;
     if (!n)
         return 0;
     rc = sqlite3_prepare_v2(s->db, "DELETE FROM keys WHERE id = ?", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return db_fail(s, err, rc, "removing keys");
     rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        sqlite3_bind_int64(st, 1, ids[i]);
+    for (size_t i = 0; i < s->rows.keys_sorted && rc == 0; i++) {
+        if (s->rows.keys[i].seen)
+            continue;
+        sqlite3_bind_int64(st, 1, s->rows.keys[i].id);
         rc = step_done(s, st, "removing keys", err);
     }
     sqlite3_finalize(st);
-    if (rc == 0)
-        kt_keyrings_clear_removed(k);
     return rc;
 }
 
@@ -560,35 +587,43 @@ static int save_blacklist(struct kt_store *s, struct kt_keyrings *k, struct kt_e
     rc = 0;
     int64_t now = (int64_t)time(NULL);
     for (size_t i = 0; i < kt_blacklist_hash_count(k) && rc == 0; i++) {
-        if (kt_blacklist_hash_store_id(k, i))
-            continue;
         const struct kt_blacklist_hash *b = kt_blacklist_hash_at(k, i);
+        struct kt_store_hash_row *row = kt_store_rows_find_hash(&s->rows, b);
+        if (row) {
+            row->seen = true;
+            continue;
+        }
         sqlite3_bind_text(st, 1, b->kind, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, kt_hash_name(b->hash), -1, SQLITE_STATIC);
         sqlite3_bind_blob(st, 3, b->digest, (int)b->len, SQLITE_STATIC);
         sqlite3_bind_text(st, 4, b->source, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 5, now);
-        if ((rc = step_done(s, st, "saving the blacklist", err)) == 0)
-            kt_blacklist_hash_set_store_id(k, i, sqlite3_last_insert_rowid(s->db));
+        if ((rc = step_done(s, st, "saving the blacklist", err)) == 0 &&
+            kt_store_rows_add_hash(&s->rows, b,
+                                   sqlite3_changes(s->db) ? sqlite3_last_insert_rowid(s->db)
+                                                          : 0) < 0)
+            rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     }
     sqlite3_finalize(st);
     if (rc < 0)
         return rc;
-    const int64_t *ids;
-    size_t n = kt_blacklist_removed_ids(k, &ids);
+    /* rows of hashes no longer in memory: removed */
+    size_t n = 0;
+    for (size_t i = 0; i < s->rows.hashes_sorted; i++)
+        n += !s->rows.hashes[i].seen && s->rows.hashes[i].id;
     if (!n)
         return 0;
     rc = sqlite3_prepare_v2(s->db, "DELETE FROM blacklist WHERE id = ?", -1, &st, NULL);
     if (rc != SQLITE_OK)
         return db_fail(s, err, rc, "removing blacklist hashes");
     rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        sqlite3_bind_int64(st, 1, ids[i]);
+    for (size_t i = 0; i < s->rows.hashes_sorted && rc == 0; i++) {
+        if (s->rows.hashes[i].seen || !s->rows.hashes[i].id)
+            continue;
+        sqlite3_bind_int64(st, 1, s->rows.hashes[i].id);
         rc = step_done(s, st, "removing blacklist hashes", err);
     }
     sqlite3_finalize(st);
-    if (rc == 0)
-        kt_blacklist_clear_removed(k);
     return rc;
 }
 
@@ -596,10 +631,13 @@ int kt_store_save(struct kt_store *s, struct kt_keyrings *k, struct kt_error *er
 {
     if (!s->in_tx)
         return kt_fail(err, -EINVAL, KT_NO_OFFSET, "store: save outside a write transaction");
+    kt_store_rows_begin(&s->rows);
     int rc = save_rings(s, k, err);
     if (rc == 0)
         rc = save_keys(s, k, err);
     if (rc == 0)
         rc = save_blacklist(s, k, err);
+    if (rc == 0)
+        kt_store_rows_drop_unseen(&s->rows);
     return rc;
 }

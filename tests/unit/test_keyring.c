@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "esl/esl.h"
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
 #include "kt_test.h"
 #include "x509/x509.h"
 

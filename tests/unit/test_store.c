@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
 #include "kt_test.h"
 #include "store/store.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "esl/esl.h"
-#include "keyring/keyring.h"
+#include "policy/load.h"
 #include "util/err.h"
 
 struct blob_ctx {
