@@ -10,8 +10,14 @@
 #include <stddef.h>
 
 #include "json.h"
-#include "keyring/keyring.h"
+#include "keys/blacklist.h"
+#include "keys/keyring.h"
 #include "ktrust/error.h"
+#include "policy/cert_trust.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
+#include "policy/restrict.h"
+#include "policy/verify.h"
 
 #define EXIT_USAGE 64
 #define EXIT_NOINPUT 66

@@ -8,7 +8,7 @@
 #include "result_vp.h"
 #include "sbat_print.h"
 #include "verdict_print.h"
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
 #include "pe/pe_verify.h"
 #include "scan/detect.h"
 #include "util/file.h"

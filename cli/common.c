@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
 
 int cli_common_opt(struct cli_common *co, int c, const char *arg)
 {

@@ -4,7 +4,7 @@
 #define KT_CLI_KEYLOAD_H
 
 #include "cli.h"
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
 #include "store/store.h"
 
 /* Build *rings for a verifying command:

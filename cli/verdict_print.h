@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "crypto/crypto.h"
 #include "json.h"
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
 #include "pkcs7/pkcs7.h"
 #include "x509/x509.h"
 

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kt_modsig_parse(data, size, &info, &e);
     struct kt_modsig_result r;
     memset(&r, 0, sizeof(r));
-    kt_modsig_verify(data, size, NULL, &r, &e);
+    kt_modsig_verify_set(data, size, NULL, &r, &e);
     kt_modsig_result_free(&r);
     /* decompression with a small limit (bombs must stop cleanly) */
     const uint8_t *out;

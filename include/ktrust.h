@@ -18,7 +18,7 @@
  *                                             ->description is the kernel's
  *     kt_certs_foreach(buf, len, cb, ctx, err)  DER, PEM or a PEM bundle
  *
- *   Keyrings and the store    keyring/keyring.h, store/store.h
+ *   Keyrings and the store    keys/, policy/, store/store.h
  *     kt_keyrings_new(&rings)                 builtin, secondary, platform,
  *                                             machine, blacklist
  *     kt_keyring_add(rings, ring, der, len, source, how, &key, err)
@@ -60,14 +60,22 @@ extern "C" {
 
 #include "chain/chain.h"
 #include "esl/esl.h"
-#include "keyring/cert_trust.h"
-#include "keyring/keyring.h"
+#include "keys/blacklist.h"
+#include "keys/key.h"
+#include "keys/keyring.h"
+#include "keys/purpose.h"
+#include "keys/trust.h"
 #include "kimage/kimage.h"
 #include "modsig/modsig.h"
 #include "pe/pe.h"
 #include "pe/pe_verify.h"
 #include "pkcs7/pkcs7.h"
 #include "pkcs7/pkcs7_check.h"
+#include "policy/cert_trust.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
+#include "policy/restrict.h"
+#include "policy/verify.h"
 #include "scan/scan.h"
 #include "store/store.h"
 #include "wrapped/pe_keys.h"

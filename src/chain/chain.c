@@ -6,6 +6,8 @@
 
 #include "modsig/modsig.h"
 #include "pe/pe_verify.h"
+#include "policy/load.h"
+#include "policy/verify.h"
 #include "wrapped/pe_keys.h"
 
 #define MAX_MOK 16

@@ -21,7 +21,7 @@
 
 #include <stdbool.h>
 
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
 
 enum kt_chain_role { KT_LINK_DB = 0, KT_LINK_SHIM, KT_LINK_LOADER, KT_LINK_KERNEL, KT_LINK_MODULE };
 

@@ -51,8 +51,8 @@ void kt_modsig_result_free(struct kt_modsig_result *res)
     res->owned = NULL;
 }
 
-int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
-                     struct kt_modsig_result *res, struct kt_error *err)
+int kt_modsig_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,
+                         struct kt_modsig_result *res, struct kt_error *err)
 {
     const uint8_t *mod;
     size_t mod_len;
@@ -81,7 +81,7 @@ int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *r
     rc = kt_pkcs7_check_purpose(res->msg, KT_PURPOSE_MODULE, err);
     if (rc < 0)
         return res->rc = rc;
-    rc = kt_pkcs7_verify(res->msg, mod, res->info.module_len, rings, &sub);
+    rc = kt_pkcs7_verify(res->msg, mod, res->info.module_len, trust ? trust->all : NULL, &sub);
     if (rc < 0 && rc != -ENOPKG) {
         size_t off = sub.offset == KT_NO_OFFSET ? KT_NO_OFFSET : res->info.sig_offset + sub.offset;
         for (size_t i = 0; i < res->msg->n_signers; i++)
@@ -89,7 +89,7 @@ int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *r
         return res->rc = kt_fail(err, rc, off, "%s", sub.what);
     }
     sub = (struct kt_error){0};
-    rc = kt_pkcs7_validate_trust(res->msg, rings, KT_PURPOSE_MODULE, &sub);
+    rc = kt_pkcs7_validate_trust_set(res->msg, trust, &sub);
     if (rc < 0) {
         size_t off = sub.offset == KT_NO_OFFSET ? KT_NO_OFFSET : res->info.sig_offset + sub.offset;
         return res->rc = kt_fail(err, rc, off, "%s", sub.what);

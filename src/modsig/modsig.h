@@ -15,7 +15,7 @@
 
 #include "compress/compress.h"
 #include "der/der.h"
-#include "keyring/keyring.h"
+#include "keys/trust.h"
 #include "pkcs7/pkcs7.h"
 
 #define KT_MODSIG_MAGIC "~Module signature appended~\n"
@@ -65,7 +65,7 @@ int kt_modsig_decompress(const uint8_t *buf, size_t len, size_t max, const uint8
                          struct kt_error *err);
 
 /* The result of verifying one module.  Zero it, optionally set `policy`
- * (SHA-1, --check-time), call kt_modsig_verify, then kt_modsig_result_free. */
+ * (SHA-1, --check-time), call kt_modsig_verify(_set), then kt_modsig_result_free. */
 struct kt_modsig_result {
     struct kt_pkcs7_policy policy; /* in */
     enum kt_modsig_comp comp;
@@ -80,13 +80,14 @@ struct kt_modsig_result {
 };
 
 /* Verify a module file's bytes (compressed or not) as the kernel does
- * (mod_verify_sig + verify_pkcs7_signature with the secondary keyring,
- * module purpose): rings may be NULL (nothing trusted).  Returns 0 trusted,
+ * (mod_verify_sig + verify_pkcs7_signature, module content rules) against
+ * the search set trust (may be NULL: nothing trusted; policy/verify.h's
+ * kt_modsig_verify uses the module purpose's keyrings).  Returns 0 trusted,
  * -ENODATA unsigned, -EBADMSG malformed, -ENOPKG unsupported,
  * -EKEYREJECTED bad signature/blacklisted, -ENOKEY no trusted key,
  * -E2BIG decompression limit, -ENOMEM.  res is filled in every case. */
-int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
-                     struct kt_modsig_result *res, struct kt_error *err);
+int kt_modsig_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,
+                         struct kt_modsig_result *res, struct kt_error *err);
 void kt_modsig_result_free(struct kt_modsig_result *res);
 
 #endif

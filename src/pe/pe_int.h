@@ -6,6 +6,6 @@
 
 /* Verify the timestamp (if any) on sig's signer; fills sig->timestamp. */
 void kt_pe_check_timestamp(struct kt_pe_signature *sig, const uint8_t *base,
-                           const struct kt_keyrings *rings, enum kt_purpose purpose);
+                           const struct kt_trust_set *trust);
 
 #endif

@@ -10,7 +10,8 @@
 
 struct ctx {
     const struct kt_pe *pe;
-    const struct kt_keyrings *rings;
+    const struct kt_trust_set *trust;
+    const struct kt_keyrings *rings; /* trust->all: the blacklist, any-key lookups */
     enum kt_purpose purpose;
     bool allow_sha1;
     bool check_time;
@@ -202,7 +203,7 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
                      sig->index);
         goto out;
     }
-    rc = kt_pkcs7_validate_trust(sig->msg, c->rings, c->purpose, &e);
+    rc = kt_pkcs7_validate_trust_set(sig->msg, c->trust, &e);
     sig->chain_len = s->chain_len;
     memcpy(sig->chain, s->chain, s->chain_len * sizeof(s->chain[0]));
     sig->trusted_by = s->trusted_by;
@@ -213,7 +214,7 @@ out:
     if (!sig->signer)
         sig->signer = s->signer_cert;
     set_verdict(sig, rc, &e);
-    kt_pe_check_timestamp(sig, c->pe->buf, c->rings, c->purpose);
+    kt_pe_check_timestamp(sig, c->pe->buf, c->trust);
 }
 
 /* Rank: rejected > trusted > malformed > unsupported > untrusted. */
@@ -265,9 +266,9 @@ static int finish(struct kt_pe_result *r, int rc, const struct kt_error *why, st
     return rc;
 }
 
-int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
-                 const struct kt_pe_verify_opts *opts, struct kt_pe_result **out,
-                 struct kt_error *err)
+int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,
+                     const struct kt_pe_verify_opts *opts, struct kt_pe_result **out,
+                     struct kt_error *err)
 {
     *out = NULL;
     struct kt_pe *pe;
@@ -282,12 +283,14 @@ int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings
     r->pe = pe;
     *out = r;
     struct kt_keyrings *empty = NULL;
-    if (!rings) {
-        if (kt_keyrings_new(&empty) < 0)
+    struct kt_trust_set none = {.what = trust ? trust->what : NULL};
+    if (!trust || !trust->all) {
+        if (kt_keyrings_new_empty(&empty) < 0)
             return finish(r, -ENOMEM, NULL, err);
-        rings = empty;
+        none.all = empty;
+        trust = &none;
     }
-    struct ctx c = {.pe = pe, .rings = rings,
+    struct ctx c = {.pe = pe, .trust = trust, .rings = trust->all,
                     .purpose = opts ? opts->purpose : KT_PURPOSE_UEFI,
                     .allow_sha1 = opts && opts->allow_sha1,
                     .check_time = opts && opts->check_time,

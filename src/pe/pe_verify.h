@@ -5,8 +5,9 @@
  * image digest the signatures (and their nested signatures) need and one
  * for every algorithm among the blacklist's bin: entries (firmware and shim
  * hash with each algorithm the dbx holds), checks each signature (digest,
- * messageDigest, signer, EKU, hash policy), validates trust with the
- * purpose's keyrings, and verifies timestamps (RFC 3161 tokens and legacy
+ * messageDigest, signer, EKU, hash policy), validates trust with a
+ * search set (keys/trust.h; policy/verify.h's kt_pe_verify resolves the
+ * purpose's keyrings), and verifies timestamps (RFC 3161 tokens and legacy
  * countersignatures) offline.  An image whose digest, with any algorithm, is
  * a bin: entry is rejected whatever its signatures say; each signature is
  * then rejected too, with its signer still resolved (for the report).
@@ -27,7 +28,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "keyring/keyring.h"
+#include "keys/purpose.h"
+#include "keys/trust.h"
 #include "pe/mscode.h"
 #include "pe/pe.h"
 #include "pkcs7/pkcs7.h"
@@ -85,13 +87,14 @@ struct kt_pe_result {
     struct kt_pe *pe;                /* the parsed image (points into the caller's buffer) */
 };
 
-/* Verify buf (which must outlive *out).  rings may be NULL (nothing trusted).
+/* Verify buf (which must outlive *out) against the search set trust (may
+ * be NULL: nothing trusted); opts->purpose is for the content rules only.
  * Returns the file's verdict (0 / -errno) and, unless the image could not be
  * parsed at all, a result in *out (free with kt_pe_result_free; certificate
- * and key pointers in it belong to the result / to rings). */
-int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
-                 const struct kt_pe_verify_opts *opts, struct kt_pe_result **out,
-                 struct kt_error *err);
+ * and key pointers in it belong to the result / to the keyrings). */
+int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,
+                     const struct kt_pe_verify_opts *opts, struct kt_pe_result **out,
+                     struct kt_error *err);
 void kt_pe_result_free(struct kt_pe_result *r);
 
 #endif

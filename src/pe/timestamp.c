@@ -41,7 +41,7 @@ static int check_tstinfo(kt_span tst, const uint8_t *base, kt_span covered, int6
 
 static void rfc3161(struct kt_pe_signature *sig, const struct kt_pkcs7_signer *s,
                     const struct kt_pkcs7_attr *a, const uint8_t *base,
-                    const struct kt_keyrings *rings, enum kt_purpose purpose)
+                    const struct kt_trust_set *trust)
 {
     struct kt_pe_timestamp *ts = &sig->timestamp;
     struct kt_error *err = &ts->error;
@@ -65,7 +65,7 @@ static void rfc3161(struct kt_pe_signature *sig, const struct kt_pkcs7_signer *s
                                 "timestamp token: not a signed TSTInfo");
         return;
     }
-    rc = kt_pkcs7_verify(m, NULL, 0, rings, err);
+    rc = kt_pkcs7_verify(m, NULL, 0, trust->all, err);
     if (m->signers[0].signer_cert)
         ts->signer = m->signers[0].signer_cert;
     if (rc == 0)
@@ -74,7 +74,7 @@ static void rfc3161(struct kt_pe_signature *sig, const struct kt_pkcs7_signer *s
     if (rc < 0)
         return;
     struct kt_error terr = {0};
-    ts->trust_rc = kt_pkcs7_validate_trust(m, rings, purpose, &terr);
+    ts->trust_rc = kt_pkcs7_validate_trust_set(m, trust, &terr);
     ts->trusted_by = m->signers[0].trusted_by;
 }
 
@@ -86,7 +86,7 @@ static bool same_integer(kt_span a, kt_span b)
 /* A legacy countersignature: a SignerInfo over the outer signature bytes. */
 static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer *s,
                        const struct kt_pkcs7_attr *a, const uint8_t *base,
-                       const struct kt_keyrings *rings, enum kt_purpose purpose)
+                       const struct kt_trust_set *trust)
 {
     struct kt_pe_timestamp *ts = &sig->timestamp;
     struct kt_error *err = &ts->error;
@@ -147,8 +147,8 @@ static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer
             break;
         }
     }
-    if (!cert && rings) {
-        const struct kt_key *k = kt_keyrings_find_cert(rings, issuer, serial, (kt_span){0});
+    if (!cert && trust->all) {
+        const struct kt_key *k = kt_keyrings_find_cert(trust->all, issuer, serial, (kt_span){0});
         if (k)
             cert = k->cert;
     }
@@ -188,11 +188,12 @@ static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer
         return;
     }
     ts->verify_rc = 0;
-    /* trust: the countersigner itself, or its issuer, is a key the purpose may use */
-    const struct kt_key *k =
-        kt_trust_find_by_issuer_serial(rings, purpose, cert->issuer_raw, cert->serial);
+    /* trust: the countersigner itself, or its issuer, is a key of the search set */
+    struct kt_key_ids self = {.issuer = cert->issuer_raw, .serial = cert->serial};
+    const struct kt_key *k = kt_trust_set_find(trust, &self);
     if (!k && cert->akid_keyid.len) {
-        const struct kt_key *i = kt_trust_find_by_skid(rings, purpose, cert->akid_keyid);
+        struct kt_key_ids by_skid = {.skid = cert->akid_keyid};
+        const struct kt_key *i = kt_trust_set_find(trust, &by_skid);
         if (i && i->cert->pub && kt_x509_check_signature(cert, i->cert->pub) == 0)
             k = i;
     }
@@ -201,7 +202,7 @@ static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer
 }
 
 void kt_pe_check_timestamp(struct kt_pe_signature *sig, const uint8_t *base,
-                           const struct kt_keyrings *rings, enum kt_purpose purpose)
+                           const struct kt_trust_set *trust)
 {
     if (!sig->msg || sig->msg->n_signers == 0)
         return;
@@ -209,10 +210,10 @@ void kt_pe_check_timestamp(struct kt_pe_signature *sig, const uint8_t *base,
     const struct kt_pkcs7_attr *a = kt_pkcs7_find_attr(s->unauth, s->n_unauth,
                                                        KT_OID_MS_RFC3161_TIMESTAMP);
     if (a) {
-        rfc3161(sig, s, a, base, rings, purpose);
+        rfc3161(sig, s, a, base, trust);
         return;
     }
     a = kt_pkcs7_find_attr(s->unauth, s->n_unauth, KT_OID_COUNTER_SIGNATURE);
     if (a)
-        countersig(sig, s, a, base, rings, purpose);
+        countersig(sig, s, a, base, trust);
 }

@@ -8,7 +8,9 @@
  *   kt_pkcs7_verify_digests() the same with content digests the caller computed
  *                             (Authenticode: the PE image digest is not the
  *                             PKCS#7 content)
- *   kt_pkcs7_validate_trust() walk each signer's chain to a trusted key
+ *   kt_pkcs7_validate_trust_set() walk each signer's chain to a trusted key
+ *                             of a search set (policy/verify.h's
+ *                             kt_pkcs7_validate_trust resolves a purpose)
  *
  * Memory: struct kt_pkcs7 points into the buffer given to kt_pkcs7_parse(),
  * which must outlive it; the message owns its arrays, its parsed
@@ -27,7 +29,8 @@
 #include "crypto/crypto.h"
 #include "der/der.h"
 #include "der/oid.h"
-#include "keyring/keyring.h"
+#include "keys/purpose.h"
+#include "keys/trust.h"
 #include "x509/x509.h"
 
 #define KT_PKCS7_MAX_CHAIN 16
@@ -177,15 +180,15 @@ int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_purpose purpose,
                            struct kt_error *err);
 
 /* Trust (pkcs7_validate_trust): for each signer that verified, walk its chain;
- * a cert that is itself a key in the keyrings the purpose allows, or whose
+ * a cert that is itself a key in the search set's keyrings, or whose
  * issuer's key is, vouches once that link's signature checks.  Blacklisted
  * certificates reject.  Fills chain/trusted_by/verdict per signer.
  * Returns the message verdict: any -EKEYREJECTED wins; else 0 if some
  * signer's chain met a trusted key; else -ENOPKG if an unsupported algorithm
  * stood in the way; else -ENOKEY.  Call after kt_pkcs7_verify*(); signers
  * whose verification failed keep their verify_rc as verdict. */
-int kt_pkcs7_validate_trust(struct kt_pkcs7 *msg, const struct kt_keyrings *rings,
-                            enum kt_purpose purpose, struct kt_error *err);
+int kt_pkcs7_validate_trust_set(struct kt_pkcs7 *msg, const struct kt_trust_set *trust,
+                                struct kt_error *err);
 
 /* Check a signer's signature (over si->signed_digest, set by verify) with
  * `key`: 0, -EKEYREJECTED, -ENOPKG. */

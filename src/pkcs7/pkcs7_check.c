@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int kt_pkcs7_check(const uint8_t *sig, size_t sig_len, const uint8_t *data, size_t data_len,
-                   const struct kt_keyrings *rings, enum kt_purpose purpose, bool check_purpose,
-                   const struct kt_pkcs7_policy *policy, struct kt_pkcs7_check *out,
-                   struct kt_error *err)
+int kt_pkcs7_check_set(const uint8_t *sig, size_t sig_len, const uint8_t *data,
+                       size_t data_len, const struct kt_trust_set *trust, enum kt_purpose purpose,
+                       bool check_purpose, const struct kt_pkcs7_policy *policy,
+                       struct kt_pkcs7_check *out, struct kt_error *err)
 {
     memset(out, 0, sizeof(*out));
     const uint8_t *der = sig;
@@ -25,10 +25,10 @@ int kt_pkcs7_check(const uint8_t *sig, size_t sig_len, const uint8_t *data, size
         out->msg->policy = *policy;
     if (check_purpose)
         KT_TRY(kt_pkcs7_check_purpose(out->msg, purpose, err));
-    rc = kt_pkcs7_verify(out->msg, data, data_len, rings, err);
+    rc = kt_pkcs7_verify(out->msg, data, data_len, trust ? trust->all : NULL, err);
     if (rc == 0 || rc == -ENOPKG) {
         *err = (struct kt_error){0};
-        return kt_pkcs7_validate_trust(out->msg, rings, purpose, err);
+        return kt_pkcs7_validate_trust_set(out->msg, trust, err);
     }
     for (size_t i = 0; i < out->msg->n_signers; i++)
         out->msg->signers[i].verdict = out->msg->signers[i].verify_rc;

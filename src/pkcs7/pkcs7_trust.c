@@ -5,27 +5,25 @@
 #include <string.h>
 #include <time.h>
 
-/* A trusted key (for this purpose) that is this certificate: found by its
+/* A trusted key (of the search set) that is this certificate: found by its
  * issuer+serial, and when it has an SKID the key must carry it too. */
-static const struct kt_key *find_as_key(const struct kt_keyrings *rings, enum kt_purpose p,
-                                        const struct kt_x509 *c)
+static const struct kt_key *find_as_key(const struct kt_trust_set *set, const struct kt_x509 *c)
 {
     struct kt_key_ids ids = kt_key_ids_of_cert(c);
-    return kt_trust_find(rings, p, &ids);
+    return kt_trust_set_find(set, &ids);
 }
 
 /* A trusted key that the certificate's AKID names as its issuer (no AKID:
  * none; PKCS#7 trust never goes by the issuer name). */
-static const struct kt_key *find_issuer_key(const struct kt_keyrings *rings, enum kt_purpose p,
-                                            const struct kt_x509 *c)
+static const struct kt_key *find_issuer_key(const struct kt_trust_set *set, const struct kt_x509 *c)
 {
     struct kt_key_ids ids = kt_key_ids_of_signer(c, false);
-    return kt_trust_find(rings, p, &ids);
+    return kt_trust_set_find(set, &ids);
 }
 
 /* The signer id itself as a key (the kernel's last resort, and the only way
  * for a signer named by SKID or a message without certificates). */
-static const struct kt_key *find_direct(const struct kt_keyrings *rings, enum kt_purpose p,
+static const struct kt_key *find_direct(const struct kt_trust_set *set,
                                         const struct kt_pkcs7_signer *si)
 {
     struct kt_key_ids ids = {0};
@@ -33,14 +31,13 @@ static const struct kt_key *find_direct(const struct kt_keyrings *rings, enum kt
         ids.skid = si->skid;
     else
         ids.issuer = si->issuer_raw, ids.serial = si->serial;
-    return kt_trust_find(rings, p, &ids);
+    return kt_trust_set_find(set, &ids);
 }
 
 /* Why nothing vouched: name the top of the chain, the issuer it needs, and
- * where that key is if a keyring holds it that this purpose may not use. */
-static int no_key(const struct kt_keyrings *rings, enum kt_purpose p,
-                  const struct kt_pkcs7_signer *si, const struct kt_x509 *top,
-                  struct kt_error *err)
+ * where that key is if a keyring outside the search set holds it. */
+static int no_key(const struct kt_trust_set *set, const struct kt_pkcs7_signer *si,
+                  const struct kt_x509 *top, struct kt_error *err)
 {
     const struct kt_key *held = NULL;
     struct kt_key_ids ids = {0};
@@ -53,11 +50,12 @@ static int no_key(const struct kt_keyrings *rings, enum kt_purpose p,
     } else {
         ids.issuer = si->issuer_raw, ids.serial = si->serial;
     }
-    held = kt_keyrings_find_any(rings, &ids);
+    held = kt_keyrings_find_any(set->all, &ids);
     char where[160] = "which no keyring holds";
-    if (held && held->ring && !kt_keyring_vouches_for(rings, held->ring, p))
+    if (held && held->ring && !kt_trust_set_has(set, held->ring))
         snprintf(where, sizeof(where), "which keyring %s holds, but %s does not vouch for %s",
-                 kt_keyring_name(held->ring), kt_keyring_name(held->ring), kt_purpose_text(p));
+                 kt_keyring_name(held->ring), kt_keyring_name(held->ring),
+                 set->what ? set->what : "this");
     else if (held && !held->trusted)
         snprintf(where, sizeof(where), "which keyring %s holds, not flagged trusted",
                  kt_keyring_name(held->ring));
@@ -118,7 +116,7 @@ static int check_link(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
 }
 
 static int trust_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
-                     const struct kt_keyrings *rings, enum kt_purpose p, struct kt_error *err)
+                     const struct kt_trust_set *set, struct kt_error *err)
 {
     si->trusted_by = NULL;
     si->time_invalid = false;
@@ -141,12 +139,12 @@ static int trust_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
                        si->time_invalid_cert->description ? si->time_invalid_cert->description
                                                           : "?");
 
-    if (!rings)
+    if (!set || !set->all)
         return kt_fail(err, -ENOKEY, si->offset, "signerInfo %d: no trusted keys given",
                        si->index);
     /* blacklisted certificates anywhere in the chain reject */
     for (size_t i = 0; i < si->chain_len; i++)
-        if (kt_blacklist_has_cert(rings, si->chain[i]))
+        if (kt_blacklist_has_cert(set->all, si->chain[i]))
             return kt_fail(err, -EKEYREJECTED, si->offset,
                            "signerInfo %d: certificate %s is blacklisted", si->index,
                            si->chain[i]->description ? si->chain[i]->description : "?");
@@ -161,34 +159,34 @@ static int trust_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
     size_t n = si->signer_key ? 0 : si->chain_len;
     for (size_t i = 0; i < n && !k; i++) {
         const struct kt_x509 *x = si->chain[i];
-        if ((k = find_as_key(rings, p, x)))
+        if ((k = find_as_key(set, x)))
             break;
         if (x->self_signed)
-            return no_key(rings, p, si, x, err);
+            return no_key(set, si, x, err);
         child = top = x;
     }
-    if (!k && top && (k = find_issuer_key(rings, p, top)))
+    if (!k && top && (k = find_issuer_key(set, top)))
         child = top;
-    if (!k && (k = find_direct(rings, p, si)))
+    if (!k && (k = find_direct(set, si)))
         child = NULL;
     if (!k)
-        return no_key(rings, p, si, si->signer_key ? NULL : top, err);
-    if (kt_blacklist_has_cert(rings, k->cert))
+        return no_key(set, si, si->signer_key ? NULL : top, err);
+    if (kt_blacklist_has_cert(set->all, k->cert))
         return kt_fail(err, -EKEYREJECTED, si->offset,
                        "signerInfo %d: trusted key %s is blacklisted", si->index,
                        k->cert->description);
     return check_link(msg, si, child, k, err);
 }
 
-int kt_pkcs7_validate_trust(struct kt_pkcs7 *msg, const struct kt_keyrings *rings,
-                            enum kt_purpose purpose, struct kt_error *err)
+int kt_pkcs7_validate_trust_set(struct kt_pkcs7 *msg, const struct kt_trust_set *trust,
+                                struct kt_error *err)
 {
     int cached = -ENOKEY, hard = 0;
     struct kt_error first = {0}, hard_err = {0}, pkg_err = {0};
     for (size_t i = 0; i < msg->n_signers; i++) {
         struct kt_pkcs7_signer *si = &msg->signers[i];
         struct kt_error e = {0};
-        int rc = trust_one(msg, si, rings, purpose, &e);
+        int rc = trust_one(msg, si, trust, &e);
         si->verdict = rc;
         if (rc < 0 && e.code)
             si->error = e;

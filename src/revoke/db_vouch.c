@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pe/pe_verify.h"
+#include "policy/verify.h"
 #include "revoke/revoke.h"
 
 static const struct kt_x509 *vouches(const struct kt_x509 *c, const struct kt_certset *db)

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "keyring/keyring.h"
+#include "keys/purpose.h"
 
 enum kt_ftype {
     KT_FT_UNKNOWN = 0, /* nothing ktrust verifies: skipped */

@@ -9,18 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/store.h"
 #include "store/store_int.h"
-
-struct kt_store {
-    sqlite3 *db;
-    char *path;
-    enum kt_store_mode mode;
-    bool in_tx;
-    bool empty; /* READ mode on a file with no schema yet */
-    long fail_after, n_inserts;
-    long insert_delay_us; /* testing: $KTRUST_STORE_INSERT_DELAY_US */
-};
 
 static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS keyrings("
@@ -49,7 +38,7 @@ static const char schema_sql[] =
     "PRAGMA user_version = 1;";
 
 /* Map a SQLite result to an errno and a detail. */
-static int db_fail(struct kt_store *s, struct kt_error *err, int src, const char *doing)
+int kt_store_db_fail(struct kt_store *s, struct kt_error *err, int src, const char *doing)
 {
     int code;
     const char *why = s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(src);
@@ -69,10 +58,10 @@ static int db_fail(struct kt_store *s, struct kt_error *err, int src, const char
     return kt_fail(err, code, KT_NO_OFFSET, "store: %s: %s", doing, why);
 }
 
-static int exec(struct kt_store *s, const char *sql, const char *doing, struct kt_error *err)
+int kt_store_exec(struct kt_store *s, const char *sql, const char *doing, struct kt_error *err)
 {
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-    return rc == SQLITE_OK ? 0 : db_fail(s, err, rc, doing);
+    return rc == SQLITE_OK ? 0 : kt_store_db_fail(s, err, rc, doing);
 }
 
 static int get_user_version(struct kt_store *s, int *v, struct kt_error *err)
@@ -80,11 +69,11 @@ static int get_user_version(struct kt_store *s, int *v, struct kt_error *err)
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
     if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "reading the schema version");
+        return kt_store_db_fail(s, err, rc, "reading the schema version");
     rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
         sqlite3_finalize(st);
-        return db_fail(s, err, rc, "reading the schema version");
+        return kt_store_db_fail(s, err, rc, "reading the schema version");
     }
     *v = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
@@ -134,7 +123,7 @@ static int reopen_immutable(struct kt_store *s, struct kt_error *err)
     int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
     if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "opening");
+        return kt_store_db_fail(s, err, rc, "opening");
     sqlite3_extended_result_codes(s->db, 0);
     return 0;
 }
@@ -151,7 +140,7 @@ static int set_wal(struct kt_store *s, struct kt_error *err)
             break;
         usleep(10000);
     }
-    return rc == SQLITE_OK ? 0 : db_fail(s, err, rc, "setting WAL mode");
+    return rc == SQLITE_OK ? 0 : kt_store_db_fail(s, err, rc, "setting WAL mode");
 }
 
 int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **out,
@@ -190,7 +179,7 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
         rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     }
     if (rc != SQLITE_OK) {
-        rc = db_fail(s, err, rc, "opening");
+        rc = kt_store_db_fail(s, err, rc, "opening");
         goto fail;
     }
     sqlite3_extended_result_codes(s->db, 0);
@@ -204,7 +193,7 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
         goto fail;
     /* readers check the version and the tables in one snapshot: a writer
      * may be creating the schema right now */
-    if (mode == KT_STORE_READ && (rc = exec(s, "BEGIN", "reading", err)) < 0)
+    if (mode == KT_STORE_READ && (rc = kt_store_exec(s, "BEGIN", "reading", err)) < 0)
         goto fail;
     if ((rc = get_user_version(s, &v, err)) < 0 || (rc = check_version(s, v, err)) < 0)
         goto fail;
@@ -212,17 +201,17 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
     if (mode == KT_STORE_WRITE) {
         /* WAL mode is persistent in the file; switching needs no transaction */
         if ((rc = set_wal(s, err)) < 0 ||
-            (rc = exec(s, "PRAGMA synchronous=FULL", "setting synchronous", err)) < 0 ||
+            (rc = kt_store_exec(s, "PRAGMA synchronous=FULL", "setting synchronous", err)) < 0 ||
             /* a small page cache: a big transaction spills to the WAL as it
              * goes instead of holding everything in memory until COMMIT */
-            (rc = exec(s, "PRAGMA cache_size=-256", "setting the cache size", err)) < 0)
+            (rc = kt_store_exec(s, "PRAGMA cache_size=-256", "setting the cache size", err)) < 0)
             goto fail;
         if (v == 0) {
-            if ((rc = exec(s, "BEGIN IMMEDIATE", "creating the schema", err)) < 0)
+            if ((rc = kt_store_exec(s, "BEGIN IMMEDIATE", "creating the schema", err)) < 0)
                 goto fail;
             /* another process may have created it meanwhile: IF NOT EXISTS */
-            if ((rc = exec(s, schema_sql, "creating the schema", err)) < 0 ||
-                (rc = exec(s, "COMMIT", "creating the schema", err)) < 0) {
+            if ((rc = kt_store_exec(s, schema_sql, "creating the schema", err)) < 0 ||
+                (rc = kt_store_exec(s, "COMMIT", "creating the schema", err)) < 0) {
                 sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
                 goto fail;
             }
@@ -256,6 +245,7 @@ void kt_store_close(struct kt_store *s)
     if (s->db)
         sqlite3_close(s->db);
     free(s->path);
+    kt_store_rows_free(&s->rows);
     free(s);
 }
 
@@ -267,7 +257,7 @@ int kt_store_begin_write(struct kt_store *s, struct kt_error *err)
 {
     if (s->mode != KT_STORE_WRITE)
         return kt_fail(err, -EACCES, KT_NO_OFFSET, "store: opened read-only");
-    int rc = exec(s, "BEGIN IMMEDIATE", "starting a transaction", err);
+    int rc = kt_store_exec(s, "BEGIN IMMEDIATE", "starting a transaction", err);
     if (rc == 0)
         s->in_tx = true;
     return rc;
@@ -277,7 +267,7 @@ int kt_store_commit(struct kt_store *s, struct kt_error *err)
 {
     if (!s->in_tx)
         return 0;
-    int rc = exec(s, "COMMIT", "committing", err);
+    int rc = kt_store_exec(s, "COMMIT", "committing", err);
     if (rc < 0) {
         kt_store_rollback(s);
         return rc;
@@ -291,295 +281,4 @@ void kt_store_rollback(struct kt_store *s)
     if (s->in_tx && sqlite3_get_autocommit(s->db) == 0)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     s->in_tx = false;
-}
-
-/* ---- load ----------------------------------------------------------------- */
-
-static int load_rings(struct kt_store *s, struct kt_keyrings *k, struct kt_error *err)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(
-        s->db, "SELECT name, restriction, vouchers FROM keyrings ORDER BY rowid", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "reading keyrings");
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        const char *restr = (const char *)sqlite3_column_text(st, 1);
-        const char *vouch = (const char *)sqlite3_column_text(st, 2);
-        if (!name || !restr)
-            continue;
-        if (kt_keyrings_get(k, name))
-            continue;
-        char spec[1024];
-        snprintf(spec, sizeof(spec), "%s%s%s", restr, vouch && *vouch ? ":" : "",
-                 vouch ? vouch : "");
-        enum kt_restrict r;
-        char *buf = NULL;
-        const char *v[32];
-        size_t nv = 0;
-        int prc = kt_restriction_parse(spec, &r, &buf, v, 32, &nv);
-        if (prc < 0) {
-            sqlite3_finalize(st);
-            return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "store: keyring '%s': bad restriction '%s'",
-                           name, spec);
-        }
-        prc = kt_keyring_create(k, name, r, v, nv, err);
-        free(buf);
-        if (prc < 0) {
-            sqlite3_finalize(st);
-            return prc;
-        }
-        kt_keyring_set_saved(kt_keyrings_get(k, name), true);
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(s, err, rc, "reading keyrings");
-}
-
-static int load_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error *err)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT id, keyring, der, trusted, source, added FROM keys "
-                                "ORDER BY id",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "reading keys");
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        const char *ring = (const char *)sqlite3_column_text(st, 1);
-        const uint8_t *der = sqlite3_column_blob(st, 2);
-        size_t len = (size_t)sqlite3_column_bytes(st, 2);
-        bool trusted = sqlite3_column_int(st, 3) != 0;
-        const char *src = (const char *)sqlite3_column_text(st, 4);
-        int64_t added = sqlite3_column_int64(st, 5);
-        struct kt_keyring *r = kt_keyrings_get(k, ring ? ring : "");
-        if (!r) {
-            sqlite3_finalize(st);
-            return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "store: key %lld in unknown keyring '%s'",
-                           (long long)id, ring ? ring : "");
-        }
-        struct kt_error e = {0};
-        e.offset = KT_NO_OFFSET;
-        int arc = kt_keyring_restore(k, r, der, len, src, added, trusted, id, &e);
-        if (arc == -EEXIST)
-            continue;
-        if (arc < 0) {
-            sqlite3_finalize(st);
-            return kt_fail(err, arc == -ENOMEM ? arc : -EBADMSG, KT_NO_OFFSET,
-                           "store: key %lld in '%s': %s", (long long)id, ring, e.what);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(s, err, rc, "reading keys");
-}
-
-static enum kt_hash hash_by_name(const char *n)
-{
-    for (int h = KT_HASH_MD5; h < KT_HASH__COUNT; h++)
-        if (n && !strcmp(kt_hash_name((enum kt_hash)h), n))
-            return (enum kt_hash)h;
-    return KT_HASH_NONE;
-}
-
-static int load_blacklist(struct kt_store *s, struct kt_keyrings *k, struct kt_error *err)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "SELECT id, kind, hash, digest, source FROM blacklist ORDER BY id",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "reading the blacklist");
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        const char *kind = (const char *)sqlite3_column_text(st, 1);
-        enum kt_hash h = hash_by_name((const char *)sqlite3_column_text(st, 2));
-        const uint8_t *d = sqlite3_column_blob(st, 3);
-        size_t len = (size_t)sqlite3_column_bytes(st, 3);
-        const char *src = (const char *)sqlite3_column_text(st, 4);
-        if (!h || len != kt_hash_size(h) ||
-            kt_blacklist_restore_hash(k, kind, h, d, src, id) < 0) {
-            sqlite3_finalize(st);
-            return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "store: bad blacklist entry %lld",
-                           (long long)id);
-        }
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(s, err, rc, "reading the blacklist");
-}
-
-int kt_store_load(struct kt_store *s, struct kt_keyrings *k, struct kt_error *err)
-{
-    if (s->empty)
-        return 0;
-    /* a reader sees one snapshot: all three tables inside one transaction */
-    bool own_tx = !s->in_tx;
-    int rc;
-    if (own_tx && (rc = exec(s, "BEGIN", "reading", err)) < 0)
-        return rc;
-    rc = load_rings(s, k, err);
-    if (rc == 0)
-        rc = load_keys(s, k, err);
-    if (rc == 0)
-        rc = load_blacklist(s, k, err);
-    if (own_tx)
-        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-    kt_keyrings_clear_removed(k);
-    kt_blacklist_clear_removed(k);
-    return rc;
-}
-
-/* ---- save ----------------------------------------------------------------- */
-
-static int step_done(struct kt_store *s, sqlite3_stmt *st, const char *doing,
-                     struct kt_error *err)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(s, err, rc, doing);
-}
-
-static int save_rings(struct kt_store *s, struct kt_keyrings *k, struct kt_error *err)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(
-        s->db, "INSERT INTO keyrings(name, restriction, vouchers) VALUES(?,?,?)", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "saving keyrings");
-    for (size_t i = 0; i < kt_keyrings_count(k); i++) {
-        struct kt_keyring *r = kt_keyrings_at(k, i);
-        if (kt_keyring_is_default(r) || kt_keyring_is_saved(r))
-            continue;
-        char spec[1024];
-        kt_keyring_restriction_str(r, spec, sizeof(spec));
-        char *colon = strchr(spec, ':');
-        const char *vouch = "";
-        if (colon) {
-            *colon = 0;
-            vouch = colon + 1;
-        }
-        sqlite3_bind_text(st, 1, kt_keyring_name(r), -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 2, spec, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 3, vouch, -1, SQLITE_TRANSIENT);
-        if ((rc = step_done(s, st, "saving keyrings", err)) < 0)
-            break;
-        kt_keyring_set_saved(r, true);
-    }
-    sqlite3_finalize(st);
-    return rc < 0 ? rc : 0;
-}
-
-static int save_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error *err)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "INSERT INTO keys(keyring, der, sha256, description, skid, "
-                                "trusted, source, added) VALUES(?,?,?,?,?,?,?,?)",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "saving keys");
-    rc = 0;
-    for (size_t i = 0; i < kt_keyrings_count(k) && rc == 0; i++) {
-        struct kt_keyring *r = kt_keyrings_at(k, i);
-        for (size_t j = 0; j < kt_keyring_count(r) && rc == 0; j++) {
-            const struct kt_key *key = kt_keyring_key(r, j);
-            if (kt_key_store_id(key) || kt_key_is_ephemeral(key))
-                continue;
-            if (s->fail_after > 0 && ++s->n_inserts >= s->fail_after) {
-                rc = db_fail(s, err, SQLITE_FULL, "saving keys");
-                break;
-            }
-            const struct kt_x509 *c = key->cert;
-            sqlite3_bind_text(st, 1, kt_keyring_name(r), -1, SQLITE_STATIC);
-            sqlite3_bind_blob(st, 2, key->der, (int)key->der_len, SQLITE_STATIC);
-            sqlite3_bind_blob(st, 3, c->sha256, 32, SQLITE_STATIC);
-            sqlite3_bind_text(st, 4, c->description, -1, SQLITE_STATIC);
-            if (c->skid.len)
-                sqlite3_bind_blob(st, 5, c->skid.p, (int)c->skid.len, SQLITE_STATIC);
-            sqlite3_bind_int(st, 6, key->trusted ? 1 : 0);
-            sqlite3_bind_text(st, 7, key->source, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 8, key->added);
-            if ((rc = step_done(s, st, "saving keys", err)) < 0)
-                break;
-            kt_key_set_store_id(key, sqlite3_last_insert_rowid(s->db));
-            if (s->insert_delay_us > 0)
-                usleep((useconds_t)s->insert_delay_us);
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc < 0)
-        return rc;
-
-    const int64_t *ids;
-    size_t n = kt_keyrings_removed_ids(k, &ids);
-    if (!n)
-        return 0;
-    rc = sqlite3_prepare_v2(s->db, "DELETE FROM keys WHERE id = ?", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "removing keys");
-    rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        sqlite3_bind_int64(st, 1, ids[i]);
-        rc = step_done(s, st, "removing keys", err);
-    }
-    sqlite3_finalize(st);
-    if (rc == 0)
-        kt_keyrings_clear_removed(k);
-    return rc;
-}
-
-static int save_blacklist(struct kt_store *s, struct kt_keyrings *k, struct kt_error *err)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db,
-                                "INSERT OR IGNORE INTO blacklist(kind, hash, digest, source, added) "
-                                "VALUES(?,?,?,?,?)",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "saving the blacklist");
-    rc = 0;
-    int64_t now = (int64_t)time(NULL);
-    for (size_t i = 0; i < kt_blacklist_hash_count(k) && rc == 0; i++) {
-        if (kt_blacklist_hash_store_id(k, i))
-            continue;
-        const struct kt_blacklist_hash *b = kt_blacklist_hash_at(k, i);
-        sqlite3_bind_text(st, 1, b->kind, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, kt_hash_name(b->hash), -1, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 3, b->digest, (int)b->len, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, b->source, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 5, now);
-        if ((rc = step_done(s, st, "saving the blacklist", err)) == 0)
-            kt_blacklist_hash_set_store_id(k, i, sqlite3_last_insert_rowid(s->db));
-    }
-    sqlite3_finalize(st);
-    if (rc < 0)
-        return rc;
-    const int64_t *ids;
-    size_t n = kt_blacklist_removed_ids(k, &ids);
-    if (!n)
-        return 0;
-    rc = sqlite3_prepare_v2(s->db, "DELETE FROM blacklist WHERE id = ?", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return db_fail(s, err, rc, "removing blacklist hashes");
-    rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        sqlite3_bind_int64(st, 1, ids[i]);
-        rc = step_done(s, st, "removing blacklist hashes", err);
-    }
-    sqlite3_finalize(st);
-    if (rc == 0)
-        kt_blacklist_clear_removed(k);
-    return rc;
-}
-
-int kt_store_save(struct kt_store *s, struct kt_keyrings *k, struct kt_error *err)
-{
-    if (!s->in_tx)
-        return kt_fail(err, -EINVAL, KT_NO_OFFSET, "store: save outside a write transaction");
-    int rc = save_rings(s, k, err);
-    if (rc == 0)
-        rc = save_keys(s, k, err);
-    if (rc == 0)
-        rc = save_blacklist(s, k, err);
-    return rc;
 }

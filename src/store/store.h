@@ -31,7 +31,8 @@
 
 #include <stdbool.h>
 
-#include "keyring/keyring.h"
+#include "keys/blacklist.h"
+#include "keys/keyring.h"
 #include "util/err.h"
 
 #define KT_STORE_SCHEMA_VERSION 1

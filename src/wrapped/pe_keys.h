@@ -15,9 +15,12 @@
 #define KT_WRAPPED_PE_KEYS_H
 
 #include "esl/esl.h"
-#include "keyring/keyring.h"
 #include "pe/pe.h"
 #include "pe/pe_verify.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
+#include "policy/restrict.h"
+#include "policy/verify.h"
 
 enum kt_wrap_kind { KT_WRAP_NONE = 0, KT_WRAP_KEYLIST, KT_WRAP_VENDOR_CERT };
 

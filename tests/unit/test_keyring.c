@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "esl/esl.h"
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
 #include "kt_test.h"
 #include "x509/x509.h"
 
@@ -236,6 +237,28 @@ static void test_lookups(void)
               kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, sc->skid) == stranger,
           "platform named for the run vouches for modules");
     kt_keyring_set_run_voucher(kt_keyrings_get(k, "platform"), false);
+    /* a purpose's search set, in the kernel's order; run vouchers after */
+    {
+        struct kt_trust_set ts;
+        const char *want_mod[] = {"builtin", "secondary", "machine"};
+        const char *want_uefi[] = {"builtin", "secondary", "machine", "platform", "vend"};
+        kt_trust_set_for(k, KT_PURPOSE_MODULE, &ts);
+        CHECK(ts.n == 3 && ts.all == k && !strcmp(ts.what, "modules"), "module set: %zu", ts.n);
+        for (size_t i = 0; i < ts.n && i < 3; i++)
+            CHECK(!strcmp(kt_keyring_name(ts.rings[i]), want_mod[i]), "module set %zu", i);
+        kt_keyring_set_run_voucher(vend, true);
+        kt_trust_set_for(k, KT_PURPOSE_UEFI, &ts);
+        CHECK(ts.n == 5, "uefi set with a run voucher: %zu", ts.n);
+        for (size_t i = 0; i < ts.n && i < 5; i++)
+            CHECK(!strcmp(kt_keyring_name(ts.rings[i]), want_uefi[i]), "uefi set %zu", i);
+        CHECK(kt_trust_set_has(&ts, vend) && !kt_trust_set_has(&ts, kt_keyrings_get(k, "loose")),
+              "set membership");
+        kt_keyring_set_run_voucher(vend, false);
+        kt_trust_set_for(k, KT_PURPOSE_BUILTIN, &ts);
+        CHECK(ts.n == 1 && kt_trust_set_has(&ts, kt_keyrings_get(k, "builtin")), "builtin set");
+        kt_trust_set_for(NULL, KT_PURPOSE_MODULE, &ts);
+        CHECK(ts.n == 0 && !ts.all, "no keyrings: an empty set");
+    }
     /* find_asymmetric_key: id0 and id1 given, both must match */
     struct kt_key_ids both = kt_key_ids_of_cert(ic);
     CHECK(kt_trust_find(k, KT_PURPOSE_MODULE, &both) == inter, "id0+id1 of inter");

@@ -7,6 +7,7 @@
 
 #include "kt_test.h"
 #include "modsig/modsig.h"
+#include "policy/verify.h"
 
 /* body || sig || struct || magic, with the struct's fields given */
 static size_t build(uint8_t *out, size_t body, size_t sig, const uint8_t ms[12])

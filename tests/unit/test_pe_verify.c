@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "kt_test.h"
-#include "keyring/keyring.h"
+#include "policy/load.h"
+#include "policy/verify.h"
 #include "pe/pe_verify.h"
 #include "util/file.h"
 

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "keyring/keyring.h"
+#include "policy/load.h"
+#include "policy/verify.h"
 #include "kt_test.h"
 #include "pkcs7/pkcs7.h"
 

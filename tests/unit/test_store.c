@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "keyring/keyring.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
 #include "kt_test.h"
 #include "store/store.h"
 
@@ -169,6 +170,48 @@ int main(void)
     CHECK(kt_keyring_count(kt_keyrings_get(k, "secondary")) == 0 &&
               kt_keyring_count(kt_keyrings_get(k, "machine")) == 0,
           "injected failure wrote nothing");
+    kt_keyrings_free(k);
+
+    /* the store diffs memory against its own rows: a second save in one
+     * transaction writes no row twice (keyrings and keys are UNIQUE, so it
+     * would fail); a removed hash and a removed revocation certificate are
+     * deleted */
+    kt_keyrings_new(&k);
+    CHECK(kt_store_open(path, KT_STORE_WRITE, &s, &e) == 0, "open");
+    kt_store_begin_write(s, &e);
+    kt_store_load(s, k, &e);
+    struct kt_keyring *bl = kt_keyrings_get(k, "blacklist");
+    CHECK(kt_keyring_add(k, bl, other, other_n, "revoked", KT_ADD_EXPLICIT, NULL, &e) == 0,
+          "revocation certificate");
+    CHECK(kt_keyring_create(k, "twice", KT_RESTRICT_NONE, NULL, 0, &e) == 0, "create twice");
+    CHECK(kt_store_save(s, k, &e) == 0, "save 1: %s", e.what);
+    CHECK(kt_store_save(s, k, &e) == 0, "save 2 writes nothing twice: %s", e.what);
+    CHECK(kt_store_commit(s, &e) == 0, "commit");
+    kt_store_close(s);
+    kt_keyrings_free(k);
+    k = load(path, &rc);
+    CHECK(kt_keyring_count(kt_keyrings_get(k, "blacklist")) == 1 &&
+              kt_keyrings_get(k, "twice") && kt_blacklist_has_bin(k, KT_HASH_SHA256, h),
+          "saved once");
+    kt_keyrings_free(k);
+    kt_keyrings_new(&k);
+    CHECK(kt_store_open(path, KT_STORE_WRITE, &s, &e) == 0, "open");
+    kt_store_begin_write(s, &e);
+    kt_store_load(s, k, &e);
+    char id[4 + 65] = "bin:";
+    kt_hex(h, 32, id + 4);
+    CHECK(kt_blacklist_remove_hash(k, id) == 1, "remove %s", id);
+    bl = kt_keyrings_get(k, "blacklist");
+    CHECK(kt_keyring_remove(k, bl, kt_keyring_key(bl, 0)->cert->description) == 1,
+          "remove the revocation certificate");
+    CHECK(kt_store_save(s, k, &e) == 0, "save removals: %s", e.what);
+    CHECK(kt_store_commit(s, &e) == 0, "commit");
+    kt_store_close(s);
+    kt_keyrings_free(k);
+    k = load(path, &rc);
+    CHECK(rc == 0 && kt_keyring_count(kt_keyrings_get(k, "blacklist")) == 0 &&
+              !kt_blacklist_has_bin(k, KT_HASH_SHA256, h) && kt_keyrings_get(k, "twice"),
+          "removals saved, the rest kept");
     kt_keyrings_free(k);
 
     /* write to a store opened for reading is refused */

@@ -1,8 +1,8 @@
 /* A kernel image's compiled-in keys into the builtin keyring. */
 #include <stdio.h>
 
-#include "keyring/keyring.h"
 #include "kimage/kimage.h"
+#include "policy/load.h"
 
 struct kernel_ctx {
     struct kt_keyrings *k;

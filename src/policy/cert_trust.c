@@ -1,4 +1,5 @@
-#include "keyring/cert_trust.h"
+#include "policy/cert_trust.h"
+#include "policy/keyrings.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
 
 #include "esl/esl.h"
 #include "esl/esl_svn.h"
-#include "keyring/keyring.h"
+#include "policy/load.h"
 #include "util/err.h"
 
 struct blob_ctx {

@@ -1,0 +1,47 @@
+/* keys_int.h - the keyring model's structures, shared by the files of
+ * src/keys only (never included outside it). */
+#ifndef KT_KEYS_KEYS_INT_H
+#define KT_KEYS_KEYS_INT_H
+
+#include "keys/blacklist.h"
+#include "keys/index_int.h"
+#include "keys/keyring.h"
+
+struct ikey {
+    struct kt_key pub; /* first: a const struct kt_key * converts back */
+    bool ephemeral;
+};
+
+/* Each keyring keeps its keys in an array (listing order = add order) and
+ * multimaps over them: SKID, issuer+serial, subject, description, SHA-256
+ * of the DER (and the SPKI for the blacklist's revocation certificates). */
+struct kt_keyring {
+    char *name;
+    enum kt_restrict restr;
+    char **vouchers;
+    size_t n_vouchers;
+    bool is_default;
+    bool run_voucher; /* named by a verifying command's --keyring for this run */
+    struct ikey **keys;
+    size_t n, cap;
+    struct kt_ht by_skid, by_isn, by_subj, by_desc, by_sha, by_spki;
+};
+
+struct bhash {
+    struct kt_blacklist_hash pub;
+    uint8_t tag[2]; /* kind letter, hash id: the first hash-table part */
+};
+
+struct kt_keyrings {
+    struct kt_keyring **rings;
+    size_t n, cap;
+    struct kt_keyring *blacklist;
+    struct bhash **bl;
+    size_t n_bl, cap_bl;
+    struct kt_ht bl_ht;
+    size_t n_tbs[KT_HASH__COUNT];
+};
+
+static inline struct ikey *kt_ikey(const struct kt_key *k) { return (struct ikey *)(uintptr_t)k; }
+
+#endif
