@@ -42,6 +42,8 @@ struct cli_common {
 /* --trust-system: the distribution's CA bundle (Debian, Ubuntu, Fedora's
  * compat link, Arch, Alpine). */
 #define CLI_SYSTEM_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+/* The one copy --trust-system puts in cli_common.trust[] (compared by address). */
+extern const char cli_system_bundle[];
 
 enum {
     OPT_STORE = 1000,

@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "policy/keyrings.h"
 
+const char cli_system_bundle[] = CLI_SYSTEM_BUNDLE;
+
 int cli_common_opt(struct cli_common *co, int c, const char *arg)
 {
     switch (c) {
@@ -23,7 +25,7 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
             fprintf(stderr, "ktrust: too many --trust options (at most %d)\n", CLI_MAX_TRUST);
             return -1;
         }
-        co->trust[co->n_trust++] = CLI_SYSTEM_BUNDLE;
+        co->trust[co->n_trust++] = cli_system_bundle;
         return 1;
     case OPT_KERNEL: co->kernel = arg; return 1;
     case OPT_VOUCH_RING:

@@ -101,7 +101,7 @@ int cli_add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct 
     struct kt_keyring *builtin = kt_keyrings_get(k, "builtin");
     for (size_t i = 0; i < co->n_trust; i++) {
         const char *path = co->trust[i];
-        const char *opt = path == (const char *)CLI_SYSTEM_BUNDLE ? "--trust-system" : "--trust";
+        const char *opt = path == cli_system_bundle ? "--trust-system" : "--trust";
         struct kt_file f;
         if ((rc = kt_file_open(path, &f, err)) < 0)
             return option_error(rc, opt, path, NULL, 0, NULL, err);
