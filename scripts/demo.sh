@@ -68,14 +68,22 @@ osslsigncode sign -certs uefisigner.pem -ac platform.pem -key uefisigner.key -h 
     -in vendor-key.efi -out vendor-key.efi.signed >/dev/null 2>&1 && echo "signed by the stand-in UEFI CA: vendor-key.efi.signed"
 run "$KTRUST" verify-pe vendor-key.efi.signed
 
-say "4. load-pe-key verifies the wrapper (platform CA vouches) and adds the wrapped key, flagged trusted"
+say "4. Trust never widens: the CA is only in platform, which vouches for boot images, not modules"
+echo "So load-pe-key refuses to put the key it wraps into secondary (exit 6), and says why."
 run "$KTRUST" load-pe-key vendor-key.efi.signed
 run "$KTRUST" keyring list --keyring secondary
 
-say "5. The module now verifies: a trusted key vouches for it"
+say "5. The distribution builds the CA into its kernel (builtin), as the article's kernels did"
+echo "Now a builtin key vouches for the wrapper: load-pe-key adds the wrapped key to secondary,"
+echo "flagged trusted."
+run "$KTRUST" keyring add --keyring builtin platform.pem
+run "$KTRUST" load-pe-key vendor-key.efi.signed
+run "$KTRUST" keyring list --keyring secondary
+
+say "6. The module now verifies: a trusted key vouches for it"
 run "$KTRUST" verify-module acme.ko
 
-say "6. A wrapper signed by a rogue CA is refused, and the store is unchanged"
+say "7. A wrapper signed by a rogue CA is refused, and the store is unchanged"
 run "$KTRUST" wrap-key roguesigner.pem -o rogue-key.efi
 osslsigncode sign -certs roguesigner.pem -ac rogue.pem -key roguesigner.key -h sha256 \
     -in rogue-key.efi -out rogue-key.efi.signed >/dev/null 2>&1
@@ -88,7 +96,7 @@ if cmp -s before.json after.json; then echo "store unchanged: yes"; else echo "s
 C=${KTRUST_CORPUS:-$SRC/../shared/corpus}
 if [ -f "$C/README.md" ]; then
     C=$(cd "$C" && pwd)
-    say "7. The real Debian 12 chain: Microsoft UEFI CA 2011 -> shim -> GRUB -> vmlinuz -> modules"
+    say "8. The real Debian 12 chain: Microsoft UEFI CA 2011 -> shim -> GRUB -> vmlinuz -> modules"
     echo "The UEFI db trusts Microsoft's UEFI CA; it signed shim, whose .vendor_cert wraps the"
     echo "Debian Secure Boot CA; that CA signed GRUB and the kernel; the kernel's builtin key"
     echo "signed the modules.  ktrust checks every link offline:"
@@ -99,6 +107,6 @@ if [ -f "$C/README.md" ]; then
     printf '   (exit %d)\n' $?
     cd "$W"
 else
-    say "7. (../shared/corpus not found: skipping the real Debian chain)"
+    say "8. (../shared/corpus not found: skipping the real Debian chain)"
 fi
 say "Done."
