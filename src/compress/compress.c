@@ -7,6 +7,7 @@
  * buffer never grows past max_out + 1 and the limit is checked before more
  * memory is taken. */
 #include "compress/compress.h"
+#include "util/le.h"
 
 #include <lz4.h>
 #include <lz4frame.h>
@@ -21,11 +22,6 @@
 #define LZ4_FRAME_MAGIC 0x184D2204u
 #define LZ4_LEGACY_BLOCK ((size_t)8 << 20)
 #define FIRST_ALLOC ((size_t)256 << 10)
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 const char *kt_comp_name(enum kt_comp c)
 {
@@ -50,9 +46,9 @@ enum kt_comp kt_comp_sniff(const uint8_t *p, size_t len)
         return KT_COMP_XZ;
     if (len >= 13 && p[0] == 0x5d && p[1] == 0 && p[2] == 0)
         return KT_COMP_LZMA;
-    if (len >= 4 && le32(p) == 0xFD2FB528u)
+    if (len >= 4 && kt_le32(p) == 0xFD2FB528u)
         return KT_COMP_ZSTD;
-    if (len >= 4 && (le32(p) == LZ4_LEGACY_MAGIC || le32(p) == LZ4_FRAME_MAGIC))
+    if (len >= 4 && (kt_le32(p) == LZ4_LEGACY_MAGIC || kt_le32(p) == LZ4_FRAME_MAGIC))
         return KT_COMP_LZ4;
     return KT_COMP_NONE;
 }
@@ -214,7 +210,7 @@ static int step_lz4_legacy(struct kt_decoder *k, uint8_t *buf, size_t cap, size_
         return 0;
     }
     while (d->len - k->pos >= 4) {
-        uint32_t csize = le32(d->in + k->pos);
+        uint32_t csize = kt_le32(d->in + k->pos);
         if (csize == LZ4_LEGACY_MAGIC) {
             k->pos += 4;
             continue;
@@ -310,7 +306,7 @@ int kt_decoder_new(enum kt_comp c, const uint8_t *in, size_t len, size_t base_of
             ZSTD_DCtx_setParameter(k->zd, ZSTD_d_windowLogMax, 27);
         break;
     case KT_COMP_LZ4:
-        if (d->len >= 4 && le32(d->in) == LZ4_LEGACY_MAGIC) {
+        if (d->len >= 4 && kt_le32(d->in) == LZ4_LEGACY_MAGIC) {
             k->legacy = true;
             k->pos = 4;
         } else if (LZ4F_isError(LZ4F_createDecompressionContext(&k->lf, LZ4F_VERSION))) {

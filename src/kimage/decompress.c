@@ -11,14 +11,10 @@
  * (compress/compress.h does the decoding). */
 #include "kimage/internal.h"
 #include "kimage/kimage.h"
+#include "util/le.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 const char *kt_kimage_comp_name(enum kt_kimage_comp c)
 {
@@ -67,7 +63,7 @@ int kt_kimage_locate(const uint8_t *img, size_t len, const uint8_t **payload,
                            version >> 8, version & 0xff);
         size_t setup_sects = img[0x1f1] ? img[0x1f1] : 4;
         size_t pm = (setup_sects + 1) * 512;
-        size_t poff = le32(img + 0x248), plen = le32(img + 0x24c);
+        size_t poff = kt_le32(img + 0x248), plen = kt_le32(img + 0x24c);
         if (pm > len || poff > len - pm || plen > len - pm - poff || plen == 0)
             return kt_fail(err, -EBADMSG, 0x248,
                            "bzImage: payload (offset %zu + %zu, length %zu) lies outside the "
@@ -78,7 +74,7 @@ int kt_kimage_locate(const uint8_t *img, size_t len, const uint8_t **payload,
         pl_len = plen;
         cont = true;
     } else if (len >= 0x40 && img[0] == 'M' && img[1] == 'Z' && !memcmp(img + 4, "zimg", 4)) {
-        size_t poff = le32(img + 8), plen = le32(img + 12);
+        size_t poff = kt_le32(img + 8), plen = kt_le32(img + 12);
         if (poff > len || plen > len - poff || plen == 0)
             return kt_fail(err, -EBADMSG, 8,
                            "zboot image: payload (offset %zu, length %zu) lies outside the "
@@ -143,7 +139,7 @@ int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
     /* The kernel appends the uncompressed size as a u32: a hint for the
      * first allocation when it is sane. */
     if (container && pl_len >= 8) {
-        size_t hint = le32(pl + pl_len - 4);
+        size_t hint = kt_le32(pl + pl_len - 4);
         if (hint > 0 && hint <= max_out && hint <= (pl_len + 64) * 64)
             o.size_hint = hint;
     }

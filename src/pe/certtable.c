@@ -1,16 +1,12 @@
 /* The attribute certificate table: a sequence of WIN_CERTIFICATE entries. */
 #include "pe/pe.h"
+#include "util/le.h"
 
 #include <string.h>
 
 #define WIN_CERT_REVISION_2_0 0x0200
 #define WIN_CERT_TYPE_PKCS_SIGNED_DATA 0x0002
 
-static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 static inline size_t round8(size_t x) { return (x + 7) & ~(size_t)7; }
 
 int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t cap, size_t *n,
@@ -26,8 +22,8 @@ int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t ca
                            "certificate table: %zu stray bytes where an entry header should be",
                            end - off);
         const uint8_t *h = pe->buf + off;
-        struct kt_pe_cert c = {.offset = off, .length = le32(h), .revision = le16(h + 4),
-                               .type = le16(h + 6)};
+        struct kt_pe_cert c = {.offset = off, .length = kt_le32(h), .revision = kt_le16(h + 4),
+                               .type = kt_le16(h + 6)};
         if (c.length < 8)
             return kt_fail(err, -ELIBBAD, off, "WIN_CERTIFICATE: dwLength %u is too short",
                            c.length);
