@@ -125,9 +125,16 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
     pe->len = len;
     pe->pe_off = lfanew;
     const uint8_t *coff = buf + lfanew + 4;
-    pe->machine = kt_le16(coff);
-    uint16_t nsec = kt_le16(coff + 2);
-    uint16_t optsize = kt_le16(coff + 16);
+    kt_le file, hdr;
+    kt_le_init(&file, buf, len, NULL);
+    uint16_t nsec, optsize;
+    /* COFF header: Machine, NumberOfSections, 12 bytes, SizeOfOptionalHeader
+     * (within the file: checked above) */
+    kt_le_window(&file, lfanew + 4, COFF_HDR_SIZE, &hdr, NULL);
+    kt_le_u16(&hdr, &pe->machine, NULL);
+    kt_le_u16(&hdr, &nsec, NULL);
+    kt_le_skip(&hdr, 12, NULL);
+    kt_le_u16(&hdr, &optsize, NULL);
     pe->opt_off = lfanew + 4 + COFF_HDR_SIZE;
     int rc;
     if (pe->opt_off + optsize > len) {
@@ -200,17 +207,22 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
         rc = -ENOMEM;
         goto fail;
     }
+    kt_le table;
+    kt_le_window(&file, sec_off, (size_t)nsec * SECTION_HDR_SIZE, &table, NULL); /* checked */
     for (size_t i = 0; i < nsec; i++) {
-        const uint8_t *h = buf + sec_off + i * SECTION_HDR_SIZE;
         struct kt_pe_section *s = &pe->sections[i];
-        memcpy(s->name, h, 8);
+        const uint8_t *name;
+        s->header_off = kt_le_offset(&table);
+        kt_le_sub(&table, SECTION_HDR_SIZE, &hdr, NULL);
+        kt_le_bytes(&hdr, 8, &name, NULL);
+        memcpy(s->name, name, 8);
         s->name[8] = 0;
-        s->vsize = kt_le32(h + 8);
-        s->vaddr = kt_le32(h + 12);
-        s->raw_size = kt_le32(h + 16);
-        s->raw_off = kt_le32(h + 20);
-        s->characteristics = kt_le32(h + 36);
-        s->header_off = sec_off + i * SECTION_HDR_SIZE;
+        kt_le_u32(&hdr, &s->vsize, NULL);
+        kt_le_u32(&hdr, &s->vaddr, NULL);
+        kt_le_u32(&hdr, &s->raw_size, NULL);
+        kt_le_u32(&hdr, &s->raw_off, NULL);
+        kt_le_skip(&hdr, 12, NULL); /* relocations, line numbers */
+        kt_le_u32(&hdr, &s->characteristics, NULL);
     }
     rc = check_sections(pe, err);
     if (rc < 0)
@@ -218,8 +230,9 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
 
     if (pe->n_dirs > CERT_DIR_INDEX) {
         pe->certdir_off = pe->dirs_off + CERT_DIR_INDEX * 8;
-        pe->cert_off = kt_le32(buf + pe->certdir_off);
-        pe->cert_len = kt_le32(buf + pe->certdir_off + 4);
+        kt_le_window(&file, pe->certdir_off, 8, &hdr, NULL); /* within SizeOfHeaders */
+        kt_le_u32(&hdr, &pe->cert_off, NULL);
+        kt_le_u32(&hdr, &pe->cert_len, NULL);
     }
     if (pe->cert_len) {
         uint64_t end = (uint64_t)pe->cert_off + pe->cert_len;
