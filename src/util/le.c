@@ -93,3 +93,11 @@ int kt_le_u64(kt_le *c, uint64_t *v, const char *field)
     *v = kt_le64(p);
     return 0;
 }
+
+int kt_le_u32be(kt_le *c, uint32_t *v, const char *field)
+{
+    const uint8_t *p;
+    KT_TRY(kt_le_bytes(c, 4, &p, field));
+    *v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    return 0;
+}

@@ -62,6 +62,8 @@ int kt_le_u8(kt_le *c, uint8_t *v, const char *field);
 int kt_le_u16(kt_le *c, uint16_t *v, const char *field);
 int kt_le_u32(kt_le *c, uint32_t *v, const char *field);
 int kt_le_u64(kt_le *c, uint64_t *v, const char *field);
+/* A big-endian u32 (struct module_signature's sig_len, the one such field). */
+int kt_le_u32be(kt_le *c, uint32_t *v, const char *field);
 
 /* The next n bytes as a span (pointing into the input), or skip them. */
 int kt_le_bytes(kt_le *c, size_t n, const uint8_t **p, const char *field);

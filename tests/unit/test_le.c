@@ -16,6 +16,11 @@ static void loads(void)
     CHECK(kt_le64(buf) == 0x0807060504030201ull, "le64");
     CHECK_EQ_INT(kt_le16(buf + 12), 0xfffe, "le16 high bytes");
     CHECK(kt_le32(buf + 12) == 0x0080fffeu, "le32 high bytes");
+    kt_le c;
+    uint32_t v = 0;
+    kt_le_init(&c, buf + 12, 4, NULL);
+    CHECK(kt_le_u32be(&c, &v, "sig_len") == 0 && v == 0xfeff8000u, "u32be %x", v);
+    CHECK_EQ_INT(kt_le_u32be(&c, &v, "sig_len"), -EBADMSG, "u32be past the end");
 }
 
 /* Each read from a cursor at `at` over `n` bytes: ok, value, bytes consumed. */
