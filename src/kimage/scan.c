@@ -243,7 +243,7 @@ static int run_score(struct view *v, size_t start, size_t end, size_t first_len)
             return 0;
         /* u64 on an 8-byte boundary, then module_cert_size */
         if ((q & 7) == 0 && has(v, q + 16) && kt_le32(at(v, q + 4)) == (uint32_t)(size >> 32)) {
-            uint64_t m = kt_le32(at(v, q + 8)) | (uint64_t)kt_le32(at(v, q + 12)) << 32;
+            uint64_t m = kt_le64(at(v, q + 8));
             return (m == 0 || m == first_len) ? 2 : 1;
         }
         if (has(v, q + 8)) {
