@@ -5,7 +5,7 @@ FUZZ_BUILD ?= build-fuzz
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 0
-# extra ctest flags (CI passes --repeat until-pass:2 against one rare flake)
+# extra ctest flags (e.g. -R NAME)
 CTEST_FLAGS ?=
 
 .PHONY: all check demo bench fuzz asan asan-check install clean
