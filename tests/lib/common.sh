@@ -67,13 +67,13 @@ need_python_cryptography() {
     exit 77
 }
 
-# flip_byte FILE OFFSET: invert every bit of the byte at OFFSET, in place.
+# flip FILE OFFSET: invert every bit of the byte at OFFSET, in place.
 # (Writing a fixed byte instead changes nothing when random data already
 # holds it: a "tampered" file equal to the original, once in 256 runs.)
-flip_byte() {
+flip() {
     local b
-    b=$(od -An -tx1 -j "$2" -N1 "$1" | tr -d ' ')
-    printf "\\x$(printf %02x $((0x$b ^ 0xff)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
 finish() {
