@@ -28,8 +28,10 @@ static void detect(const char *corpus)
     sh("openssl req -x509 -newkey rsa:2048 -nodes -keyout k.pem -subj /CN=t -days 2 -out c.pem"
        " && openssl x509 -in c.pem -outform DER -out c.der"
        " && echo hi > data.txt"
-       " && openssl cms -sign -binary -in data.txt -signer c.pem -inkey k.pem -outform DER -out s.p7"
-       " && openssl cms -sign -binary -in data.txt -signer c.pem -inkey k.pem -outform PEM -out s.pem"
+       " && openssl cms -sign -binary -in data.txt -signer c.pem -inkey k.pem -outform DER"
+       "    -out s.p7"
+       " && openssl cms -sign -binary -in data.txt -signer c.pem -inkey k.pem -outform PEM"
+       "    -out s.pem"
        " && : > empty"
        " && xz -c data.txt > m.ko.xz && cp m.ko.xz plain.xz"
        " && zstd -q -c data.txt > m.ko.zst && gzip -c data.txt > m.ko.gz"
@@ -43,7 +45,8 @@ static void detect(const char *corpus)
        "e=bytearray(64); e[0:4]=b'\\x7fELF'; e[16]=1; open('rel.ko','wb').write(bytes(e))\n"
        "e[16]=2; open('exec.elf','wb').write(bytes(e))\n"
        "k=bytearray(0x300); k[0x202:0x206]=b'HdrS'; open('bzImage.raw','wb').write(bytes(k))\n"
-       "p=bytearray(0x80); p[0:2]=b'MZ'; p[0x3c]=0x40; p[0x40:0x44]=b'PE\\0\\0'; open('tiny.pe','wb').write(bytes(p))\n"
+       "p=bytearray(0x80); p[0:2]=b'MZ'; p[0x3c]=0x40; p[0x40:0x44]=b'PE\\0\\0'\n"
+       "open('tiny.pe','wb').write(bytes(p))\n"
        "p[0x3c]=0x7e; open('badlfanew.pe','wb').write(bytes(p))\n"
        "\"");
     char mods[4200], signed_pe[4200], vmlinuz[4200], cert[4200], efivar[4200];
