@@ -156,7 +156,8 @@ int main(void)
          "Debian Secure Boot CA"},
         {"Debian shim, unrelated CA", shim, "platform.pem", "platform", false, -ENOKEY, 0, 0,
          NULL},
-        {"GRUB (Debian-signed) under the Microsoft CA", grub, ms11, "platform", false, -ENOKEY, 0, 0, NULL},
+        {"GRUB (Debian-signed) under the Microsoft CA", grub, ms11, "platform", false, -ENOKEY,
+         0, 0, NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         run(&cases[i]);
