@@ -5,7 +5,7 @@ FUZZ_BUILD ?= build-fuzz
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 0
-# extra ctest flags (CI passes --repeat until-pass:2 against one rare flake)
+# extra ctest flags (e.g. -R NAME)
 CTEST_FLAGS ?=
 
 .PHONY: all check demo bench fuzz asan asan-check install clean
@@ -13,9 +13,10 @@ CTEST_FLAGS ?=
 all: $(BUILD)/Makefile
 	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS)
 
+# plain `make` installs nothing; check/demo/asan/fuzz run scripts/deps.sh first
 $(BUILD)/Makefile: CMakeLists.txt
-	@bash scripts/deps.sh build
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null || \
+	    { echo "ktrust: configure failed; 'bash scripts/deps.sh build' lists the packages" >&2; exit 1; }
 
 check:
 	@bash scripts/deps.sh test

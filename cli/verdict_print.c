@@ -29,23 +29,13 @@ void vp_sig_from_pkcs7(struct vp_sig *s, const struct kt_pkcs7_signer *si, const
 
 static const char *verdict_word(int rc) { return kt_verdict_name(kt_verdict_of(rc)); }
 
-static void serial_hex(kt_span serial, char *buf, size_t cap)
-{
-    kt_span m = kt_integer_magnitude(serial);
-    if (m.len == 0 || m.len * 2 + 1 > cap) {
-        snprintf(buf, cap, "0");
-        return;
-    }
-    kt_hex(m.p, m.len, buf);
-}
-
 static void signer_id_json(struct jw *w, const struct vp_sig *s)
 {
     char name[512], serial[160];
     jw_obj(w, "signer");
     if (s->signer_issuer.len) {
         jw_str(w, "issuer", kt_pkcs7_name_string(s->signer_issuer, name, sizeof(name)));
-        serial_hex(s->signer_serial, serial, sizeof(serial));
+        kt_x509_serial_hex_of(s->signer_serial, serial, sizeof(serial));
         jw_str(w, "serial", serial);
     } else {
         jw_null(w, "issuer");
@@ -141,7 +131,7 @@ static void sig_text(FILE *f, const struct vp_sig *s, const char *indent)
     if (s->signer) {
         fprintf(f, "%s  signer: %s\n", indent, s->signer->description);
     } else if (s->signer_issuer.len) {
-        serial_hex(s->signer_serial, serial, sizeof(serial));
+        kt_x509_serial_hex_of(s->signer_serial, serial, sizeof(serial));
         fprintf(f, "%s  signer: issuer %s, serial %s\n", indent,
                 kt_pkcs7_name_string(s->signer_issuer, name, sizeof(name)), serial);
     } else if (s->signer_skid.len && s->signer_skid.len * 2 + 1 <= sizeof(serial)) {

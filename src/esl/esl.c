@@ -7,6 +7,7 @@
  * with N = (ListSize - 28 - HeaderSize) / SignatureSize exactly.
  */
 #include "esl/esl.h"
+#include "util/le.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +33,6 @@ static const uint8_t guid_pkcs7[16] = {0x9d, 0xd2, 0xaf, 0x4a, 0xdf, 0x68, 0xee,
 #define WIN_CERT_TYPE_EFI_GUID 0x0ef1u
 #define EFI_TIME_LEN 16u
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -111,7 +106,7 @@ static bool header_ok(const uint8_t *buf, size_t len, size_t off)
     if (len - off < ESL_HDR)
         return false;
     const uint8_t *p = buf + off;
-    size_t lsize = le32(p + 16), hsize = le32(p + 20), ssize = le32(p + 24);
+    size_t lsize = kt_le32(p + 16), hsize = kt_le32(p + 20), ssize = kt_le32(p + 24);
     if (lsize < ESL_HDR || lsize > len - off || hsize > lsize - ESL_HDR || ssize <= GUID_LEN)
         return false;
     return (lsize - ESL_HDR - hsize) % ssize == 0;
@@ -123,7 +118,7 @@ static size_t lists_start(const uint8_t *buf, size_t len)
 {
     size_t off = 0;
     if (len >= 4 && !header_ok(buf, len, 0)) {
-        uint32_t attr = le32(buf);
+        uint32_t attr = kt_le32(buf);
         if (attr != 0 && (attr & ~EFI_VARIABLE_ATTRIBUTES_MASK) == 0)
             off = 4;
     }
@@ -132,8 +127,8 @@ static size_t lists_start(const uint8_t *buf, size_t len)
      * WIN_CERTIFICATE_UEFI_GUID. */
     if (len - off >= EFI_TIME_LEN + 24) {
         const uint8_t *w = buf + off + EFI_TIME_LEN;
-        uint32_t dwlen = le32(w);
-        if (le16(w + 4) == 0x0200 && le16(w + 6) == WIN_CERT_TYPE_EFI_GUID &&
+        uint32_t dwlen = kt_le32(w);
+        if (kt_le16(w + 4) == 0x0200 && kt_le16(w + 6) == WIN_CERT_TYPE_EFI_GUID &&
             !memcmp(w + 8, guid_pkcs7, 16) && dwlen >= 24 &&
             dwlen <= len - off - EFI_TIME_LEN)
             off += EFI_TIME_LEN + dwlen;
@@ -155,35 +150,38 @@ bool kt_esl_looks_like(const uint8_t *buf, size_t len)
 int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
                    struct kt_error *err)
 {
-    if (!buf)
-        len = 0;
-    size_t off = lists_start(buf, len);
+    kt_le c, hdr, list, slot;
+    kt_le_init(&c, buf, len, NULL);
+    kt_le_skip(&c, lists_start(c.p, c.len), NULL); /* within the input */
     size_t list_index = 0;
-    while (off < len) {
-        const uint8_t *p = buf + off;
-        if (len - off < ESL_HDR)
+    while (kt_le_left(&c)) {
+        size_t off = kt_le_offset(&c);
+        const uint8_t *p;
+        uint32_t lsize, hsize, ssize;
+        hdr = c;
+        if (kt_le_bytes(&hdr, GUID_LEN, &p, NULL) < 0 || kt_le_u32(&hdr, &lsize, NULL) < 0 ||
+            kt_le_u32(&hdr, &hsize, NULL) < 0 || kt_le_u32(&hdr, &ssize, NULL) < 0)
             return kt_fail(err, -EBADMSG, off,
                            "EFI_SIGNATURE_LIST %zu: header truncated (%zu bytes left, need 28)",
-                           list_index, len - off);
-        size_t lsize = le32(p + 16), hsize = le32(p + 20), ssize = le32(p + 24);
+                           list_index, kt_le_left(&c));
         if (lsize < ESL_HDR)
             return kt_fail(err, -EBADMSG, off + 16,
                            "EFI_SIGNATURE_LIST %zu: SignatureListSize %zu is smaller than "
                            "the 28-byte header",
-                           list_index, lsize);
-        if (lsize > len - off)
+                           list_index, (size_t)lsize);
+        if (kt_le_sub(&c, lsize, &list, NULL) < 0)
             return kt_fail(err, -EBADMSG, off + 16,
                            "EFI_SIGNATURE_LIST %zu: SignatureListSize %zu runs past the end "
                            "(%zu bytes left)",
-                           list_index, lsize, len - off);
+                           list_index, (size_t)lsize, kt_le_left(&c));
         if (hsize & 1)
             return kt_fail(err, -EBADMSG, off + 20,
                            "EFI_SIGNATURE_LIST %zu: SignatureHeaderSize %zu is odd", list_index,
-                           hsize);
-        if (hsize > lsize - ESL_HDR)
+                           (size_t)hsize);
+        if (kt_le_skip(&list, ESL_HDR, NULL) < 0 || kt_le_skip(&list, hsize, NULL) < 0)
             return kt_fail(err, -EBADMSG, off + 20,
                            "EFI_SIGNATURE_LIST %zu: SignatureHeaderSize %zu exceeds the list",
-                           list_index, hsize);
+                           list_index, (size_t)hsize);
         if (ssize == 0)
             return kt_fail(err, -EBADMSG, off + 24,
                            "EFI_SIGNATURE_LIST %zu: SignatureSize is 0", list_index);
@@ -191,30 +189,30 @@ int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
             return kt_fail(err, -EBADMSG, off + 24,
                            "EFI_SIGNATURE_LIST %zu: SignatureSize %zu leaves no room for data "
                            "after the owner GUID",
-                           list_index, ssize);
-        size_t body = lsize - ESL_HDR - hsize;
+                           list_index, (size_t)ssize);
+        size_t body = kt_le_left(&list);
         if (body % ssize != 0)
             return kt_fail(err, -EBADMSG, off + 24,
                            "EFI_SIGNATURE_LIST %zu: SignatureSize %zu does not divide the "
                            "%zu bytes of signatures",
-                           list_index, ssize, body);
+                           list_index, (size_t)ssize, body);
         enum kt_esl_type t = type_of(p);
         size_t dlen = ssize - GUID_LEN;
         if (hash_len(t) && dlen != hash_len(t) + hash_trailer(t))
             return kt_fail(err, -EBADMSG, off + 24,
                            "EFI_SIGNATURE_LIST %zu: SignatureSize %zu is wrong for %s entries "
                            "(want %zu)",
-                           list_index, ssize, kt_esl_type_name(t),
+                           list_index, (size_t)ssize, kt_esl_type_name(t),
                            GUID_LEN + hash_len(t) + hash_trailer(t));
-        size_t n = body / ssize;
-        size_t e_off = off + ESL_HDR + hsize;
-        for (size_t i = 0; i < n; i++, e_off += ssize) {
+        for (size_t i = 0; kt_le_sub(&list, ssize, &slot, NULL) == 0; i++) {
+            const uint8_t *owner;
+            kt_le_bytes(&slot, GUID_LEN, &owner, NULL); /* ssize > GUID_LEN */
             struct kt_esl_entry e = {
                 .type = t,
                 .type_guid = p,
-                .owner = buf + e_off,
-                .data = {buf + e_off + GUID_LEN, dlen},
-                .offset = e_off + GUID_LEN,
+                .owner = owner,
+                .data = {slot.p, dlen},
+                .offset = kt_le_offset(&slot),
                 .list_index = list_index,
                 .entry_index = i,
             };
@@ -240,7 +238,6 @@ int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
                     return rc;
             }
         }
-        off += lsize;
         list_index++;
     }
     return 0;

@@ -6,32 +6,29 @@
  * signature lists (VENDOR_DB_FILE); the deauthorized part is a vendor dbx
  * in EFI signature lists. */
 #include "esl/esl.h"
+#include "util/le.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static int part(kt_span section, size_t base, const char *name, size_t size_field,
+static int part(const kt_le *sec, size_t base, const char *name, size_t size_field,
                 uint32_t size, uint32_t off, kt_span *out, size_t *abs, struct kt_error *err)
 {
     *out = (kt_span){NULL, 0};
     *abs = base + off;
     if (size == 0)
         return 0;
-    if (off > section.len || size > section.len - off)
+    kt_le w;
+    if (kt_le_window(sec, off, size, &w, NULL) < 0)
         return kt_fail(err, -EBADMSG, base + size_field,
                        ".vendor_cert: %s part (offset %u, size %u) lies outside the "
                        "%zu-byte section",
-                       name, off, size, section.len);
+                       name, off, size, kt_le_offset(sec) + kt_le_left(sec));
     if (off < 16)
         return kt_fail(err, -EBADMSG, base + size_field,
                        ".vendor_cert: %s part (offset %u) overlaps the 16-byte header", name,
                        off);
-    *out = (kt_span){section.p + off, size};
+    *out = (kt_span){w.p, w.len};
     return 0;
 }
 
@@ -39,15 +36,18 @@ int kt_vendor_cert_parse(kt_span section, size_t section_file_offset,
                          struct kt_vendor_cert *out, struct kt_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (!section.p || section.len < 16)
+    kt_le sec, h;
+    kt_le_init(&sec, section.p, section.len, NULL);
+    uint32_t asize, dsize, aoff, doff;
+    h = sec;
+    if (kt_le_u32(&h, &asize, NULL) < 0 || kt_le_u32(&h, &dsize, NULL) < 0 ||
+        kt_le_u32(&h, &aoff, NULL) < 0 || kt_le_u32(&h, &doff, NULL) < 0)
         return kt_fail(err, -EBADMSG, section_file_offset,
                        ".vendor_cert: section too short for its 16-byte header (%zu bytes)",
                        section.len);
-    const uint8_t *h = section.p;
-    uint32_t asize = le32(h), dsize = le32(h + 4), aoff = le32(h + 8), doff = le32(h + 12);
-    KT_TRY(part(section, section_file_offset, "authorized", 0, asize, aoff, &out->authorized,
+    KT_TRY(part(&sec, section_file_offset, "authorized", 0, asize, aoff, &out->authorized,
                 &out->authorized_offset, err));
-    KT_TRY(part(section, section_file_offset, "deauthorized", 4, dsize, doff,
+    KT_TRY(part(&sec, section_file_offset, "deauthorized", 4, dsize, doff,
                 &out->deauthorized, &out->deauthorized_offset, err));
     if (out->authorized.len) {
         /* One DER certificate filling the part, else signature lists. */

@@ -11,14 +11,10 @@
  * (compress/compress.h does the decoding). */
 #include "kimage/internal.h"
 #include "kimage/kimage.h"
+#include "util/le.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 const char *kt_kimage_comp_name(enum kt_kimage_comp c)
 {
@@ -59,34 +55,36 @@ int kt_kimage_locate(const uint8_t *img, size_t len, const uint8_t **payload,
     const uint8_t *pl = img;
     size_t pl_len = len, pl_off = 0;
     bool cont = false;
+    kt_le whole, w;
+    kt_le_init(&whole, img, len, NULL);
     if (len >= 0x250 && !memcmp(img + 0x202, "HdrS", 4)) {
-        unsigned version = (unsigned)img[0x206] | (unsigned)img[0x207] << 8;
+        unsigned version = kt_le16(img + 0x206);
         if (version < 0x208)
             return kt_fail(err, -ENOPKG, 0x206,
                            "bzImage: boot protocol %u.%02u has no payload fields (need 2.08)",
                            version >> 8, version & 0xff);
         size_t setup_sects = img[0x1f1] ? img[0x1f1] : 4;
         size_t pm = (setup_sects + 1) * 512;
-        size_t poff = le32(img + 0x248), plen = le32(img + 0x24c);
-        if (pm > len || poff > len - pm || plen > len - pm - poff || plen == 0)
+        size_t poff = kt_le32(img + 0x248), plen = kt_le32(img + 0x24c);
+        if (kt_le_window(&whole, pm + poff, plen, &w, NULL) < 0 || plen == 0)
             return kt_fail(err, -EBADMSG, 0x248,
                            "bzImage: payload (offset %zu + %zu, length %zu) lies outside the "
                            "%zu-byte file",
                            pm, poff, plen, len);
-        pl_off = pm + poff;
-        pl = img + pl_off;
-        pl_len = plen;
+        pl_off = kt_le_offset(&w);
+        pl = w.p;
+        pl_len = w.len;
         cont = true;
     } else if (len >= 0x40 && img[0] == 'M' && img[1] == 'Z' && !memcmp(img + 4, "zimg", 4)) {
-        size_t poff = le32(img + 8), plen = le32(img + 12);
-        if (poff > len || plen > len - poff || plen == 0)
+        size_t poff = kt_le32(img + 8), plen = kt_le32(img + 12);
+        if (kt_le_window(&whole, poff, plen, &w, NULL) < 0 || plen == 0)
             return kt_fail(err, -EBADMSG, 8,
                            "zboot image: payload (offset %zu, length %zu) lies outside the "
                            "%zu-byte file",
                            poff, plen, len);
-        pl_off = poff;
-        pl = img + poff;
-        pl_len = plen;
+        pl_off = kt_le_offset(&w);
+        pl = w.p;
+        pl_len = w.len;
         cont = true;
     }
 
@@ -143,7 +141,7 @@ int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
     /* The kernel appends the uncompressed size as a u32: a hint for the
      * first allocation when it is sane. */
     if (container && pl_len >= 8) {
-        size_t hint = le32(pl + pl_len - 4);
+        size_t hint = kt_le32(pl + pl_len - 4);
         if (hint > 0 && hint <= max_out && hint <= (pl_len + 64) * 64)
             o.size_hint = hint;
     }

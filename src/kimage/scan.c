@@ -44,6 +44,7 @@
  */
 #include "kimage/internal.h"
 #include "kimage/kimage.h"
+#include "util/le.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -52,11 +53,6 @@
 #define WINDOW_START ((size_t)4 << 20)
 /* Bytes decoded per read: how far decoding may run past the list. */
 #define READ_CHUNK ((size_t)1 << 20)
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* Bytes [base, end) of the vmlinux: the whole of it (dec NULL, eof) or a
  * window the decoder fills on demand. */
@@ -240,18 +236,18 @@ static int run_score(struct view *v, size_t start, size_t end, size_t first_len)
     if (limit < end)
         limit = SIZE_MAX;
     for (size_t q = (end + 3) & ~(size_t)3; q + 4 <= limit && has(v, q + 4); q += 4) {
-        uint32_t w = le32(at(v, q));
+        uint32_t w = kt_le32(at(v, q));
         if (w == 0 || w == 1)
             continue;
         if (w != (uint32_t)size)
             return 0;
         /* u64 on an 8-byte boundary, then module_cert_size */
-        if ((q & 7) == 0 && has(v, q + 16) && le32(at(v, q + 4)) == (uint32_t)(size >> 32)) {
-            uint64_t m = le32(at(v, q + 8)) | (uint64_t)le32(at(v, q + 12)) << 32;
+        if ((q & 7) == 0 && has(v, q + 16) && kt_le32(at(v, q + 4)) == (uint32_t)(size >> 32)) {
+            uint64_t m = kt_le64(at(v, q + 8));
             return (m == 0 || m == first_len) ? 2 : 1;
         }
         if (has(v, q + 8)) {
-            uint32_t m = le32(at(v, q + 4));
+            uint32_t m = kt_le32(at(v, q + 4));
             return (m == 0 || m == first_len) ? 2 : 1;
         }
         return 1;

@@ -1,5 +1,6 @@
 /* Module appended signatures: trailer parsing and verification. */
 #include "modsig/modsig.h"
+#include "util/le.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +16,20 @@ int kt_modsig_parse(const uint8_t *buf, size_t len, struct kt_modsig_info *info,
     size_t flen = len - KT_MODSIG_MAGIC_LEN; /* the module with its signature */
     if (flen <= KT_MODSIG_STRUCT_LEN)
         return kt_fail(err, -EBADMSG, 0, "module_signature: file too short for the signature struct");
-    const uint8_t *ms = buf + flen - KT_MODSIG_STRUCT_LEN;
     size_t ms_off = flen - KT_MODSIG_STRUCT_LEN;
-    info->algo = ms[0];
-    info->hash = ms[1];
-    info->id_type = ms[2];
-    info->signer_len = ms[3];
-    info->key_id_len = ms[4];
-    info->sig_len = (uint32_t)ms[8] << 24 | (uint32_t)ms[9] << 16 | (uint32_t)ms[10] << 8 | ms[11];
+    /* struct module_signature: algo, hash, id_type, signer_len, key_id_len,
+     * 3 pad bytes, __be32 sig_len (within the file: checked above) */
+    kt_le file, ms;
+    const uint8_t *pad;
+    kt_le_init(&file, buf, len, NULL);
+    kt_le_window(&file, ms_off, KT_MODSIG_STRUCT_LEN, &ms, NULL);
+    kt_le_u8(&ms, &info->algo, NULL);
+    kt_le_u8(&ms, &info->hash, NULL);
+    kt_le_u8(&ms, &info->id_type, NULL);
+    kt_le_u8(&ms, &info->signer_len, NULL);
+    kt_le_u8(&ms, &info->key_id_len, NULL);
+    kt_le_bytes(&ms, 3, &pad, NULL);
+    kt_le_u32be(&ms, &info->sig_len, NULL);
     if (info->sig_len >= flen - KT_MODSIG_STRUCT_LEN)
         return kt_fail(err, -EBADMSG, ms_off + 8,
                        "module_signature: sig_len %u reaches before the start of the file",
@@ -30,8 +37,8 @@ int kt_modsig_parse(const uint8_t *buf, size_t len, struct kt_modsig_info *info,
     if (info->id_type != KT_MODSIG_PKEY_ID_PKCS7)
         return kt_fail(err, -ENOPKG, ms_off + 2,
                        "module_signature: id_type %u is not PKCS#7 (2)", info->id_type);
-    if (info->algo || info->hash || info->signer_len || info->key_id_len || ms[5] || ms[6] ||
-        ms[7])
+    if (info->algo || info->hash || info->signer_len || info->key_id_len || pad[0] || pad[1] ||
+        pad[2])
         return kt_fail(err, -EBADMSG, ms_off,
                        "module_signature: algo/hash/signer_len/key_id_len/pad must be zero");
     info->module_len = ms_off - info->sig_len;

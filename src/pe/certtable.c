@@ -1,16 +1,12 @@
 /* The attribute certificate table: a sequence of WIN_CERTIFICATE entries. */
 #include "pe/pe.h"
+#include "util/le.h"
 
 #include <string.h>
 
 #define WIN_CERT_REVISION_2_0 0x0200
 #define WIN_CERT_TYPE_PKCS_SIGNED_DATA 0x0002
 
-static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 static inline size_t round8(size_t x) { return (x + 7) & ~(size_t)7; }
 
 int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t cap, size_t *n,
@@ -19,23 +15,29 @@ int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t ca
     *n = 0;
     if (pe->cert_len == 0)
         return 0;
-    size_t off = pe->cert_off, end = (size_t)pe->cert_off + pe->cert_len;
-    while (off < end) {
-        if (end - off < 8)
+    kt_le file, table;
+    kt_le_init(&file, pe->buf, pe->len, NULL);
+    if (kt_le_window(&file, pe->cert_off, pe->cert_len, &table, NULL) < 0)
+        return kt_fail(err, -ELIBBAD, pe->certdir_off,
+                       "certificate table (%u bytes at %u) runs past the end of the file (%zu)",
+                       pe->cert_len, pe->cert_off, pe->len);
+    while (kt_le_left(&table)) {
+        size_t off = kt_le_offset(&table), left = kt_le_left(&table);
+        struct kt_pe_cert c = {.offset = off};
+        kt_le h = table;
+        if (kt_le_u32(&h, &c.length, NULL) < 0 || kt_le_u16(&h, &c.revision, NULL) < 0 ||
+            kt_le_u16(&h, &c.type, NULL) < 0)
             return kt_fail(err, -ELIBBAD, off,
                            "certificate table: %zu stray bytes where an entry header should be",
-                           end - off);
-        const uint8_t *h = pe->buf + off;
-        struct kt_pe_cert c = {.offset = off, .length = le32(h), .revision = le16(h + 4),
-                               .type = le16(h + 6)};
+                           left);
         if (c.length < 8)
             return kt_fail(err, -ELIBBAD, off, "WIN_CERTIFICATE: dwLength %u is too short",
                            c.length);
-        if (c.length > end - off)
+        if (c.length > left)
             return kt_fail(err, -ELIBBAD, off,
                            "WIN_CERTIFICATE: dwLength %u runs past the certificate table "
                            "(%zu bytes left)",
-                           c.length, end - off);
+                           c.length, left);
         if (c.revision != WIN_CERT_REVISION_2_0)
             return kt_fail(err, -ELIBBAD, off + 4,
                            "WIN_CERTIFICATE: wRevision 0x%04x, want 0x0200", c.revision);
@@ -45,7 +47,7 @@ int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t ca
                            "(PKCS_SIGNED_DATA)",
                            c.type);
         kt_der d;
-        kt_der_init(&d, h + 8, c.length - 8, KT_DER_BER, err);
+        kt_der_init(&d, h.p, c.length - 8, KT_DER_BER, err);
         d.base = pe->buf;
         uint32_t tag;
         int rc = kt_der_get_any(&d, &tag, NULL, &c.pkcs7);
@@ -63,24 +65,19 @@ int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t ca
                            "WIN_CERTIFICATE: %zu bytes after the PKCS#7 (%zu bytes) in an entry "
                            "of %u: data stuffed past the signature",
                            (size_t)c.length - used, c.pkcs7.len, c.length);
-        if (padded > end - off)
+        kt_le entry;
+        if (kt_le_sub(&table, padded, &entry, NULL) < 0)
             return kt_fail(err, -ELIBBAD, off,
                            "WIN_CERTIFICATE: padded length %zu runs past the certificate table",
                            padded);
         for (size_t i = used; i < padded; i++)
-            if (h[i] != 0)
+            if (entry.p[i] != 0)
                 return kt_fail(err, -ELIBBAD, off + i,
                                "WIN_CERTIFICATE: non-zero padding byte after the PKCS#7 "
                                "(data stuffed into the signature)");
         if (*n >= cap)
             return kt_fail(err, -ELIBBAD, off, "certificate table: more than %zu entries", cap);
         certs[(*n)++] = c;
-        off += padded;
     }
-    if (off != end)
-        return kt_fail(err, -ELIBBAD, pe->certdir_off,
-                       "certificate table: entries' rounded lengths (%zu) do not add up to the "
-                       "directory size %u",
-                       off - pe->cert_off, pe->cert_len);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* PE/COFF header and section table parsing. */
 #include "pe/pe.h"
+#include "util/le.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,6 @@
 #define OPT32_FIXED 96
 #define OPT64_FIXED 112
 #define CERT_DIR_INDEX 4
-
-static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static int by_raw_off(const void *a, const void *b)
 {
@@ -86,10 +81,10 @@ static int long_name(const struct kt_pe *pe, const uint8_t *coff, struct kt_pe_s
             return 0;
         idx = idx * 10 + (uint64_t)(s->name[i] - '0');
     }
-    uint64_t strtab = (uint64_t)le32(coff + 8) + (uint64_t)le32(coff + 12) * 18;
-    if (le32(coff + 8) == 0 || strtab + 4 > pe->len)
+    uint64_t strtab = (uint64_t)kt_le32(coff + 8) + (uint64_t)kt_le32(coff + 12) * 18;
+    if (kt_le32(coff + 8) == 0 || strtab + 4 > pe->len)
         return 0;
-    uint64_t size = le32(pe->buf + strtab);
+    uint64_t size = kt_le32(pe->buf + strtab);
     if (idx < 4 || idx >= size || strtab + size > pe->len)
         return 0;
     const uint8_t *p = pe->buf + strtab + idx;
@@ -117,7 +112,7 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
     *out = NULL;
     if (len < DOS_HDR_SIZE || buf[0] != 'M' || buf[1] != 'Z')
         return kt_fail(err, -ELIBBAD, 0, "DOS header: no MZ signature");
-    uint32_t lfanew = le32(buf + 0x3c);
+    uint32_t lfanew = kt_le32(buf + 0x3c);
     if ((uint64_t)lfanew + 4 + COFF_HDR_SIZE > len)
         return kt_fail(err, -ELIBBAD, 0x3c, "DOS header: e_lfanew %u points past the end", lfanew);
     if (memcmp(buf + lfanew, "PE\0\0", 4) != 0)
@@ -130,9 +125,16 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
     pe->len = len;
     pe->pe_off = lfanew;
     const uint8_t *coff = buf + lfanew + 4;
-    pe->machine = le16(coff);
-    uint16_t nsec = le16(coff + 2);
-    uint16_t optsize = le16(coff + 16);
+    kt_le file, hdr;
+    kt_le_init(&file, buf, len, NULL);
+    uint16_t nsec, optsize;
+    /* COFF header: Machine, NumberOfSections, 12 bytes, SizeOfOptionalHeader
+     * (within the file: checked above) */
+    kt_le_window(&file, lfanew + 4, COFF_HDR_SIZE, &hdr, NULL);
+    kt_le_u16(&hdr, &pe->machine, NULL);
+    kt_le_u16(&hdr, &nsec, NULL);
+    kt_le_skip(&hdr, 12, NULL);
+    kt_le_u16(&hdr, &optsize, NULL);
     pe->opt_off = lfanew + 4 + COFF_HDR_SIZE;
     int rc;
     if (pe->opt_off + optsize > len) {
@@ -145,7 +147,7 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
         goto fail;
     }
     const uint8_t *opt = buf + pe->opt_off;
-    uint16_t magic = le16(opt);
+    uint16_t magic = kt_le16(opt);
     size_t fixed;
     if (magic == 0x10b) {
         fixed = OPT32_FIXED;
@@ -162,11 +164,11 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
                      pe->pe32plus ? "PE32+" : "PE32");
         goto fail;
     }
-    pe->header_size = le32(opt + 60);
+    pe->header_size = kt_le32(opt + 60);
     pe->checksum_off = pe->opt_off + 64;
-    pe->checksum = le32(opt + 64);
-    pe->subsystem = le16(opt + 68);
-    uint32_t ndirs = le32(opt + fixed - 4);
+    pe->checksum = kt_le32(opt + 64);
+    pe->subsystem = kt_le16(opt + 68);
+    uint32_t ndirs = kt_le32(opt + fixed - 4);
     pe->dirs_off = pe->opt_off + fixed;
     if ((uint64_t)ndirs * 8 > optsize - fixed) {
         rc = kt_fail(err, -ELIBBAD, pe->opt_off + fixed - 4,
@@ -205,17 +207,22 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
         rc = -ENOMEM;
         goto fail;
     }
+    kt_le table;
+    kt_le_window(&file, sec_off, (size_t)nsec * SECTION_HDR_SIZE, &table, NULL); /* checked */
     for (size_t i = 0; i < nsec; i++) {
-        const uint8_t *h = buf + sec_off + i * SECTION_HDR_SIZE;
         struct kt_pe_section *s = &pe->sections[i];
-        memcpy(s->name, h, 8);
+        const uint8_t *name;
+        s->header_off = kt_le_offset(&table);
+        kt_le_sub(&table, SECTION_HDR_SIZE, &hdr, NULL);
+        kt_le_bytes(&hdr, 8, &name, NULL);
+        memcpy(s->name, name, 8);
         s->name[8] = 0;
-        s->vsize = le32(h + 8);
-        s->vaddr = le32(h + 12);
-        s->raw_size = le32(h + 16);
-        s->raw_off = le32(h + 20);
-        s->characteristics = le32(h + 36);
-        s->header_off = sec_off + i * SECTION_HDR_SIZE;
+        kt_le_u32(&hdr, &s->vsize, NULL);
+        kt_le_u32(&hdr, &s->vaddr, NULL);
+        kt_le_u32(&hdr, &s->raw_size, NULL);
+        kt_le_u32(&hdr, &s->raw_off, NULL);
+        kt_le_skip(&hdr, 12, NULL); /* relocations, line numbers */
+        kt_le_u32(&hdr, &s->characteristics, NULL);
     }
     rc = check_sections(pe, err);
     if (rc < 0)
@@ -223,8 +230,9 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
 
     if (pe->n_dirs > CERT_DIR_INDEX) {
         pe->certdir_off = pe->dirs_off + CERT_DIR_INDEX * 8;
-        pe->cert_off = le32(buf + pe->certdir_off);
-        pe->cert_len = le32(buf + pe->certdir_off + 4);
+        kt_le_window(&file, pe->certdir_off, 8, &hdr, NULL); /* within SizeOfHeaders */
+        kt_le_u32(&hdr, &pe->cert_off, NULL);
+        kt_le_u32(&hdr, &pe->cert_len, NULL);
     }
     if (pe->cert_len) {
         uint64_t end = (uint64_t)pe->cert_off + pe->cert_len;

@@ -6,6 +6,7 @@
 #include "der/oid.h"
 #include "esl/esl.h"
 #include "x509/x509.h"
+#include "util/le.h"
 
 static const char modsig_magic[] = "~Module signature appended~\n";
 
@@ -15,16 +16,11 @@ const char *kt_ftype_name(enum kt_ftype t)
     return t <= KT_FT_KERNEL ? names[t] : "unknown";
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static bool is_pe(const uint8_t *b, size_t len)
 {
     if (len < 0x40 || b[0] != 'M' || b[1] != 'Z')
         return false;
-    uint32_t off = le32(b + 0x3c);
+    uint32_t off = kt_le32(b + 0x3c);
     return off <= len - 4 && memcmp(b + off, "PE\0\0", 4) == 0;
 }
 

@@ -562,13 +562,18 @@ void kt_x509_free(struct kt_x509 *c)
 
 void kt_x509_serial_hex(const struct kt_x509 *c, char *out, size_t cap)
 {
+    kt_x509_serial_hex_of(c->serial, out, cap);
+}
+
+void kt_x509_serial_hex_of(kt_span serial, char *out, size_t cap)
+{
     static const char hx[] = "0123456789abcdef";
     uint8_t neg[64];
     if (cap == 0)
         return;
-    kt_span m = kt_integer_magnitude(c->serial);
+    kt_span m = kt_integer_magnitude(serial);
     size_t w = 0;
-    if (c->serial.len && (c->serial.p[0] & 0x80) && m.len <= sizeof(neg)) {
+    if (serial.len && (serial.p[0] & 0x80) && m.len <= sizeof(neg)) {
         /* negative (two's complement): print "-" and the magnitude, as OpenSSL does */
         unsigned carry = 1;
         for (size_t i = m.len; i-- > 0;) {

@@ -91,6 +91,9 @@ bool kt_x509_is_issued_by(const struct kt_x509 *cert, const struct kt_x509 *issu
 /* The serial as lowercase hex of the integer without leading zeros (a
  * negative serial, which real certificates have, as "-" and its magnitude). */
 void kt_x509_serial_hex(const struct kt_x509 *c, char *out, size_t cap);
+/* The same for a serial given as its INTEGER content (a PKCS#7 signer's
+ * issuerAndSerialNumber): the one serial formatter. */
+void kt_x509_serial_hex_of(kt_span serial, char *out, size_t cap);
 
 /* Length of the DER element at buf (for splitting concatenated certificate
  * lists by their outer SEQUENCE header, as the kernel does): 0 if none. */

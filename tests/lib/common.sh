@@ -7,6 +7,10 @@ set -u
 : "${KTRUST:=$KT_BUILD/ktrust}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/kt-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# the default store ($XDG_DATA_HOME/ktrust/keyrings.db) is this test's own:
+# never the user's, never one another test writes at the same time
+export XDG_DATA_HOME=$T/xdg-data
+unset KTRUST_STORE
 PASS=0
 FAIL=0
 
@@ -61,6 +65,15 @@ need_python_cryptography() {
     fi
     echo "skipped: python3-cryptography missing"
     exit 77
+}
+
+# flip FILE OFFSET: invert every bit of the byte at OFFSET, in place.
+# (Writing a fixed byte instead changes nothing when random data already
+# holds it: a "tampered" file equal to the original, once in 256 runs.)
+flip() {
+    local b
+    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
 finish() {

@@ -73,13 +73,6 @@ pesign_pe() {
     return $rc
 }
 
-# flip FILE OFFSET: invert one byte in place
-flip() {
-    local b
-    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-    printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-
 # sha256_esl HEX OUT: an EFI_SIGNATURE_LIST of one EFI_CERT_SHA256 entry
 sha256_esl() {
     python3 - "$1" "$2" <<'PY'

@@ -468,6 +468,31 @@ static void test_foreach(const char *corpus)
                  -EBADMSG, "PEM without END");
 }
 
+/* The one serial formatter (x509 show, PKCS#7 signer ids): hex of the
+ * INTEGER without leading zeros, a negative one as "-" and its magnitude
+ * (as openssl x509 -serial prints, in lowercase). */
+static void test_serial_hex(void)
+{
+    static const struct {
+        const char *der; /* the INTEGER content, hex */
+        const char *want;
+    } cases[] = {
+        {"01", "1"},         {"00", "0"},           {"0a1b", "a1b"},     {"00ff", "ff"},
+        {"1001", "1001"},    {"00000102", "102"},   {"ff", "-1"},        {"80", "-80"},
+        {"ff7f", "-81"},     {"fe", "-2"},          {"8000", "-8000"},   {"f0", "-10"},
+        {"5ee11331142993a99cd5035b98534874661bdee5", "5ee11331142993a99cd5035b98534874661bdee5"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint8_t b[64];
+        size_t n = strlen(cases[i].der) / 2;
+        for (size_t j = 0; j < n; j++)
+            sscanf(cases[i].der + 2 * j, "%2hhx", &b[j]);
+        char out[160];
+        kt_x509_serial_hex_of((kt_span){b, n}, out, sizeof(out));
+        CHECK_EQ_STR(out, cases[i].want, cases[i].der);
+    }
+}
+
 int main(void)
 {
     const char *corpus = kt_test_require_corpus();
@@ -491,6 +516,7 @@ int main(void)
     }
     test_descriptions();
     test_fields();
+    test_serial_hex();
     test_crafted();
     test_bad();
     test_foreach(corpus);
