@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "authvar/authvar.h"
+#include "util/le.h"
 #include "esl/esl_svn.h"
 
 static const uint8_t guid_pkcs7[16] = {0x9d, 0xd2, 0xaf, 0x4a, 0xdf, 0x68, 0xee, 0x49,
@@ -13,12 +14,6 @@ static const uint8_t guid_global[16] = {0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2
                                         0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c};
 static const uint8_t guid_imgdb[16] = {0xcb, 0xb2, 0x19, 0xd7, 0x3a, 0x3d, 0x96, 0x45,
                                        0xa3, 0xbc, 0xda, 0xd0, 0x0e, 0x67, 0x65, 0x6f};
-
-static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 bool kt_authvar_looks_like(const uint8_t *buf, size_t len)
 {
@@ -38,15 +33,15 @@ const uint8_t *kt_authvar_vendor(const char *name)
 static int parse_time(const uint8_t *p, struct kt_authvar *v, struct kt_error *err)
 {
     struct kt_efi_time *t = &v->time;
-    t->year = le16(p);
+    t->year = kt_le16(p);
     t->month = p[2];
     t->day = p[3];
     t->hour = p[4];
     t->minute = p[5];
     t->second = p[6];
     t->pad1 = p[7];
-    t->nanosecond = le32(p + 8);
-    t->timezone = (int16_t)le16(p + 12);
+    t->nanosecond = kt_le32(p + 8);
+    t->timezone = (int16_t)kt_le16(p + 12);
     t->daylight = p[14];
     t->pad2 = p[15];
     if (t->pad1)
@@ -83,17 +78,17 @@ int kt_authvar_parse(const uint8_t *buf, size_t len, struct kt_authvar *out,
     if (len < 40 || memcmp(buf + 24, guid_pkcs7, 16) != 0)
         return kt_fail(err, -ENODATA, KT_NO_OFFSET,
                        "no EFI_VARIABLE_AUTHENTICATION_2 header (not a signed update)");
-    if (le16(buf + 20) != 0x0200)
+    if (kt_le16(buf + 20) != 0x0200)
         return kt_fail(err, -EBADMSG, 20, "WIN_CERTIFICATE.wRevision is 0x%04x, must be 0x0200",
-                       le16(buf + 20));
-    if (le16(buf + 22) != 0x0ef1)
+                       kt_le16(buf + 20));
+    if (kt_le16(buf + 22) != 0x0ef1)
         return kt_fail(err, -EBADMSG, 22,
                        "WIN_CERTIFICATE.wCertificateType is 0x%04x, must be 0x0EF1",
-                       le16(buf + 22));
+                       kt_le16(buf + 22));
     KT_TRY(parse_time(buf, out, err));
     out->time_raw.p = buf;
     out->time_raw.len = 16;
-    out->cert_len = le32(buf + 16);
+    out->cert_len = kt_le32(buf + 16);
     if (out->cert_len < 24)
         return kt_fail(err, -EBADMSG, 16, "WIN_CERTIFICATE.dwLength %u is below its header (24)",
                        out->cert_len);

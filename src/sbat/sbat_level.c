@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sbat/internal.h"
+#include "util/le.h"
 #include "util/file.h"
 
 /* From rhboot/shim SbatLevel_Variable.txt (the corpus copy at
@@ -64,11 +65,6 @@ void kt_sbat_level_free(struct kt_sbat_level *l)
     memset(l, 0, sizeof(*l));
 }
 
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 int kt_sbat_level_from_shim(const struct kt_pe *pe, const char *which, const uint8_t **text,
                             size_t *len, struct kt_error *err)
 {
@@ -86,10 +82,10 @@ int kt_sbat_level_from_shim(const struct kt_pe *pe, const char *which, const uin
     size_t base = sec->raw_off;
     if (s.len < 12)
         return kt_fail(err, -EBADMSG, base, ".sbatlevel: %zu bytes, header needs 12", s.len);
-    if (le32(s.p) != 0)
+    if (kt_le32(s.p) != 0)
         return kt_fail(err, -EBADMSG, base, ".sbatlevel: version %u, only 0 is known",
-                       le32(s.p));
-    uint32_t off = le32(s.p + 4 + 4 * (size_t)idx);
+                       kt_le32(s.p));
+    uint32_t off = kt_le32(s.p + 4 + 4 * (size_t)idx);
     if ((uint64_t)off + 4 >= s.len)
         return kt_fail(err, -EBADMSG, base + 4 + 4 * (size_t)idx,
                        ".sbatlevel: %s offset %u outside the section", which, off);

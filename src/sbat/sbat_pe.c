@@ -2,11 +2,7 @@
 #include <string.h>
 
 #include "sbat/internal.h"
-
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+#include "util/le.h"
 
 int kt_sbat_from_pe(const struct kt_pe *pe, struct kt_sbat *out, struct kt_error *err)
 {
@@ -21,7 +17,7 @@ int kt_sbat_from_pe(const struct kt_pe *pe, struct kt_sbat *out, struct kt_error
         if (sec)
             return kt_fail(err, -ELIBBAD, s->header_off,
                            "two .sbat sections (shim refuses the image)");
-        if (le32(h + 24) != 0 || (h[32] | h[33]) != 0)
+        if (kt_le32(h + 24) != 0 || (h[32] | h[33]) != 0)
             return kt_fail(err, -ELIBBAD, s->header_off,
                            ".sbat section has relocations (shim refuses the image)");
         sec = s;
