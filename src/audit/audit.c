@@ -85,6 +85,8 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_
         if (rc == 0)
             rc = kt_dbx_add(&dbx, f.data, f.len, o->dbx[i], err);
         kt_file_close(&f);
+        if (rc < 0)
+            a->error_file = o->dbx[i];
     }
     if (rc < 0)
         goto out;

@@ -104,6 +104,7 @@ struct kt_audit {
     size_t n_outlook;
     size_t n_dbx_entries;             /* image hashes + certificates in the --dbx files */
     char latest_stamp[24];            /* the latest SbatLevel's date stamp */
+    const char *error_file;           /* the --dbx file kt_audit_run failed on, or NULL */
     int worst;                        /* the worst verdict (0..6) over the links and modules */
 };
 
