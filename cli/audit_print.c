@@ -88,6 +88,9 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
         printf("firmware: Secure Boot %s, setup mode %s\n",
                tristate(a->secure_boot, "enabled", "disabled"),
                tristate(a->setup_mode, "on (PK not set: anything can be enrolled)", "off"));
+    if (a->secure_boot == 0)
+        printf("          Secure Boot is off: firmware boots anything; the verdicts below say what "
+               "would happen with it on\n");
     if (a->found[KT_AUDIT_EFIVARS]) {
         printf("variables:\n");
         for (int i = 0; i < KT_AUDIT__VARS; i++)
