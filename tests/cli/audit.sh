@@ -170,6 +170,14 @@ else
     expect_eq "$(sec summary .exit_code <<<"$j")" $rc "live: exit code as the summary says"
 fi
 
+# --- progress on stderr: on a terminal only, cleared at the end ---------------
+if command -v script >/dev/null; then
+    p=$(script -qec "'$KTRUST' audit --root r --json >/dev/null" /dev/null | tr '\r' '\n')
+    expect_eq "$(grep -c 'verifying modules' <<<"$p")" "$n_ko" "one progress update per module on a tty"
+    expect_match "$(grep 'verifying modules' <<<"$p" | tail -1)" "verifying modules $n_ko/$n_ko" "last update"
+fi
+expect_eq "$(A --root r --json 2>&1 >/dev/null | wc -c)" 0 "no progress when stderr is not a tty"
+
 # --- DOT --------------------------------------------------------------------
 A --root esp-only --dot audit.dot >/dev/null
 expect_match "$(cat audit.dot)" 'shim \[label="shim.*untrusted", fillcolor=gold\]' "untrusted shim coloured"
