@@ -75,9 +75,12 @@ static void locate_boot(struct kt_audit *a)
 {
     struct kt_audit_link *L = a->links;
     char efi[KT_AUDIT_PATH], best[KT_AUDIT_PATH] = "";
+    /* EFI, or efi when only that exists (on /boot, boot/efi is the mount point) */
     kt_audit_fmt(efi, sizeof(efi), "%s/efi", a->path[KT_AUDIT_ESP]);
-    if (!is_dir(efi))
-        kt_audit_fmt(efi, sizeof(efi), "%s/EFI", a->path[KT_AUDIT_ESP]);
+    bool lower = is_dir(efi);
+    kt_audit_fmt(efi, sizeof(efi), "%s/EFI", a->path[KT_AUDIT_ESP]);
+    if (!is_dir(efi) && lower)
+        kt_audit_fmt(efi, sizeof(efi), "%s/efi", a->path[KT_AUDIT_ESP]);
     kt_audit_fmt(L[KT_AUDIT_SHIM].path, KT_AUDIT_PATH, "%s/*/shimx64.efi", efi);
     DIR *d = opendir(efi);
     if (d) {
