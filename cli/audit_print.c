@@ -57,6 +57,15 @@ static void text_var(const struct kt_audit_var *v, bool mok_trusted)
     printf("\n");
     if (v->error)
         printf("             cannot be read in full: %s\n", v->error_what);
+    if (v->n_owners) {
+        printf("             owners:");
+        for (size_t i = 0; i < v->n_owners; i++) {
+            const char *n = kt_audit_owner_name(v->owners[i].guid);
+            printf("%s %s%s%s%s (%zu)", i ? "," : "", v->owners[i].guid, n ? " [" : "", n ? n : "",
+                   n ? "]" : "", v->owners[i].n);
+        }
+        printf("\n");
+    }
     for (size_t i = 0; i < v->n_certs; i++)
         printf("             - %s\n", v->certs[i]);
 }
@@ -113,6 +122,8 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     for (size_t i = 0; i < a->n_groups; i++) {
         const struct kt_audit_group *g = &a->groups[i];
         printf("    %s (%zu): %s\n", vname(g->verdict), g->n, g->reason);
+        if (g->hint[0])
+            printf("      what would vouch: %s\n", g->hint);
         size_t shown = verbose || g->n <= MODULES_LISTED + 1 ? g->n : MODULES_LISTED;
         for (size_t j = 0; j < shown; j++)
             printf("      %s\n", g->modules[j]);
@@ -220,6 +231,15 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         for (size_t j = 0; j < v->n_certs; j++)
             jw_str(&w, NULL, v->certs[j]);
         jw_arr_end(&w);
+        jw_arr(&w, "owners");
+        for (size_t j = 0; j < v->n_owners; j++) {
+            jw_obj(&w, NULL);
+            jw_str(&w, "guid", v->owners[j].guid);
+            jw_str(&w, "name", kt_audit_owner_name(v->owners[j].guid));
+            jw_int(&w, "entries", (long long)v->owners[j].n);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
         jw_str(&w, "error", v->error ? v->error_what : NULL);
         jw_obj_end(&w);
     }
@@ -274,6 +294,8 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         jverdict(&w, "verdict", g->verdict);
         jw_str(&w, "error", kt_errno_name(g->verdict));
         jw_str(&w, "reason", g->reason);
+        jw_str(&w, "signer", g->signer[0] ? g->signer : NULL);
+        jw_str(&w, "hint", g->hint[0] ? g->hint : NULL);
         jw_int(&w, "count", (long long)g->n);
         jw_arr(&w, "modules");
         for (size_t j = 0; j < g->n; j++)

@@ -25,6 +25,7 @@
 
 #define KT_AUDIT_PATH 4096
 #define KT_AUDIT_MAX_DBX 16
+#define KT_AUDIT_MAX_OWNERS 8
 
 enum kt_audit_part { KT_AUDIT_EFIVARS = 0, KT_AUDIT_ESP, KT_AUDIT_KERNEL, KT_AUDIT_MODULES,
                      KT_AUDIT__PARTS };
@@ -53,7 +54,15 @@ struct kt_audit_var {
     size_t n_x509, n_sha256, n_x509_hash, n_other; /* entries by type */
     char **certs;                     /* descriptions of the X509 entries (owned) */
     size_t n_certs;
+    struct {
+        char guid[37];                /* SignatureOwner, "77fa9abd-..." */
+        size_t n;                     /* entries it owns */
+    } owners[KT_AUDIT_MAX_OWNERS];
+    size_t n_owners;                  /* distinct owners (more are counted in the last) */
 };
+
+/* "Microsoft", "shim", ... for a well-known SignatureOwner GUID text, or NULL. */
+const char *kt_audit_owner_name(const char *guid);
 
 /* A boot link: shim, loader, kernel (and MokManager, checked for the outlook only). */
 enum { KT_AUDIT_SHIM = 0, KT_AUDIT_LOADER, KT_AUDIT_KERNEL_LINK, KT_AUDIT_MOKMANAGER,
@@ -71,6 +80,8 @@ struct kt_audit_link {
 struct kt_audit_group {
     int verdict;
     char reason[768];
+    char signer[320];                 /* the modules' signer ("" none or unknown) */
+    char hint[768];                   /* what would vouch and how ("" none) */
     char **modules;                   /* paths relative to the modules dir (owned) */
     size_t n;
 };

@@ -77,11 +77,36 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+/* What would vouch for modules that are untrusted, and how to supply it. */
+static void group_hint(const struct kt_audit *a, struct kt_audit_group *g)
+{
+    if (g->verdict != -ENOKEY)
+        return;
+    const struct kt_audit_link *K = &a->links[KT_AUDIT_KERNEL_LINK];
+    char who[360];
+    if (g->signer[0])
+        kt_audit_fmt(who, sizeof(who), "signed by %s", g->signer);
+    else
+        kt_audit_fmt(who, sizeof(who), "signed by a key the signatures do not name by certificate");
+    if (!K->present || K->link.verdict != 0)
+        kt_audit_fmt(g->hint, sizeof(g->hint),
+                     "%s: the kernel's builtin keys would vouch, but the kernel is %s: fix the "
+                     "kernel link first, or pass `--kernel VMLINUZ` to verify-module",
+                     who, K->present ? "not trusted" : "missing");
+    else
+        kt_audit_fmt(g->hint, sizeof(g->hint),
+                     "%s, which no builtin, secondary or machine key holds: enroll its "
+                     "certificate in MOK and trust MOK for the kernel (`mokutil --import CERT.der` "
+                     "and `mokutil --trust-mok`: MokListTrustedRT), or pass `--trust CERT`",
+                     who);
+}
+
 static int add_to_group(struct kt_audit *a, const struct kt_chain_link *l, const char *rel)
 {
     struct kt_audit_group *g = NULL;
     for (size_t i = 0; i < a->n_groups; i++)
-        if (a->groups[i].verdict == l->verdict && !strcmp(a->groups[i].reason, l->reason))
+        if (a->groups[i].verdict == l->verdict && !strcmp(a->groups[i].reason, l->reason) &&
+            !strcmp(a->groups[i].signer, l->signer))
             g = &a->groups[i];
     if (!g) {
         struct kt_audit_group *n = realloc(a->groups, (a->n_groups + 1) * sizeof(*n));
@@ -92,6 +117,8 @@ static int add_to_group(struct kt_audit *a, const struct kt_chain_link *l, const
         memset(g, 0, sizeof(*g));
         g->verdict = l->verdict;
         kt_audit_fmt(g->reason, sizeof(g->reason), "%s", l->reason);
+        kt_audit_fmt(g->signer, sizeof(g->signer), "%s", l->signer);
+        group_hint(a, g);
     }
     char **m = realloc(g->modules, (g->n + 1) * sizeof(*m));
     if (!m)

@@ -8,6 +8,7 @@
 
 #include "audit/audit.h"
 #include "esl/esl.h"
+#include "esl/esl_svn.h"
 #include "util/file.h"
 #include "x509/x509.h"
 
@@ -31,9 +32,43 @@ const char *kt_audit_find_var(const char *dir, const char *name, char *buf, size
     return found;
 }
 
+const char *kt_audit_owner_name(const char *guid)
+{
+    static const struct {
+        const char *guid, *name;
+    } known[] = {
+        {"77fa9abd-0359-4d32-bd60-28f4e78f784b", "Microsoft"},
+        {"605dab50-e046-4300-abb6-3dd810dd8b23", "shim"},
+        {"00000000-0000-0000-0000-000000000000", "zero GUID"},
+    };
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (!strcmp(guid, known[i].guid))
+            return known[i].name;
+    return NULL;
+}
+
+static void count_owner(struct kt_audit_var *v, const uint8_t *owner)
+{
+    char g[40];
+    kt_guid_str(owner, g);
+    for (size_t i = 0; i < v->n_owners; i++)
+        if (!strcmp(v->owners[i].guid, g)) {
+            v->owners[i].n++;
+            return;
+        }
+    if (v->n_owners == KT_AUDIT_MAX_OWNERS) {
+        v->owners[KT_AUDIT_MAX_OWNERS - 1].n++; /* "and others" */
+        kt_audit_fmt(v->owners[KT_AUDIT_MAX_OWNERS - 1].guid, 37, "(more owners)");
+        return;
+    }
+    kt_audit_fmt(v->owners[v->n_owners].guid, 37, "%s", g);
+    v->owners[v->n_owners++].n = 1;
+}
+
 static int count_entry(void *ctx, const struct kt_esl_entry *e)
 {
     struct kt_audit_var *v = ctx;
+    count_owner(v, e->owner);
     switch (e->type) {
     case KT_ESL_X509: {
         v->n_x509++;

@@ -9,7 +9,7 @@
 # by graphviz.
 . "$(dirname "$0")/../lib/common.sh"
 corpus
-for tool in jq pesign python3 sig-list-to-certs; do
+for tool in jq pesign python3 sig-list-to-certs openssl; do
     command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
 done
 cd "$T" || exit 1
@@ -59,6 +59,13 @@ for v in PK KEK db; do
     want=$(ls certs-$v/*.der 2>/dev/null | wc -l)
     expect_eq "$(sec firmware ".variables[] | select(.name == \"$v\") | .x509" <<<"$j")" "$want" "$v: X509 entries as sig-list-to-certs"
 done
+# owners and their entry counts, as esl show lists the entries
+for v in KEK db dbx MokListRT; do
+    want=$("$KTRUST" esl show --json r/$VARS/$v-* | jq -s -c 'group_by(.owner) | map({guid: .[0].owner, entries: length}) | sort_by(.guid)')
+    expect_eq "$(sec firmware ".variables[] | select(.name == \"$v\") | .owners | map({guid, entries}) | sort_by(.guid)" <<<"$j")" \
+        "$want" "$v: owners as esl show"
+done
+expect_eq "$(sec firmware '.variables[] | select(.name == "dbx") | .owners[0].name' <<<"$j")" '"Microsoft"' "Microsoft's owner GUID named"
 expect_match "$(sec firmware '.variables[] | select(.name == "db") | .certificates[]' <<<"$j")" \
     "Microsoft Corporation UEFI CA 2011" "db certificates by description"
 expect_eq "$(sec sbat '[.current, .next_boot]' <<<"$j")" '["2021030218","2025021800"]' "SbatLevel in force and next boot"
@@ -104,6 +111,7 @@ expect_match "$(sec chain '.links[1].hint' <<<"$j")" \
 expect_eq "$(sec modules '[.trusted, .not_loading[0].count, .not_loading[0].verdict]' <<<"$j")" "[0,$n_ko,\"untrusted\"]" \
     "no module loads"
 expect_match "$(sec modules '.not_loading[0].reason' <<<"$j")" "the kernel is not trusted" "modules grouped by reason"
+expect_match "$(sec modules '.not_loading[0].hint' <<<"$j")" "the kernel is not trusted: fix the kernel link first" "module hint"
 rm -rf rx
 
 # --- an SbatLevel in the variables revoking GRUB: the kernel is never loaded
@@ -126,6 +134,30 @@ expect_eq $? 1 "an unsigned module: exit 1"
 expect_eq "$(sec modules '[.total, .trusted, .not_loading[0].verdict, .not_loading[0].modules]' <<<"$j")" \
     "[$((n_ko + 1)),$n_ko,\"unsigned\",[\"kernel/zz-cut.ko\"]]" "the cut module, by name"
 rm -rf rm1
+
+# --- a module signed by a key no keyring holds (the kernel trusted): the hint
+# names the signer and MOK with MokListTrustedRT
+cp -r r rm2
+openssl req -x509 -newkey rsa:2048 -nodes -keyout acme.key -out acme.pem -days 30 \
+    -subj "/O=Acme Corp/CN=Acme Module Signing" -addext extendedKeyUsage=codeSigning 2>/dev/null
+head -c 5000 /dev/urandom > acme.ko
+openssl cms -sign -binary -noattr -nocerts -outform DER -md sha256 -nosmimecap \
+    -signer acme.pem -inkey acme.key -in acme.ko -out acme.p7s 2>/dev/null
+python3 - acme.ko acme.p7s <<'PY'
+import struct, sys
+sig = open(sys.argv[2], "rb").read()
+with open(sys.argv[1], "ab") as f:
+    f.write(sig + struct.pack(">BBBBBxxxI", 0, 0, 2, 0, 0, len(sig)) + b"~Module signature appended~\n")
+PY
+cp acme.ko rm2/lib/modules/6.1.0-57-amd64/kernel/acme.ko
+j=$(A --root rm2 --json)
+expect_eq $? 2 "a module no key vouches for: exit 2"
+expect_eq "$(sec modules '[.trusted, .not_loading[0].verdict, .not_loading[0].modules[0]]' <<<"$j")" \
+    "[$n_ko,\"untrusted\",\"kernel/acme.ko\"]" "grouped as untrusted"
+expect_match "$(sec modules '.not_loading[0].hint' <<<"$j")" \
+    "signed by a key .*, which no builtin, secondary or machine key holds: enroll its certificate in MOK .*mokutil --trust-mok" \
+    "the hint names the signer and MOK"
+rm -rf rm2
 
 # --- parts missing --------------------------------------------------------
 mkdir -p esp-only/boot/efi/EFI/debian
