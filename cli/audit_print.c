@@ -110,6 +110,24 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
                a->have_sbat_current ? (a->sbat_current.stamp[0] ? a->sbat_current.stamp : "(no stamp)")
                                     : "none",
                a->sbat_note[0] ? a->sbat_note : "unknown (no shim)");
+    if (a->have_boot_order) {
+        printf("boot entries (BootOrder%s):\n", a->n_boot ? "" : " empty");
+        for (size_t i = 0; i < a->n_boot; i++) {
+            const struct kt_audit_boot *b = &a->boot[i];
+            printf("  Boot%04X%s %s%s%s", b->number, (int)b->number == a->boot_current ? "*" : " ",
+                   b->present ? "\"" : "", b->present ? b->description : "", b->present ? "\" " : "");
+            if (b->file[0])
+                printf("%s", b->file);
+            if (!b->active && b->present)
+                printf(" (inactive)");
+            if (b->checked)
+                printf(": %s%s — %s", vname(b->verdict), b->audited ? " (the chain below)" : "",
+                       b->reason);
+            else if (b->reason[0])
+                printf(": %s", b->reason);
+            printf("\n");
+        }
+    }
     printf("chain: firmware (db, dbx)\n");
     text_link(&a->links[KT_AUDIT_SHIM], "shim");
     text_link(&a->links[KT_AUDIT_LOADER], "loader");
@@ -251,6 +269,36 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
     jw_str(&w, "next_boot", a->have_sbat_next && a->sbat_next.stamp[0] ? a->sbat_next.stamp : NULL);
     jw_str(&w, "policy", a->sbat_policy[0] ? a->sbat_policy : NULL);
     jw_str(&w, "note", a->sbat_note[0] ? a->sbat_note : NULL);
+    jend(&w);
+
+    jstart(&w, "boot");
+    if (a->boot_current >= 0)
+        jw_int(&w, "boot_current", a->boot_current);
+    else
+        jw_null(&w, "boot_current");
+    jw_bool(&w, "boot_order", a->have_boot_order);
+    jw_arr(&w, "entries");
+    for (size_t i = 0; i < a->n_boot; i++) {
+        const struct kt_audit_boot *b = &a->boot[i];
+        char num[8];
+        snprintf(num, sizeof(num), "%04X", b->number & 0xffff);
+        jw_obj(&w, NULL);
+        jw_str(&w, "number", num);
+        jw_bool(&w, "present", b->present);
+        jw_str(&w, "description", b->present && !b->malformed ? b->description : NULL);
+        jw_bool(&w, "active", b->active);
+        jw_str(&w, "file", b->file[0] ? b->file : NULL);
+        jw_str(&w, "path", b->on_esp ? b->path : NULL);
+        jw_bool(&w, "current", (int)b->number == a->boot_current);
+        jw_bool(&w, "audited", b->audited);
+        if (b->checked)
+            jverdict(&w, "verdict", b->verdict);
+        else
+            jw_null(&w, "verdict");
+        jw_str(&w, "reason", b->reason[0] ? b->reason : NULL);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
     jend(&w);
 
     jstart(&w, "chain");

@@ -161,6 +161,7 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
         run_link(ch, &a->links[KT_AUDIT_KERNEL_LINK], kt_chain_kernel, KT_LINK_KERNEL);
         kt_audit_sbat(a);
         hints(a);
+        kt_audit_boot_entries(a);
         rc = kt_audit_modules(a, ch, o);
     }
     if (rc == 0)

@@ -26,6 +26,7 @@
 #define KT_AUDIT_PATH 4096
 #define KT_AUDIT_MAX_DBX 16
 #define KT_AUDIT_MAX_OWNERS 8
+#define KT_AUDIT_MAX_BOOT 32
 
 enum kt_audit_part { KT_AUDIT_EFIVARS = 0, KT_AUDIT_ESP, KT_AUDIT_KERNEL, KT_AUDIT_MODULES,
                      KT_AUDIT__PARTS };
@@ -95,6 +96,20 @@ struct kt_audit_outlook {
     char detail[1024];                /* the reasons, "; "-joined */
 };
 
+/* A firmware boot entry (BootOrder order). */
+struct kt_audit_boot {
+    unsigned number;                  /* #### */
+    bool present, malformed, active;
+    char description[128];
+    char file[512];                   /* the device path's file, '/'-separated ("" none) */
+    bool on_esp;                      /* that file exists on the audited ESP */
+    char path[KT_AUDIT_PATH];         /* ... there */
+    bool audited;                     /* it is the audited shim: the chain below is its */
+    bool checked;                     /* verdict/reason: firmware's (db, dbx) on the file */
+    int verdict;
+    char reason[768];
+};
+
 struct kt_audit {
     char path[KT_AUDIT__PARTS][KT_AUDIT_PATH]; /* what was used or looked for */
     bool found[KT_AUDIT__PARTS];
@@ -107,6 +122,10 @@ struct kt_audit {
     struct kt_sbat_level sbat_current, sbat_next;
     char sbat_policy[16];             /* "latest", "automatic", "reset", "" none */
     char sbat_note[512];
+    int boot_current;                 /* BootCurrent, or -1 */
+    bool have_boot_order;
+    struct kt_audit_boot boot[KT_AUDIT_MAX_BOOT];
+    size_t n_boot;
     struct kt_audit_link links[KT_AUDIT__LINKS];
     size_t n_modules, n_modules_trusted;
     struct kt_audit_group *groups;
@@ -134,6 +153,7 @@ void kt_audit_free(struct kt_audit *a);
 /* Internal steps (audit_vars.c, audit_sbat.c, audit_modules.c). */
 int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch);
 void kt_audit_sbat(struct kt_audit *a);
+void kt_audit_boot_entries(struct kt_audit *a);
 int kt_audit_modules(struct kt_audit *a, struct kt_chain *ch, const struct kt_audit_opts *o);
 /* DIR/NAME-<GUID> into buf; NULL if absent. */
 const char *kt_audit_find_var(const char *dir, const char *name, char *buf, size_t cap);

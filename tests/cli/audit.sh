@@ -47,7 +47,7 @@ n_ko=$(ls "$D"/modules/*.ko | wc -l)
 j=$(A --root r --json)
 expect_eq $? 0 "full root: exit 0"
 expect_eq "$(jq -e . <<<"$j" >/dev/null && echo ok)" ok "every line is JSON"
-expect_eq "$(jq -r .section <<<"$j" | tr '\n' ' ')" "parts firmware sbat chain modules outlook summary " "sections, in order"
+expect_eq "$(jq -r .section <<<"$j" | tr '\n' ' ')" "parts firmware sbat boot chain modules outlook summary " "sections, in order"
 expect_eq "$(sec parts '[.efivars.found, .esp.found, .kernel.found, .modules.found, .release]' <<<"$j")" \
     '[true,true,true,true,"6.1.0-57-amd64"]' "parts found; release from boot/vmlinuz-*"
 expect_eq "$(sec firmware '[.secure_boot, .setup_mode, .mok_trusted]' <<<"$j")" '[true,false,false]' "SecureBoot 1, SetupMode 0"
@@ -82,6 +82,45 @@ expect_eq "$(sec chain '.links[] | .reason' <<<"$j" | jq -r . | tr '\n' '|')" "$
 out=$(A --root r)
 expect_match "$out" "summary: every link present is trusted; 0 parts missing; 0 modules would not load" "text summary"
 expect_match "$out" "MokListRT  1 certificate.*boot images only" "MOK contents"
+
+# --- boot entries: BootOrder 0001 (the audited shim, current), 0003 (GRUB
+# started by firmware directly: db does not vouch), 0002 (a file not on the
+# ESP), 0004 (no variable), 0005 (malformed)
+cp -r r rb
+GV=8be4df61-93ca-11d2-aa0d-00e098032b8c
+python3 - rb/$VARS $GV <<'PY'
+import struct, sys
+d, g = sys.argv[1], sys.argv[2]
+def var(name, data):
+    open(f"{d}/{name}-{g}", "wb").write(b"\x07\x00\x00\x00" + data)
+def opt(desc, path, attr=1):
+    u = lambda s: (s + "\0").encode("utf-16-le")
+    hd = bytes([4, 1]) + struct.pack("<H", 42) + bytes(38)
+    fp = u(path)
+    fnode = bytes([4, 4]) + struct.pack("<H", 4 + len(fp)) + fp
+    dp = hd + fnode + bytes([0x7f, 0xff, 4, 0])
+    return struct.pack("<IH", attr, len(dp)) + u(desc) + dp
+var("Boot0001", opt("debian", "\\EFI\\debian\\shimx64.efi"))
+var("Boot0003", opt("grub direct", "\\efi\\DEBIAN\\grubx64.efi", 0))
+var("Boot0002", opt("removable", "\\EFI\\BOOT\\BOOTX64.EFI"))
+var("Boot0005", b"\x01\x00\x00\x00\xff\x7f")
+var("BootOrder", struct.pack("<5H", 1, 3, 2, 4, 5))
+var("BootCurrent", struct.pack("<H", 1))
+PY
+j=$(A --root rb --json)
+expect_eq $? 0 "boot entries do not change the chain's verdict"
+expect_eq "$(sec boot '[.boot_current, (.entries | map(.number))]' <<<"$j")" '[1,["0001","0003","0002","0004","0005"]]' "BootOrder"
+expect_eq "$(sec boot '.entries[0] | [.description, .file, .current, .audited, .verdict]' <<<"$j")" \
+    '["debian","/EFI/debian/shimx64.efi",true,true,"trusted"]' "Boot0001: the audited shim"
+expect_eq "$(sec boot '.entries[1] | [.active, .path, .audited, .verdict]' <<<"$j")" \
+    '[false,"rb/boot/efi/EFI/debian/grubx64.efi",false,"untrusted"]' "Boot0003: GRUB found case-insensitively, db does not vouch"
+expect_eq "$(sec boot '.entries[2] | [.path, .verdict, .reason]' <<<"$j")" \
+    '[null,null,"/EFI/BOOT/BOOTX64.EFI is not on the ESP audited"]' "Boot0002: not on the ESP"
+expect_eq "$(sec boot '.entries[3] | [.present, .reason]' <<<"$j")" '[false,"no Boot0004 variable"]' "Boot0004: missing"
+expect_eq "$(sec boot '.entries[4] | [.present, .description, .reason]' <<<"$j")" \
+    '[true,null,"Boot0005: not an EFI_LOAD_OPTION"]' "Boot0005: malformed"
+expect_match "$(A --root rb)" 'Boot0001\* "debian" /EFI/debian/shimx64.efi: trusted \(the chain below\)' "text: the current entry"
+rm -rf rb
 
 # --- the outlook of a dbx update revoking GRUB (pesign's hash): exit unchanged
 gh=$(pesign -h -i "$D/grubx64.efi.signed" | sed -n 's/^hash: //p')
