@@ -78,6 +78,8 @@ static bool resolve(const char *esp, const char *path, char *out)
         memcpy(comp, s, n);
         comp[n] = 0;
         s += n;
+        if (!strcmp(comp, ".") || !strcmp(comp, ".."))
+            return false; /* firmware paths do not climb out of the ESP, nor do we */
         DIR *d = opendir(cur);
         if (!d)
             return false;

@@ -104,12 +104,13 @@ var("Boot0001", opt("debian", "\\EFI\\debian\\shimx64.efi"))
 var("Boot0003", opt("grub direct", "\\efi\\DEBIAN\\grubx64.efi", 0))
 var("Boot0002", opt("removable", "\\EFI\\BOOT\\BOOTX64.EFI"))
 var("Boot0005", b"\x01\x00\x00\x00\xff\x7f")
-var("BootOrder", struct.pack("<5H", 1, 3, 2, 4, 5))
+var("Boot0006", opt("climbs out", "\\EFI\\..\\..\\vmlinuz-6.1.0-57-amd64"))
+var("BootOrder", struct.pack("<6H", 1, 3, 2, 4, 5, 6))
 var("BootCurrent", struct.pack("<H", 1))
 PY
 j=$(A --root rb --json)
 expect_eq $? 0 "boot entries do not change the chain's verdict"
-expect_eq "$(sec boot '[.boot_current, (.entries | map(.number))]' <<<"$j")" '[1,["0001","0003","0002","0004","0005"]]' "BootOrder"
+expect_eq "$(sec boot '[.boot_current, (.entries | map(.number))]' <<<"$j")" '[1,["0001","0003","0002","0004","0005","0006"]]' "BootOrder"
 expect_eq "$(sec boot '.entries[0] | [.description, .file, .current, .audited, .verdict]' <<<"$j")" \
     '["debian","/EFI/debian/shimx64.efi",true,true,"trusted"]' "Boot0001: the audited shim"
 expect_eq "$(sec boot '.entries[1] | [.active, .path, .audited, .verdict]' <<<"$j")" \
@@ -119,6 +120,7 @@ expect_eq "$(sec boot '.entries[2] | [.path, .verdict, .reason]' <<<"$j")" \
 expect_eq "$(sec boot '.entries[3] | [.present, .reason]' <<<"$j")" '[false,"no Boot0004 variable"]' "Boot0004: missing"
 expect_eq "$(sec boot '.entries[4] | [.present, .description, .reason]' <<<"$j")" \
     '[true,null,"Boot0005: not an EFI_LOAD_OPTION"]' "Boot0005: malformed"
+expect_eq "$(sec boot '.entries[5] | [.path, .verdict]' <<<"$j")" '[null,null]' "Boot0006: .. does not leave the ESP"
 expect_match "$(A --root rb)" 'Boot0001\* "debian" /EFI/debian/shimx64.efi: trusted \(the chain below\)' "text: the current entry"
 rm -rf rb
 
