@@ -154,6 +154,12 @@ void kt_audit_free(struct kt_audit *a);
 int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch);
 void kt_audit_sbat(struct kt_audit *a);
 void kt_audit_boot_entries(struct kt_audit *a);
+/* Parse one EFI_LOAD_OPTION (a Boot#### payload after the efivarfs
+ * attribute word) into b: active, description, and the first media
+ * file-path node as a '/'-separated path (non-printable characters as '?').
+ * Returns 0 or -EBADMSG (no NUL-terminated description, a device path
+ * longer than the option, a node shorter than 4 bytes or past its list). */
+int kt_audit_load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b);
 int kt_audit_modules(struct kt_audit *a, struct kt_chain *ch, const struct kt_audit_opts *o);
 /* DIR/NAME-<GUID> into buf; NULL if absent. */
 const char *kt_audit_find_var(const char *dir, const char *name, char *buf, size_t cap);

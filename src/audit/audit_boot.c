@@ -36,8 +36,7 @@ static size_t ucs2(const uint8_t *p, size_t len, char *out, size_t cap, bool sla
     return 0;
 }
 
-/* Parse one EFI_LOAD_OPTION (after the attribute word).  Returns 0 or -EBADMSG. */
-static int load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b)
+int kt_audit_load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b)
 {
     if (len < 6)
         return -EBADMSG;
@@ -172,7 +171,7 @@ void kt_audit_boot_entries(struct kt_audit *a)
             continue;
         }
         b->present = true;
-        if (g.len < 4 || load_option(g.data + 4, g.len - 4, b) < 0) {
+        if (g.len < 4 || kt_audit_load_option(g.data + 4, g.len - 4, b) < 0) {
             b->malformed = true;
             kt_audit_fmt(b->reason, sizeof(b->reason), "%s: not an EFI_LOAD_OPTION", name);
         }
