@@ -15,7 +15,8 @@ static void usage(FILE *f)
           "                    [--modules DIR] [--dbx FILE]... [--json] [--dot OUT.dot] [-v]\n"
           "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
           "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
-          "SbatLevel), simulates the chain firmware -> shim -> loader -> kernel -> modules\n"
+          "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
+          "kernel -> modules\n"
           "as `chain` does, verifies every module, and says what the --dbx updates and the\n"
           "latest SbatLevel would revoke (as `check-update`).\n"
           "Defaults (the live system): --efivars /sys/firmware/efi/efivars; the ESP from\n"
@@ -25,7 +26,9 @@ static void usage(FILE *f)
           "absent); its modules /lib/modules/RELEASE.  --root DIR: the same paths under DIR.\n"
           "A part that is missing is reported as missing; the rest is still audited.\n"
           "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
-          "66 when no part at all was found.  The outlook does not change it.\n",
+          "66 when no part at all was found.  The outlook does not change it.\n"
+          "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
+          "outlook, summary; fields in ktrust(1)).  --dot: the chain coloured by verdict.\n",
           f);
 }
 
