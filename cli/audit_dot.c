@@ -46,6 +46,23 @@ int audit_write_dot(const struct kt_audit *a, const char *out)
     fprintf(f, "  firmware [label=\"firmware\\nSecure Boot %s\\ndb: %zu certificates\", fillcolor=lightblue%s];\n",
             a->secure_boot < 0 ? "unknown" : a->secure_boot ? "on" : "off", db->n_x509,
             a->found[KT_AUDIT_EFIVARS] ? "" : ", style=\"filled,dashed\"");
+    /* boot entries: the audited one starts the chain below, the others end at
+     * firmware's verdict on their file */
+    for (size_t i = 0; i < a->n_boot; i++) {
+        const struct kt_audit_boot *b = &a->boot[i];
+        if (b->audited)
+            continue;
+        fprintf(f, "  b%zu [label=\"Boot%04X\\n", i, b->number & 0xffff);
+        esc(f, b->present ? b->description : "(no variable)", 60);
+        fprintf(f, "\\n");
+        esc(f, b->file[0] ? base(b->file) : "", 60);
+        if (b->checked)
+            fprintf(f, "\\n%s\", fillcolor=%s];\n", kt_verdict_name(kt_verdict_of(b->verdict)),
+                    color(b->verdict));
+        else
+            fprintf(f, "\\nnot checked\", fillcolor=white, style=\"filled,dashed\"];\n");
+        fprintf(f, "  firmware -> b%zu [color=%s];\n", i, b->checked && b->verdict == 0 ? "darkgreen" : "red");
+    }
     const char *prev = "firmware";
     for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++) {
         const struct kt_audit_link *L = &a->links[i];

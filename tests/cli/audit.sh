@@ -121,6 +121,13 @@ expect_eq "$(sec boot '.entries[3] | [.present, .reason]' <<<"$j")" '[false,"no 
 expect_eq "$(sec boot '.entries[4] | [.present, .description, .reason]' <<<"$j")" \
     '[true,null,"Boot0005: not an EFI_LOAD_OPTION"]' "Boot0005: malformed"
 expect_eq "$(sec boot '.entries[5] | [.path, .verdict]' <<<"$j")" '[null,null]' "Boot0006: .. does not leave the ESP"
+A --root rb --dot boot.dot >/dev/null
+expect_match "$(cat boot.dot)" 'b1 \[label="Boot0003\\ngrub direct\\ngrubx64.efi\\nuntrusted", fillcolor=gold\]' "DOT: a boot entry node"
+expect_eq "$(grep -c 'label="Boot0001' boot.dot)" 0 "DOT: the audited entry is the chain itself"
+if command -v dot >/dev/null; then
+    dot -Tsvg boot.dot > boot.svg
+    expect_eq $? 0 "graphviz renders boot entries"
+fi
 expect_match "$(A --root rb)" 'Boot0001\* "debian" /EFI/debian/shimx64.efi: trusted \(the chain below\)' "text: the current entry"
 rm -rf rb
 
