@@ -23,6 +23,7 @@ WEAK int cmd_esl(int, char **);
 WEAK int cmd_sbat(int, char **);
 WEAK int cmd_verify_var(int, char **);
 WEAK int cmd_check_update(int, char **);
+WEAK int cmd_audit(int, char **);
 
 static const struct {
     const char *name;
@@ -45,6 +46,8 @@ static const struct {
      "verify-var FILE... --var NAME: verify signed EFI variable updates (db, dbx, KEK ...)"},
     {"check-update", cmd_check_update,
      "check-update [--dbx FILE]... [--sbat-level SPEC] PATH...: would an update revoke a boot file?"},
+    {"audit", cmd_audit,
+     "audit [--root DIR] [--esp DIR] [--efivars DIR] [--dbx FILE]...: is this system's boot chain sound?"},
 };
 
 static void usage(FILE *f)

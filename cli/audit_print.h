@@ -1,0 +1,17 @@
+/* audit_print.h - `ktrust audit` output: text, JSON sections, DOT. */
+#ifndef KT_CLI_AUDIT_PRINT_H
+#define KT_CLI_AUDIT_PRINT_H
+
+#include <stdbool.h>
+
+#include "audit/audit.h"
+
+/* The exit code of an audit: the worst link or module verdict as an exit
+ * code; 66 when no part at all was found. */
+int audit_exit_code(const struct kt_audit *a);
+void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose);
+void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o);
+/* Write the DOT picture; 0 or EXIT_NOINPUT (the error printed). */
+int audit_write_dot(const struct kt_audit *a, const char *out);
+
+#endif

@@ -1,0 +1,117 @@
+/* ktrust audit: the whole boot chain of a system, live or offline (--root),
+ * in one report.  The decisions are in src/audit; this parses, calls,
+ * prints and maps the exit code. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit_print.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
+          "                    [--modules DIR] [--dbx FILE]... [--json] [--dot OUT.dot] [-v]\n"
+          "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
+          "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
+          "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
+          "kernel -> modules as `chain` does, verifies every module, and says what the --dbx\n"
+          "updates and the latest SbatLevel would revoke (as `check-update`).\n"
+          "Defaults (the live system): --efivars /sys/firmware/efi/efivars; the ESP from\n"
+          "/boot/efi, /efi or /boot (the first with an EFI folder): its EFI/*/shimx64.efi\n"
+          "(else EFI/BOOT/BOOTX64.EFI) with grubx64.efi and mmx64.efi beside it; the kernel\n"
+          "/boot/vmlinuz-$(uname -r) (under --root: the newest boot/vmlinuz-* when that is\n"
+          "absent); its modules /lib/modules/RELEASE.  --root DIR: the same paths under DIR.\n"
+          "A part that is missing is reported as missing; the rest is still audited.\n"
+          "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
+          "66 when no part at all was found.  The outlook does not change it.\n"
+          "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
+          "outlook, summary; fields in ktrust(1)).  --dot: the chain coloured by verdict.\n",
+          f);
+}
+
+static void progress(void *ctx, size_t done, size_t total)
+{
+    (void)ctx;
+    if (done < total)
+        fprintf(stderr, "\rktrust audit: verifying modules %zu/%zu", done + 1, total);
+    else
+        fprintf(stderr, "\r\033[K");
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT };
+    static const struct option longopts[] = {
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"esp", required_argument, NULL, OPT_ESP},
+        {"efivars", required_argument, NULL, OPT_EFIVARS},
+        {"kernel", required_argument, NULL, OPT_KERNEL},
+        {"modules", required_argument, NULL, OPT_MODULES},
+        {"dbx", required_argument, NULL, OPT_DBX},
+        {"dot", required_argument, NULL, OPT_DOT},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct kt_audit_opts o = {0};
+    const char *dot = NULL;
+    bool json = false, quiet = false, verbose = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_ROOT: o.root = optarg; break;
+        case OPT_ESP: o.esp = optarg; break;
+        case OPT_EFIVARS: o.efivars = optarg; break;
+        case OPT_KERNEL: o.kernel = optarg; break;
+        case OPT_MODULES: o.modules = optarg; break;
+        case OPT_DBX:
+            if (o.n_dbx >= KT_AUDIT_MAX_DBX)
+                return cli_usage_error("audit", "at most %d --dbx files", KT_AUDIT_MAX_DBX);
+            o.dbx[o.n_dbx++] = optarg;
+            break;
+        case OPT_DOT: dot = optarg; break;
+        case OPT_JSON: json = true; break;
+        case 'q': quiet = true; break;
+        case 'v': verbose = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("audit", "unexpected argument '%s' (use --root DIR)", argv[optind]);
+    if (o.root && access(o.root, F_OK) != 0) {
+        cli_errorf(o.root, "cannot open: %m");
+        return EXIT_NOINPUT;
+    }
+    if (isatty(STDERR_FILENO) && !quiet)
+        o.progress = progress;
+    struct kt_audit *a = malloc(sizeof(*a));
+    if (!a)
+        return EXIT_INTERNAL;
+    struct kt_error e = {0};
+    int rc = kt_audit_run(&o, a, &e);
+    if (rc < 0) {
+        cli_error(a->error_file ? a->error_file : "audit", &e);
+        kt_audit_free(a);
+        free(a);
+        return cli_exit_code(rc);
+    }
+    if (json)
+        audit_print_json(a, &o);
+    else if (!quiet)
+        audit_print_text(a, &o, verbose);
+    int code = audit_exit_code(a);
+    if (dot) {
+        int drc = audit_write_dot(a, dot);
+        if (drc > code)
+            code = drc;
+    }
+    kt_audit_free(a);
+    free(a);
+    return code;
+}
