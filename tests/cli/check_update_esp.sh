@@ -48,6 +48,15 @@ expect_eq "$(jq -c 'select(.summary)' <<<"$j")" '{"summary":true,"files":5,"woul
 expect_eq "$(jq -r 'select(.file) | .verdict' <<<"$j" | sort -u)" still_boots "every file still boots"
 expect_eq "$(jq -r 'select(.file | test("vmlinuz")?) | .sbat_missing' <<<"$j")" true "kernel: no .sbat"
 
+# --db: the real firmware db (efivars-0, holds the Microsoft UEFI CA 2011) vouches for shim only
+j=$(CU --json --dbx "$S/DBX/DBXUpdate-x86.bin" \
+    --db "$CORPUS/peers/shim-efivars/efivars-0/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f" esp)
+expect_eq "$(jq -r 'select(.signed_by_db == true) | .file' <<<"$j" | sort | tr '\n' ' ')" \
+    "esp/EFI/BOOT/BOOTX64.EFI esp/EFI/debian/shimx64.efi " "db vouches for the two shims"
+expect_match "$(jq -r 'select(.file == "esp/EFI/debian/shimx64.efi") | .db_certificate' <<<"$j")" \
+    "^Microsoft Corporation UEFI CA 2011" "by the UEFI CA 2011"
+expect_eq "$(jq -r 'select(.file == "esp/EFI/debian/grubx64.efi") | .signed_by_db' <<<"$j")" false "not GRUB"
+
 # grub's SHA-256 Authenticode hash (pesign -h) as an image entry
 gh=$(pesign -h -i esp/EFI/debian/grubx64.efi | sed -n 's/^hash: //p')
 esl $SHA256 0000000000000000000000000000000000000000000000000000000000000000 "$gh" > grub.esl
