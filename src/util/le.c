@@ -26,7 +26,7 @@ int kt_le_window(const kt_le *c, size_t off, size_t n, kt_le *out, const char *f
         return kt_fail(c->err, -EBADMSG, kt_le_offset(c),
                        "%s: %zu bytes at %zu run past the end (%zu)", field ? field : "field", n,
                        off, end);
-    out->p = c->base + off;
+    out->p = c->base ? c->base + off : NULL; /* no buffer: off and n are 0 */
     out->len = n;
     out->base = c->base;
     out->err = c->err;
@@ -39,8 +39,10 @@ int kt_le_bytes(kt_le *c, size_t n, const uint8_t **p, const char *field)
         return short_read(c, n, field);
     if (p)
         *p = c->p;
-    c->p += n;
-    c->len -= n;
+    if (n) { /* an empty window may have no buffer at all (p NULL) */
+        c->p += n;
+        c->len -= n;
+    }
     return 0;
 }
 

@@ -315,8 +315,22 @@ static size_t sha_list(uint8_t *b)
     return 28 + 2 * 48;
 }
 
+static int count_entry(void *ctx, const struct kt_esl_entry *e)
+{
+    (void)e;
+    ++*(int *)ctx;
+    return 0;
+}
+
 static void malformed(void)
 {
+    /* an empty list with no buffer at all (shim's .vendor_cert without a
+     * dbx): nothing, and no pointer arithmetic on NULL (a fuzz find) */
+    int n_empty = 0;
+    struct kt_error ee = {0};
+    CHECK_EQ_INT(kt_esl_foreach(NULL, 0, count_entry, &n_empty, &ee), 0,
+                 "empty list without a buffer");
+    CHECK_EQ_INT(n_empty, 0, "... has no entries");
     uint8_t b[400];
     struct {
         const char *name;
