@@ -4,31 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/audit.h"
 #include "chain_sbat.h"
 #include "cli.h"
 #include "sbat_print.h"
 #include "util/file.h"
-
-/* DIR/NAME-<36-char GUID>, into buf; NULL if absent. */
-static const char *find_var(const char *dir, const char *name, char *buf, size_t cap)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return NULL;
-    struct dirent *de;
-    const char *found = NULL;
-    size_t nl = strlen(name);
-    while ((de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, name, nl) || de->d_name[nl] != '-' ||
-            strlen(de->d_name + nl + 1) != 36)
-            continue;
-        snprintf(buf, cap, "%s/%s", dir, de->d_name);
-        found = buf;
-        break;
-    }
-    closedir(d);
-    return found;
-}
 
 typedef int (*add_fn)(struct kt_chain *, const uint8_t *, size_t, const char *, struct kt_error *);
 
@@ -67,7 +47,7 @@ int chain_efivars_load(struct kt_chain *ch, const char *dir, struct chain_sb *sb
     closedir(d);
     sb->on = true;
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *p = find_var(dir, vars[i].name, buf, sizeof(buf));
+        const char *p = kt_audit_find_var(dir, vars[i].name, buf, sizeof(buf));
         if (!p)
             continue;
         int rc = load_one(ch, p, vars[i].fn);
@@ -75,9 +55,9 @@ int chain_efivars_load(struct kt_chain *ch, const char *dir, struct chain_sb *sb
             return rc;
         sb->efivars_loaded++;
     }
-    const char *p = find_var(dir, "SbatLevelRT", buf, sizeof(buf));
+    const char *p = kt_audit_find_var(dir, "SbatLevelRT", buf, sizeof(buf));
     if (!p)
-        p = find_var(dir, "SbatLevel", buf, sizeof(buf));
+        p = kt_audit_find_var(dir, "SbatLevel", buf, sizeof(buf));
     if (p && !sb->have_current) {
         int rc = cli_sbat_level_load_into(p, &sb->current);
         if (rc)
@@ -87,9 +67,9 @@ int chain_efivars_load(struct kt_chain *ch, const char *dir, struct chain_sb *sb
     /* MokListTrustedRT present: the owner trusts MOK keys for the kernel's
      * own keyrings, so they join machine, not platform (the kernel checks
      * only that the variable exists: uefi_check_trust_mok_keys) */
-    if (find_var(dir, "MokListTrustedRT", buf, sizeof(buf)))
+    if (kt_audit_find_var(dir, "MokListTrustedRT", buf, sizeof(buf)))
         kt_chain_set_mok_trusted(ch, true);
-    p = find_var(dir, "SecureBoot", buf, sizeof(buf));
+    p = kt_audit_find_var(dir, "SecureBoot", buf, sizeof(buf));
     if (p) {
         struct kt_file f = {0};
         struct kt_error e = {0};
