@@ -53,6 +53,7 @@
 #define KTRUST_H
 
 #include "ktrust/error.h"
+#include "ktrust/verify.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,352 @@
+/* ctx.c - the verification context: the store's keyrings plus the run-only
+ * keys (--trust, --kernel) and vouchers (--keyring NAME) of one run, and a
+ * writer's transaction. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "policy/load.h"
+#include "verify/verify_int.h"
+#include "x509/x509.h"
+
+static void say(const struct kt_ctx_opts *o, enum kt_ctx_msg kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(const struct kt_ctx_opts *o, enum kt_ctx_msg kind, const char *fmt, ...)
+{
+    if (!o->msg)
+        return;
+    char line[4600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    o->msg(o->msg_arg, kind, line);
+}
+
+static size_t key_count(const struct kt_keyrings *k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < kt_keyrings_count(k); i++)
+        n += kt_keyring_count(kt_keyrings_at((struct kt_keyrings *)k, i));
+    return n;
+}
+
+/* Mark keys [from, count) of r ephemeral: a store save never writes them. */
+static void mark_run_only(struct kt_keyring *r, size_t from)
+{
+    for (size_t i = from; i < kt_keyring_count(r); i++)
+        kt_key_set_ephemeral(kt_keyring_key(r, i), true);
+}
+
+int kt_ctx_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char *path,
+                        enum kt_add_how how, bool run_only, size_t *n_added, struct kt_error *err)
+{
+    struct kt_file f;
+    int rc = kt_file_open(path, &f, err);
+    if (rc < 0)
+        return rc;
+    char src[4096];
+    snprintf(src, sizeof(src), "file:%s", path);
+    size_t before = kt_keyring_count(r);
+    rc = kt_keyrings_add_blob(k, r, f.data, f.len, src, how, n_added, err);
+    if (run_only)
+        mark_run_only(r, before);
+    kt_file_close(&f);
+    return rc;
+}
+
+const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *name)
+{
+    switch (kt_detect(p, n, name)) {
+    case KT_FT_EMPTY: return "an empty file";
+    case KT_FT_PE: return "a PE image";
+    case KT_FT_MODULE: return "a kernel module";
+    case KT_FT_PKCS7: return "a PKCS#7 message";
+    case KT_FT_KERNEL: return "a kernel image without a builtin key list";
+    case KT_FT_ESL: return NULL; /* the right kind, but broken: its own error */
+    case KT_FT_X509:
+        if (p[0] == 0x30 || !memchr(p, 0, n < 4096 ? n : 4096))
+            return NULL; /* DER or PEM text */
+        break;
+    default: break;
+    }
+    if (n >= 4 && !memcmp(p, "\x7f" "ELF", 4))
+        return "an ELF file";
+    /* binary, and not DER: a PEM "BEGIN" inside it is an accident */
+    if (n && p[0] != 0x30 && memchr(p, 0, n < 4096 ? n : 4096))
+        return "a binary file of another kind";
+    return NULL;
+}
+
+/* Errors in an option's file: an unreadable one keeps its errno (66); the
+ * wrong kind of file is a usage error (-EMEDIUMTYPE); anything else wrong
+ * with its content is malformed -- never unsigned, untrusted or refused,
+ * which are verdicts about the inputs. */
+static int option_error(int rc, const char *opt, const char *path, const uint8_t *p, size_t n,
+                        const char *want, struct kt_error *err)
+{
+    char label[4200];
+    struct kt_error e = *err;
+    snprintf(label, sizeof(label), "%s %s", opt, path);
+    const char *kind = p ? kt_ctx_wrong_kind(p, n, path) : NULL;
+    if (kind)
+        return kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET, "%s: %s, not %s", label, kind, want);
+    enum kt_verdict v = kt_verdict_of(rc);
+    bool io = rc == -ENOENT || rc == -EACCES || rc == -EISDIR || rc == -EFBIG ||
+              rc == -ENOTDIR || rc == -EIO;
+    if (io || rc == -ENOMEM || v == KT_UNSUPPORTED || v == KT_REJECTED || v == KT_MALFORMED)
+        return kt_fail_over(err, rc, e.offset, "%s: %s", label, e.what);
+    return kt_fail_over(err, -EBADMSG, e.offset, "%s: %s", label, e.what);
+}
+
+/* One certificate of a --trust bundle the strict parser refuses: skipped. */
+struct skip_ctx {
+    const struct kt_ctx_opts *o;
+    const char *path;
+};
+
+static void skip_warn(void *ctx, size_t index, const uint8_t *der, size_t len,
+                      const struct kt_error *why)
+{
+    struct skip_ctx *s = ctx;
+    char subject[512];
+    kt_x509_peek_subject(der, len, subject, sizeof(subject));
+    say(s->o, KT_CTX_MSG_WARNING, "warning: --trust %s: certificate %zu (%s) skipped: %s",
+        s->path, index, subject, why->what[0] ? why->what : "refused");
+}
+
+static int add_trust(struct kt_keyrings *k, const struct kt_ctx_opts *o,
+                     const struct kt_ctx_trust *t, struct kt_error *err)
+{
+    struct kt_keyring *builtin = kt_keyrings_get(k, "builtin");
+    const char *opt = t->option ? t->option : "--trust";
+    struct kt_file f;
+    int rc = kt_file_open(t->path, &f, err);
+    if (rc < 0)
+        return option_error(rc, opt, t->path, NULL, 0, NULL, err);
+    char src[4096];
+    snprintf(src, sizeof(src), "file:%s", t->path);
+    size_t before = kt_keyring_count(builtin);
+    struct skip_ctx sc = {o, t->path};
+    rc = kt_keyrings_add_blob_skip(k, builtin, f.data, f.len, src, KT_ADD_EXPLICIT, NULL,
+                                   skip_warn, &sc, err);
+    mark_run_only(builtin, before);
+    if (rc < 0)
+        rc = option_error(rc, opt, t->path, f.data, f.len,
+                          "certificates or an EFI signature list", err);
+    kt_file_close(&f);
+    return rc;
+}
+
+static int add_kernel(struct kt_keyrings *k, const char *path, struct kt_error *err)
+{
+    struct kt_file f;
+    int rc = kt_file_open(path, &f, err);
+    if (rc < 0)
+        return option_error(rc, "--kernel", path, NULL, 0, NULL, err);
+    rc = kt_keyrings_add_kernel_keys(k, f.data, f.len, path, true, NULL, err);
+    if (rc < 0) {
+        /* kernels come as PE, bzImage, ELF or bare compressed streams: only
+         * name the kinds that are surely something else */
+        const char *kind = NULL;
+        switch (kt_detect(f.data, f.len, path)) {
+        case KT_FT_EMPTY: kind = "an empty file"; break;
+        case KT_FT_MODULE: kind = "a kernel module"; break;
+        case KT_FT_PKCS7: kind = "a PKCS#7 message"; break;
+        case KT_FT_X509: kind = "a certificate"; break;
+        case KT_FT_ESL: kind = "an EFI signature list"; break;
+        default: break;
+        }
+        if (kind)
+            rc = kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET, "--kernel %s: %s, not a kernel image",
+                              path, kind);
+        else
+            rc = option_error(rc, "--kernel", path, NULL, 0, NULL, err);
+    }
+    kt_file_close(&f);
+    return rc;
+}
+
+int kt_ctx_add_run_keys(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
+{
+    int rc;
+    for (size_t i = 0; i < o->n_trust; i++)
+        if ((rc = add_trust(ctx->rings, o, &o->trust[i], err)) < 0)
+            return rc;
+    if (o->kernel && (rc = add_kernel(ctx->rings, o->kernel, err)) < 0)
+        return rc;
+    return 0;
+}
+
+/* --keyring NAME: let each named keyring vouch for every purpose this run. */
+static int name_vouchers(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
+{
+    for (size_t i = 0; i < o->n_vouch; i++) {
+        struct kt_keyring *r = kt_keyrings_get(ctx->rings, o->vouch[i]);
+        if (!r)
+            return kt_fail(err, -ESRCH, KT_NO_OFFSET,
+                           "--keyring %s: no such keyring in the store (see keyring list)",
+                           o->vouch[i]);
+        if (kt_keyring_set_run_voucher(r, true) < 0)
+            return kt_fail(err, -ESRCH, KT_NO_OFFSET,
+                           "--keyring %s: the blacklist revokes, it never vouches", o->vouch[i]);
+    }
+    return 0;
+}
+
+static int open_read(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const char **err_file,
+                     struct kt_error *err)
+{
+    const char *path = ctx->store_path;
+    struct kt_error e = {0};
+    e.offset = KT_NO_OFFSET;
+    int rc = kt_store_open(path, KT_STORE_READ, &ctx->store, &e);
+    if (rc == 0 && (rc = kt_store_load(ctx->store, ctx->rings, &e)) < 0) {
+        kt_store_close(ctx->store);
+        ctx->store = NULL;
+    }
+    if (rc == -ENOENT && o->store_may_be_missing) {
+        say(o, KT_CTX_MSG_STORE, "store: %s (does not exist: empty keyrings)", path);
+        return 0;
+    }
+    if (rc == -ENOENT && o->missing_store_hint_keyring)
+        return kt_fail(err, rc, KT_NO_OFFSET,
+                       "no store at %s (keys are stored by 'ktrust keyring add'; "
+                       "--store PATH or $KTRUST_STORE picks another)", path);
+    if (rc == -ENOENT)
+        return kt_fail(err, rc, KT_NO_OFFSET,
+                       "no store at %s (--store and $KTRUST_STORE name an existing store; "
+                       "'ktrust keyring add' makes one)", path);
+    if (rc < 0) {
+        if (err_file)
+            *err_file = path;
+        return kt_fail(err, rc, e.offset, "%s", e.what);
+    }
+    size_t n = key_count(ctx->rings);
+    say(o, KT_CTX_MSG_STORE, "store: %s (read, %zu key%s)", path, n, n == 1 ? "" : "s");
+    return 0;
+}
+
+/* Open the writer's store and take the write lock. */
+static int open_write_store(struct kt_ctx *ctx, struct kt_error *err)
+{
+    int rc;
+    if (ctx->make_dirs && (rc = kt_store_mkdir_parents(ctx->store_path, err)) < 0)
+        return rc;
+    if ((rc = kt_store_open(ctx->store_path, KT_STORE_WRITE, &ctx->store, err)) < 0 ||
+        (rc = kt_store_begin_write(ctx->store, err)) < 0) {
+        kt_store_close(ctx->store);
+        ctx->store = NULL;
+    }
+    return rc;
+}
+
+static int open_write(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const char **err_file,
+                      struct kt_error *err)
+{
+    struct stat sb;
+    int rc;
+    if (o->store_may_be_missing && stat(ctx->store_path, &sb) < 0 && errno == ENOENT) {
+        say(o, KT_CTX_MSG_STORE, "store: %s (does not exist yet: created only if keys are added)",
+            ctx->store_path);
+        return 0;
+    }
+    if ((rc = open_write_store(ctx, err)) < 0 ||
+        (rc = kt_store_load(ctx->store, ctx->rings, err)) < 0) {
+        if (err_file)
+            *err_file = ctx->store_path;
+        return rc;
+    }
+    if (o->store_count_keys) {
+        size_t n = key_count(ctx->rings);
+        say(o, KT_CTX_MSG_STORE, "store: %s (writing, %zu key%s)", ctx->store_path, n,
+            n == 1 ? "" : "s");
+    } else {
+        say(o, KT_CTX_MSG_STORE, "store: %s (writing)", ctx->store_path);
+    }
+    return 0;
+}
+
+int kt_ctx_open(const struct kt_ctx_opts *o, struct kt_ctx **out, const char **err_file,
+                struct kt_error *err)
+{
+    int rc;
+    *out = NULL;
+    if (err_file)
+        *err_file = NULL;
+    struct kt_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx || kt_keyrings_new(&ctx->rings) < 0) {
+        free(ctx);
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    }
+    ctx->mode = o->store_mode;
+    ctx->make_dirs = o->store_make_dirs;
+    if (o->store_mode != KT_CTX_STORE_NONE) {
+        if (!o->store_path) {
+            rc = kt_fail(err, -EINVAL, KT_NO_OFFSET, "no store path given");
+            goto fail;
+        }
+        if (!(ctx->store_path = strdup(o->store_path))) {
+            rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+            goto fail;
+        }
+    }
+    switch (o->store_mode) {
+    case KT_CTX_STORE_NONE:
+        say(o, KT_CTX_MSG_STORE,
+            "store: none (--trust/--kernel keys only; --store PATH adds one)");
+        rc = 0;
+        break;
+    case KT_CTX_STORE_READ: rc = open_read(ctx, o, err_file, err); break;
+    case KT_CTX_STORE_WRITE: rc = open_write(ctx, o, err_file, err); break;
+    default: rc = kt_fail(err, -EINVAL, KT_NO_OFFSET, "bad store mode"); break;
+    }
+    if (rc < 0 || (rc = kt_ctx_add_run_keys(ctx, o, err)) < 0 ||
+        (rc = name_vouchers(ctx, o, err)) < 0)
+        goto fail;
+    *out = ctx;
+    return 0;
+fail:
+    kt_ctx_free(ctx);
+    return rc;
+}
+
+int kt_ctx_commit(struct kt_ctx *ctx, struct kt_error *err)
+{
+    int rc;
+    if (ctx->mode != KT_CTX_STORE_WRITE)
+        return kt_fail(err, -EINVAL, KT_NO_OFFSET, "the context does not write its store");
+    if (!ctx->store && (rc = open_write_store(ctx, err)) < 0)
+        return rc; /* the store did not exist: made now that it is wanted */
+    if ((rc = kt_store_save(ctx->store, ctx->rings, err)) < 0) {
+        kt_store_rollback(ctx->store);
+        return rc;
+    }
+    if ((rc = kt_store_commit(ctx->store, err)) == 0)
+        ctx->committed = true;
+    return rc; /* a failed commit is rolled back when the store closes */
+}
+
+void kt_ctx_rollback(struct kt_ctx *ctx)
+{
+    if (ctx && ctx->store && ctx->mode == KT_CTX_STORE_WRITE && !ctx->committed)
+        kt_store_rollback(ctx->store);
+}
+
+void kt_ctx_free(struct kt_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    kt_store_close(ctx->store); /* rolls back anything not committed */
+    kt_keyrings_free(ctx->rings);
+    free(ctx->store_path);
+    free(ctx);
+}
+
+const char *kt_ctx_store_path(const struct kt_ctx *ctx) { return ctx->store_path; }
+bool kt_ctx_has_store(const struct kt_ctx *ctx) { return ctx->store != NULL; }
+struct kt_keyrings *kt_ctx_keyrings(struct kt_ctx *ctx) { return ctx->rings; }
+const struct kt_keyrings *kt_ctx_keyrings_const(const struct kt_ctx *ctx) { return ctx->rings; }

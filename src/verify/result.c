@@ -1,0 +1,58 @@
+/* result.c - the accessors of a verification result, and --check-time. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "verify/verify_int.h"
+
+int kt_result_rc(const struct kt_result *r) { return r->rc; }
+enum kt_verdict kt_result_verdict(const struct kt_result *r) { return kt_verdict_of(r->rc); }
+const struct kt_error *kt_result_error(const struct kt_result *r) { return &r->err; }
+const char *kt_result_type(const struct kt_result *r) { return r->type; }
+bool kt_result_skipped(const struct kt_result *r) { return r->skipped; }
+size_t kt_result_signer_count(const struct kt_result *r) { return r->sigs.n; }
+
+int kt_result_signer_rc(const struct kt_result *r, size_t i)
+{
+    return i < r->sigs.n ? r->sigs.sigs[i].verdict : -ERANGE;
+}
+
+const char *kt_result_signer_name(const struct kt_result *r, size_t i)
+{
+    if (i >= r->sigs.n || !r->sigs.sigs[i].signer)
+        return NULL;
+    return r->sigs.sigs[i].signer->description;
+}
+
+const char *kt_result_signer_trusted_by(const struct kt_result *r, size_t i)
+{
+    if (i >= r->sigs.n || !r->sigs.sigs[i].trusted_by)
+        return NULL;
+    return r->sigs.sigs[i].trusted_by->cert->description;
+}
+
+int kt_parse_time(const char *arg, int64_t *t)
+{
+    if (!arg) {
+        *t = (int64_t)time(NULL);
+        return 0;
+    }
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    char rest[8] = "";
+    int n = sscanf(arg, "%4d-%2d-%2dT%2d:%2d:%2d%7s", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, rest);
+    if (n == 3 && strlen(arg) == 10) {
+        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    } else if (!((n == 6) || (n == 7 && strcmp(rest, "Z") == 0))) {
+        return -EINVAL;
+    }
+    if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+        tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+        return -EINVAL;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    *t = (int64_t)timegm(&tm);
+    return 0;
+}

@@ -1,0 +1,123 @@
+/* verify_int.h - the context and result of include/ktrust/verify.h, for
+ * the library and the ktrust program (which prints every field). */
+#ifndef KT_VERIFY_VERIFY_INT_H
+#define KT_VERIFY_VERIFY_INT_H
+
+#include "ktrust/verify.h"
+#include "modsig/modsig.h"
+#include "pe/pe_verify.h"
+#include "pkcs7/pkcs7_check.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
+#include "policy/restrict.h"
+#include "sbat/sbat.h"
+#include "scan/detect.h"
+#include "store/store.h"
+#include "util/file.h"
+
+struct kt_ctx {
+    struct kt_keyrings *rings;
+    struct kt_store *store;   /* NULL: none, or a writer's store not made yet */
+    char *store_path;         /* what store_mode named (NULL: none) */
+    enum kt_ctx_store_mode mode;
+    bool make_dirs;
+    bool committed;
+};
+
+/* The keyrings of a context (the ktrust program's keyring commands add to
+ * them before kt_ctx_commit). */
+struct kt_keyrings *kt_ctx_keyrings(struct kt_ctx *ctx);
+const struct kt_keyrings *kt_ctx_keyrings_const(const struct kt_ctx *ctx);
+
+/* What a file given where certificates (or a kernel) are wanted is instead:
+ * "a PE image", "a kernel module", "an empty file", "an ELF file", "a binary
+ * file of another kind" ...; NULL for certificates, ESLs and text. */
+const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *name);
+
+/* Add the keys of one file to ring r (flagged ephemeral when run_only).
+ * source is "file:PATH".  *n_added may be NULL. */
+int kt_ctx_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char *path,
+                        enum kt_add_how how, bool run_only, size_t *n_added,
+                        struct kt_error *err);
+
+/* A signer's timestamp (PE countersignature or RFC 3161 token). */
+struct kt_signer_ts {
+    const char *kind;             /* "rfc3161", "countersignature" */
+    int64_t time;
+    const struct kt_x509 *signer; /* TSA certificate, or NULL */
+    const struct kt_key *trusted_by;
+    int verdict;                  /* 0 / -errno */
+};
+
+/* One signature of a result (pointers into the result or the keyrings). */
+struct kt_signer {
+    int index;
+    enum kt_hash digest_alg;
+    const uint8_t *digest;        /* NULL or digest_len 0: none */
+    size_t digest_len;
+    const struct kt_x509 *signer; /* the certificate, or NULL: then the id below */
+    kt_span signer_issuer;        /* Name TLV of the signer id (issuer+serial) */
+    kt_span signer_serial;        /* INTEGER content bytes */
+    kt_span signer_skid;          /* SKID signer id */
+    const struct kt_x509 *const *chain;
+    size_t chain_len;
+    const struct kt_key *trusted_by;
+    int verdict;                  /* 0 / -errno */
+    const char *reason;           /* NULL when trusted */
+    bool time_invalid;            /* a chain certificate is outside its validity period */
+    const struct kt_x509 *time_invalid_cert;
+    const struct kt_signer_ts *timestamp; /* NULL: none */
+    const struct kt_signer *nested;       /* nested signatures (PE) */
+    size_t n_nested;
+};
+
+/* A signer from a kt_pkcs7 signer after verify/validate_trust; reason is
+ * the fallback when the signer has no reason of its own. */
+void kt_signer_from_pkcs7(struct kt_signer *s, const struct kt_pkcs7_signer *si,
+                          const char *reason);
+
+/* A tree of signers (PE nested signatures): arrays owned together. */
+struct kt_signer_tree {
+    struct kt_signer *sigs;
+    struct kt_signer_ts *ts;
+    struct kt_signer_tree *kids;
+    size_t n;
+};
+int kt_signer_tree_from_pe(struct kt_signer_tree *t, const struct kt_pe_signature *s, size_t n);
+/* A module's or a PKCS#7 message's signers; a message-level failure rc
+ * (the purpose's content rules) is shown on signers that verified. */
+int kt_signer_tree_from_pkcs7(struct kt_signer_tree *t, const struct kt_pkcs7 *msg, int rc,
+                              const struct kt_error *err, bool msg_level_on_signers);
+void kt_signer_tree_free(struct kt_signer_tree *t);
+
+struct kt_result {
+    enum kt_ftype ftype;          /* what was verified */
+    const char *type;             /* its name: "pe", "module", ... */
+    bool skipped;                 /* nothing ktrust verifies */
+    int rc;                       /* the verdict: 0 / -errno */
+    struct kt_error err;          /* the reason */
+    struct kt_signer_tree sigs;   /* the signatures, dynamic */
+    const char *compression;      /* modules: "xz", "zstd", "gzip", "none"; else NULL */
+    /* the format results the signers point into */
+    struct kt_pe_result *pe;
+    struct kt_modsig_result mod;
+    struct kt_pkcs7_check p7;
+    /* certificates and signature lists: the counts behind the verdict */
+    size_t n_certs, n_hashes, n_trusted;
+    /* PE under a policy's sbat_level */
+    bool sbat_checked;
+    struct kt_sbat sbat;
+    const struct kt_sbat_level *sbat_level;
+    const struct kt_sbat_entry *sbat_img, *sbat_lvl;
+    int sbat_rc;
+    /* owned mappings: the file itself (kt_verify_file), FILE of FILE.p7s */
+    struct kt_file self, data;
+    bool has_self, has_data;
+};
+
+/* Certificates and signature lists: each certificate's trust for the
+ * module purpose, aggregated into r (rc, err, counts). */
+void kt_verify_certs(const struct kt_keyrings *rings, const uint8_t *buf, size_t len,
+                     enum kt_ftype type, struct kt_result *r);
+
+#endif
