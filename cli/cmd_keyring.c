@@ -61,67 +61,47 @@ int kr_fail(const char *file, int rc, const struct kt_error *e)
     return cli_exit_code(rc);
 }
 
-int kr_begin(const struct kr_opts *o, struct kt_store **s, struct kt_keyrings **k,
+int kr_begin(const struct kr_opts *o, struct kt_ctx **ctx, struct kt_keyrings **k,
              const char **path, struct kt_error *e)
 {
-    static char buf[4096];
-    *path = cli_write_store_path(&o->co, buf, sizeof(buf));
-    int rc = kt_keyrings_new(k);
-    if (rc < 0)
-        return kt_fail(e, rc, KT_NO_OFFSET, "out of memory");
-    if ((rc = cli_open_store_write(&o->co, *path, s, e)) < 0 ||
-        (rc = kt_store_load(*s, *k, e)) < 0) {
-        kt_store_close(*s);
-        *s = NULL;
-        kt_keyrings_free(*k);
-        *k = NULL;
-    }
-    if (rc == 0 && o->co.verbose)
-        fprintf(stderr, "ktrust: store: %s (writing)\n", *path);
-    return rc;
-}
-
-int kr_finish(struct kt_store *s, struct kt_keyrings *k, struct kt_error *e)
-{
-    int rc = kt_store_save(s, k, e);
+    static struct cli_ctx_opts c;
+    struct cli_common co = o->co;
+    co.n_trust = 0; /* add: the run-only keys come after the keyring is checked */
+    co.kernel = NULL;
+    cli_ctx_opts(&co, KT_CTX_STORE_WRITE, &c);
+    c.o.msg_arg = (void *)&o->co;
+    *path = c.o.store_path;
+    *k = NULL;
+    int rc = kt_ctx_open(&c.o, ctx, NULL, e);
     if (rc == 0)
-        rc = kt_store_commit(s, e);
-    else
-        kt_store_rollback(s);
+        *k = kt_ctx_keyrings(*ctx);
     return rc;
 }
 
-int kr_load_read(const struct kr_opts *o, struct kt_keyrings **k, const char **path)
+int kr_finish(struct kt_ctx *ctx, struct kt_error *e) { return kt_ctx_commit(ctx, e); }
+
+int kr_load_read(const struct kr_opts *o, struct kt_ctx **ctx, struct kt_keyrings **k,
+                 const char **path)
 {
-    static char buf[4096];
-    *path = cli_write_store_path(&o->co, buf, sizeof(buf));
-    struct kt_store *s = NULL;
+    static struct cli_ctx_opts c;
+    struct cli_common co = o->co;
+    co.n_trust = 0;
+    co.kernel = NULL;
+    co.n_vouch = 0;
+    cli_ctx_opts(&co, KT_CTX_STORE_WRITE, &c);
+    c.o.store_mode = KT_CTX_STORE_READ;
+    c.o.store_may_be_missing = false;
+    c.o.missing_store_hint_keyring = true;
+    c.o.msg_arg = (void *)&o->co;
+    *path = c.o.store_path;
+    *k = NULL;
     struct kt_error e = {0};
     e.offset = KT_NO_OFFSET;
-    if (kt_keyrings_new(k) < 0)
-        return EXIT_INTERNAL;
-    int rc = kt_store_open(*path, KT_STORE_READ, &s, &e);
-    if (rc == 0)
-        rc = kt_store_load(s, *k, &e);
-    kt_store_close(s);
-    if (rc == -ENOENT) {
-        cli_errorf(NULL, "no store at %s (keys are stored by 'ktrust keyring add'; "
-                         "--store PATH or $KTRUST_STORE picks another)", *path);
-        kt_keyrings_free(*k);
-        *k = NULL;
-        return EXIT_NOINPUT;
-    }
-    if (rc < 0) {
-        kt_keyrings_free(*k);
-        *k = NULL;
-        return kr_fail(*path, rc, &e);
-    }
-    if (o->co.verbose) {
-        size_t n = 0;
-        for (size_t i = 0; i < kt_keyrings_count(*k); i++)
-            n += kt_keyring_count(kt_keyrings_at(*k, i));
-        fprintf(stderr, "ktrust: store: %s (read, %zu key%s)\n", *path, n, n == 1 ? "" : "s");
-    }
+    const char *bad = NULL;
+    int rc = kt_ctx_open(&c.o, ctx, &bad, &e);
+    if (rc < 0)
+        return kr_fail(bad, rc, &e);
+    *k = kt_ctx_keyrings(*ctx);
     return 0;
 }
 
@@ -183,8 +163,9 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
 static int do_list(const struct kr_opts *o)
 {
     const char *path;
+    struct kt_ctx *ctx;
     struct kt_keyrings *k;
-    int rc = kr_load_read(o, &k, &path);
+    int rc = kr_load_read(o, &ctx, &k, &path);
     if (rc)
         return rc;
     int ret = 0;
@@ -198,7 +179,7 @@ static int do_list(const struct kr_opts *o)
         for (size_t i = 0; i < kt_keyrings_count(k); i++)
             list_ring(o, k, kt_keyrings_at(k, i), &w);
     }
-    kt_keyrings_free(k);
+    kt_ctx_free(ctx);
     return ret;
 }
 
@@ -212,7 +193,7 @@ static void name_wrong_kind(const char *path, int rc, struct kt_error *e)
     struct kt_error fe = {0};
     if (cli_exit_code(rc) == EXIT_NOINPUT || kt_file_open(path, &f, &fe) < 0)
         return;
-    const char *kind = cli_wrong_kind(f.data, f.len, path);
+    const char *kind = kt_ctx_wrong_kind(f.data, f.len, path);
     char why[sizeof(e->what)];
     snprintf(why, sizeof(why), "%s", e->what);
     if (kind)
@@ -259,12 +240,12 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
         return cli_usage_error("keyring", "add needs --keyring NAME");
     if (nfiles == 0)
         return cli_usage_error("keyring", "add needs at least one FILE");
-    struct kt_store *s;
+    struct kt_ctx *ctx;
     struct kt_keyrings *k;
     const char *path;
     struct kt_error e = {0};
     e.offset = KT_NO_OFFSET;
-    int ret = 0, failed = -1, rc = kr_begin(o, &s, &k, &path, &e);
+    int ret = 0, failed = -1, rc = kr_begin(o, &ctx, &k, &path, &e);
     if (rc < 0) {
         if (o->co.json) {
             size_t *z = calloc((size_t)nfiles * 3, sizeof(*z));
@@ -282,7 +263,9 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
         ret = ret ? ret : EXIT_INTERNAL;
         goto out;
     }
-    if ((rc = cli_add_run_keys(&o->co, k, &e)) < 0) {
+    struct cli_ctx_opts run;
+    cli_ctx_opts(&o->co, KT_CTX_STORE_WRITE, &run);
+    if ((rc = kt_ctx_add_run_keys(ctx, &run.o, &e)) < 0) {
         ret = kr_fail(NULL, rc, &e); /* "--trust FILE: ..." */
         goto out;
     }
@@ -295,7 +278,7 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
             kt_fail(&e, rc, KT_NO_OFFSET, "signed variable update not verified by --pk/--kek");
             goto out;
         }
-        rc = cli_add_key_file(k, r, files[i], KT_ADD_EXPLICIT, false, &n, &e);
+        rc = kt_ctx_add_key_file(k, r, files[i], KT_ADD_EXPLICIT, false, &n, &e);
         to[i] = kt_keyring_count(r);
         hashes[i] = kt_blacklist_hash_count(k) - h0;
         if (rc < 0) {
@@ -306,7 +289,7 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
         }
         total += n;
     }
-    if ((rc = kr_finish(s, k, &e)) < 0) {
+    if ((rc = kr_finish(ctx, &e)) < 0) {
         ret = kr_fail(path, rc, &e);
         goto out;
     }
@@ -316,8 +299,7 @@ out:
     if (o->co.json && from && r)
         add_json(o, r, files, nfiles, from, to, hashes, failed, rc, &e);
     free(from);
-    kt_store_close(s); /* rolls back anything not committed */
-    kt_keyrings_free(k);
+    kt_ctx_free(ctx); /* rolls back anything not committed */
     return ret;
 }
 
@@ -335,20 +317,20 @@ static int do_create(const struct kr_opts *o, int nargs, char **args)
         return cli_usage_error("keyring",
                                "--restrict '%s': want none, trusted-only or signed-by:RING[,RING]",
                                spec);
-    struct kt_store *s;
+    struct kt_ctx *ctx;
     struct kt_keyrings *k;
     const char *path;
     struct kt_error e = {0};
     e.offset = KT_NO_OFFSET;
     int ret = 0;
-    if ((rc = kr_begin(o, &s, &k, &path, &e)) < 0) {
+    if ((rc = kr_begin(o, &ctx, &k, &path, &e)) < 0) {
         free(vbuf);
         return kr_fail(path, rc, &e);
     }
     if ((rc = kt_keyring_create(k, args[0], rs, v, nv, &e)) < 0) {
         cli_error(NULL, &e);
         ret = EXIT_USAGE;
-    } else if ((rc = kr_finish(s, k, &e)) < 0) {
+    } else if ((rc = kr_finish(ctx, &e)) < 0) {
         ret = kr_fail(path, rc, &e);
     }
     if (o->co.json) {
@@ -364,8 +346,7 @@ static int do_create(const struct kr_opts *o, int nargs, char **args)
         jw_newline(&w);
     }
     free(vbuf);
-    kt_store_close(s);
-    kt_keyrings_free(k);
+    kt_ctx_free(ctx);
     return ret;
 }
 

@@ -151,8 +151,9 @@ int kr_do_export(const struct kr_opts *o, int nargs)
     if (strcmp(fmt, "pem") && strcmp(fmt, "der") && strcmp(fmt, "esl"))
         return cli_usage_error("keyring", "--format '%s': want pem, der or esl", fmt);
     const char *path;
+    struct kt_ctx *ctx;
     struct kt_keyrings *k;
-    int rc = kr_load_read(o, &k, &path);
+    int rc = kr_load_read(o, &ctx, &k, &path);
     if (rc)
         return rc;
     struct kt_error e = {0};
@@ -207,7 +208,7 @@ int kr_do_export(const struct kr_opts *o, int nargs)
     }
 out:
     free(b.p);
-    kt_keyrings_free(k);
+    kt_ctx_free(ctx);
     return ret;
 }
 
@@ -235,8 +236,9 @@ int kr_do_push(const struct kr_opts *o, int nargs)
         dest = (key_serial_t)v;
     }
     const char *path;
+    struct kt_ctx *ctx;
     struct kt_keyrings *k;
-    int rc = kr_load_read(o, &k, &path);
+    int rc = kr_load_read(o, &ctx, &k, &path);
     if (rc)
         return rc;
     int ret = 0;
@@ -290,7 +292,7 @@ int kr_do_push(const struct kr_opts *o, int nargs)
     }
     if (r && !o->co.quiet && !o->co.json)
         fprintf(stderr, "ktrust: %zu pushed from %s to %s\n", pushed, o->keyring, o->to);
-    kt_keyrings_free(k);
+    kt_ctx_free(ctx);
     return ret;
 }
 

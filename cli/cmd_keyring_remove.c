@@ -143,12 +143,12 @@ int kr_do_remove(const struct kr_opts *o, int nids, char **ids)
         return cli_usage_error("keyring", "remove needs --keyring NAME");
     if (nids == 0)
         return cli_usage_error("keyring", "remove needs at least one ID");
-    struct kt_store *s;
+    struct kt_ctx *ctx;
     struct kt_keyrings *k;
     const char *path;
     struct kt_error e = {0};
     e.offset = KT_NO_OFFSET;
-    int ret = 0, rc = kr_begin(o, &s, &k, &path, &e);
+    int ret = 0, rc = kr_begin(o, &ctx, &k, &path, &e);
     if (rc < 0)
         return kr_fail(path, rc, &e);
     struct kt_keyring *r = kr_need_ring(k, o->keyring, &ret);
@@ -162,12 +162,11 @@ int kr_do_remove(const struct kr_opts *o, int nids, char **ids)
                                    : remove_key_id(o, k, r, ids[i], pass == 0, &total);
         }
     }
-    if (ret == 0 && !o->dry_run && (rc = kr_finish(s, k, &e)) < 0)
+    if (ret == 0 && !o->dry_run && (rc = kr_finish(ctx, &e)) < 0)
         ret = kr_fail(path, rc, &e);
     if (ret == 0 && !o->co.quiet && !o->co.json)
         fprintf(stderr, "ktrust: %s %d from %s\n", o->dry_run ? "would remove" : "removed", total,
                 o->keyring);
-    kt_store_close(s); /* rolls back anything not committed */
-    kt_keyrings_free(k);
+    kt_ctx_free(ctx); /* rolls back anything not committed */
     return ret;
 }

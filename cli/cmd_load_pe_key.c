@@ -106,21 +106,20 @@ int cmd_load_pe_key(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("load-pe-key", "no PE file given");
 
-    struct kt_keyrings *rings = NULL;
-    struct kt_store *store = NULL;
+    struct kt_ctx *ctx = NULL;
     struct kt_error e = {0};
     const char *bad = NULL;
-    int rc = cli_open_keyrings_for_write(&co, &rings, &store, &e, &bad);
+    int rc = cli_open_ctx_write(&co, &ctx, &e, &bad);
     if (rc < 0) {
         cli_error(bad, &e);
         cli_json_setup_failed(&co, "pe", argv + optind, argc - optind, rc, &e);
         return cli_exit_code(rc);
     }
+    struct kt_keyrings *rings = kt_ctx_keyrings(ctx);
     struct kt_keyring *target = kt_keyrings_get(rings, ring_name);
     if (!target) {
         cli_errorf(NULL, "no keyring '%s' to add keys to", ring_name);
-        kt_store_close(store);
-        kt_keyrings_free(rings);
+        kt_ctx_free(ctx);
         return EXIT_USAGE;
     }
     int worst = 0;
@@ -148,30 +147,17 @@ int cmd_load_pe_key(int argc, char **argv)
         if (code > worst)
             worst = code;
     }
-    if (worst == 0 && !store && n_new) {
-        /* the store did not exist: made now that there is something to keep */
-        char buf[4096];
-        const char *path = cli_write_store_path(&co, buf, sizeof(buf));
-        if ((rc = cli_open_store_write(&co, path, &store, &e)) < 0) {
-            cli_error(path, &e);
-            worst = cli_exit_code(rc);
-        }
-    }
-    if (worst == 0 && store) {
-        rc = kt_store_save(store, rings, &e);
-        if (rc == 0)
-            rc = kt_store_commit(store, &e);
-        if (rc < 0) {
-            cli_error(kt_store_path(store), &e);
+    /* a store that did not exist is made only when there is something to keep */
+    if (worst == 0 && (kt_ctx_has_store(ctx) || n_new)) {
+        if ((rc = kt_ctx_commit(ctx, &e)) < 0) {
+            cli_error(kt_ctx_store_path(ctx), &e);
             worst = cli_exit_code(rc);
         }
     } else if (worst) {
-        if (store)
-            kt_store_rollback(store);
+        kt_ctx_rollback(ctx);
         if (!co.quiet && !co.json)
             fprintf(stderr, "ktrust: load-pe-key: nothing stored (a file failed)\n");
     }
-    kt_store_close(store);
-    kt_keyrings_free(rings);
+    kt_ctx_free(ctx);
     return worst;
 }

@@ -9,21 +9,16 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "esl/esl.h"
 #include "keyload.h"
 #include "ordered_out.h"
-#include "policy/cert_trust.h"
-#include "pkcs7/pkcs7_check.h"
-#include "result_vp.h"
 #include "scan/scan.h"
-#include "util/file.h"
+#include "verdict_print.h"
 
 #define N_VERDICTS 8 /* 0..6, and 7 for errors (unreadable, internal) */
 
 struct scan_ctx {
-    const struct kt_keyrings *rings;
-    struct kt_pe_verify_opts pe_opts;
-    struct kt_pkcs7_policy policy;
+    const struct kt_ctx *ctx;
+    struct kt_policy policy; /* every file: its detected type, that type's purpose */
     bool json, quiet, verbose, list_skipped;
     pthread_mutex_t mu; /* output, counters and the progress line */
     uint64_t verdicts[N_VERDICTS], per_type[KT_FT_KERNEL + 1];
@@ -87,139 +82,26 @@ static void print_vp(struct scan_ctx *s, FILE *out, const struct vp_result *vr)
     }
 }
 
-/* A file's verdict line(s) into out; returns the exit code. */
-static int verify_pe(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
+/* A file's verdict line(s) into out; returns its verdict (0 / -errno), or
+ * 1 when it is nothing ktrust verifies (*skipped). */
+static int verify_item(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out,
+                       bool *skipped)
 {
     struct kt_error e = {0};
-    struct kt_pe_result *r = NULL;
-    int rc = kt_pe_verify(it->buf, it->len, s->rings, &s->pe_opts, &r, &e);
-    struct vp_tree t = {0};
-    if (r && vp_tree_from_pe(&t, r->sigs, r->n_sigs) < 0)
-        rc = -ENOMEM;
-    struct vp_result vr = {.file = it->path, .type = "pe", .rc = rc, .error = &e,
-                           .sigs = t.sigs, .n_sigs = t.n};
-    print_vp(s, out, &vr);
-    vp_tree_free(&t);
-    kt_pe_result_free(r);
-    return rc;
-}
-
-static int verify_module(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
-{
-    struct kt_error e = {0};
-    struct kt_modsig_result res;
-    memset(&res, 0, sizeof(res));
-    res.policy = s->policy;
-    int rc = kt_modsig_verify(it->buf, it->len, s->rings, &res, &e);
-    struct vp_sig sigs[8];
-    size_t n = vp_sigs_from_module(sigs, 8, &res, rc, &e);
-    struct vp_result vr = {.file = it->path, .type = "module", .rc = rc, .error = &e,
-                           .sigs = sigs, .n_sigs = n,
-                           .compression = kt_modsig_comp_name(res.comp)};
-    print_vp(s, out, &vr);
-    kt_modsig_result_free(&res);
-    return rc;
-}
-
-/* A detached signature FILE.p7s / FILE.sig signs FILE when it exists. */
-static int verify_pkcs7(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
-{
-    struct kt_error e = {0};
-    struct kt_file data = {0};
-    char *data_path = NULL;
-    const char *dot = strrchr(it->path, '.');
-    if (dot && (!strcmp(dot, ".p7s") || !strcmp(dot, ".sig") || !strcmp(dot, ".p7"))) {
-        data_path = strndup(it->path, (size_t)(dot - it->path));
-        struct kt_error de = {0};
-        if (data_path && kt_file_open(data_path, &data, &de) < 0)
-            memset(&data, 0, sizeof(data));
+    struct kt_result *r = NULL;
+    int rc = kt_verify_buf(s->ctx, it->path, it->buf, it->len, &s->policy, &r, &e);
+    *skipped = false;
+    if (!r)
+        return rc; /* out of memory */
+    if (kt_result_skipped(r)) {
+        *skipped = true;
+        kt_result_free(r);
+        return 0;
     }
-    struct kt_pkcs7_check chk;
-    int rc = kt_pkcs7_check(it->buf, it->len, data.data, data.len, s->rings,
-                            kt_ftype_purpose(KT_FT_PKCS7), false, &s->policy, &chk, &e);
-    struct vp_sig sigs[16];
-    size_t n = 0;
-    for (size_t i = 0; chk.msg && i < chk.msg->n_signers && n < 16; i++)
-        vp_sig_from_pkcs7(&sigs[n++], &chk.msg->signers[i], e.what);
-    struct vp_result vr = {.file = it->path, .type = "pkcs7", .rc = rc, .error = &e,
-                           .sigs = sigs, .n_sigs = n};
+    struct vp_result vr;
+    vp_from_result(&vr, it->path, r);
     print_vp(s, out, &vr);
-    kt_pkcs7_check_free(&chk);
-    kt_file_close(&data);
-    free(data_path);
-    return rc;
-}
-
-/* Certificates and signature lists: each certificate's trust. */
-struct cert_walk {
-    struct scan_ctx *s;
-    int worst_rc;      /* ranked by exit code */
-    size_t n_certs, n_hashes, n_trusted;
-    struct kt_error e;
-};
-
-static void rank(struct cert_walk *w, int rc)
-{
-    if (cli_exit_code(rc) > cli_exit_code(w->worst_rc))
-        w->worst_rc = rc;
-}
-
-static int one_cert(void *ctx, const uint8_t *der, size_t len, size_t off)
-{
-    struct cert_walk *w = ctx;
-    struct kt_x509 *c = NULL;
-    struct kt_error e = {0};
-    int rc = kt_x509_parse(der, len, &c, &e);
-    w->n_certs++;
-    if (rc == 0) {
-        const struct kt_key *by;
-        rc = kt_cert_validate_trust(w->s->rings, kt_ftype_purpose(KT_FT_X509), c, &by);
-        if (rc == 0)
-            w->n_trusted++;
-        kt_x509_free(c);
-    } else if (w->e.code == 0) {
-        w->e = e;
-        if (w->e.offset != KT_NO_OFFSET)
-            w->e.offset += off;
-    }
-    rank(w, rc);
-    return 0;
-}
-
-static int one_esl_entry(void *ctx, const struct kt_esl_entry *en)
-{
-    struct cert_walk *w = ctx;
-    if (en->type == KT_ESL_X509)
-        return one_cert(ctx, en->data.p, en->data.len, en->offset);
-    w->n_hashes++;
-    return 0;
-}
-
-static int verify_certs(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
-{
-    struct cert_walk w = {.s = s, .worst_rc = 0};
-    int rc = it->type == KT_FT_ESL ? kt_esl_foreach(it->buf, it->len, one_esl_entry, &w, &w.e)
-                                   : kt_certs_foreach(it->buf, it->len, one_cert, &w, &w.e);
-    if (rc == 0)
-        rc = w.worst_rc;
-    if (rc == 0 && w.n_certs == 0)
-        rc = kt_fail(&w.e, -ENODATA, KT_NO_OFFSET, "%zu hash%s, no certificate to verify",
-                     w.n_hashes, w.n_hashes == 1 ? "" : "es");
-    if (rc < 0 && !w.e.what[0])
-        kt_fail(&w.e, rc, KT_NO_OFFSET, "%zu of %zu certificate%s trusted", w.n_trusted,
-                w.n_certs, w.n_certs == 1 ? "" : "s");
-    struct vp_result vr = {.file = it->path, .type = kt_ftype_name(it->type), .rc = rc,
-                           .error = &w.e};
-    print_vp(s, out, &vr);
-    return rc;
-}
-
-static int verify_kernel(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out)
-{
-    struct kt_error e = {0};
-    int rc = kt_fail(&e, -ENODATA, KT_NO_OFFSET, "kernel image without an Authenticode signature");
-    struct vp_result vr = {.file = it->path, .type = "kernel", .rc = rc, .error = &e};
-    print_vp(s, out, &vr);
+    kt_result_free(r);
     return rc;
 }
 
@@ -267,15 +149,7 @@ static void on_file(void *vctx, const struct kt_scan_item *it)
         if (code < EXIT_USAGE)
             code = EXIT_NOINPUT;
     } else {
-        switch (it->type) {
-        case KT_FT_PE: rc = verify_pe(s, it, out); break;
-        case KT_FT_MODULE: rc = verify_module(s, it, out); break;
-        case KT_FT_PKCS7: rc = verify_pkcs7(s, it, out); break;
-        case KT_FT_X509:
-        case KT_FT_ESL: rc = verify_certs(s, it, out); break;
-        case KT_FT_KERNEL: rc = verify_kernel(s, it, out); break;
-        default: skipped = true; break;
-        }
+        rc = verify_item(s, it, out, &skipped);
         if (skipped && s->list_skipped)
             skipped_line(s, out, it);
         if (!skipped)
@@ -402,7 +276,7 @@ int cmd_scan(int argc, char **argv)
     };
     struct cli_common co = {0};
     struct kt_scan_opts so = {0};
-    struct scan_ctx s = {.pe_opts = {.purpose = kt_ftype_purpose(KT_FT_PE)}};
+    struct scan_ctx s = {.policy = {.type = KT_VERIFY_AUTO, .pair_detached = true}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "qhvj:", longopts, NULL)) != -1) {
@@ -415,7 +289,7 @@ int cmd_scan(int argc, char **argv)
         case 'h': usage(stdout); return 0;
         case OPT_FOLLOW: so.follow_symlinks = true; break;
         case OPT_LIST_SKIPPED: s.list_skipped = true; break;
-        case OPT_SHA1: s.pe_opts.allow_sha1 = true; s.policy.allow_sha1 = true; break;
+        case OPT_SHA1: s.policy.allow_sha1 = true; break;
         case 'j': {
             char *end;
             long j = strtol(optarg, &end, 10);
@@ -432,19 +306,17 @@ int cmd_scan(int argc, char **argv)
     s.json = co.json;
     s.verbose = co.verbose;
     s.quiet = co.quiet;
-    s.policy.at_time = (int64_t)time(NULL);
 
-    struct kt_keyrings *rings = NULL;
-    struct kt_store *store = NULL;
+    struct kt_ctx *ctx = NULL;
     struct kt_error e = {0};
     const char *bad = NULL;
-    int rc = cli_load_keyrings(&co, &rings, &store, &e, &bad);
+    int rc = cli_open_ctx(&co, &ctx, &e, &bad);
     if (rc < 0) {
         cli_error(bad, &e);
         cli_json_setup_failed(&co, NULL, argv + optind, argc - optind, rc, &e);
         return cli_exit_code(rc);
     }
-    s.rings = rings;
+    s.ctx = ctx;
     pthread_mutex_init(&s.mu, NULL);
     oo_init(&s.out, stdout, clear_progress, &s);
     struct sigaction sa;
@@ -495,7 +367,6 @@ int cmd_scan(int argc, char **argv)
     if (interrupted)
         s.worst = 130;
     pthread_mutex_destroy(&s.mu);
-    kt_store_close(store);
-    kt_keyrings_free(rings);
+    kt_ctx_free(ctx);
     return s.worst;
 }

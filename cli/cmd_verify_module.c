@@ -4,9 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "modsig/modsig.h"
-#include "util/file.h"
-#include "result_vp.h"
 #include "verdict_print.h"
 
 enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1 };
@@ -29,39 +26,23 @@ static void usage(FILE *f)
           f);
 }
 
-static int verify_one(const char *path, const struct kt_keyrings *rings,
-                      const struct kt_pkcs7_policy *policy, const struct cli_common *co,
-                      bool verbose)
+static int verify_one(const char *path, const struct kt_ctx *ctx, const struct kt_policy *pol,
+                      const struct cli_common *co, bool verbose)
 {
     struct kt_error err = {0};
-    struct kt_file f;
-    int rc = kt_file_open(path, &f, &err);
-    if (rc < 0) {
+    struct kt_result *res = NULL;
+    int rc = kt_verify_file(ctx, path, pol, &res, &err);
+    if (!res) {
         vp_print_unreadable(path, "module", rc, &err, co->json);
         return cli_exit_code(rc);
     }
-    struct kt_modsig_result res;
-    memset(&res, 0, sizeof(res));
-    res.policy = *policy;
-    rc = kt_modsig_verify(f.data, f.len, rings, &res, &err);
-
-    struct vp_sig sigs[8];
-    size_t n = vp_sigs_from_module(sigs, 8, &res, rc, &err);
-    struct vp_result r = {
-        .file = path,
-        .type = "module",
-        .rc = rc,
-        .error = &err,
-        .sigs = sigs,
-        .n_sigs = n,
-        .compression = kt_modsig_comp_name(res.comp),
-    };
+    struct vp_result r;
+    vp_from_result(&r, path, res);
     vp_print(&r, co->json, co->quiet, verbose);
     if (rc < 0 && kt_verdict_of(rc) >= KT_MALFORMED && kt_verdict_of(rc) != KT_REJECTED &&
         !co->quiet)
-        cli_error(path, &err);
-    kt_modsig_result_free(&res);
-    kt_file_close(&f);
+        cli_error(path, &res->err);
+    kt_result_free(res);
     return cli_exit_code(rc);
 }
 
@@ -74,7 +55,7 @@ int cmd_verify_module(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
-    struct kt_pkcs7_policy policy = {0};
+    struct kt_policy policy = {.type = KT_VERIFY_MODULE};
     bool verbose = false;
     int c;
     optind = 1;
@@ -89,7 +70,7 @@ int cmd_verify_module(int argc, char **argv)
         case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
         case OPT_CHECK_TIME:
             policy.check_time = true;
-            if (vp_parse_time(optarg, &policy.at_time) < 0)
+            if (kt_parse_time(optarg, &policy.at_time) < 0)
                 return cli_usage_error("verify-module", "bad time '%s' (want 2026-12-02T22:14:16Z)",
                                        optarg);
             break;
@@ -97,22 +78,19 @@ int cmd_verify_module(int argc, char **argv)
         }
     }
     verbose = co.verbose;
-    if (!policy.check_time)
-        vp_parse_time(NULL, &policy.at_time); /* dates are still reported */
     if (optind >= argc)
         return cli_usage_error("verify-module", "no module given");
 
-    struct kt_keyrings *rings;
-    struct kt_store *store;
-    int code = vp_load_keyrings(&co, &rings, &store, "module", argv + optind, argc - optind);
+    struct kt_ctx *ctx;
+    int code = vp_open_ctx(&co, &ctx, "module", argv + optind, argc - optind);
     if (code)
         return code;
     int worst = 0;
     for (int i = optind; i < argc; i++) {
-        int e = verify_one(argv[i], rings, &policy, &co, verbose);
+        int e = verify_one(argv[i], ctx, &policy, &co, verbose);
         if (e > worst)
             worst = e;
     }
-    vp_unload_keyrings(rings, store);
+    kt_ctx_free(ctx);
     return worst;
 }

@@ -3,16 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cert_print.h"
 #include "cli.h"
-#include "result_vp.h"
 #include "sbat_print.h"
 #include "verdict_print.h"
-#include "policy/keyrings.h"
-#include "pe/pe_verify.h"
-#include "scan/detect.h"
-#include "util/file.h"
-#include "x509/x509.h"
 
 
 enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_CHECK_TIME, OPT_SBAT_LEVEL };
@@ -55,7 +48,7 @@ int cmd_verify_pe(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
-    struct kt_pe_verify_opts opts = {.purpose = kt_ftype_purpose(KT_FT_PE)};
+    struct kt_policy pol = {.type = KT_VERIFY_PE};
     const char *sbat_spec = NULL;
     int c;
     optind = 1;
@@ -67,16 +60,16 @@ int cmd_verify_pe(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case OPT_ALLOW_SHA1: opts.allow_sha1 = true; break;
+        case OPT_ALLOW_SHA1: pol.allow_sha1 = true; break;
         case OPT_CHECK_TIME:
-            opts.check_time = true;
-            if (vp_parse_time(optarg, &opts.at_time) < 0)
+            pol.check_time = true;
+            if (kt_parse_time(optarg, &pol.at_time) < 0)
                 return cli_usage_error("verify-pe", "bad time '%s' (want 2026-12-02T22:14:16Z)",
                                        optarg);
             break;
         case OPT_SBAT_LEVEL: sbat_spec = optarg; break;
         case OPT_PURPOSE:
-            if (cli_parse_purpose(optarg, false, &opts.purpose) < 0)
+            if (cli_parse_verify_purpose(optarg, false, &pol.purpose) < 0)
                 return cli_usage_error("verify-pe", "unknown purpose '%s' (uefi or kexec)",
                                        optarg);
             break;
@@ -92,9 +85,10 @@ int cmd_verify_pe(int argc, char **argv)
         if (lrc)
             return lrc;
     }
-    struct kt_keyrings *rings = NULL;
-    struct kt_store *store = NULL;
-    int rc = vp_load_keyrings(&co, &rings, &store, "pe", argv + optind, argc - optind);
+    if (sbat_spec)
+        pol.sbat_level = &level;
+    struct kt_ctx *ctx = NULL;
+    int rc = vp_open_ctx(&co, &ctx, "pe", argv + optind, argc - optind);
     if (rc > 0) {
         kt_sbat_level_free(&level);
         return rc;
@@ -102,54 +96,31 @@ int cmd_verify_pe(int argc, char **argv)
     int worst = 0;
     for (int i = optind; i < argc; i++) {
         const char *path = argv[i];
-        struct kt_file f;
         struct kt_error e = {0};
-        struct kt_pe_result *r = NULL;
-        int code;
-        rc = kt_file_open(path, &f, &e);
-        if (rc < 0) {
+        struct kt_result *r = NULL;
+        rc = kt_verify_file(ctx, path, &pol, &r, &e);
+        if (!r) {
             vp_print_unreadable(path, "pe", rc, &e, co.json);
-            code = cli_exit_code(rc);
         } else {
-            rc = kt_pe_verify(f.data, f.len, rings, &opts, &r, &e);
-            struct kt_sbat sbat = {0};
-            struct cli_sbat cs = {.sbat = &sbat, .level = &level};
-            if (sbat_spec && r && r->pe) {
-                struct kt_error se = {0};
-                cs.rc = kt_sbat_from_pe(r->pe, &sbat, &se);
-                if (cs.rc == 0)
-                    cs.rc = kt_sbat_check(&sbat, &level, &cs.img, &cs.lvl, &se);
-                int folded = kt_sbat_fold(rc, cs.rc);
-                if (folded != rc) {
-                    e = se; /* SBAT decided: its reason is the file's */
-                    rc = folded;
-                }
-            }
-            code = cli_exit_code(rc);
-            struct vp_tree t = {0};
-            if (r && vp_tree_from_pe(&t, r->sigs, r->n_sigs) < 0) {
-                rc = -ENOMEM;
-                code = EXIT_INTERNAL;
-            }
-            struct vp_result vr = {.file = path, .type = "pe", .rc = rc, .error = &e,
-                                   .sigs = t.sigs, .n_sigs = t.n};
-            if (sbat_spec && r && r->pe) {
+            struct vp_result vr;
+            vp_from_result(&vr, path, r);
+            struct cli_sbat cs = {.sbat = &r->sbat, .level = r->sbat_level, .img = r->sbat_img,
+                                  .lvl = r->sbat_lvl, .rc = r->sbat_rc};
+            if (r->sbat_checked) {
                 vr.extra_json = cli_sbat_json;
                 vr.extra_text = cli_sbat_text;
                 vr.extra_ctx = &cs;
             }
             vp_print(&vr, co.json, co.quiet, true);
             if (kt_verdict_of(rc) == KT_MALFORMED || kt_verdict_of(rc) == KT_INTERNAL)
-                cli_error(path, &e); /* the one-line error with its offset */
-            vp_tree_free(&t);
-            kt_sbat_free(&sbat);
-            kt_pe_result_free(r);
-            kt_file_close(&f);
+                cli_error(path, &r->err); /* the one-line error with its offset */
+            kt_result_free(r);
         }
+        int code = cli_exit_code(rc);
         if (code > worst)
             worst = code;
     }
-    vp_unload_keyrings(rings, store);
+    kt_ctx_free(ctx);
     kt_sbat_level_free(&level);
     return worst;
 }

@@ -4,10 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "pkcs7/pkcs7.h"
 #include "util/file.h"
-#include "pkcs7/pkcs7_check.h"
-#include "scan/detect.h"
 #include "verdict_print.h"
 
 enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_DATA, OPT_PURPOSE };
@@ -42,9 +39,8 @@ int cmd_verify_pkcs7(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct cli_common co = {0};
-    struct kt_pkcs7_policy policy = {0};
-    enum kt_purpose purpose = kt_ftype_purpose(KT_FT_PKCS7);
-    bool purpose_given = false, verbose = false;
+    struct kt_policy policy = {.type = KT_VERIFY_PKCS7};
+    bool verbose = false;
     const char *data_path = NULL;
     int c;
     optind = 1;
@@ -59,13 +55,12 @@ int cmd_verify_pkcs7(int argc, char **argv)
         case OPT_DATA: data_path = optarg; break;
         case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
         case OPT_PURPOSE:
-            purpose_given = true;
-            if (cli_parse_purpose(optarg, true, &purpose) < 0)
+            if (cli_parse_verify_purpose(optarg, true, &policy.purpose) < 0)
                 return cli_usage_error("verify-pkcs7", "unknown purpose '%s'", optarg);
             break;
         case OPT_CHECK_TIME:
             policy.check_time = true;
-            if (vp_parse_time(optarg, &policy.at_time) < 0)
+            if (kt_parse_time(optarg, &policy.at_time) < 0)
                 return cli_usage_error("verify-pkcs7", "bad time '%s' (want 2026-12-02T22:14:16Z)",
                                        optarg);
             break;
@@ -73,8 +68,6 @@ int cmd_verify_pkcs7(int argc, char **argv)
         }
     }
     verbose = co.verbose;
-    if (!policy.check_time)
-        vp_parse_time(NULL, &policy.at_time);
     if (optind != argc - 1)
         return cli_usage_error("verify-pkcs7", optind >= argc ? "no signature given"
                                                               : "exactly one signature file");
@@ -96,37 +89,33 @@ int cmd_verify_pkcs7(int argc, char **argv)
         kt_file_close(&sig);
         return cli_exit_code(rc);
     }
-    struct kt_keyrings *rings = NULL;
-    struct kt_store *store = NULL;
-    int code = vp_load_keyrings(&co, &rings, &store, "pkcs7", argv + optind, argc - optind);
+    struct kt_ctx *ctx = NULL;
+    int code = vp_open_ctx(&co, &ctx, "pkcs7", argv + optind, argc - optind);
     if (code) {
         kt_file_close(&sig);
         if (data_path)
             kt_file_close(&data);
         return code;
     }
-
-    struct kt_pkcs7_check chk;
-    rc = kt_pkcs7_check(sig.data, sig.len, data_path ? data.data : NULL, data_path ? data.len : 0,
-                        rings, purpose, purpose_given, &policy, &chk, &err);
-    struct kt_pkcs7 *msg = chk.msg;
-
-    struct vp_sig sigs[64];
-    size_t n = 0;
-    for (size_t i = 0; msg && i < msg->n_signers && n < 64; i++) {
-        vp_sig_from_pkcs7(&sigs[n], &msg->signers[i], err.what);
-        n++;
+    if (data_path) {
+        policy.has_detached = true;
+        policy.detached = data.data;
+        policy.detached_len = data.len;
     }
-    struct vp_result r = {
-        .file = path, .type = "pkcs7", .rc = rc, .error = &err, .sigs = sigs, .n_sigs = n,
-    };
-    vp_print(&r, co.json, co.quiet, verbose);
-    if (rc < 0 && kt_verdict_of(rc) >= KT_MALFORMED && kt_verdict_of(rc) != KT_REJECTED &&
-        !co.quiet)
-        cli_error(path, &err);
-
-    kt_pkcs7_check_free(&chk);
-    vp_unload_keyrings(rings, store);
+    struct kt_result *res = NULL;
+    rc = kt_verify_buf(ctx, path, sig.data, sig.len, &policy, &res, &err);
+    if (!res) {
+        vp_print_unreadable(path, "pkcs7", rc, &err, co.json);
+    } else {
+        struct vp_result r;
+        vp_from_result(&r, path, res);
+        vp_print(&r, co.json, co.quiet, verbose);
+        if (rc < 0 && kt_verdict_of(rc) >= KT_MALFORMED && kt_verdict_of(rc) != KT_REJECTED &&
+            !co.quiet)
+            cli_error(path, &res->err);
+    }
+    kt_result_free(res);
+    kt_ctx_free(ctx);
     kt_file_close(&sig);
     if (data_path)
         kt_file_close(&data);

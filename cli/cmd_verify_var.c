@@ -211,7 +211,7 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
     struct kt_error e = {0};
     struct kt_authvar v;
     struct kt_authvar_result res = {0};
-    struct vp_sig sigs[KT_PKCS7_MAX_CHAIN];
+    struct kt_signer sigs[KT_PKCS7_MAX_CHAIN];
     struct kt_key keys[KT_PKCS7_MAX_CHAIN];
     size_t n_sigs = 0;
     if (!var || !kt_authvar_vendor(var)) {
@@ -235,7 +235,7 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
                              "firmware refuses such an update");
         for (size_t i = 0; res.msg && i < res.msg->n_signers && n_sigs < KT_PKCS7_MAX_CHAIN; i++) {
             const struct kt_pkcs7_signer *si = &res.msg->signers[i];
-            vp_sig_from_pkcs7(&sigs[n_sigs], si, NULL);
+            kt_signer_from_pkcs7(&sigs[n_sigs], si, NULL);
             if (si->verify_rc == 0 && res.attributes) {
                 if (res.authority[i]) {
                     memset(&keys[n_sigs], 0, sizeof(keys[n_sigs]));

@@ -157,7 +157,7 @@ int cmd_wrap_key(int argc, char **argv)
         }
         size_t before = cs.n;
         cs.err = &e;
-        const char *kind = cli_wrong_kind(f.data, f.len, argv[i]);
+        const char *kind = kt_ctx_wrong_kind(f.data, f.len, argv[i]);
         rc = kind ? -EMEDIUMTYPE : kt_certs_foreach(f.data, f.len, collect, &cs, &e);
         kt_file_close(&f);
         if (kind) {

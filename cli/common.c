@@ -137,6 +137,18 @@ int cli_parse_purpose(const char *s, bool module_ok, enum kt_purpose *p)
     return -1;
 }
 
+int cli_parse_verify_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p)
+{
+    enum kt_purpose kp;
+    if (cli_parse_purpose(s, module_ok, &kp) < 0)
+        return -1;
+    *p = kp == KT_PURPOSE_UEFI     ? KT_VERIFY_PURPOSE_UEFI
+         : kp == KT_PURPOSE_KEXEC  ? KT_VERIFY_PURPOSE_KEXEC
+         : kp == KT_PURPOSE_MODULE ? KT_VERIFY_PURPOSE_MODULE
+                                   : KT_VERIFY_PURPOSE_BUILTIN;
+    return 0;
+}
+
 int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f),
                   cli_show_fn show_file)
 {

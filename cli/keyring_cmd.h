@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "keyring/keyring.h"
+#include "keyload.h"
 #include "store/store.h"
 #include "update_check.h"
 
@@ -19,16 +20,18 @@ struct kr_opts {
 int kr_fail(const char *file, int rc, const struct kt_error *e);
 /* The keyring called name, or NULL after printing why (*ret = 64). */
 struct kt_keyring *kr_need_ring(struct kt_keyrings *k, const char *name, int *ret);
-/* Read the store into *k for list/export/push: a store that does not exist
- * is an error ("no store at PATH", 66), as is a directory.  *path names the
- * store.  On failure prints the error and returns the exit code (>0). */
-int kr_load_read(const struct kr_opts *o, struct kt_keyrings **k, const char **path);
+/* Read the store for list/export/push into a context (*k: its keyrings;
+ * free with kt_ctx_free): a store that does not exist is an error ("no store
+ * at PATH", 66), as is a directory.  *path names the store.  On failure
+ * prints the error and returns the exit code (>0). */
+int kr_load_read(const struct kr_opts *o, struct kt_ctx **ctx, struct kt_keyrings **k,
+                 const char **path);
 /* Open the store for writing (only the default store's directories are
- * created), start the transaction, load everything. */
-int kr_begin(const struct kr_opts *o, struct kt_store **s, struct kt_keyrings **k,
+ * created), start the transaction, load everything (kt_ctx_open, WRITE). */
+int kr_begin(const struct kr_opts *o, struct kt_ctx **ctx, struct kt_keyrings **k,
              const char **path, struct kt_error *e);
-/* Save and commit; on failure everything is rolled back. */
-int kr_finish(struct kt_store *s, struct kt_keyrings *k, struct kt_error *e);
+/* Save and commit (kt_ctx_commit); on failure everything is rolled back. */
+int kr_finish(struct kt_ctx *ctx, struct kt_error *e);
 
 int kr_do_remove(const struct kr_opts *o, int nids, char **ids);
 int kr_do_export(const struct kr_opts *o, int nargs);

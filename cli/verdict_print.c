@@ -4,32 +4,23 @@
 
 #include "cert_print.h"
 #include "keyload.h"
-#include "store/store.h"
 #include "verdict_print.h"
 
-void vp_sig_from_pkcs7(struct vp_sig *s, const struct kt_pkcs7_signer *si, const char *reason)
+void vp_from_result(struct vp_result *vr, const char *file, const struct kt_result *res)
 {
-    memset(s, 0, sizeof(*s));
-    s->index = si->index;
-    s->digest_alg = si->digest_alg;
-    s->digest = si->digest_len ? si->digest : NULL;
-    s->digest_len = si->digest_len;
-    s->signer = si->signer_cert;
-    s->signer_issuer = si->issuer_raw;
-    s->signer_serial = si->serial;
-    s->signer_skid = si->skid;
-    s->chain = si->chain;
-    s->chain_len = si->chain_len;
-    s->trusted_by = si->trusted_by;
-    s->verdict = si->verdict;
-    s->time_invalid = si->time_invalid;
-    s->time_invalid_cert = si->time_invalid_cert;
-    s->reason = !si->verdict ? NULL : si->error.what[0] ? si->error.what : reason;
+    memset(vr, 0, sizeof(*vr));
+    vr->file = file;
+    vr->type = res->type;
+    vr->rc = res->rc;
+    vr->error = &res->err;
+    vr->sigs = res->sigs.sigs;
+    vr->n_sigs = res->sigs.n;
+    vr->compression = res->compression;
 }
 
 static const char *verdict_word(int rc) { return kt_verdict_name(kt_verdict_of(rc)); }
 
-static void signer_id_json(struct jw *w, const struct vp_sig *s)
+static void signer_id_json(struct jw *w, const struct kt_signer *s)
 {
     char name[512], serial[160];
     jw_obj(w, "signer");
@@ -45,7 +36,7 @@ static void signer_id_json(struct jw *w, const struct vp_sig *s)
     jw_obj_end(w);
 }
 
-static void sig_json(struct jw *w, const struct vp_sig *s)
+static void sig_json(struct jw *w, const struct kt_signer *s)
 {
     jw_obj(w, NULL);
     jw_int(w, "index", s->index);
@@ -71,7 +62,7 @@ static void sig_json(struct jw *w, const struct vp_sig *s)
     jw_str(w, "error", kt_errno_name(s->verdict));
     jw_str(w, "reason", s->verdict ? s->reason : NULL);
     if (s->timestamp) {
-        const struct vp_timestamp *t = s->timestamp;
+        const struct kt_signer_ts *t = s->timestamp;
         jw_obj(w, "timestamp");
         jw_str(w, "kind", t->kind);
         jw_time(w, "time", t->time);
@@ -119,7 +110,7 @@ void vp_json(struct jw *w, const struct vp_result *r)
     jw_obj_end(w);
 }
 
-static void sig_text(FILE *f, const struct vp_sig *s, const char *indent)
+static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
 {
     char name[512], serial[160];
     fprintf(f, "%ssignature %d: %s, %s", indent, s->index,
@@ -207,31 +198,6 @@ void vp_print_unreadable(const char *file, const char *type, int rc, const struc
     }
 }
 
-int vp_parse_time(const char *arg, int64_t *t)
-{
-    if (!arg) {
-        *t = (int64_t)time(NULL);
-        return 0;
-    }
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    char rest[8] = "";
-    int n = sscanf(arg, "%4d-%2d-%2dT%2d:%2d:%2d%7s", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, rest);
-    if (n == 3 && strlen(arg) == 10) {
-        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-    } else if (!((n == 6) || (n == 7 && strcmp(rest, "Z") == 0))) {
-        return -1;
-    }
-    if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-        tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
-        return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    *t = (int64_t)timegm(&tm);
-    return 0;
-}
-
 void cli_json_setup_failed(const struct cli_common *co, const char *type, char *const *files,
                            int n, int rc, const struct kt_error *e)
 {
@@ -244,27 +210,16 @@ void cli_json_setup_failed(const struct cli_common *co, const char *type, char *
     }
 }
 
-int vp_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
-                     struct kt_store **store, const char *type, char *const *files, int n)
+int vp_open_ctx(const struct cli_common *co, struct kt_ctx **ctx, const char *type,
+                char *const *files, int n)
 {
     struct kt_error err = {0};
     const char *bad = NULL;
-    *rings = NULL;
-    *store = NULL;
-    int rc = cli_load_keyrings(co, rings, store, &err, &bad);
+    int rc = cli_open_ctx(co, ctx, &err, &bad);
     if (rc < 0) {
         cli_error(bad, &err);
         cli_json_setup_failed(co, type, files, n, rc, &err);
-        *rings = NULL; /* cli_load_keyrings leaves nothing allocated */
-        *store = NULL;
         return cli_exit_code(rc);
     }
     return 0;
-}
-
-void vp_unload_keyrings(struct kt_keyrings *rings, struct kt_store *store)
-{
-    if (store)
-        kt_store_close(store);
-    kt_keyrings_free(rings);
 }

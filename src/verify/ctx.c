@@ -222,7 +222,7 @@ static int open_read(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const char
                        "'ktrust keyring add' makes one)", path);
     if (rc < 0) {
         if (err_file)
-            *err_file = path;
+            *err_file = o->store_path; /* the caller's: ctx is freed on failure */
         return kt_fail(err, rc, e.offset, "%s", e.what);
     }
     size_t n = key_count(ctx->rings);
@@ -257,7 +257,7 @@ static int open_write(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const cha
     if ((rc = open_write_store(ctx, err)) < 0 ||
         (rc = kt_store_load(ctx->store, ctx->rings, err)) < 0) {
         if (err_file)
-            *err_file = ctx->store_path;
+            *err_file = o->store_path;
         return rc;
     }
     if (o->store_count_keys) {
