@@ -27,7 +27,12 @@
  *     kt_keyrings_add_kernel_keys(...)        a kernel image's builtin keys
  *     kt_store_open / _begin_write / _load / _save / _commit / _close
  *
- *   Verification
+ *   Verify a file             ktrust/verify.h
+ *     kt_ctx_open(&opts, &ctx, NULL, err)     the store and run-only keys
+ *     kt_verify_file(ctx, path, &policy, &res, err)  detect, verify, one result
+ *     kt_result_verdict / _error / _signer_*, kt_result_free, kt_ctx_free
+ *
+ *   Verification, per format
  *     kt_modsig_verify(buf, len, rings, &res, err)       modsig/modsig.h
  *     kt_pkcs7_check(sig, len, data, len, rings, purpose, ...)  pkcs7/pkcs7_check.h
  *     kt_pe_verify(buf, len, rings, &opts, &result, err) pe/pe_verify.h
