@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "audit/efivars.h"
 #include "chain_sbat.h"
 #include "cli.h"
 #include "sbat_print.h"
@@ -29,15 +30,6 @@ static int load_one(struct kt_chain *ch, const char *path, add_fn fn)
 
 int chain_efivars_load(struct kt_chain *ch, const char *dir, struct chain_sb *sb)
 {
-    static const struct {
-        const char *name;
-        add_fn fn;
-    } vars[] = {
-        {"db", kt_chain_add_db},
-        {"dbx", kt_chain_add_dbx},
-        {"MokListRT", kt_chain_add_mok},
-        {"MokListXRT", kt_chain_add_dbx}, /* shim's MOK deny list: a blacklist */
-    };
     char buf[4096];
     DIR *d = opendir(dir);
     if (!d) {
@@ -46,37 +38,32 @@ int chain_efivars_load(struct kt_chain *ch, const char *dir, struct chain_sb *sb
     }
     closedir(d);
     sb->on = true;
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *p = kt_audit_find_var(dir, vars[i].name, buf, sizeof(buf));
+    for (size_t i = 0; i < KT_EFIVAR_FEEDS; i++) {
+        const char *p = kt_audit_find_var(dir, kt_efivar_feeds[i].name, buf, sizeof(buf));
         if (!p)
             continue;
-        int rc = load_one(ch, p, vars[i].fn);
+        int rc = load_one(ch, p, kt_efivar_feeds[i].add);
         if (rc)
             return rc;
         sb->efivars_loaded++;
     }
-    const char *p = kt_audit_find_var(dir, "SbatLevelRT", buf, sizeof(buf));
-    if (!p)
-        p = kt_audit_find_var(dir, "SbatLevel", buf, sizeof(buf));
-    if (p && !sb->have_current) {
-        int rc = cli_sbat_level_load_into(p, &sb->current);
-        if (rc)
-            return rc;
-        sb->have_current = true;
+    if (!sb->have_current) {
+        struct kt_error e = {0};
+        int rc = kt_efivar_sbat_level(dir, &sb->current, buf, sizeof(buf), &e);
+        if (rc < 0) {
+            cli_error(buf, &e);
+            return cli_exit_code(rc);
+        }
+        sb->have_current = rc > 0;
     }
     /* MokListTrustedRT present: the owner trusts MOK keys for the kernel's
      * own keyrings, so they join machine, not platform (the kernel checks
      * only that the variable exists: uefi_check_trust_mok_keys) */
     if (kt_audit_find_var(dir, "MokListTrustedRT", buf, sizeof(buf)))
         kt_chain_set_mok_trusted(ch, true);
-    p = kt_audit_find_var(dir, "SecureBoot", buf, sizeof(buf));
-    if (p) {
-        struct kt_file f = {0};
-        struct kt_error e = {0};
-        if (kt_file_open(p, &f, &e) == 0 && f.len >= 5)
-            sb->secure = f.data[4] != 0;
-        kt_file_close(&f);
-    }
+    int secure = kt_efivar_byte(dir, "SecureBoot");
+    if (secure >= 0)
+        sb->secure = secure;
     return 0;
 }
 

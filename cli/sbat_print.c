@@ -75,19 +75,3 @@ int cli_sbat_level_load(const char *spec, struct kt_sbat_level *l)
     }
     return 0;
 }
-
-int cli_sbat_level_load_into(const char *path, struct kt_sbat_level *l)
-{
-    struct kt_file f = {0};
-    struct kt_error e = {0};
-    int rc = kt_file_open(path, &f, &e);
-    if (rc == 0)
-        rc = kt_sbat_level_parse(f.data, f.len, l, &e);
-    kt_file_close(&f);
-    if (rc < 0) {
-        cli_error(path, &e);
-        return cli_exit_code(rc);
-    }
-    snprintf(l->source, sizeof(l->source), "variable");
-    return 0;
-}

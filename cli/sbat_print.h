@@ -24,8 +24,5 @@ void cli_sbat_json(struct jw *w, const void *ctx);
 void cli_sbat_text(FILE *f, const void *ctx);
 /* --sbat-level SPEC: load it, or print the error and return the exit code. */
 int cli_sbat_level_load(const char *spec, struct kt_sbat_level *l);
-/* The same for a file that must be a payload or efivarfs dump (no
- * built-in names, no shim: prefix). */
-int cli_sbat_level_load_into(const char *path, struct kt_sbat_level *l);
 
 #endif

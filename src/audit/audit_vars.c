@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "audit/efivars.h"
 #include "esl/esl.h"
 #include "esl/esl_svn.h"
 #include "util/file.h"
@@ -131,24 +132,6 @@ static int read_var(struct kt_audit *a, struct kt_chain *ch, int which, const ch
     return 0;
 }
 
-/* The first data byte of a one-byte variable (after the attribute word): 1, 0, or -1. */
-static int byte_var(const char *dir, const char *name, size_t *len_out)
-{
-    char buf[KT_AUDIT_PATH + 64];
-    const char *p = kt_audit_find_var(dir, name, buf, sizeof(buf));
-    int v = -1;
-    if (!p)
-        return -1;
-    struct kt_file f = {0};
-    struct kt_error e = {0};
-    if (kt_file_open(p, &f, &e) == 0 && f.len >= 5)
-        v = f.data[4] != 0;
-    if (len_out)
-        *len_out = f.len;
-    kt_file_close(&f);
-    return v;
-}
-
 int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch)
 {
     static const struct {
@@ -158,11 +141,10 @@ int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch)
     } vars[] = {
         {KT_AUDIT_VAR_PK, "PK", NULL},
         {KT_AUDIT_VAR_KEK, "KEK", NULL},
-        {KT_AUDIT_VAR_DB, "db", kt_chain_add_db},
-        {KT_AUDIT_VAR_DBX, "dbx", kt_chain_add_dbx},
-        {KT_AUDIT_VAR_MOK, "MokListRT", kt_chain_add_mok},
-        {KT_AUDIT_VAR_MOKX, "MokListXRT", kt_chain_add_dbx}, /* shim's MOK deny list */
+        /* then db, dbx, MokListRT, MokListXRT as chain --efivars reads them */
     };
+    _Static_assert(KT_AUDIT_VAR_MOKX - KT_AUDIT_VAR_DB + 1 == KT_EFIVAR_FEEDS,
+                   "the chain's variables follow PK and KEK");
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
         a->vars[vars[i].which].name = vars[i].name;
         if (!a->found[KT_AUDIT_EFIVARS])
@@ -171,30 +153,32 @@ int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch)
         if (rc < 0)
             return rc;
     }
+    for (size_t i = 0; i < KT_EFIVAR_FEEDS; i++) {
+        int which = KT_AUDIT_VAR_DB + (int)i;
+        a->vars[which].name = kt_efivar_feeds[i].name;
+        if (!a->found[KT_AUDIT_EFIVARS])
+            continue;
+        int rc = read_var(a, ch, which, kt_efivar_feeds[i].name, kt_efivar_feeds[i].add);
+        if (rc < 0)
+            return rc;
+    }
     a->secure_boot = a->setup_mode = -1;
     if (!a->found[KT_AUDIT_EFIVARS])
         return 0;
     const char *dir = a->path[KT_AUDIT_EFIVARS];
-    a->secure_boot = byte_var(dir, "SecureBoot", NULL);
-    a->setup_mode = byte_var(dir, "SetupMode", NULL);
+    a->secure_boot = kt_efivar_byte(dir, "SecureBoot");
+    a->setup_mode = kt_efivar_byte(dir, "SetupMode");
     char buf[KT_AUDIT_PATH + 64];
     /* the kernel checks only that MokListTrustedRT exists (uefi_check_trust_mok_keys) */
     a->mok_trusted = kt_audit_find_var(dir, "MokListTrustedRT", buf, sizeof(buf)) != NULL;
     kt_chain_set_mok_trusted(ch, a->mok_trusted);
-    const char *p = kt_audit_find_var(dir, "SbatLevelRT", buf, sizeof(buf));
-    if (!p)
-        p = kt_audit_find_var(dir, "SbatLevel", buf, sizeof(buf));
-    if (p) {
-        struct kt_file f = {0};
-        struct kt_error e = {0};
-        if (kt_file_open(p, &f, &e) == 0 &&
-            kt_sbat_level_parse(f.data, f.len, &a->sbat_current, &e) == 0)
-            a->have_sbat_current = true;
-        else
-            kt_audit_fmt(a->sbat_note, sizeof(a->sbat_note), "%s: %s", p, e.what);
-        kt_file_close(&f);
-    }
-    p = kt_audit_find_var(dir, "SbatPolicy", buf, sizeof(buf));
+    struct kt_error se = {0};
+    int src = kt_efivar_sbat_level(dir, &a->sbat_current, buf, sizeof(buf), &se);
+    if (src > 0)
+        a->have_sbat_current = true;
+    else if (src < 0)
+        kt_audit_fmt(a->sbat_note, sizeof(a->sbat_note), "%s: %s", buf, se.what);
+    const char *p = kt_audit_find_var(dir, "SbatPolicy", buf, sizeof(buf));
     if (p) {
         struct kt_file f = {0};
         struct kt_error e = {0};
