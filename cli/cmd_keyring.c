@@ -282,7 +282,7 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
         ret = ret ? ret : EXIT_INTERNAL;
         goto out;
     }
-    if ((rc = cli_add_run_keys(&o->co, k, &e)) < 0) {
+    if ((rc = cli_add_run_keys(&o->co, k, NULL, &e)) < 0) {
         ret = kr_fail(NULL, rc, &e); /* "--trust FILE: ..." */
         goto out;
     }

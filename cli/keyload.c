@@ -95,7 +95,8 @@ static void skip_warn(void *ctx, size_t index, const uint8_t *der, size_t len,
             index, subject, why->what[0] ? why->what : "refused");
 }
 
-int cli_add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err)
+int cli_add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_store *store,
+                     struct kt_error *err)
 {
     int rc;
     struct kt_keyring *builtin = kt_keyrings_get(k, "builtin");
@@ -123,7 +124,14 @@ int cli_add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct 
         struct kt_file f;
         if ((rc = kt_file_open(co->kernel, &f, err)) < 0)
             return option_error(rc, "--kernel", co->kernel, NULL, 0, NULL, err);
-        rc = kt_keyrings_add_kernel_keys(k, f.data, f.len, co->kernel, true, NULL, err);
+        enum kt_kcache how;
+        rc = kt_store_add_kernel_keys(store, k, f.data, f.len, co->kernel, true, NULL, &how, err);
+        if (rc == 0 && co->verbose)
+            fprintf(stderr, "ktrust: --kernel %s: builtin keys %s\n", co->kernel,
+                    how == KT_KCACHE_HIT     ? "from the store's cache (same SHA-256)"
+                    : how == KT_KCACHE_SAVED ? "decoded, and cached in the store"
+                    : how == KT_KCACHE_NOT_SAVED ? "decoded (the store could not cache them)"
+                                                 : "decoded");
         if (rc < 0) {
             /* kernels come as PE, bzImage, ELF or bare compressed streams:
              * only name the kinds that are surely something else */
@@ -224,7 +232,7 @@ int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
     } else {
         say_store(co, NULL, NULL, NULL);
     }
-    if ((rc = cli_add_run_keys(co, k, err)) < 0 || (rc = name_vouchers(co, k, err)) < 0)
+    if ((rc = cli_add_run_keys(co, k, s, err)) < 0 || (rc = name_vouchers(co, k, err)) < 0)
         goto fail;
     *rings = k;
     if (store)
@@ -285,7 +293,7 @@ int cli_open_keyrings_for_write(const struct cli_common *co, struct kt_keyrings 
         say_store(co, "writing", path, k);
     }
     *bad_file = NULL;
-    if ((rc = cli_add_run_keys(co, k, err)) < 0)
+    if ((rc = cli_add_run_keys(co, k, s, err)) < 0)
         goto fail;
     *rings = k;
     *store = s;

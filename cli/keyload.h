@@ -28,8 +28,10 @@ int cli_load_keyrings(const struct cli_common *co, struct kt_keyrings **rings,
                       struct kt_store **store, struct kt_error *err, const char **bad_file);
 
 /* The run-only keys of --trust (lenient: refused certificates skipped with a
- * warning) and --kernel, into builtin; errors as cli_load_keyrings says. */
-int cli_add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_error *err);
+ * warning) and --kernel, into builtin; errors as cli_load_keyrings says.
+ * store (may be NULL) caches --kernel's keys (kt_store_add_kernel_keys). */
+int cli_add_run_keys(const struct cli_common *co, struct kt_keyrings *k, struct kt_store *store,
+                     struct kt_error *err);
 
 /* Add the keys of one file to ring r (flagged ephemeral when run_only).
  * source is "file:PATH".  *n_added may be NULL. */
