@@ -119,6 +119,17 @@ done
 read -r U S <<<"$(cpu_split "$K" kernel-keys -q "$VMLINUZ")"
 echo "| \`kernel-keys\` | $U | $S | | | xz decode |"
 echo
+# a sampling profile of scan -j 1: the share of each part of the process
+if perf record -q -F 2000 -o "$DATA/perf.data" -- "$K" scan -q -j 1 --store "$DATA/keyed.db" "$MODDIR" >/dev/null 2>&1; then
+    perf report -i "$DATA/perf.data" --no-children --sort dso --stdio -g none 2>/dev/null |
+        awk '/^ +[0-9.]+%/ {p=$1; sub("%","",p); d=$2;
+             if (d ~ /libcrypto/) c+=p; else if (d ~ /kernel/) k+=p; else if (d ~ /^libc/) l+=p;
+             else if (d == "ktrust") o+=p; else r+=p}
+             END {printf "%.1f %.1f %.1f %.1f %.1f\n", c, k, l, o, r}' >"$DATA/perf.split"
+    read -r PC PK PL PO PR <"$DATA/perf.split"
+    echo "Profile of \`scan -j 1\` (perf, share of samples, and that share of its $T_S1 s): libcrypto (hashing and signature checks) $PC% ($(printf '%.3f' "$(echo "$PC * $T_S1 / 100" | bc -l)") s); the kernel (open, read copies, page cache) $PK% ($(printf '%.3f' "$(echo "$PK * $T_S1 / 100" | bc -l)") s); libc $PL%; ktrust's own code $PO%; the rest (loader, other libraries) $PR%."
+    echo
+fi
 # openssl cms -verify per module, on a sample, extrapolated
 SAMPLE=${KT_BENCH_CMS_SAMPLE:-200}
 CMSDIR=$DATA/cms; rm -rf "$CMSDIR"; mkdir -p "$CMSDIR"
