@@ -33,7 +33,22 @@ struct scan_ctx {
      * in the worker that finishes the N-th file, as a Ctrl-C would land */
     uint64_t test_signal_after;
     int test_signal;
+    /* --kernel decoded in the background: modules read meanwhile wait here,
+     * prepared (digested, no key needed), for their signature checks */
+    pthread_mutex_t later_mu;
+    struct later *later;
+    size_t n_later, cap_later;
 };
+
+/* A module prepared before the keys were there. */
+struct later {
+    uint64_t seq;
+    char *path;
+    size_t len;
+    enum kt_ftype type;
+    struct kt_result *r;
+};
+#define LATER_MAX 2048 /* then a worker waits for the keys instead */
 
 /* SIGINT/SIGTERM: stop walking, finish the files in hand, print the summary
  * (interrupted), exit 130.  A second signal kills at once (SA_RESETHAND). */
@@ -124,9 +139,107 @@ static void skipped_line(struct scan_ctx *s, FILE *out, const struct kt_scan_ite
     }
 }
 
+/* The result line(s) of one item into the ordered output, and its counts. */
+static void record(struct scan_ctx *s, const struct kt_scan_item *it, char *buf, size_t n,
+                   int code, int rc, bool skipped)
+{
+    pthread_mutex_lock(&s->mu);
+    oo_put(&s->out, it->seq, buf, n); /* takes buf */
+    s->files++;
+    s->done_bytes += it->len;
+    if (it->rc < 0) {
+        s->unreadable++;
+    } else if (skipped) {
+        s->skipped++;
+    } else {
+        s->bytes += it->len;
+        s->per_type[it->type]++;
+        enum kt_verdict v = kt_verdict_of(rc);
+        s->verdicts[v > KT_REFUSED ? 7 : v]++;
+    }
+    if (code > s->worst)
+        s->worst = code;
+    bool raise_now = s->test_signal_after && s->files == s->test_signal_after;
+    pthread_mutex_unlock(&s->mu);
+    if (raise_now)
+        raise(s->test_signal);
+}
+
+/* Check and print one prepared module now that the keys are there. */
+static void finish_later(struct scan_ctx *s, struct later *l)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&buf, &n);
+    struct kt_error e = {0};
+    int rc = kt_verify_finish(s->ctx, l->r, &e);
+    struct kt_scan_item it = {.path = l->path, .seq = l->seq, .len = l->len, .type = l->type};
+    if (out) {
+        struct vp_result vr;
+        vp_from_result(&vr, l->path, l->r);
+        print_vp(s, out, &vr);
+        fclose(out);
+        record(s, &it, buf, n, cli_exit_code(rc), rc, false);
+    }
+    kt_result_free(l->r);
+    free(l->path);
+}
+
+/* Take up to max prepared modules and finish them; false when none was left. */
+static bool drain_later(struct scan_ctx *s, size_t max)
+{
+    struct later batch[16];
+    if (max > 16)
+        max = 16;
+    pthread_mutex_lock(&s->later_mu);
+    size_t k = 0;
+    while (k < max && s->n_later)
+        batch[k++] = s->later[--s->n_later];
+    pthread_mutex_unlock(&s->later_mu);
+    for (size_t i = 0; i < k; i++)
+        finish_later(s, &batch[i]);
+    return k > 0;
+}
+
+/* Before the keys: keep a module, prepared; true when it was kept. */
+static bool keep_for_later(struct scan_ctx *s, const struct kt_scan_item *it)
+{
+    struct kt_result *r = NULL;
+    if (kt_verify_prepare(it->path, it->buf, it->len, &s->policy, &r) != 1)
+        return false;
+    bool kept = false;
+    pthread_mutex_lock(&s->later_mu);
+    if (s->n_later == s->cap_later && s->cap_later < LATER_MAX) {
+        size_t cap = s->cap_later ? s->cap_later * 2 : 64;
+        struct later *nl = realloc(s->later, cap * sizeof(*nl));
+        if (nl) {
+            s->later = nl;
+            s->cap_later = cap;
+        }
+    }
+    char *path = s->n_later < s->cap_later ? strdup(it->path) : NULL;
+    if (path) {
+        s->later[s->n_later++] = (struct later){it->seq, path, it->len, it->type, r};
+        kept = true;
+    }
+    pthread_mutex_unlock(&s->later_mu);
+    if (!kept)
+        kt_result_free(r); /* full: verified the usual way once the keys are in */
+    return kept;
+}
+
+/* The keys, waited for; false when the decode failed (then nothing more is
+ * printed: the run ends with the setup error). */
+static bool keys_in(struct scan_ctx *s) { return kt_ctx_wait_keys(s->ctx, NULL) == 0; }
+
 static void on_file(void *vctx, const struct kt_scan_item *it)
 {
     struct scan_ctx *s = vctx;
+    if (it->rc == 0 && !kt_ctx_keys_ready(s->ctx) && keep_for_later(s, it))
+        return;
+    if (!keys_in(s))
+        return;
+    drain_later(s, 4); /* prepared modules first: their output is due earlier */
     char *buf = NULL;
     size_t n = 0;
     FILE *out = open_memstream(&buf, &n);
@@ -156,26 +269,27 @@ static void on_file(void *vctx, const struct kt_scan_item *it)
             code = cli_exit_code(rc);
     }
     fclose(out);
-    pthread_mutex_lock(&s->mu);
-    oo_put(&s->out, it->seq, buf, n); /* takes buf */
-    s->files++;
-    s->done_bytes += it->len;
-    if (it->rc < 0) {
-        s->unreadable++;
-    } else if (skipped) {
-        s->skipped++;
-    } else {
-        s->bytes += it->len;
-        s->per_type[it->type]++;
-        enum kt_verdict v = kt_verdict_of(rc);
-        s->verdicts[v > KT_REFUSED ? 7 : v]++;
-    }
-    if (code > s->worst)
-        s->worst = code;
-    bool raise_now = s->test_signal_after && s->files == s->test_signal_after;
-    pthread_mutex_unlock(&s->mu);
-    if (raise_now)
-        raise(s->test_signal);
+    record(s, it, buf, n, code, rc, skipped);
+}
+
+/* After the walk: the prepared modules still waiting, on `jobs` threads. */
+static void *drain_main(void *arg)
+{
+    struct scan_ctx *s = arg;
+    while (drain_later(s, 16))
+        ;
+    return NULL;
+}
+
+static void drain_all(struct scan_ctx *s, unsigned jobs)
+{
+    pthread_t t[KT_SCAN_MAX_JOBS];
+    unsigned n = 0;
+    while (n + 1 < jobs && pthread_create(&t[n], NULL, drain_main, s) == 0)
+        n++;
+    drain_main(s);
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
 }
 
 static double now_s(void)
@@ -307,6 +421,10 @@ int cmd_scan(int argc, char **argv)
     s.verbose = co.verbose;
     s.quiet = co.quiet;
 
+    /* with a worker or more to spare, --kernel is decoded while the files
+     * are read and digested (their signature checks wait for the keys) */
+    unsigned jobs = so.jobs ? so.jobs : kt_scan_default_jobs();
+    co.kernel_in_background = co.kernel && jobs >= 2;
     struct kt_ctx *ctx = NULL;
     struct kt_error e = {0};
     const char *bad = NULL;
@@ -318,6 +436,7 @@ int cmd_scan(int argc, char **argv)
     }
     s.ctx = ctx;
     pthread_mutex_init(&s.mu, NULL);
+    pthread_mutex_init(&s.later_mu, NULL);
     oo_init(&s.out, stdout, clear_progress, &s);
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -346,6 +465,8 @@ int cmd_scan(int argc, char **argv)
     }
     double t0 = now_s();
     rc = kt_scan(paths, n_paths, &so, on_file, &s, &e);
+    if (keys_in(&s))
+        drain_all(&s, jobs);
     double secs = now_s() - t0;
     if (s.progress) {
         s.stop = 1;
@@ -354,6 +475,25 @@ int cmd_scan(int argc, char **argv)
     /* from here a signal kills at once: the summary is one write */
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    struct kt_error ke = {0};
+    int krc = kt_ctx_wait_keys(ctx, &ke);
+    if (krc < 0) { /* as when --kernel fails before the scan: nothing was printed */
+        for (size_t i = 0; i < s.n_later; i++) {
+            kt_result_free(s.later[i].r);
+            free(s.later[i].path);
+        }
+        free(s.later);
+        if (s.progress)
+            clear_progress(&s);
+        oo_finish(&s.out); /* holds nothing */
+        cli_error(NULL, &ke);
+        cli_json_setup_failed(&co, NULL, argv + optind, argc - optind, krc, &ke);
+        pthread_mutex_destroy(&s.mu);
+        pthread_mutex_destroy(&s.later_mu);
+        kt_ctx_free(ctx);
+        return cli_exit_code(krc);
+    }
+    free(s.later);
     pthread_mutex_lock(&s.mu);
     clear_progress(&s);
     oo_finish(&s.out);
@@ -367,6 +507,7 @@ int cmd_scan(int argc, char **argv)
     if (interrupted)
         s.worst = 130;
     pthread_mutex_destroy(&s.mu);
+    pthread_mutex_destroy(&s.later_mu);
     kt_ctx_free(ctx);
     return s.worst;
 }

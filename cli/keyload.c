@@ -7,7 +7,7 @@
 static void on_msg(void *arg, enum kt_ctx_msg kind, const char *text)
 {
     const struct cli_common *co = arg;
-    if (kind == KT_CTX_MSG_STORE ? co->verbose : !co->quiet)
+    if (kind == KT_CTX_MSG_STORE || kind == KT_CTX_MSG_INFO ? co->verbose : !co->quiet)
         fprintf(stderr, "ktrust: %s\n", text);
 }
 
@@ -31,6 +31,7 @@ void cli_ctx_opts(const struct cli_common *co, enum kt_ctx_store_mode mode,
     o->trust = c->trust;
     o->n_trust = co->n_trust;
     o->kernel = co->kernel;
+    o->kernel_in_background = co->kernel_in_background;
     o->msg = on_msg;
     o->msg_arg = (void *)co;
     o->store_make_dirs = cli_store_is_default(co);

@@ -58,48 +58,128 @@ void kt_modsig_result_free(struct kt_modsig_result *res)
     res->owned = NULL;
 }
 
-int kt_modsig_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,
-                         struct kt_modsig_result *res, struct kt_error *err)
+/* Shift a PKCS#7 error's offset (relative to the signature) to the module. */
+static int sig_fail(struct kt_modsig_result *res, struct kt_error *err, int rc,
+                    const struct kt_error *sub, const char *prefix)
+{
+    size_t off = sub->offset == KT_NO_OFFSET ? KT_NO_OFFSET : res->info.sig_offset + sub->offset;
+    return res->rc = kt_fail(err, rc, off, "%s%s", prefix, sub->what);
+}
+
+/* The module's digest for each distinct signer algorithm libktrust computes
+ * (verify_all refuses the others before it looks for a digest); at least one
+ * entry, so that kt_pkcs7_verify_digests never falls back to embedded
+ * content. */
+static int digest_module(struct kt_modsig_result *res, const uint8_t *mod)
+{
+    res->n_digests = 0;
+    for (size_t i = 0; i < res->msg->n_signers; i++) {
+        enum kt_hash h = res->msg->signers[i].digest_alg;
+        bool have = false;
+        for (size_t k = 0; k < res->n_digests; k++)
+            have |= res->digests[k].hash == h;
+        if (have || !kt_hash_available(h) || res->n_digests == KT_HASH__COUNT)
+            continue;
+        int rc = kt_digest(h, mod, res->info.module_len, res->digest_bytes[res->n_digests]);
+        if (rc < 0)
+            return rc;
+        res->digests[res->n_digests] = (struct kt_pkcs7_digest){h, res->digest_bytes[res->n_digests]};
+        res->n_digests++;
+    }
+    if (res->n_digests == 0)
+        res->digests[res->n_digests++] = (struct kt_pkcs7_digest){KT_HASH_NONE, res->digest_bytes[0]};
+    return 0;
+}
+
+int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsig_result *res,
+                      struct kt_error *err)
 {
     const uint8_t *mod;
     size_t mod_len;
+    uint8_t *dec = NULL;
     int rc;
     res->msg = NULL;
     res->owned = NULL;
     res->has_sig = false;
-    rc = kt_modsig_decompress(buf, len, 0, &mod, &mod_len, &res->owned, &res->comp, err);
+    res->n_digests = 0;
+    rc = kt_modsig_decompress(buf, len, 0, &mod, &mod_len, &dec, &res->comp, err);
     if (rc < 0)
         return res->rc = rc;
+    res->owned = dec;
     res->module_size = mod_len;
     rc = kt_modsig_parse(mod, mod_len, &res->info, err);
     if (rc < 0)
-        return res->rc = rc;
+        goto out;
     res->has_sig = true;
+    if (keep) { /* the signature outlives buf: parse a copy */
+        uint8_t *copy = malloc(res->info.sig.len ? res->info.sig.len : 1);
+        if (!copy) {
+            rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+            goto out;
+        }
+        memcpy(copy, res->info.sig.p, res->info.sig.len);
+        res->info.sig.p = copy;
+        res->owned = copy;
+    }
 
     /* the PKCS#7 is parsed over its own span: offsets in errors are relative
      * to it; shift them to the module */
     struct kt_error sub = {0};
     rc = kt_pkcs7_parse(res->info.sig.p, res->info.sig.len, &res->msg, &sub);
     if (rc < 0) {
-        size_t off = sub.offset == KT_NO_OFFSET ? KT_NO_OFFSET : res->info.sig_offset + sub.offset;
-        return res->rc = kt_fail(err, rc, off, "module signature: %s", sub.what);
+        rc = sig_fail(res, err, rc, &sub, "module signature: ");
+        goto out;
     }
     res->msg->policy = res->policy;
     rc = kt_pkcs7_check_purpose(res->msg, KT_PURPOSE_MODULE, err);
     if (rc < 0)
-        return res->rc = rc;
-    rc = kt_pkcs7_verify(res->msg, mod, res->info.module_len, trust ? trust->all : NULL, &sub);
-    if (rc < 0 && rc != -ENOPKG) {
-        size_t off = sub.offset == KT_NO_OFFSET ? KT_NO_OFFSET : res->info.sig_offset + sub.offset;
+        goto out;
+    if (res->msg->has_content &&
+        (res->msg->content.len != res->info.module_len ||
+         memcmp(res->msg->content.p, mod, res->info.module_len) != 0)) {
         for (size_t i = 0; i < res->msg->n_signers; i++)
             res->msg->signers[i].verdict = res->msg->signers[i].verify_rc;
-        return res->rc = kt_fail(err, rc, off, "%s", sub.what);
+        rc = kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
+                     "the data given differs from the content inside the message");
+        goto out;
+    }
+    if ((rc = digest_module(res, mod)) < 0)
+        rc = kt_fail(err, rc, KT_NO_OFFSET, "digest of the content failed");
+out:
+    if (keep && dec) { /* the decompressed module is not needed any more */
+        if (res->owned == dec) { /* failed before the copy: nothing points here */
+            res->owned = NULL;
+            res->info.sig = (kt_span){0};
+        }
+        free(dec);
+    }
+    return res->rc = rc;
+}
+
+int kt_modsig_finish(struct kt_modsig_result *res, const struct kt_trust_set *trust,
+                     struct kt_error *err)
+{
+    if (res->rc < 0 || !res->msg)
+        return res->rc;
+    struct kt_error sub = {0};
+    int rc = kt_pkcs7_verify_digests(res->msg, res->digests, res->n_digests,
+                                     trust ? trust->all : NULL, &sub);
+    if (rc < 0 && rc != -ENOPKG) {
+        for (size_t i = 0; i < res->msg->n_signers; i++)
+            res->msg->signers[i].verdict = res->msg->signers[i].verify_rc;
+        return sig_fail(res, err, rc, &sub, "");
     }
     sub = (struct kt_error){0};
     rc = kt_pkcs7_validate_trust_set(res->msg, trust, &sub);
-    if (rc < 0) {
-        size_t off = sub.offset == KT_NO_OFFSET ? KT_NO_OFFSET : res->info.sig_offset + sub.offset;
-        return res->rc = kt_fail(err, rc, off, "%s", sub.what);
-    }
+    if (rc < 0)
+        return sig_fail(res, err, rc, &sub, "");
     return res->rc = 0;
+}
+
+int kt_modsig_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,
+                         struct kt_modsig_result *res, struct kt_error *err)
+{
+    if (kt_modsig_prepare(buf, len, false, res, err) < 0)
+        return res->rc;
+    return kt_modsig_finish(res, trust, err);
 }

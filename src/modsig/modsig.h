@@ -75,8 +75,14 @@ struct kt_modsig_result {
     struct kt_pkcs7 *msg;          /* the parsed signature with per-signer results
                                     * (signer id, digest, signer_key, trusted_by,
                                     * verdict), or NULL if parsing failed */
-    uint8_t *owned;                /* decompressed bytes msg points into */
+    uint8_t *owned;                /* bytes msg points into when not the caller's:
+                                    * the decompressed module, or (prepared with
+                                    * keep) a copy of the signature */
     int rc;                        /* the verdict, as returned */
+    /* kt_modsig_prepare: the module's digest for each signer's algorithm */
+    struct kt_pkcs7_digest digests[KT_HASH__COUNT];
+    uint8_t digest_bytes[KT_HASH__COUNT][KT_HASH_MAX_SIZE];
+    size_t n_digests;
 };
 
 /* Verify a module file's bytes (compressed or not) as the kernel does
@@ -85,9 +91,24 @@ struct kt_modsig_result {
  * kt_modsig_verify uses the module purpose's keyrings).  Returns 0 trusted,
  * -ENODATA unsigned, -EBADMSG malformed, -ENOPKG unsupported,
  * -EKEYREJECTED bad signature/blacklisted, -ENOKEY no trusted key,
- * -E2BIG decompression limit, -ENOMEM.  res is filled in every case. */
+ * -E2BIG decompression limit, -ENOMEM.  res is filled in every case.
+ * It is kt_modsig_prepare then kt_modsig_finish. */
 int kt_modsig_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,
                          struct kt_modsig_result *res, struct kt_error *err);
+
+/* The two halves of kt_modsig_verify_set, for a caller that reads modules
+ * before it has the keys (scan while a kernel image is decoded):
+ * kt_modsig_prepare needs no key: it decompresses, parses the trailer and
+ * the PKCS#7, applies the module content rules and digests the module for
+ * each signer's algorithm.  With keep, res holds a copy of the signature and
+ * nothing of buf, which may then be reused.  Returns res->rc: 0 when the
+ * signatures are ready to check, else the final verdict (err says why).
+ * kt_modsig_finish checks the signatures against trust; called after a
+ * failed prepare it returns that result unchanged. */
+int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsig_result *res,
+                      struct kt_error *err);
+int kt_modsig_finish(struct kt_modsig_result *res, const struct kt_trust_set *trust,
+                     struct kt_error *err);
 void kt_modsig_result_free(struct kt_modsig_result *res);
 
 #endif

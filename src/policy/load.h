@@ -40,4 +40,11 @@ int kt_keyrings_add_kernel_keys(struct kt_keyrings *k, const uint8_t *img, size_
                                 const char *source, bool ephemeral, size_t *n_added,
                                 struct kt_error *err);
 
+/* The idx-th certificate of kernel image `source`'s list into builtin, as
+ * kt_keyrings_add_kernel_keys adds each one (source "kernel:SOURCE#IDX");
+ * false when it is skipped (already there, or a key the kernel would not
+ * load). */
+bool kt_keyrings_add_kernel_cert(struct kt_keyrings *k, const uint8_t *der, size_t len,
+                                 const char *source, size_t idx, bool ephemeral);
+
 #endif

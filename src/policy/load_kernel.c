@@ -11,21 +11,28 @@ struct kernel_ctx {
     size_t n, seen;
 };
 
+bool kt_keyrings_add_kernel_cert(struct kt_keyrings *k, const uint8_t *der, size_t len,
+                                 const char *source, size_t idx, bool ephemeral)
+{
+    char src[4096];
+    snprintf(src, sizeof(src), "kernel:%s#%zu", source ? source : "", idx);
+    struct kt_error e = {0};
+    const struct kt_key *key = NULL;
+    int rc = kt_keyring_add(k, kt_keyrings_get(k, "builtin"), der, len, src, KT_ADD_EXPLICIT,
+                            &key, &e);
+    if (rc < 0) /* already there, or the kernel would skip a key it cannot load: so do we */
+        return false;
+    if (ephemeral)
+        kt_key_set_ephemeral(key, true);
+    return true;
+}
+
 static int kernel_key(void *vctx, const uint8_t *der, size_t len, size_t off)
 {
     struct kernel_ctx *c = vctx;
-    char src[4096];
-    snprintf(src, sizeof(src), "kernel:%s#%zu", c->source, c->seen++);
-    struct kt_error e = {0};
-    const struct kt_key *key = NULL;
-    int rc = kt_keyring_add(c->k, kt_keyrings_get(c->k, "builtin"), der, len, src,
-                            KT_ADD_EXPLICIT, &key, &e);
     (void)off;
-    if (rc < 0) /* already there, or the kernel would skip a key it cannot load: so do we */
-        return 0;
-    if (c->ephemeral)
-        kt_key_set_ephemeral(key, true);
-    c->n++;
+    if (kt_keyrings_add_kernel_cert(c->k, der, len, c->source, c->seen++, c->ephemeral))
+        c->n++;
     return 0;
 }
 

@@ -20,6 +20,8 @@ struct queue {
     pthread_cond_t not_empty, not_full;
     struct qent ents[KT_SCAN_QUEUE];
     size_t head, count;
+    unsigned idle;  /* workers waiting for a path */
+    bool full_wait; /* the walker waits for room */
     bool closed;
 };
 
@@ -37,31 +39,43 @@ struct worker {
     struct pool *pool;
     unsigned id;
     pthread_t thread;
+    struct kt_filebuf buf; /* this worker's read buffer, reused file to file */
 };
 
 static void q_push(struct queue *q, char *path, uint64_t seq)
 {
     pthread_mutex_lock(&q->mu);
-    while (q->count == KT_SCAN_QUEUE)
+    while (q->count == KT_SCAN_QUEUE) {
+        q->full_wait = true;
         pthread_cond_wait(&q->not_full, &q->mu);
+    }
     q->ents[(q->head + q->count) % KT_SCAN_QUEUE] = (struct qent){path, seq};
     q->count++;
-    pthread_cond_signal(&q->not_empty);
+    if (q->idle) /* wake-ups cost a system call each: only when someone sleeps */
+        pthread_cond_signal(&q->not_empty);
     pthread_mutex_unlock(&q->mu);
 }
 
 static char *q_pop(struct queue *q, uint64_t *seq)
 {
     pthread_mutex_lock(&q->mu);
-    while (q->count == 0 && !q->closed)
+    while (q->count == 0 && !q->closed) {
+        q->idle++;
         pthread_cond_wait(&q->not_empty, &q->mu);
+        q->idle--;
+    }
     char *p = NULL;
     if (q->count) {
         p = q->ents[q->head].path;
         *seq = q->ents[q->head].seq;
         q->head = (q->head + 1) % KT_SCAN_QUEUE;
         q->count--;
-        pthread_cond_signal(&q->not_full);
+        /* the walker refills in one go once half the queue is free, rather
+         * than being woken for every path taken */
+        if (q->full_wait && q->count <= KT_SCAN_QUEUE / 2) {
+            q->full_wait = false;
+            pthread_cond_signal(&q->not_full);
+        }
     }
     pthread_mutex_unlock(&q->mu);
     return p;
@@ -75,12 +89,13 @@ static void q_close(struct queue *q)
     pthread_mutex_unlock(&q->mu);
 }
 
-static void process(struct pool *p, unsigned id, const char *path, uint64_t seq)
+static void process(struct worker *w, const char *path, uint64_t seq)
 {
+    struct pool *p = w->pool;
     struct kt_file f;
     struct kt_error e = {0};
-    struct kt_scan_item it = {.path = path, .worker = id, .err = &e, .seq = seq};
-    it.rc = kt_file_open(path, &f, &e);
+    struct kt_scan_item it = {.path = path, .worker = w->id, .err = &e, .seq = seq};
+    it.rc = kt_file_open_buf(path, &w->buf, &f, &e);
     if (it.rc == 0) {
         it.buf = f.data;
         it.len = f.len;
@@ -98,9 +113,10 @@ static void *worker_main(void *arg)
     uint64_t seq;
     while ((path = q_pop(&w->pool->q, &seq)) != NULL) {
         if (!stopped(w->pool))
-            process(w->pool, w->id, path, seq);
+            process(w, path, seq);
         free(path);
     }
+    kt_filebuf_free(&w->buf);
     return NULL;
 }
 

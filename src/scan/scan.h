@@ -3,10 +3,11 @@
  * kt_scan() walks the given paths recursively (fts(3); symbolic links are
  * followed only on the command line unless follow_symlinks, and directory
  * cycles are reported, never followed), queues regular files on a bounded
- * queue, and `jobs` worker threads map each file (kt_file_open), classify it
- * (kt_detect) and call fn with it.  Memory stays bounded however large the
- * tree: at most KT_SCAN_QUEUE paths wait, and each worker maps one file at a
- * time and unmaps it after fn returns.
+ * queue, and `jobs` worker threads read each file (kt_file_open_buf: into a
+ * per-worker buffer reused from file to file, or mapped when over
+ * KT_FILEBUF_MAX), classify it (kt_detect) and call fn with it.  Memory stays
+ * bounded however large the tree: at most KT_SCAN_QUEUE paths wait, and each
+ * worker holds one file at a time.
  *
  * fn runs in worker threads, concurrently: it must be thread-safe.  It is
  * called for every regular file (type EMPTY / UNKNOWN included) and for every
@@ -43,7 +44,7 @@ struct kt_scan_item {
     int rc;                       /* 0, or the error opening / walking it */
     const struct kt_error *err;   /* detail when rc < 0 */
     enum kt_ftype type;           /* when rc == 0 */
-    const uint8_t *buf;           /* the mapped file (valid during the call) */
+    const uint8_t *buf;           /* the file's bytes (valid during the call) */
     size_t len;
     unsigned worker;              /* 0..jobs-1 */
     uint64_t seq;                 /* its place in the walk */

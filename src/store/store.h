@@ -66,6 +66,24 @@ int kt_store_save(struct kt_store *s, struct kt_keyrings *rings, struct kt_error
 int kt_store_commit(struct kt_store *s, struct kt_error *err);
 void kt_store_rollback(struct kt_store *s);
 
+/* A kernel image's builtin keys into builtin, as kt_keyrings_add_kernel_keys
+ * adds them, through the store's cache (s may be NULL: no cache): the
+ * certificates found before are used when the image's SHA-256 matches, and
+ * the xz/gzip/zstd decode up to the list is skipped; otherwise the image is
+ * decoded and its list saved in its own write transaction (best effort: a
+ * read-only or locked store, or a file with no ktrust schema, is left as it
+ * is).  The store keeps the lists of the 16 images cached last.  *how says
+ * which happened.  Errors: the image's, as kt_kimage_foreach_cert. */
+enum kt_kcache {
+    KT_KCACHE_NONE,      /* no store: decoded */
+    KT_KCACHE_HIT,       /* taken from the store */
+    KT_KCACHE_SAVED,     /* decoded, then saved */
+    KT_KCACHE_NOT_SAVED, /* decoded; the store could not be written */
+};
+int kt_store_add_kernel_keys(struct kt_store *s, struct kt_keyrings *k, const uint8_t *img,
+                             size_t len, const char *source, bool ephemeral, size_t *n_added,
+                             enum kt_kcache *how, struct kt_error *err);
+
 /* Testing hooks: make the n-th key insert of kt_store_save fail as if the
  * disk were full (0: off; also read from $KTRUST_STORE_FAIL_AFTER), and
  * $KTRUST_STORE_INSERT_DELAY_US sleeps after each key insert (so a test can

@@ -1,5 +1,6 @@
 #include "util/file.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,50 +46,63 @@ static int read_all(int fd, struct kt_file *f, struct kt_error *err)
     return 0;
 }
 
-int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err)
+/* Map or read an open descriptor (closed here) whose stat is st. */
+static int open_fd(int fd, const struct stat *st, struct kt_file *f, struct kt_error *err)
 {
-    memset(f, 0, sizeof(*f));
-    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        return kt_fail(err, -e, KT_NO_OFFSET, "cannot open: %s", strerror(e));
-    }
-    struct stat st;
-    int rc;
-    if (fstat(fd, &st) < 0) {
-        int e = errno;
-        close(fd);
-        return kt_fail(err, -e, KT_NO_OFFSET, "cannot stat: %s", strerror(e));
-    }
-    if (S_ISDIR(st.st_mode)) {
+    if (S_ISDIR(st->st_mode)) {
         close(fd);
         return kt_fail(err, -EISDIR, KT_NO_OFFSET, "is a directory");
     }
-    if (S_ISREG(st.st_mode)) {
-        if ((uint64_t)st.st_size > KT_FILE_MAX_SIZE) {
+    if (S_ISREG(st->st_mode)) {
+        if ((uint64_t)st->st_size > KT_FILE_MAX_SIZE) {
             close(fd);
             return kt_fail(err, -EFBIG, KT_NO_OFFSET, "file larger than %zu bytes",
                            KT_FILE_MAX_SIZE);
         }
-        if (st.st_size == 0) {
+        if (st->st_size == 0) {
             close(fd);
             f->data = (const uint8_t *)"";
             f->len = 0;
             f->mapped = 2;
             return 0;
         }
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        void *p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p != MAP_FAILED) {
             close(fd);
             f->data = p;
-            f->len = (size_t)st.st_size;
+            f->len = (size_t)st->st_size;
             f->mapped = 1;
             return 0;
         }
     }
-    rc = read_all(fd, f, err);
+    int rc = read_all(fd, f, err);
     close(fd);
     return rc;
+}
+
+/* open + fstat; on success *fd is open. */
+static int open_stat(const char *path, int *fd, struct stat *st, struct kt_error *err)
+{
+    *fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0) {
+        int e = errno;
+        return kt_fail(err, -e, KT_NO_OFFSET, "cannot open: %s", strerror(e));
+    }
+    if (fstat(*fd, st) < 0) {
+        int e = errno;
+        close(*fd);
+        return kt_fail(err, -e, KT_NO_OFFSET, "cannot stat: %s", strerror(e));
+    }
+    return 0;
+}
+
+int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err)
+{
+    memset(f, 0, sizeof(*f));
+    int fd;
+    struct stat st;
+    int rc = open_stat(path, &fd, &st, err);
+    return rc < 0 ? rc : open_fd(fd, &st, f, err);
 }
 
 void kt_file_close(struct kt_file *f)
@@ -99,7 +113,65 @@ void kt_file_close(struct kt_file *f)
         munmap((void *)f->data, f->len);
     else if (f->mapped == 0)
         free((void *)f->data);
+    memset(f, 0, sizeof(*f)); /* mapped 3 (a kt_filebuf's bytes): nothing to free */
+}
+
+/* Read exactly `len` bytes of a regular file into b; a file that grew or
+ * shrank while read is an error, not a silently different input. */
+static int read_exact(int fd, struct kt_filebuf *b, size_t len, struct kt_error *err)
+{
+    if (len > b->cap) {
+        size_t cap = b->cap ? b->cap : 1 << 16;
+        while (cap < len)
+            cap *= 2;
+        uint8_t *nb = realloc(b->data, cap);
+        if (!nb)
+            return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+        b->data = nb;
+        b->cap = cap;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, b->data + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            return kt_fail(err, -e, KT_NO_OFFSET, "read failed: %s", strerror(e));
+        }
+        if (n == 0)
+            return kt_fail(err, -EIO, got, "file shrank while it was read");
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+int kt_file_open_buf(const char *path, struct kt_filebuf *b, struct kt_file *f,
+                     struct kt_error *err)
+{
     memset(f, 0, sizeof(*f));
+    int fd;
+    struct stat st;
+    int rc = open_stat(path, &fd, &st, err);
+    if (rc < 0)
+        return rc;
+    if (!S_ISREG(st.st_mode) || st.st_size == 0 || (uint64_t)st.st_size > KT_FILEBUF_MAX)
+        return open_fd(fd, &st, f, err);
+    rc = read_exact(fd, b, (size_t)st.st_size, err);
+    close(fd);
+    if (rc < 0)
+        return rc;
+    f->data = b->data;
+    f->len = (size_t)st.st_size;
+    f->mapped = 3;
+    return 0;
+}
+
+void kt_filebuf_free(struct kt_filebuf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->cap = 0;
 }
 
 int kt_file_write_atomic(const char *path, const void *data, size_t len, struct kt_error *err)

@@ -21,6 +21,20 @@ struct kt_file {
 int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err);
 void kt_file_close(struct kt_file *f);
 
+/* A reusable read buffer: kt_file_open_buf reads a regular file of at most
+ * KT_FILEBUF_MAX bytes into it with read() (no mapping, so no page faults and
+ * no munmap TLB shootdown per file); larger files and non-regular files go
+ * through kt_file_open.  The data is valid until the next call with the same
+ * buffer or kt_filebuf_free.  Close the file with kt_file_close as usual. */
+#define KT_FILEBUF_MAX ((size_t)8 << 20) /* 8 MiB */
+struct kt_filebuf {
+    uint8_t *data;
+    size_t cap;
+};
+int kt_file_open_buf(const char *path, struct kt_filebuf *b, struct kt_file *f,
+                     struct kt_error *err);
+void kt_filebuf_free(struct kt_filebuf *b);
+
 /* Write a whole file atomically (temp file + fsync + rename). */
 int kt_file_write_atomic(const char *path, const void *data, size_t len, struct kt_error *err);
 

@@ -12,9 +12,7 @@
 #include "verify/verify_int.h"
 #include "x509/x509.h"
 
-static void say(const struct kt_ctx_opts *o, enum kt_ctx_msg kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(const struct kt_ctx_opts *o, enum kt_ctx_msg kind, const char *fmt, ...)
+void kt_ctx_say(const struct kt_ctx_opts *o, enum kt_ctx_msg kind, const char *fmt, ...)
 {
     if (!o->msg)
         return;
@@ -85,7 +83,7 @@ const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *name)
  * wrong kind of file is a usage error (-EMEDIUMTYPE); anything else wrong
  * with its content is malformed -- never unsigned, untrusted or refused,
  * which are verdicts about the inputs. */
-static int option_error(int rc, const char *opt, const char *path, const uint8_t *p, size_t n,
+int kt_ctx_option_error(int rc, const char *opt, const char *path, const uint8_t *p, size_t n,
                         const char *want, struct kt_error *err)
 {
     char label[4200];
@@ -114,7 +112,7 @@ static void skip_warn(void *ctx, size_t index, const uint8_t *der, size_t len,
     struct skip_ctx *s = ctx;
     char subject[512];
     kt_x509_peek_subject(der, len, subject, sizeof(subject));
-    say(s->o, KT_CTX_MSG_WARNING, "warning: --trust %s: certificate %zu (%s) skipped: %s",
+    kt_ctx_say(s->o, KT_CTX_MSG_WARNING, "warning: --trust %s: certificate %zu (%s) skipped: %s",
         s->path, index, subject, why->what[0] ? why->what : "refused");
 }
 
@@ -126,7 +124,7 @@ static int add_trust(struct kt_keyrings *k, const struct kt_ctx_opts *o,
     struct kt_file f;
     int rc = kt_file_open(t->path, &f, err);
     if (rc < 0)
-        return option_error(rc, opt, t->path, NULL, 0, NULL, err);
+        return kt_ctx_option_error(rc, opt, t->path, NULL, 0, NULL, err);
     char src[4096];
     snprintf(src, sizeof(src), "file:%s", t->path);
     size_t before = kt_keyring_count(builtin);
@@ -135,50 +133,30 @@ static int add_trust(struct kt_keyrings *k, const struct kt_ctx_opts *o,
                                    skip_warn, &sc, err);
     mark_run_only(builtin, before);
     if (rc < 0)
-        rc = option_error(rc, opt, t->path, f.data, f.len,
+        rc = kt_ctx_option_error(rc, opt, t->path, f.data, f.len,
                           "certificates or an EFI signature list", err);
     kt_file_close(&f);
     return rc;
 }
 
-static int add_kernel(struct kt_keyrings *k, const char *path, struct kt_error *err)
-{
-    struct kt_file f;
-    int rc = kt_file_open(path, &f, err);
-    if (rc < 0)
-        return option_error(rc, "--kernel", path, NULL, 0, NULL, err);
-    rc = kt_keyrings_add_kernel_keys(k, f.data, f.len, path, true, NULL, err);
-    if (rc < 0) {
-        /* kernels come as PE, bzImage, ELF or bare compressed streams: only
-         * name the kinds that are surely something else */
-        const char *kind = NULL;
-        switch (kt_detect(f.data, f.len, path)) {
-        case KT_FT_EMPTY: kind = "an empty file"; break;
-        case KT_FT_MODULE: kind = "a kernel module"; break;
-        case KT_FT_PKCS7: kind = "a PKCS#7 message"; break;
-        case KT_FT_X509: kind = "a certificate"; break;
-        case KT_FT_ESL: kind = "an EFI signature list"; break;
-        default: break;
-        }
-        if (kind)
-            rc = kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET, "--kernel %s: %s, not a kernel image",
-                              path, kind);
-        else
-            rc = option_error(rc, "--kernel", path, NULL, 0, NULL, err);
-    }
-    kt_file_close(&f);
-    return rc;
-}
-
-int kt_ctx_add_run_keys(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
+/* The run-only keys; with later, --kernel is left to kt_ctx_start_kernel
+ * (kt_ctx_open: a reader may decode it in the background, started once
+ * everything else is in place). */
+static int add_run_keys(struct kt_ctx *ctx, const struct kt_ctx_opts *o, bool later,
+                        struct kt_error *err)
 {
     int rc;
     for (size_t i = 0; i < o->n_trust; i++)
         if ((rc = add_trust(ctx->rings, o, &o->trust[i], err)) < 0)
             return rc;
-    if (o->kernel && (rc = add_kernel(ctx->rings, o->kernel, err)) < 0)
+    if (o->kernel && !later && (rc = kt_ctx_add_kernel(ctx, o, err)) < 0)
         return rc;
     return 0;
+}
+
+int kt_ctx_add_run_keys(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
+{
+    return add_run_keys(ctx, o, false, err);
 }
 
 /* --keyring NAME: let each named keyring vouch for every purpose this run. */
@@ -209,7 +187,7 @@ static int open_read(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const char
         ctx->store = NULL;
     }
     if (rc == -ENOENT && o->store_may_be_missing) {
-        say(o, KT_CTX_MSG_STORE, "store: %s (does not exist: empty keyrings)", path);
+        kt_ctx_say(o, KT_CTX_MSG_STORE, "store: %s (does not exist: empty keyrings)", path);
         return 0;
     }
     if (rc == -ENOENT && o->missing_store_hint_keyring)
@@ -226,7 +204,7 @@ static int open_read(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const char
         return kt_fail(err, rc, e.offset, "%s", e.what);
     }
     size_t n = key_count(ctx->rings);
-    say(o, KT_CTX_MSG_STORE, "store: %s (read, %zu key%s)", path, n, n == 1 ? "" : "s");
+    kt_ctx_say(o, KT_CTX_MSG_STORE, "store: %s (read, %zu key%s)", path, n, n == 1 ? "" : "s");
     return 0;
 }
 
@@ -250,7 +228,7 @@ static int open_write(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const cha
     struct stat sb;
     int rc;
     if (o->store_may_be_missing && stat(ctx->store_path, &sb) < 0 && errno == ENOENT) {
-        say(o, KT_CTX_MSG_STORE, "store: %s (does not exist yet: created only if keys are added)",
+        kt_ctx_say(o, KT_CTX_MSG_STORE, "store: %s (does not exist yet: created only if keys are added)",
             ctx->store_path);
         return 0;
     }
@@ -262,10 +240,10 @@ static int open_write(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const cha
     }
     if (o->store_count_keys) {
         size_t n = key_count(ctx->rings);
-        say(o, KT_CTX_MSG_STORE, "store: %s (writing, %zu key%s)", ctx->store_path, n,
+        kt_ctx_say(o, KT_CTX_MSG_STORE, "store: %s (writing, %zu key%s)", ctx->store_path, n,
             n == 1 ? "" : "s");
     } else {
-        say(o, KT_CTX_MSG_STORE, "store: %s (writing)", ctx->store_path);
+        kt_ctx_say(o, KT_CTX_MSG_STORE, "store: %s (writing)", ctx->store_path);
     }
     return 0;
 }
@@ -296,7 +274,7 @@ int kt_ctx_open(const struct kt_ctx_opts *o, struct kt_ctx **out, const char **e
     }
     switch (o->store_mode) {
     case KT_CTX_STORE_NONE:
-        say(o, KT_CTX_MSG_STORE,
+        kt_ctx_say(o, KT_CTX_MSG_STORE,
             "store: none (--trust/--kernel keys only; --store PATH adds one)");
         rc = 0;
         break;
@@ -304,8 +282,9 @@ int kt_ctx_open(const struct kt_ctx_opts *o, struct kt_ctx **out, const char **e
     case KT_CTX_STORE_WRITE: rc = open_write(ctx, o, err_file, err); break;
     default: rc = kt_fail(err, -EINVAL, KT_NO_OFFSET, "bad store mode"); break;
     }
-    if (rc < 0 || (rc = kt_ctx_add_run_keys(ctx, o, err)) < 0 ||
-        (rc = name_vouchers(ctx, o, err)) < 0)
+    bool bg = o->kernel && o->kernel_in_background && ctx->mode != KT_CTX_STORE_WRITE;
+    if (rc < 0 || (rc = add_run_keys(ctx, o, bg, err)) < 0 ||
+        (rc = name_vouchers(ctx, o, err)) < 0 || (bg && (rc = kt_ctx_start_kernel(ctx, o, err)) < 0))
         goto fail;
     *out = ctx;
     return 0;
@@ -340,6 +319,7 @@ void kt_ctx_free(struct kt_ctx *ctx)
 {
     if (!ctx)
         return;
+    kt_ctx_end_kernel(ctx); /* the background decode uses the keyrings */
     kt_store_close(ctx->store); /* rolls back anything not committed */
     kt_keyrings_free(ctx->rings);
     free(ctx->store_path);

@@ -57,14 +57,27 @@ static void verify_pe(const struct kt_ctx *ctx, const uint8_t *buf, size_t len,
         r->rc = -ENOMEM;
 }
 
-static void verify_module(const struct kt_ctx *ctx, const uint8_t *buf, size_t len,
-                          const struct kt_policy *p, struct kt_result *r)
+/* A module in two halves (kt_modsig_prepare / _finish): what needs no key,
+ * then the signatures against the module purpose's keyrings. */
+static void module_finish(const struct kt_ctx *ctx, struct kt_result *r)
 {
-    r->mod.policy = pkcs7_policy(p);
-    r->rc = kt_modsig_verify(buf, len, ctx->rings, &r->mod, &r->err);
-    r->compression = kt_modsig_comp_name(r->mod.comp);
+    struct kt_trust_set s;
+    kt_trust_set_for(ctx->rings, KT_PURPOSE_MODULE, &s);
+    r->rc = kt_modsig_finish(&r->mod, &s, &r->err);
+    r->pending = false;
     if (kt_signer_tree_from_pkcs7(&r->sigs, r->mod.msg, r->rc, &r->err, true) < 0)
         r->rc = -ENOMEM;
+}
+
+static void verify_module(const struct kt_ctx *ctx, const uint8_t *buf, size_t len,
+                          const struct kt_policy *p, bool keep, struct kt_result *r)
+{
+    r->mod.policy = pkcs7_policy(p);
+    kt_modsig_prepare(buf, len, keep, &r->mod, &r->err);
+    r->compression = kt_modsig_comp_name(r->mod.comp);
+    r->pending = true;
+    if (ctx)
+        module_finish(ctx, r);
 }
 
 /* A detached signature FILE.p7s / FILE.sig / FILE.p7 signs FILE when it
@@ -127,7 +140,7 @@ int kt_verify_buf(const struct kt_ctx *ctx, const char *name, const uint8_t *buf
     r->type = kt_ftype_name(r->ftype);
     switch (r->ftype) {
     case KT_FT_PE: verify_pe(ctx, buf, len, p, r); break;
-    case KT_FT_MODULE: verify_module(ctx, buf, len, p, r); break;
+    case KT_FT_MODULE: verify_module(ctx, buf, len, p, false, r); break;
     case KT_FT_PKCS7: verify_pkcs7(ctx, name, buf, len, p, r); break;
     case KT_FT_X509:
     case KT_FT_ESL: kt_verify_certs(ctx->rings, buf, len, r->ftype, r); break;
@@ -146,6 +159,33 @@ int kt_verify_buf(const struct kt_ctx *ctx, const char *name, const uint8_t *buf
     if (r->rc < 0 && err && !err->code)
         *err = r->err;
     *res = r;
+    return r->rc;
+}
+
+int kt_verify_prepare(const char *name, const uint8_t *buf, size_t len,
+                      const struct kt_policy *policy, struct kt_result **res)
+{
+    static const struct kt_policy defaults;
+    const struct kt_policy *p = policy ? policy : &defaults;
+    *res = NULL;
+    if (type_of(p, name, buf, len) != KT_FT_MODULE)
+        return 0;
+    struct kt_result *r = calloc(1, sizeof(*r));
+    if (!r)
+        return -ENOMEM;
+    r->ftype = KT_FT_MODULE;
+    r->type = kt_ftype_name(r->ftype);
+    verify_module(NULL, buf, len, p, true, r);
+    *res = r;
+    return 1;
+}
+
+int kt_verify_finish(const struct kt_ctx *ctx, struct kt_result *r, struct kt_error *err)
+{
+    if (r->pending)
+        module_finish(ctx, r);
+    if (r->rc < 0 && err && !err->code)
+        *err = r->err;
     return r->rc;
 }
 

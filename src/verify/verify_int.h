@@ -15,7 +15,10 @@
 #include "store/store.h"
 #include "util/file.h"
 
+struct kt_ctx_bg; /* ctx_kernel.c: a kernel image decoded in the background */
+
 struct kt_ctx {
+    struct kt_ctx_bg *bg;     /* NULL: nothing runs in the background */
     struct kt_keyrings *rings;
     struct kt_store *store;   /* NULL: none, or a writer's store not made yet */
     char *store_path;         /* what store_mode named (NULL: none) */
@@ -23,6 +26,19 @@ struct kt_ctx {
     bool make_dirs;
     bool committed;
 };
+
+/* For the files of the context: a message to o->msg (printf-style), and
+ * the error of an option's file ("--trust FILE: ..."; see ctx.c). */
+void kt_ctx_say(const struct kt_ctx_opts *o, enum kt_ctx_msg kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int kt_ctx_option_error(int rc, const char *opt, const char *path, const uint8_t *p, size_t n,
+                        const char *want, struct kt_error *err);
+/* --kernel: the image's compiled-in keys into builtin, through the store's
+ * cache when the context reads a store (ctx_kernel.c); or the same on a
+ * thread of its own (kernel_in_background), joined by kt_ctx_wait_keys. */
+int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err);
+int kt_ctx_start_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err);
+void kt_ctx_end_kernel(struct kt_ctx *ctx);
 
 /* The keyrings of a context (the ktrust program's keyring commands add to
  * them before kt_ctx_commit). */
@@ -95,6 +111,7 @@ struct kt_result {
     const char *type;             /* its name: "pe", "module", ... */
     bool skipped;                 /* nothing ktrust verifies */
     int rc;                       /* the verdict: 0 / -errno */
+    bool pending;                 /* kt_verify_prepare: signatures not checked yet */
     struct kt_error err;          /* the reason */
     struct kt_signer_tree sigs;   /* the signatures, dynamic */
     const char *compression;      /* modules: "xz", "zstd", "gzip", "none"; else NULL */

@@ -1,0 +1,141 @@
+/* ctx_kernel.c - --kernel VMLINUZ: the image's compiled-in keys into the
+ * context's builtin keyring, through the store's kernel-key cache, either
+ * now or on a thread of its own while the caller starts reading files.
+ *
+ * Background rules: the thread is the only one that touches the keyrings
+ * until it is done; kt_ctx_keys_ready / kt_ctx_wait_keys (under bg->mu)
+ * publish its work to the threads that verify. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify/verify_int.h"
+
+struct kt_ctx_bg {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t done_cv;
+    bool done;
+    int rc;
+    struct kt_error err;
+    struct kt_ctx *ctx;
+    struct kt_ctx_opts o; /* a copy: the caller's may be gone (no trust list) */
+    char *kernel;
+};
+
+int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
+{
+    const char *path = o->kernel;
+    struct kt_file f;
+    int rc = kt_file_open(path, &f, err);
+    if (rc < 0)
+        return kt_ctx_option_error(rc, "--kernel", path, NULL, 0, NULL, err);
+    enum kt_kcache how;
+    struct kt_store *cache = ctx->mode == KT_CTX_STORE_READ ? ctx->store : NULL;
+    rc = kt_store_add_kernel_keys(cache, ctx->rings, f.data, f.len, path, true, NULL, &how, err);
+    if (rc == 0)
+        kt_ctx_say(o, KT_CTX_MSG_INFO, "--kernel %s: builtin keys %s", path,
+                   how == KT_KCACHE_HIT         ? "from the store's cache (same SHA-256)"
+                   : how == KT_KCACHE_SAVED     ? "decoded, and cached in the store"
+                   : how == KT_KCACHE_NOT_SAVED ? "decoded (the store could not cache them)"
+                                                : "decoded");
+    if (rc < 0) {
+        /* kernels come as PE, bzImage, ELF or bare compressed streams: only
+         * name the kinds that are surely something else */
+        const char *kind = NULL;
+        switch (kt_detect(f.data, f.len, path)) {
+        case KT_FT_EMPTY: kind = "an empty file"; break;
+        case KT_FT_MODULE: kind = "a kernel module"; break;
+        case KT_FT_PKCS7: kind = "a PKCS#7 message"; break;
+        case KT_FT_X509: kind = "a certificate"; break;
+        case KT_FT_ESL: kind = "an EFI signature list"; break;
+        default: break;
+        }
+        if (kind)
+            rc = kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET,
+                              "--kernel %s: %s, not a kernel image", path, kind);
+        else
+            rc = kt_ctx_option_error(rc, "--kernel", path, NULL, 0, NULL, err);
+    }
+    kt_file_close(&f);
+    return rc;
+}
+
+static void *bg_main(void *arg)
+{
+    struct kt_ctx_bg *bg = arg;
+    struct kt_error e = {0};
+    int rc = kt_ctx_add_kernel(bg->ctx, &bg->o, &e);
+    pthread_mutex_lock(&bg->mu);
+    bg->rc = rc;
+    bg->err = e;
+    bg->done = true;
+    pthread_cond_broadcast(&bg->done_cv);
+    pthread_mutex_unlock(&bg->mu);
+    return NULL;
+}
+
+static void bg_free(struct kt_ctx_bg *bg)
+{
+    pthread_mutex_destroy(&bg->mu);
+    pthread_cond_destroy(&bg->done_cv);
+    free(bg->kernel);
+    free(bg);
+}
+
+int kt_ctx_start_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
+{
+    struct kt_ctx_bg *bg = calloc(1, sizeof(*bg));
+    if (!bg || !(bg->kernel = strdup(o->kernel))) {
+        free(bg);
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    }
+    pthread_mutex_init(&bg->mu, NULL);
+    pthread_cond_init(&bg->done_cv, NULL);
+    bg->ctx = ctx;
+    bg->o = (struct kt_ctx_opts){.kernel = bg->kernel, .msg = o->msg, .msg_arg = o->msg_arg};
+    if (pthread_create(&bg->thread, NULL, bg_main, bg) != 0) {
+        bg_free(bg);
+        return kt_ctx_add_kernel(ctx, o, err); /* no thread: now, then */
+    }
+    ctx->bg = bg;
+    return 0;
+}
+
+bool kt_ctx_keys_ready(const struct kt_ctx *ctx)
+{
+    struct kt_ctx_bg *bg = ctx->bg;
+    if (!bg)
+        return true;
+    pthread_mutex_lock(&bg->mu);
+    bool done = bg->done;
+    pthread_mutex_unlock(&bg->mu);
+    return done;
+}
+
+int kt_ctx_wait_keys(const struct kt_ctx *ctx, struct kt_error *err)
+{
+    struct kt_ctx_bg *bg = ctx->bg;
+    if (!bg)
+        return 0;
+    pthread_mutex_lock(&bg->mu);
+    while (!bg->done)
+        pthread_cond_wait(&bg->done_cv, &bg->mu);
+    int rc = bg->rc;
+    if (rc < 0 && err && !err->code)
+        *err = bg->err;
+    pthread_mutex_unlock(&bg->mu);
+    return rc;
+}
+
+/* kt_ctx_free: join the thread (after kt_ctx_wait_keys it has finished). */
+void kt_ctx_end_kernel(struct kt_ctx *ctx)
+{
+    struct kt_ctx_bg *bg = ctx->bg;
+    if (!bg)
+        return;
+    kt_ctx_wait_keys(ctx, NULL);
+    pthread_join(bg->thread, NULL);
+    bg_free(bg);
+    ctx->bg = NULL;
+}
