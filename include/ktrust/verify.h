@@ -55,14 +55,16 @@ struct kt_ctx_opts {
     enum kt_ctx_store_mode store_mode;
     const char *store_path;  /* READ/WRITE: the store file */
     /* READ: a missing store means empty keyrings (else -ENOENT "no store at").
-     * WRITE: a missing store is created only by kt_ctx_commit, and only when
-     * kt_ctx_keyrings_changed says so or the caller forces it. */
+     * WRITE: a missing store is not created here: the context starts empty
+     * and kt_ctx_commit creates it (a caller with nothing to save frees the
+     * context without committing). */
     bool store_may_be_missing;
     bool store_make_dirs;    /* WRITE: create the store's missing directories */
     /* READ: with store_may_be_missing false, the "no store" error names how a
      * store is made (the verify commands' wording, else the keyring one's). */
     bool missing_store_hint_keyring;
-    bool store_count_keys;   /* the STORE message counts the keys loaded */
+    bool store_count_keys;   /* WRITE: the STORE message counts the keys loaded
+                              * (READ always does) */
     /* keys added for this run only, to builtin (never saved to the store) */
     const struct kt_ctx_trust *trust;
     size_t n_trust;
