@@ -2,8 +2,8 @@
 # make install: the CLI, libktrust (static and shared), the public headers
 # only, ktrust.pc and the man page land under the prefix; a program built
 # against the installed library with nothing but `pkg-config --cflags --libs
-# ktrust` and <ktrust.h> parses certificates and verifies modules and a PE
-# image as the CLI does; libktrust.so exports exactly the KT_API functions the
+# ktrust` and <ktrust.h> parses certificates, verifies modules, PKCS#7 and a
+# PE image and uses the store as the CLI does; libktrust.so exports exactly the KT_API functions the
 # installed headers declare; no test hook is installed.
 . "$(dirname "$0")/../lib/common.sh"
 cd "$T"
@@ -51,9 +51,11 @@ done
 # ---- a program on the installed library ----------------------------------
 export PKG_CONFIG_PATH=$(dirname "$pc")
 cat > prog.c <<'C'
-/* prog cert FILE: the description of each certificate in FILE (DER, PEM)
- * prog module KEYS FILE.ko / prog pe KEYS FILE.efi: KEYS (certificates) into
- * builtin, then the file's verdict and the key that vouched */
+/* prog cert FILE: each certificate in FILE (DER, PEM): description|subject|serial
+ * prog module KEYS FILE.ko / pe KEYS FILE.efi / pkcs7 KEYS SIG DATA: KEYS
+ *   (certificates) into builtin, then the verdict and the key that vouched
+ * prog store-add DB KEYS: KEYS into builtin in the store DB, one transaction
+ * prog store-list DB: the keys of the store as `ktrust keyring list` lists them */
 #include <ktrust.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +93,30 @@ static int show(void *ctx, const uint8_t *der, size_t len, size_t off)
     return 0;
 }
 
+static int list(const char *db)
+{
+    struct kt_keyrings *rings;
+    struct kt_store *st;
+    struct kt_error e = {0};
+    if (kt_keyrings_new(&rings) < 0 || kt_store_open(db, KT_STORE_READ, &st, &e) < 0 ||
+        kt_store_load(st, rings, &e) < 0) {
+        printf("store: %s\n", e.what);
+        return 2;
+    }
+    for (size_t i = 0; i < kt_keyrings_count(rings); i++) {
+        const struct kt_keyring *r = kt_keyrings_at(rings, i);
+        for (size_t j = 0; j < kt_keyring_count(r); j++) {
+            const struct kt_key *k = kt_keyring_key(r, j);
+            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(kt_key_keyring(k)),
+                   kt_key_is_trusted(k) ? "trusted" : "untrusted",
+                   kt_x509_description(kt_key_cert(k)), kt_key_source(k));
+        }
+    }
+    kt_store_close(st);
+    kt_keyrings_free(rings);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct kt_error e = {0};
@@ -101,27 +127,56 @@ int main(int argc, char **argv)
         free(buf);
         return rc < 0;
     }
-    if (argc != 4)
+    if (argc == 3 && !strcmp(argv[1], "store-list"))
+        return list(argv[2]);
+    if (argc < 4)
         return 2;
     struct kt_keyrings *rings;
+    struct kt_store *st = NULL;
     if (kt_keyrings_new(&rings) < 0)
         return 2;
-    unsigned char *keys = slurp(argv[2], &klen);
+    if (!strcmp(argv[1], "store-add") && (kt_store_open(argv[2], KT_STORE_WRITE, &st, &e) < 0 ||
+                                          kt_store_begin_write(st, &e) < 0 ||
+                                          kt_store_load(st, rings, &e) < 0)) {
+        printf("store: %s\n", e.what);
+        return 2;
+    }
+    const char *keyfile = st ? argv[3] : argv[2];
+    unsigned char *keys = slurp(keyfile, &klen);
     size_t n = 0;
     if (kt_keyrings_add_blob(rings, kt_keyrings_get(rings, "builtin"), keys, klen,
                              "file:keys", KT_ADD_EXPLICIT, &n, &e) < 0) {
         printf("keys: %s\n", e.what);
         return 2;
     }
+    free(keys);
+    if (st) {
+        int rc = kt_store_save(st, rings, &e);
+        if (rc == 0)
+            rc = kt_store_commit(st, &e);
+        else
+            kt_store_rollback(st);
+        kt_store_close(st);
+        kt_keyrings_free(rings);
+        printf("%s%zu\n", rc < 0 ? e.what : "added ", n);
+        return rc < 0;
+    }
     unsigned char *buf = slurp(argv[3], &len);
     const struct kt_key *by = NULL;
-    int rc = !strcmp(argv[1], "pe") ? kt_verify_pe(buf, len, rings, KT_PURPOSE_UEFI, &by, &e)
-                                    : kt_verify_module(buf, len, rings, &by, &e);
+    int rc;
+    if (!strcmp(argv[1], "pe")) {
+        rc = kt_verify_pe(buf, len, rings, KT_PURPOSE_UEFI, &by, &e);
+    } else if (!strcmp(argv[1], "pkcs7") && argc == 5) {
+        unsigned char *data = slurp(argv[4], &klen);
+        rc = kt_verify_pkcs7(buf, len, data, klen, rings, KT_PURPOSE_MODULE, &by, &e);
+        free(data);
+    } else {
+        rc = kt_verify_module(buf, len, rings, &by, &e);
+    }
     printf("%s %s\n", kt_verdict_name(kt_verdict_of(rc)),
            by ? kt_x509_description(kt_key_cert(by)) : "-");
     kt_keyrings_free(rings);
     free(buf);
-    free(keys);
     return kt_verdict_of(rc);
 }
 C
@@ -177,6 +232,31 @@ got=$(./prog module good.pem flipped.ko); rc=$?
 expect_eq "$rc ${got%% *}" "5 rejected" "module: a flipped bit in the code is rejected"
 got=$(./prog module good.pem mod.ko); rc=$?
 expect_eq "$rc ${got%% *}" "1 unsigned" "module: unsigned"
+
+# a detached PKCS#7 (openssl cms, with attributes and the signer's certificate)
+head -c 3000 /dev/urandom > data.bin
+openssl cms -sign -binary -outform DER -md sha256 -signer good.pem -inkey good.key \
+    -in data.bin -out data.p7s 2>/dev/null
+got=$(./prog pkcs7 good.pem data.p7s data.bin); rc=$?
+expect_eq "$rc $got" "0 trusted $desc" "pkcs7: trusted, by the signing key"
+"$P/bin/ktrust" verify-pkcs7 -q --trust good.pem data.p7s --data data.bin
+expect_eq "$?" 0 "pkcs7: the installed CLI agrees"
+got=$(./prog pkcs7 other.pem data.p7s data.bin); rc=$?
+expect_eq "$rc ${got%% *}" "2 untrusted" "pkcs7: another key does not vouch"
+flip data.bin 100
+got=$(./prog pkcs7 good.pem data.p7s data.bin); rc=$?
+expect_eq "$rc ${got%% *}" "5 rejected" "pkcs7: a flipped bit in the data is rejected"
+
+# the store: what the library writes the CLI lists, and the other way round
+got=$(./prog store-add s.db good.pem)
+expect_eq "$got" "added 1" "store: a key added in one transaction"
+expect_eq "$(./prog store-list s.db)" "$("$P/bin/ktrust" keyring list --store s.db)" \
+    "store: the library lists what the CLI lists"
+expect_match "$(./prog store-list s.db)" "^builtin	trusted	$desc	file:keys$" "store: the key, trusted, in builtin"
+"$P/bin/ktrust" keyring add -q --store s.db --keyring builtin other.pem
+expect_eq "$(./prog store-list s.db)" "$("$P/bin/ktrust" keyring list --store s.db)" \
+    "store: the library reads what the CLI added"
+expect_eq "$(./prog store-list s.db | wc -l)" 2 "store: both keys"
 
 # a real PE image: Debian's shim, signed by Microsoft's UEFI CA 2011 (and 2023)
 c=${KTRUST_CORPUS:-$KT_SRC/../shared/corpus}
