@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "ktrust/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,11 +38,11 @@ enum kt_verdict {
 };
 
 /* Map a kernel-style result (0 or -errno) to a verdict. */
-enum kt_verdict kt_verdict_of(int rc);
+KT_API enum kt_verdict kt_verdict_of(int rc);
 /* "trusted", "unsigned", ... */
-const char *kt_verdict_name(enum kt_verdict v);
+KT_API const char *kt_verdict_name(enum kt_verdict v);
 /* "EKEYREJECTED", ... or NULL for 0. */
-const char *kt_errno_name(int rc);
+KT_API const char *kt_errno_name(int rc);
 
 #ifdef __cplusplus
 }

@@ -138,3 +138,8 @@ bool kt_key_matches_id(const struct kt_key *key, const char *id)
     }
     return false;
 }
+
+const struct kt_x509 *kt_key_cert(const struct kt_key *key) { return key->cert; }
+bool kt_key_is_trusted(const struct kt_key *key) { return key->trusted; }
+const char *kt_key_source(const struct kt_key *key) { return key->source; }
+const struct kt_keyring *kt_key_keyring(const struct kt_key *key) { return key->ring; }

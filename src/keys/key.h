@@ -11,11 +11,11 @@
 #include <stdint.h>
 
 #include "crypto/crypto.h"
+#include "ktrust/keyring.h"
 #include "util/err.h"
 #include "x509/x509.h"
 
-struct kt_keyring;
-
+/* The public accessors (kt_key_cert, kt_key_is_trusted, ...): ktrust/keyring.h. */
 struct kt_key {
     struct kt_x509 *cert;    /* parsed over der */
     uint8_t *der;            /* owned copy */

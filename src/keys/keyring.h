@@ -15,40 +15,25 @@
 #include <stdint.h>
 
 #include "keys/key.h"
+#include "ktrust/keyring.h"
 
-struct kt_keyring;
-struct kt_keyrings;
-
-enum kt_restrict {
-    KT_RESTRICT_NONE = 0,        /* anything may be linked */
-    KT_RESTRICT_TRUSTED_ONLY,    /* seed 005: only keys flagged trusted */
-    KT_RESTRICT_SIGNED_BY,       /* restrict_link_by_signature against `vouchers` */
-    KT_RESTRICT_BLACKLIST,       /* the blacklist: hashes and revoked certs */
-};
+/* The public part (enum kt_restrict, kt_keyrings_free, kt_keyrings_get,
+ * _count, _at, kt_keyring_name, _count, _key, kt_keyring_remove):
+ * ktrust/keyring.h. */
 
 /* An empty set (no keyrings); kt_keyrings_new (policy) makes the defaults. */
 int kt_keyrings_new_empty(struct kt_keyrings **out);
-void kt_keyrings_free(struct kt_keyrings *k);
 /* Add a keyring named name (not checked; copied) with its restriction and
  * voucher names.  The first KT_RESTRICT_BLACKLIST keyring is the set's
  * blacklist.  *out (may be NULL) is the new keyring.  -ENOMEM. */
 int kt_keyrings_add_ring(struct kt_keyrings *k, const char *name, enum kt_restrict r,
                          const char *const *vouchers, size_t n_vouchers, bool is_default,
                          struct kt_keyring **out);
-/* By name; a leading '.' is ignored, and the kernel's names
- * builtin_trusted_keys / secondary_trusted_keys name builtin / secondary. */
-struct kt_keyring *kt_keyrings_get(struct kt_keyrings *k, const char *name);
-/* Enumerate keyrings in the order they were added (the defaults first). */
-size_t kt_keyrings_count(const struct kt_keyrings *k);
-struct kt_keyring *kt_keyrings_at(struct kt_keyrings *k, size_t i);
 const struct kt_keyring *kt_keyrings_at_const(const struct kt_keyrings *k, size_t i);
 /* The blacklist keyring (revocation certificates), or NULL. */
 const struct kt_keyring *kt_keyrings_blacklist(const struct kt_keyrings *k);
 
-const char *kt_keyring_name(const struct kt_keyring *r);
 enum kt_restrict kt_keyring_restriction(const struct kt_keyring *r);
-size_t kt_keyring_count(const struct kt_keyring *r);
-const struct kt_key *kt_keyring_key(const struct kt_keyring *r, size_t i);
 bool kt_keyring_is_default(const struct kt_keyring *r);
 /* Voucher names of a SIGNED_BY keyring (n may be 0). */
 const char *const *kt_keyring_vouchers(const struct kt_keyring *r, size_t *n);
@@ -61,8 +46,6 @@ bool kt_keyring_is_run_voucher(const struct kt_keyring *r);
  * caller (policy's kt_keyring_add) applied the restriction.  -ENOMEM (the
  * key stays the caller's). */
 int kt_keyring_link(struct kt_keyring *r, struct kt_key *key);
-/* Remove keys whose id (kt_key_matches_id) matches.  Returns count or -errno. */
-int kt_keyring_remove(struct kt_keyrings *k, struct kt_keyring *r, const char *id);
 
 /* Key lookups inside one keyring (any key, trusted or not); NULL if none. */
 const struct kt_key *kt_keyring_find_by_skid(const struct kt_keyring *r, kt_span skid);

@@ -27,7 +27,8 @@ int kt_pkcs7_check_set(const uint8_t *sig, size_t sig_len, const uint8_t *data,
         KT_TRY(kt_pkcs7_check_purpose(out->msg, purpose, err));
     rc = kt_pkcs7_verify(out->msg, data, data_len, trust ? trust->all : NULL, err);
     if (rc == 0 || rc == -ENOPKG) {
-        *err = (struct kt_error){0};
+        if (err)
+            *err = (struct kt_error){0};
         return kt_pkcs7_validate_trust_set(out->msg, trust, err);
     }
     for (size_t i = 0; i < out->msg->n_signers; i++)

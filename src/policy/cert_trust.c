@@ -6,6 +6,9 @@
 int kt_cert_validate_trust(const struct kt_keyrings *k, enum kt_purpose p,
                            const struct kt_x509 *c, const struct kt_key **by)
 {
+    const struct kt_key *unused;
+    if (!by)
+        by = &unused;
     *by = NULL;
     if (kt_blacklist_has_cert(k, c))
         return -EKEYREJECTED;

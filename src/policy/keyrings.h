@@ -20,8 +20,7 @@ enum kt_default_ring {
     KT_RING_BLACKLIST,
 };
 
-/* A set holding the five default keyrings (and no keys).  -ENOMEM. */
-int kt_keyrings_new(struct kt_keyrings **out);
+/* kt_keyrings_new: ktrust/keyring.h. */
 /* One of the default keyrings of a set made by kt_keyrings_new, or NULL. */
 const struct kt_keyring *kt_keyrings_default(const struct kt_keyrings *k,
                                              enum kt_default_ring which);

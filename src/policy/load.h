@@ -5,23 +5,18 @@
 
 #include "policy/restrict.h"
 
-/* Add every certificate in a blob: DER, PEM, a PEM bundle, concatenated DER
- * certificates (the kernel's compiled-in list) or EFI signature lists.  ESL
- * X509 entries become keys in r (revocation certificates when r is the
- * blacklist); when r is the blacklist (dbx, MokListXRT), SHA256 entries
- * become bin: hashes and X509_SHA256/384/512 entries tbs: hashes; in any
- * other keyring (db, MokListRT: allow lists) hash entries are ignored, as the
- * kernel does.  A certificate already in r is skipped (not
- * counted).  source names the blob ("file:/path"); entries get "#N" appended.
- * *n_added (may be NULL) counts keys and hashes added.  Stops at the first
- * failure: keys added before it stay in memory (the store makes a command
- * all-or-nothing).  Error offsets are offsets into buf. */
-int kt_keyrings_add_blob(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *buf,
-                         size_t len, const char *source, enum kt_add_how how, size_t *n_added,
-                         struct kt_error *err);
+/* kt_keyrings_add_blob: ktrust/keyring.h.  In detail: ESL X509 entries
+ * become keys in r (revocation certificates when r is the blacklist); when r
+ * is the blacklist (dbx, MokListXRT), SHA256 entries become bin: hashes and
+ * X509_SHA256/384/512 entries tbs: hashes; in any other keyring (db,
+ * MokListRT: allow lists) hash entries are ignored, as the kernel does.  A
+ * certificate already in r is skipped (not counted); entries get "#N"
+ * appended to source.  Keys added before a failure stay in memory (the
+ * store makes a command all-or-nothing).  Error offsets are offsets into
+ * buf. */
 
-/* The same, but a certificate that cannot be added (the strict parser
- * refuses it, it is blacklisted ...) is passed to skip (1-based index among
+/* kt_keyrings_add_blob, but a certificate that cannot be added (the strict
+ * parser refuses it, it is blacklisted ...) is passed to skip (1-based index among
  * the blob's certificates, its bytes, why) and the rest are added; fails
  * with the first reason only when every certificate was skipped.  For
  * run-only trust bundles such as a distribution's CA list. */
@@ -32,13 +27,9 @@ int kt_keyrings_add_blob_skip(struct kt_keyrings *k, struct kt_keyring *r, const
                               size_t *n_added, kt_skip_cb skip, void *skip_ctx,
                               struct kt_error *err);
 
-/* The keys compiled into a kernel image (kt_kimage_foreach_cert) into
- * builtin, as the kernel loads them at boot: explicit, trusted; a key that
- * does not load is skipped, as the kernel skips it.  ephemeral: for this run
- * only (never saved).  Errors: the image's (-ENODATA no list, -EBADMSG ...). */
-int kt_keyrings_add_kernel_keys(struct kt_keyrings *k, const uint8_t *img, size_t len,
-                                const char *source, bool ephemeral, size_t *n_added,
-                                struct kt_error *err);
+/* kt_keyrings_add_kernel_keys (ktrust/keyring.h) reads the image with
+ * kt_kimage_foreach_cert; the keys are explicit and trusted, and one that
+ * does not load is skipped, as the kernel skips it. */
 
 /* The idx-th certificate of kernel image `source`'s list into builtin, as
  * kt_keyrings_add_kernel_keys adds each one (source "kernel:SOURCE#IDX");

@@ -155,12 +155,15 @@ int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **o
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     }
     s->mode = mode;
+#ifdef KT_TEST_HOOKS
+    /* test builds only: a release library reads no such variable */
     const char *fa = getenv("KTRUST_STORE_FAIL_AFTER");
     if (fa && *fa)
         s->fail_after = strtol(fa, NULL, 10);
     const char *dl = getenv("KTRUST_STORE_INSERT_DELAY_US");
     if (dl && *dl)
         s->insert_delay_us = strtol(dl, NULL, 10);
+#endif
     int rc, v = 0;
 
     bool writable;
@@ -251,7 +254,9 @@ void kt_store_close(struct kt_store *s)
 
 const char *kt_store_path(const struct kt_store *s) { return s ? s->path : NULL; }
 
+#ifdef KT_TEST_HOOKS
 void kt_store_inject_full(struct kt_store *s, long n) { s->fail_after = n; }
+#endif
 
 int kt_store_begin_write(struct kt_store *s, struct kt_error *err)
 {

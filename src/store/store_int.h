@@ -14,8 +14,9 @@ struct kt_store {
     enum kt_store_mode mode;
     bool in_tx;
     bool empty; /* READ mode on a file with no schema yet */
-    long fail_after, n_inserts;
-    long insert_delay_us; /* testing: $KTRUST_STORE_INSERT_DELAY_US */
+    /* test hooks (KT_TEST_HOOKS builds only; always 0 otherwise) */
+    long fail_after, n_inserts; /* $KTRUST_STORE_FAIL_AFTER, kt_store_inject_full */
+    long insert_delay_us;       /* $KTRUST_STORE_INSERT_DELAY_US */
     struct kt_store_rows rows; /* what in memory has which row */
 };
 

@@ -218,10 +218,12 @@ static int save_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
             }
             if (kt_key_is_ephemeral(key))
                 continue;
+#ifdef KT_TEST_HOOKS
             if (s->fail_after > 0 && ++s->n_inserts >= s->fail_after) {
                 rc = kt_store_db_fail(s, err, SQLITE_FULL, "saving keys");
                 break;
             }
+#endif
             const struct kt_x509 *c = key->cert;
             sqlite3_bind_text(st, 1, kt_keyring_name(r), -1, SQLITE_STATIC);
             sqlite3_bind_blob(st, 2, key->der, (int)key->der_len, SQLITE_STATIC);
@@ -239,8 +241,10 @@ static int save_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
                 rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
                 break;
             }
+#ifdef KT_TEST_HOOKS
             if (s->insert_delay_us > 0)
                 usleep((useconds_t)s->insert_delay_us);
+#endif
         }
     }
     sqlite3_finalize(st);

@@ -53,7 +53,7 @@ int kt_le_skip(kt_le *c, size_t n, const char *field)
 
 int kt_le_sub(kt_le *c, size_t n, kt_le *child, const char *field)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL; /* set whenever kt_le_bytes succeeds */
     int rc = kt_le_bytes(c, n, &p, field);
     if (rc < 0)
         return rc;
@@ -66,7 +66,7 @@ int kt_le_sub(kt_le *c, size_t n, kt_le *child, const char *field)
 
 int kt_le_u8(kt_le *c, uint8_t *v, const char *field)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL; /* set whenever kt_le_bytes succeeds */
     KT_TRY(kt_le_bytes(c, 1, &p, field));
     *v = p[0];
     return 0;
@@ -74,7 +74,7 @@ int kt_le_u8(kt_le *c, uint8_t *v, const char *field)
 
 int kt_le_u16(kt_le *c, uint16_t *v, const char *field)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL; /* set whenever kt_le_bytes succeeds */
     KT_TRY(kt_le_bytes(c, 2, &p, field));
     *v = kt_le16(p);
     return 0;
@@ -82,7 +82,7 @@ int kt_le_u16(kt_le *c, uint16_t *v, const char *field)
 
 int kt_le_u32(kt_le *c, uint32_t *v, const char *field)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL; /* set whenever kt_le_bytes succeeds */
     KT_TRY(kt_le_bytes(c, 4, &p, field));
     *v = kt_le32(p);
     return 0;
@@ -90,7 +90,7 @@ int kt_le_u32(kt_le *c, uint32_t *v, const char *field)
 
 int kt_le_u64(kt_le *c, uint64_t *v, const char *field)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL; /* set whenever kt_le_bytes succeeds */
     KT_TRY(kt_le_bytes(c, 8, &p, field));
     *v = kt_le64(p);
     return 0;
@@ -98,7 +98,7 @@ int kt_le_u64(kt_le *c, uint64_t *v, const char *field)
 
 int kt_le_u32be(kt_le *c, uint32_t *v, const char *field)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL; /* set whenever kt_le_bytes succeeds */
     KT_TRY(kt_le_bytes(c, 4, &p, field));
     *v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
     return 0;

@@ -13,6 +13,7 @@
 
 #include "crypto/crypto.h"
 #include "der/der.h"
+#include "ktrust/x509.h"
 
 /* extKeyUsage purposes we track (bit flags) */
 enum {
@@ -68,18 +69,7 @@ struct kt_x509 {
     char *description;      /* "O: CN: <hex id>" exactly as the kernel makes it */
 };
 
-/* Parse one DER certificate.  *out owns allocated strings and the pubkey,
- * not the bytes.  Refuses, as the kernel does (checked with keyctl): a
- * repeated, empty or long-form SKID, an empty issuer/subject Name, an empty
- * extensions list, UTCTime without seconds, GeneralizedTime with fractions
- * or for a year before 2050, outer and TBS signature algorithms that
- * differ.  A repeated AKID replaces the earlier one.  Errors: -EBADMSG (malformed; detail with offset),
- * -ENOPKG (unsupported signature algorithm or key type is *not* an error
- * here: pub stays NULL / sig_alg.unsupported is set), -ENOMEM.
- * For a self-signed certificate the signature is checked as the kernel
- * does; a failure returns -EKEYREJECTED. */
-int kt_x509_parse(const uint8_t *der, size_t len, struct kt_x509 **out, struct kt_error *err);
-void kt_x509_free(struct kt_x509 *c);
+/* kt_x509_parse, kt_x509_free and the accessors: ktrust/x509.h. */
 
 /* Verify that `cert` is signed by `issuer_key`: 0, -EKEYREJECTED, -ENOPKG. */
 int kt_x509_check_signature(const struct kt_x509 *cert, const struct kt_pubkey *issuer_key);
@@ -88,24 +78,16 @@ int kt_x509_check_signature(const struct kt_x509 *cert, const struct kt_pubkey *
  * issuer+serial == issuer's, or without AKID: issuer name == subject name)? */
 bool kt_x509_is_issued_by(const struct kt_x509 *cert, const struct kt_x509 *issuer);
 
-/* The serial as lowercase hex of the integer without leading zeros (a
- * negative serial, which real certificates have, as "-" and its magnitude). */
-void kt_x509_serial_hex(const struct kt_x509 *c, char *out, size_t cap);
-/* The same for a serial given as its INTEGER content (a PKCS#7 signer's
- * issuerAndSerialNumber): the one serial formatter. */
+/* kt_x509_serial_hex (ktrust/x509.h) for a serial given as its INTEGER
+ * content (a PKCS#7 signer's issuerAndSerialNumber): the one serial
+ * formatter. */
 void kt_x509_serial_hex_of(kt_span serial, char *out, size_t cap);
 
 /* Length of the DER element at buf (for splitting concatenated certificate
  * lists by their outer SEQUENCE header, as the kernel does): 0 if none. */
 size_t kt_x509_element_len(const uint8_t *buf, size_t len);
 
-/* PEM/DER input: call fn for each certificate found in buf (DER, a PEM, or a
- * PEM bundle).  Decoded PEM bytes are passed in a temporary buffer, so fn
- * must copy what it keeps.  Returns 0, or fn's negative result, or -EBADMSG
- * for bad PEM/base64 (with an offset). -ENODATA if no certificate found. */
-typedef int (*kt_cert_cb)(void *ctx, const uint8_t *der, size_t len, size_t file_offset);
-int kt_certs_foreach(const uint8_t *buf, size_t len, kt_cert_cb fn, void *ctx,
-                     struct kt_error *err);
+/* kt_certs_foreach (DER, PEM, a PEM bundle): ktrust/x509.h. */
 
 /* The subject ("CN=..., O=...") of a certificate read leniently (BER, no
  * checks past the subject), for naming one the strict parser refused; "?"

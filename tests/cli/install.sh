@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# make install: the CLI, libktrust (static and shared), headers, ktrust.pc and
-# the man page land under the prefix, and a program built against the
-# installed library with pkg-config parses a certificate as the CLI does.
+# make install: the CLI, libktrust (static and shared), the public headers
+# only, ktrust.pc and the man page land under the prefix; a program built
+# against the installed library with nothing but `pkg-config --cflags --libs
+# ktrust` and <ktrust.h> parses certificates, verifies modules, PKCS#7 and a
+# PE image and uses the store as the CLI does; libktrust.so exports exactly the KT_API functions the
+# installed headers declare; no test hook is installed.
 . "$(dirname "$0")/../lib/common.sh"
 cd "$T"
 P=$T/prefix
@@ -10,44 +13,266 @@ expect_exit 0 "installed CLI runs" -- "$P/bin/ktrust" --version
 pc=$(find "$P" -name ktrust.pc | head -1)
 expect_match "$pc" 'ktrust.pc$' "pkg-config file installed"
 expect_exit 0 "man page installed" -- test -f "$P/share/man/man1/ktrust.1"
-expect_exit 0 "public header installed" -- test -f "$P/include/ktrust.h"
 expect_exit 0 "static library installed" -- sh -c "ls $P/lib*/libktrust.a $P/lib/*/libktrust.a 2>/dev/null | grep -q ."
+so=$(find "$P" -name 'libktrust.so.*.*' | head -1)
+expect_match "$so" 'libktrust\.so\.0\.' "shared library installed"
+
+# ---- the headers: the public ones, all of them, nothing else ----------------
+got=$(cd "$P/include" && find . -type f | sed 's|^\./||' | sort)
+want=$(cd "$KT_SRC/include" && find . -type f -name '*.h' | sed 's|^\./||' | sort)
+expect_eq "$got" "$want" "installed headers are exactly include/ktrust.h and include/ktrust/*.h"
+expect_eq "$(find "$P" -name '*_int.h' -o -name internal.h -o -type d -path '*/include/ktrust/*')" "" \
+    "no internal header or layer folder installed"
+# every quoted include of an installed header is an installed header
+for h in $(cd "$P/include" && find . -name '*.h'); do
+    for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$P/include/$h"); do
+        [ -f "$P/include/$inc" ] && ok || bad "$h includes $inc, which is not installed"
+    done
+done
+
+# ---- exports: exactly the KT_API functions of the installed headers ---------
+# declarations without comments (gcc -fpreprocessed keeps macros unexpanded),
+# joined, then the name before the first '(' of each "KT_API ...;"
+api=$(for h in $(find "$P/include" -name '*.h'); do
+          gcc -fpreprocessed -dD -E -P "$h" 2>/dev/null | grep -v '^#'
+      done | tr '\n' ' ' | grep -o 'KT_API[^;]*;' |
+      sed -E 's/^([^(]*[^A-Za-z0-9_(])([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\(.*/\2/' | sort -u)
+n_api=$(printf '%s\n' "$api" | grep -c .)
+[ "$n_api" -ge 30 ] && ok || bad "only $n_api KT_API functions found in the installed headers"
+exported=$(nm -D --defined-only "$so" | awk '{print $3}' | sort -u)
+expect_eq "$exported" "$api" "libktrust.so exports exactly the KT_API functions of the installed headers"
+
+# ---- no test hooks in what is installed (doc/HACKING.md, "Test hooks") -------
+for f in "$so" "$P/bin/ktrust"; do
+    expect_eq "$(strings "$f" | grep -c 'KTRUST_STORE_\(FAIL_AFTER\|INSERT_DELAY_US\)')" 0 \
+        "no store test hook in $(basename "$f")"
+done
+
+# ---- a program on the installed library ----------------------------------
 export PKG_CONFIG_PATH=$(dirname "$pc")
 cat > prog.c <<'C'
+/* prog cert FILE: each certificate in FILE (DER, PEM): description|subject|serial
+ * prog module KEYS FILE.ko / pe KEYS FILE.efi / pkcs7 KEYS SIG DATA: KEYS
+ *   (certificates) into builtin, then the verdict and the key that vouched
+ * prog store-add DB KEYS: KEYS into builtin in the store DB, one transaction
+ * prog store-list DB: the keys of the store as `ktrust keyring list` lists them */
 #include <ktrust.h>
 #include <stdio.h>
 #include <stdlib.h>
-int main(int argc, char **argv)
+#include <string.h>
+
+static unsigned char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(argv[1], "rb");
-    static unsigned char buf[65536];
-    size_t n = fread(buf, 1, sizeof(buf), f);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        exit(2);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    unsigned char *buf = malloc(*len ? *len : 1);
+    if (!buf || fread(buf, 1, *len, f) != *len)
+        exit(2);
     fclose(f);
+    return buf;
+}
+
+static int show(void *ctx, const uint8_t *der, size_t len, size_t off)
+{
+    (void)ctx, (void)off;
     struct kt_x509 *c;
     struct kt_error e = {0};
-    int rc = kt_x509_parse(buf, n, &c, &e);
+    int rc = kt_x509_parse(der, len, &c, &e);
     if (rc < 0) {
         printf("%s: %s\n", kt_verdict_name(kt_verdict_of(rc)), e.what);
-        return 1;
+        return rc;
     }
-    printf("%s\n", c->description);
+    char serial[80];
+    kt_x509_serial_hex(c, serial, sizeof(serial));
+    printf("%s|%s|%s\n", kt_x509_description(c), kt_x509_subject(c), serial);
     kt_x509_free(c);
     return 0;
+}
+
+static int list(const char *db)
+{
+    struct kt_keyrings *rings;
+    struct kt_store *st;
+    struct kt_error e = {0};
+    if (kt_keyrings_new(&rings) < 0 || kt_store_open(db, KT_STORE_READ, &st, &e) < 0 ||
+        kt_store_load(st, rings, &e) < 0) {
+        printf("store: %s\n", e.what);
+        return 2;
+    }
+    for (size_t i = 0; i < kt_keyrings_count(rings); i++) {
+        const struct kt_keyring *r = kt_keyrings_at(rings, i);
+        for (size_t j = 0; j < kt_keyring_count(r); j++) {
+            const struct kt_key *k = kt_keyring_key(r, j);
+            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(kt_key_keyring(k)),
+                   kt_key_is_trusted(k) ? "trusted" : "untrusted",
+                   kt_x509_description(kt_key_cert(k)), kt_key_source(k));
+        }
+    }
+    kt_store_close(st);
+    kt_keyrings_free(rings);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct kt_error e = {0};
+    size_t len, klen;
+    if (argc == 3 && !strcmp(argv[1], "cert")) {
+        unsigned char *buf = slurp(argv[2], &len);
+        int rc = kt_certs_foreach(buf, len, show, NULL, &e);
+        free(buf);
+        return rc < 0;
+    }
+    if (argc == 3 && !strcmp(argv[1], "store-list"))
+        return list(argv[2]);
+    if (argc < 4)
+        return 2;
+    struct kt_keyrings *rings;
+    struct kt_store *st = NULL;
+    if (kt_keyrings_new(&rings) < 0)
+        return 2;
+    if (!strcmp(argv[1], "store-add") && (kt_store_open(argv[2], KT_STORE_WRITE, &st, &e) < 0 ||
+                                          kt_store_begin_write(st, &e) < 0 ||
+                                          kt_store_load(st, rings, &e) < 0)) {
+        printf("store: %s\n", e.what);
+        return 2;
+    }
+    const char *keyfile = st ? argv[3] : argv[2];
+    unsigned char *keys = slurp(keyfile, &klen);
+    size_t n = 0;
+    if (kt_keyrings_add_blob(rings, kt_keyrings_get(rings, "builtin"), keys, klen,
+                             "file:keys", KT_ADD_EXPLICIT, &n, &e) < 0) {
+        printf("keys: %s\n", e.what);
+        return 2;
+    }
+    free(keys);
+    if (st) {
+        int rc = kt_store_save(st, rings, &e);
+        if (rc == 0)
+            rc = kt_store_commit(st, &e);
+        else
+            kt_store_rollback(st);
+        kt_store_close(st);
+        kt_keyrings_free(rings);
+        printf("%s%zu\n", rc < 0 ? e.what : "added ", n);
+        return rc < 0;
+    }
+    unsigned char *buf = slurp(argv[3], &len);
+    const struct kt_key *by = NULL;
+    int rc;
+    if (!strcmp(argv[1], "pe")) {
+        rc = kt_verify_pe(buf, len, rings, KT_PURPOSE_UEFI, &by, &e);
+    } else if (!strcmp(argv[1], "pkcs7") && argc == 5) {
+        unsigned char *data = slurp(argv[4], &klen);
+        rc = kt_verify_pkcs7(buf, len, data, klen, rings, KT_PURPOSE_MODULE, &by, &e);
+        free(data);
+    } else {
+        rc = kt_verify_module(buf, len, rings, &by, &e);
+    }
+    printf("%s %s\n", kt_verdict_name(kt_verdict_of(rc)),
+           by ? kt_x509_description(kt_key_cert(by)) : "-");
+    kt_keyrings_free(rings);
+    free(buf);
+    return kt_verdict_of(rc);
 }
 C
 # a sanitizer build installs an instrumented library: build the program alike
 SAN=
 grep -q '^KT_SANITIZE:BOOL=ON' "$KT_BUILD/CMakeCache.txt" 2>/dev/null && SAN="-fsanitize=address,undefined"
-if cc -std=c11 -Wall -Werror $SAN prog.c -o prog $(pkg-config --cflags --libs ktrust) 2>cc.err; then
-    ok
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout k.pem -outform DER -out c.der -days 30 \
-        -subj "/O=Acme Corp/CN=Vendor Key" 2>/dev/null
-    libdir=$(pkg-config --variable=libdir ktrust)
-    got=$(LD_LIBRARY_PATH=$libdir ./prog c.der)
-    want=$("$P/bin/ktrust" x509 show --json c.der | sed 's/.*"description":"\([^"]*\)".*/\1/')
-    expect_eq "$got" "$want" "a program on the installed library agrees with the CLI"
-    expect_match "$got" '^Acme Corp: Vendor Key: [0-9a-f]{40}$' "... and with the kernel's description rule"
-else
+if ! cc -std=c11 -Wall -Wextra -Werror $SAN prog.c -o prog $(pkg-config --cflags --libs ktrust) 2>cc.err; then
     bad "compile against the installed library: $(head -3 cc.err)"
+    finish
+fi
+ok
+export LD_LIBRARY_PATH=$(pkg-config --variable=libdir ktrust)
+loaded=$(ldd ./prog | sed -n 's/^[[:space:]]*libktrust\.so\.0 => \([^ ]*\) .*/\1/p')
+expect_eq "$(realpath "$loaded")" "$(realpath "$so")" "the program runs on the installed libktrust.so"
+
+# certificates: the CLI is the oracle for the description, openssl for the rest
+openssl req -x509 -newkey rsa:2048 -nodes -keyout k.pem -outform DER -out c.der -days 30 \
+    -subj "/O=Acme Corp/CN=Vendor Key" 2>/dev/null
+got=$(./prog cert c.der)
+want=$("$P/bin/ktrust" x509 show --json c.der | sed 's/.*"description":"\([^"]*\)".*/\1/')
+expect_eq "${got%%|*}" "$want" "a program on the installed library agrees with the CLI"
+expect_match "$got" '^Acme Corp: Vendor Key: [0-9a-f]{40}\|' "... and with the kernel's description rule"
+serial=$(openssl x509 -inform DER -in c.der -noout -serial | sed 's/serial=//; s/^0*//' | tr A-F a-f)
+expect_eq "${got##*|}" "$serial" "serial as openssl reads it"
+
+# a module signed the way scripts/sign-file signs, verified with the key
+mkkey() {
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.pem" -days 3650 \
+        -subj "/CN=$2" -addext "keyUsage=digitalSignature" 2>/dev/null
+}
+mkkey good "Module Signing Key"
+mkkey other "Another Key"
+head -c 50000 /dev/urandom > mod.ko
+openssl cms -sign -binary -noattr -nocerts -outform DER -md sha256 -signer good.pem \
+    -inkey good.key -in mod.ko -out mod.p7s -nosmimecap 2>/dev/null
+n=$(stat -c %s mod.p7s)
+{
+    cat mod.ko mod.p7s
+    printf '\x00\x00\x02\x00\x00\x00\x00\x00'
+    printf "\\x$(printf %02x $((n >> 24 & 255)))\\x$(printf %02x $((n >> 16 & 255)))\\x$(printf %02x $((n >> 8 & 255)))\\x$(printf %02x $((n & 255)))"
+    printf '~Module signature appended~\n'
+} > signed.ko
+desc=$(./prog cert good.pem | cut -d'|' -f1)
+got=$(./prog module good.pem signed.ko); rc=$?
+expect_eq "$rc $got" "0 trusted $desc" "module: trusted, by the signing key"
+"$P/bin/ktrust" verify-module -q --trust good.pem signed.ko
+expect_eq "$?" 0 "module: the installed CLI agrees"
+got=$(./prog module other.pem signed.ko); rc=$?
+expect_eq "$rc ${got%% *}" "2 untrusted" "module: another key does not vouch"
+cp signed.ko flipped.ko
+flip flipped.ko 1000
+got=$(./prog module good.pem flipped.ko); rc=$?
+expect_eq "$rc ${got%% *}" "5 rejected" "module: a flipped bit in the code is rejected"
+got=$(./prog module good.pem mod.ko); rc=$?
+expect_eq "$rc ${got%% *}" "1 unsigned" "module: unsigned"
+
+# a detached PKCS#7 (openssl cms, with attributes and the signer's certificate)
+head -c 3000 /dev/urandom > data.bin
+openssl cms -sign -binary -outform DER -md sha256 -signer good.pem -inkey good.key \
+    -in data.bin -out data.p7s 2>/dev/null
+got=$(./prog pkcs7 good.pem data.p7s data.bin); rc=$?
+expect_eq "$rc $got" "0 trusted $desc" "pkcs7: trusted, by the signing key"
+"$P/bin/ktrust" verify-pkcs7 -q --trust good.pem data.p7s --data data.bin
+expect_eq "$?" 0 "pkcs7: the installed CLI agrees"
+got=$(./prog pkcs7 other.pem data.p7s data.bin); rc=$?
+expect_eq "$rc ${got%% *}" "2 untrusted" "pkcs7: another key does not vouch"
+flip data.bin 100
+got=$(./prog pkcs7 good.pem data.p7s data.bin); rc=$?
+expect_eq "$rc ${got%% *}" "5 rejected" "pkcs7: a flipped bit in the data is rejected"
+
+# the store: what the library writes the CLI lists, and the other way round
+got=$(./prog store-add s.db good.pem)
+expect_eq "$got" "added 1" "store: a key added in one transaction"
+expect_eq "$(./prog store-list s.db)" "$("$P/bin/ktrust" keyring list --store s.db)" \
+    "store: the library lists what the CLI lists"
+expect_match "$(./prog store-list s.db)" "^builtin	trusted	$desc	file:keys$" "store: the key, trusted, in builtin"
+"$P/bin/ktrust" keyring add -q --store s.db --keyring builtin other.pem
+expect_eq "$(./prog store-list s.db)" "$("$P/bin/ktrust" keyring list --store s.db)" \
+    "store: the library reads what the CLI added"
+expect_eq "$(./prog store-list s.db | wc -l)" 2 "store: both keys"
+
+# a real PE image: Debian's shim, signed by Microsoft's UEFI CA 2011 (and 2023)
+c=${KTRUST_CORPUS:-$KT_SRC/../shared/corpus}
+if [ -f "$c/debian/shimx64.efi.signed" ]; then
+    ms=$c/trust/microsoft-uefi-ca-2011.pem
+    got=$(./prog cert "$ms")
+    expect_match "${got#*|}" 'CN=Microsoft Corporation UEFI CA 2011' "corpus certificate parsed"
+    want=$("$P/bin/ktrust" x509 show --json "$ms" | sed 's/.*"description":"\([^"]*\)".*/\1/')
+    expect_eq "${got%%|*}" "$want" "corpus certificate: the CLI agrees"
+    got=$(./prog pe "$ms" "$c/debian/shimx64.efi.signed"); rc=$?
+    expect_eq "$rc $got" "0 trusted $(./prog cert "$ms" | cut -d'|' -f1)" "shim: trusted by the Microsoft UEFI CA 2011"
+    got=$(./prog pe good.pem "$c/debian/shimx64.efi.signed"); rc=$?
+    expect_eq "$rc ${got%% *}" "2 untrusted" "shim: not by another key"
+elif [ -n "${CI:-}" ]; then
+    bad "corpus not found but CI is set"
+else
+    echo "corpus not found: the PE part skipped"
 fi
 finish

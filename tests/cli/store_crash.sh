@@ -52,7 +52,8 @@ for i in $(seq 1 $RUNS); do
         expect_eq "$(sqlite3 run.db 'select count(*) from keys')" 3001 "complete after re-run"
     fi
 done
-# Kills certainly inside the write transaction: a test hook sleeps 2 ms
+# Kills certainly inside the write transaction: a test hook (only in
+# $KTRUST_HOOKS, the test build of the CLI) sleeps 2 ms
 # after each insert (about 6 s of writing), and we kill early in it, once
 # the WAL holds 100 kB: seconds before the commit, however loaded the
 # machine (with 150us, 0.45 s in all, a slow poll could miss the window).
@@ -60,7 +61,7 @@ mid=0
 for i in $(seq 1 $((RUNS / 2))); do
     rm -f run.db run.db-wal run.db-shm
     cp seed.db run.db
-    KTRUST_STORE=$T/run.db KTRUST_STORE_INSERT_DELAY_US=2000 $KTRUST keyring add -q --keyring machine bulk.der &
+    KTRUST_STORE=$T/run.db KTRUST_STORE_INSERT_DELAY_US=2000 $KTRUST_HOOKS keyring add -q --keyring machine bulk.der &
     pid=$!
     # wait until the transaction has written something (the WAL grows)
     for w in $(seq 1 400); do

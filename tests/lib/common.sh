@@ -1,10 +1,14 @@
-# Sourced by tests/cli/*.sh.  Provides: $KTRUST, $KT_SRC, a scratch $T,
+# Sourced by tests/cli/*.sh.  Provides: $KTRUST, $KTRUST_HOOKS, $KT_SRC, a scratch $T,
 # check helpers, and corpus discovery with the CI rule (missing corpus fails
 # in CI, is skipped with a message elsewhere).
 set -u
 : "${KT_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${KT_BUILD:=$KT_SRC/build}"
 : "${KTRUST:=$KT_BUILD/ktrust}"
+# the same CLI built with the store's test hooks (KT_TEST_HOOKS: the
+# KTRUST_STORE_FAIL_AFTER / KTRUST_STORE_INSERT_DELAY_US variables); the
+# installed ktrust and libktrust have none
+: "${KTRUST_HOOKS:=$KT_BUILD/tests/ktrust-hooks}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/kt-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 # the default store ($XDG_DATA_HOME/ktrust/keyrings.db) is this test's own:
