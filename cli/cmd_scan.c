@@ -38,6 +38,8 @@ struct scan_ctx {
     pthread_mutex_t later_mu;
     struct later *later;
     size_t n_later, cap_later;
+    unsigned preparing, max_preparing; /* workers digesting meanwhile: one core
+                                        * is left to the decode */
 };
 
 /* A module prepared before the keys were there. */
@@ -48,7 +50,7 @@ struct later {
     enum kt_ftype type;
     struct kt_result *r;
 };
-#define LATER_MAX 2048 /* then a worker waits for the keys instead */
+#define LATER_MAX 4096 /* then a worker waits for the keys instead */
 
 /* SIGINT/SIGTERM: stop walking, finish the files in hand, print the summary
  * (interrupted), exit 130.  A second signal kills at once (SA_RESETHAND). */
@@ -204,11 +206,22 @@ static bool drain_later(struct scan_ctx *s, size_t max)
 /* Before the keys: keep a module, prepared; true when it was kept. */
 static bool keep_for_later(struct scan_ctx *s, const struct kt_scan_item *it)
 {
+    pthread_mutex_lock(&s->later_mu);
+    bool go = s->preparing < s->max_preparing && s->n_later < LATER_MAX;
+    if (go)
+        s->preparing++;
+    pthread_mutex_unlock(&s->later_mu);
+    if (!go)
+        return false; /* this worker waits for the keys instead */
     struct kt_result *r = NULL;
-    if (kt_verify_prepare(it->path, it->buf, it->len, &s->policy, &r) != 1)
-        return false;
+    int pr = kt_verify_prepare(it->path, it->buf, it->len, &s->policy, &r);
     bool kept = false;
     pthread_mutex_lock(&s->later_mu);
+    s->preparing--;
+    if (pr != 1) {
+        pthread_mutex_unlock(&s->later_mu);
+        return false;
+    }
     if (s->n_later == s->cap_later && s->cap_later < LATER_MAX) {
         size_t cap = s->cap_later ? s->cap_later * 2 : 64;
         struct later *nl = realloc(s->later, cap * sizeof(*nl));
@@ -425,6 +438,7 @@ int cmd_scan(int argc, char **argv)
      * are read and digested (their signature checks wait for the keys) */
     unsigned jobs = so.jobs ? so.jobs : kt_scan_default_jobs();
     co.kernel_in_background = co.kernel && jobs >= 2;
+    s.max_preparing = jobs - 1;
     struct kt_ctx *ctx = NULL;
     struct kt_error e = {0};
     const char *bad = NULL;

@@ -145,6 +145,10 @@ int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsi
     }
     if ((rc = digest_module(res, mod)) < 0)
         rc = kt_fail(err, rc, KT_NO_OFFSET, "digest of the content failed");
+    if (rc == 0 && keep) { /* held until the keys come: only the bytes, parsed again then */
+        kt_pkcs7_free(res->msg);
+        res->msg = NULL;
+    }
 out:
     if (keep && dec) { /* the decompressed module is not needed any more */
         if (res->owned == dec) { /* failed before the copy: nothing points here */
@@ -159,10 +163,16 @@ out:
 int kt_modsig_finish(struct kt_modsig_result *res, const struct kt_trust_set *trust,
                      struct kt_error *err)
 {
-    if (res->rc < 0 || !res->msg)
+    if (res->rc < 0 || !res->has_sig)
         return res->rc;
     struct kt_error sub = {0};
-    int rc = kt_pkcs7_verify_digests(res->msg, res->digests, res->n_digests,
+    int rc;
+    if (!res->msg) { /* prepared with keep: the copy parsed as it was then */
+        if ((rc = kt_pkcs7_parse(res->info.sig.p, res->info.sig.len, &res->msg, &sub)) < 0)
+            return sig_fail(res, err, rc, &sub, "module signature: ");
+        res->msg->policy = res->policy;
+    }
+    rc = kt_pkcs7_verify_digests(res->msg, res->digests, res->n_digests,
                                      trust ? trust->all : NULL, &sub);
     if (rc < 0 && rc != -ENOPKG) {
         for (size_t i = 0; i < res->msg->n_signers; i++)

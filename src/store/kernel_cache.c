@@ -103,7 +103,10 @@ static int cache_put(const struct kt_store *reader, const uint8_t sha[32],
     int rc = kt_store_open(reader->path, KT_STORE_WRITE, &w, NULL);
     if (rc < 0)
         return rc;
-    if ((rc = kt_store_exec(w, "BEGIN IMMEDIATE", "caching", NULL)) < 0) {
+    /* a cache: losing the last write to a power cut costs one decode, so no
+     * fsync per commit (WAL keeps the file consistent either way) */
+    if ((rc = kt_store_exec(w, "PRAGMA synchronous=NORMAL", "caching", NULL)) < 0 ||
+        (rc = kt_store_exec(w, "BEGIN IMMEDIATE", "caching", NULL)) < 0) {
         kt_store_close(w);
         return rc;
     }
@@ -138,16 +141,36 @@ static int cache_put(const struct kt_store *reader, const uint8_t sha[32],
     return rc;
 }
 
+struct kt_kcache_save {
+    const struct kt_store *reader;
+    uint8_t sha[32];
+    struct cert_list l;
+};
+
+int kt_store_kcache_save(struct kt_kcache_save *sv)
+{
+    if (!sv)
+        return -EINVAL;
+    int rc = cache_put(sv->reader, sv->sha, &sv->l);
+    list_free(&sv->l);
+    free(sv);
+    return rc;
+}
+
 int kt_store_add_kernel_keys(struct kt_store *s, struct kt_keyrings *k, const uint8_t *img,
                              size_t len, const char *source, bool ephemeral, size_t *n_added,
-                             enum kt_kcache *how, struct kt_error *err)
+                             enum kt_kcache *how, struct kt_kcache_save **later,
+                             struct kt_error *err)
 {
     enum kt_kcache h = KT_KCACHE_NONE;
     uint8_t sha[32];
     struct cert_list l = {0};
     int rc = 0;
+    bool save = false;
     if (n_added)
         *n_added = 0;
+    if (later)
+        *later = NULL;
     bool hashed = s && kt_digest(KT_HASH_SHA256, img, len, sha) == 0;
     if (hashed && cache_get(s, sha, &l)) {
         h = KT_KCACHE_HIT;
@@ -155,13 +178,23 @@ int kt_store_add_kernel_keys(struct kt_store *s, struct kt_keyrings *k, const ui
         rc = kt_kimage_foreach_cert(img, len, list_push, &l, err);
         if (rc == -ENOMEM)
             rc = kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
-        if (rc == 0 && hashed)
-            h = cache_put(s, sha, &l) == 0 ? KT_KCACHE_SAVED : KT_KCACHE_NOT_SAVED;
+        save = rc == 0 && hashed;
     }
     for (size_t i = 0; rc == 0 && i < l.n; i++)
         if (kt_keyrings_add_kernel_cert(k, l.der[i], l.len[i], source, i, ephemeral) && n_added)
             (*n_added)++;
-    list_free(&l);
+    struct kt_kcache_save *sv = save && later ? malloc(sizeof(*sv)) : NULL;
+    if (sv) { /* the caller saves it when the keys are in use already */
+        sv->reader = s;
+        memcpy(sv->sha, sha, sizeof(sha));
+        sv->l = l;
+        *later = sv;
+        h = KT_KCACHE_SAVED;
+    } else {
+        if (save)
+            h = cache_put(s, sha, &l) == 0 ? KT_KCACHE_SAVED : KT_KCACHE_NOT_SAVED;
+        list_free(&l);
+    }
     if (how)
         *how = h;
     return rc < 0 ? rc : 0;

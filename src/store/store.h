@@ -44,9 +44,16 @@ enum kt_kcache {
     KT_KCACHE_SAVED,     /* decoded, then saved */
     KT_KCACHE_NOT_SAVED, /* decoded; the store could not be written */
 };
+struct kt_kcache_save;
 int kt_store_add_kernel_keys(struct kt_store *s, struct kt_keyrings *k, const uint8_t *img,
                              size_t len, const char *source, bool ephemeral, size_t *n_added,
-                             enum kt_kcache *how, struct kt_error *err);
+                             enum kt_kcache *how, struct kt_kcache_save **later,
+                             struct kt_error *err);
+/* With later (not NULL), a decoded list is not saved by kt_store_add_kernel_keys:
+ * *later holds it (NULL when there is nothing to save; *how then says
+ * KT_KCACHE_SAVED for what is due), and kt_store_kcache_save writes it, 0 or
+ * why not, and frees it.  s must stay open until then. */
+int kt_store_kcache_save(struct kt_kcache_save *sv);
 
 #ifdef KT_TEST_HOOKS
 /* Test builds only (doc/HACKING.md, "Test hooks"): make the n-th key insert

@@ -26,7 +26,7 @@ void kt_file_close(struct kt_file *f);
  * no munmap TLB shootdown per file); larger files and non-regular files go
  * through kt_file_open.  The data is valid until the next call with the same
  * buffer or kt_filebuf_free.  Close the file with kt_file_close as usual. */
-#define KT_FILEBUF_MAX ((size_t)8 << 20) /* 8 MiB */
+#define KT_FILEBUF_MAX ((size_t)2 << 20) /* 2 MiB: few modules are larger */
 struct kt_filebuf {
     uint8_t *data;
     size_t cap;

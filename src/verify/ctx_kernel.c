@@ -23,7 +23,19 @@ struct kt_ctx_bg {
     char *kernel;
 };
 
-int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
+static void say_how(const struct kt_ctx_opts *o, enum kt_kcache how)
+{
+    kt_ctx_say(o, KT_CTX_MSG_INFO, "--kernel %s: builtin keys %s", o->kernel,
+               how == KT_KCACHE_HIT         ? "from the store's cache (same SHA-256)"
+               : how == KT_KCACHE_SAVED     ? "decoded, and cached in the store"
+               : how == KT_KCACHE_NOT_SAVED ? "decoded (the store could not cache them)"
+                                            : "decoded");
+}
+
+/* With later (the background thread), the cache is written after the keys
+ * are published: *later, saved by the caller (then it says how it went). */
+static int add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o,
+                      struct kt_kcache_save **later, struct kt_error *err)
 {
     const char *path = o->kernel;
     struct kt_file f;
@@ -32,13 +44,10 @@ int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt
         return kt_ctx_option_error(rc, "--kernel", path, NULL, 0, NULL, err);
     enum kt_kcache how;
     struct kt_store *cache = ctx->mode == KT_CTX_STORE_READ ? ctx->store : NULL;
-    rc = kt_store_add_kernel_keys(cache, ctx->rings, f.data, f.len, path, true, NULL, &how, err);
-    if (rc == 0)
-        kt_ctx_say(o, KT_CTX_MSG_INFO, "--kernel %s: builtin keys %s", path,
-                   how == KT_KCACHE_HIT         ? "from the store's cache (same SHA-256)"
-                   : how == KT_KCACHE_SAVED     ? "decoded, and cached in the store"
-                   : how == KT_KCACHE_NOT_SAVED ? "decoded (the store could not cache them)"
-                                                : "decoded");
+    rc = kt_store_add_kernel_keys(cache, ctx->rings, f.data, f.len, path, true, NULL, &how,
+                                  later, err);
+    if (rc == 0 && !(later && *later))
+        say_how(o, how);
     if (rc < 0) {
         /* kernels come as PE, bzImage, ELF or bare compressed streams: only
          * name the kinds that are surely something else */
@@ -61,17 +70,27 @@ int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt
     return rc;
 }
 
+int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
+{
+    return add_kernel(ctx, o, NULL, err);
+}
+
 static void *bg_main(void *arg)
 {
     struct kt_ctx_bg *bg = arg;
     struct kt_error e = {0};
-    int rc = kt_ctx_add_kernel(bg->ctx, &bg->o, &e);
+    struct kt_kcache_save *later = NULL;
+    int rc = add_kernel(bg->ctx, &bg->o, &later, &e);
     pthread_mutex_lock(&bg->mu);
     bg->rc = rc;
     bg->err = e;
     bg->done = true;
     pthread_cond_broadcast(&bg->done_cv);
     pthread_mutex_unlock(&bg->mu);
+    /* the keys are in use now; the store's copy is written meanwhile (on its
+     * own connection: the verifying threads never touch the store) */
+    if (later)
+        say_how(&bg->o, kt_store_kcache_save(later) == 0 ? KT_KCACHE_SAVED : KT_KCACHE_NOT_SAVED);
     return NULL;
 }
 

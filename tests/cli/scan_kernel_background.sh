@@ -3,7 +3,7 @@
 # workers read and digest modules (kt_ctx_opts.kernel_in_background, modules
 # kept prepared until the keys are in).  The results must be exactly those of
 # -j 1, which decodes first: on the corpus (modules, PE images, certificates),
-# on a tampered and an unsigned module, past the 2,048 modules kept waiting
+# on a tampered and an unsigned module, past the 4,096 modules kept waiting
 # (hard links), and when the image turns out to be no kernel: the same setup
 # error and exit code, and no result printed.
 . "$(dirname "$0")/../lib/common.sh"
@@ -17,14 +17,14 @@ cp "$D/mods/crc7.ko" "$D/mods/crc7-tampered.ko"
 printf '\x01' | dd of="$D/mods/crc7-tampered.ko" bs=1 seek=2000 conv=notrunc 2>/dev/null
 head -c 3000 "$D/mods/crc7.ko" >"$D/mods/unsigned.ko"
 printf 'not a signed object\n' >"$D/notes.txt"
-# 2,460 modules: more than the 2,048 kept waiting for the keys
-for i in $(seq 1 60); do
+# 4,300 modules: more than the 4,096 kept waiting for the keys
+for i in $(seq 1 100); do
     mkdir "$D/many/$i"
     ln "$D"/mods/[a-b]*.ko "$D"/mods/[c-z]*.ko "$D/many/$i/" 2>/dev/null
 done
 nmany=$(find "$D/many" -type f | wc -l)
-[ "$nmany" -gt 2048 ]
-expect_eq "$?" 0 "more than 2048 modules under many/ ($nmany)"
+[ "$nmany" -gt 4096 ]
+expect_eq "$?" 0 "more than 4096 modules under many/ ($nmany)"
 
 run() { # JOBS [extra args] -> sorted per-file records (the summary's timing left out)
     local j=$1
@@ -47,7 +47,7 @@ for how in "no store" "a store"; do
     expect_eq "$(printf '%s\n' "$two" | wc -l)" "$(printf '%s\n' "$one" | wc -l)" "$how: as many records"
     expect_eq "$two" "$one" "$how: -j 2 (background decode) gives -j 1's records"
     expect_eq "$(printf '%s\n' "$two" | grep '"type":"module"' | grep -c '"verdict":"trusted"')" \
-        $((41 * 61)) "$how: the 41 corpus modules and their 60 links each trusted"
+        $((41 * 101)) "$how: the 41 corpus modules and their 100 links each trusted"
     expect_match "$(printf '%s\n' "$two" | grep crc7-tampered)" '"verdict":"rejected"' "$how: tampered module rejected"
     expect_match "$(printf '%s\n' "$two" | grep '/unsigned.ko')" '"verdict":"(unsigned|malformed)"' "$how: cut module not trusted"
 done
