@@ -4,7 +4,6 @@
 #define KT_CLI_KEYRING_CMD_H
 
 #include "cli.h"
-#include "keyring/keyring.h"
 #include "keyload.h"
 #include "store/store.h"
 #include "update_check.h"

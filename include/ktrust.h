@@ -11,25 +11,27 @@
  *   - a struct kt_error *err (may be NULL) receives a one-line reason and the
  *     byte offset in the input where it was found;
  *   - every object is an opaque handle, freed with its own call
- *     (kt_x509_free, kt_keyrings_free, kt_store_close); a parsed certificate
- *     points into the caller's buffer, which must outlive it;
+ *     (kt_ctx_free, kt_result_free, kt_x509_free, kt_sbat_level_close); a
+ *     parsed certificate points into the caller's buffer, which must
+ *     outlive it;
  *   - only what these headers declare is exported (KT_API).
  *
  * The headers, in reading order:
  *   ktrust/error.h      struct kt_error, enum kt_verdict
  *   ktrust/x509.h       kt_x509_parse and accessors (description, subject,
  *                       serial, validity ...), kt_certs_foreach (DER, PEM)
- *   ktrust/keyring.h    kt_keyrings_new (the five default keyrings),
- *                       kt_keyring_add, kt_keyrings_add_blob (certificates,
- *                       lists, EFI signature lists), kt_keyrings_add_kernel_keys,
- *                       listing keys, kt_cert_validate_trust
- *   ktrust/store.h      the persistent SQLite store: open, load, save, commit
- *   ktrust/verify.h     verify a file: kt_ctx_open (the store, run-only keys),
- *                       kt_verify_file (detect the type, verify it under one
- *                       struct kt_policy), one struct kt_result and its
- *                       accessors
- *   ktrust/verifiers.h  kt_verify_module, kt_verify_pe, kt_verify_pkcs7
- *                       against keyrings
+ *   ktrust/keyring.h    the keys of a context's keyrings (the five default
+ *                       ones and user keyrings): kt_keyring_add,
+ *                       kt_keyrings_add_blob (certificates, lists, EFI
+ *                       signature lists), kt_keyrings_add_kernel_keys,
+ *                       kt_keyring_create, kt_keyring_remove, listing keys
+ *   ktrust/verify.h     the one way in: kt_ctx_open (no store, or the
+ *                       persistent SQLite store read-only or for writing;
+ *                       run-only keys), kt_ctx_keyrings, kt_ctx_commit;
+ *                       kt_verify_file / kt_verify_buf (detect the type:
+ *                       PE, module, PKCS#7, certificate, EFI signature list;
+ *                       verify it under one struct kt_policy), one struct
+ *                       kt_result and its accessors
  */
 #ifndef KTRUST_H
 #define KTRUST_H
@@ -37,8 +39,6 @@
 #include "ktrust/api.h"
 #include "ktrust/error.h"
 #include "ktrust/keyring.h"
-#include "ktrust/store.h"
-#include "ktrust/verifiers.h"
 #include "ktrust/verify.h"
 #include "ktrust/x509.h"
 

@@ -1,11 +1,10 @@
 /* ktrust/keyring.h - keys and keyrings, as the kernel keeps them.
  *
- *     struct kt_keyrings *rings;
- *     kt_keyrings_new(&rings);                     the five default keyrings
+ *     struct kt_keyrings *rings = kt_ctx_keyrings(ctx);   ktrust/verify.h
  *     kt_keyring_add(rings, kt_keyrings_get(rings, "builtin"), der, len,
  *                    "file:ca.der", KT_ADD_EXPLICIT, NULL, &err);
- *     ... verify (ktrust/verifiers.h), list (kt_keyrings_at, kt_keyring_key) ...
- *     kt_keyrings_free(rings);
+ *     ... verify (kt_verify_buf), list (kt_keyrings_at, kt_keyring_key),
+ *     save (kt_ctx_commit of a writer) ...
  *
  * The default keyrings, in order: builtin (trusted-only: what a kernel has
  * compiled in), secondary (signed by builtin, secondary or machine),
@@ -32,15 +31,6 @@ struct kt_keyrings; /* a run's keyrings (opaque) */
 struct kt_keyring;  /* one keyring (opaque) */
 struct kt_key;      /* a certificate held as a key (opaque) */
 
-/* Which keyrings may vouch for a signature (mainline verify_pkcs7_signature). */
-enum kt_purpose {
-    KT_PURPOSE_MODULE = 0, /* builtin + secondary + machine: modules, detached PKCS#7 */
-    KT_PURPOSE_UEFI,       /* those + platform: PE images as firmware/shim load them */
-    KT_PURPOSE_KEXEC,      /* the kernel's kexec rule: secondary (with builtin and
-                            * machine), then platform; the PE's first entry only */
-    KT_PURPOSE_BUILTIN,    /* builtin only */
-};
-
 /* What may be linked into a keyring. */
 enum kt_restrict {
     KT_RESTRICT_NONE = 0,        /* anything */
@@ -55,9 +45,6 @@ enum kt_add_how {
     KT_ADD_VOUCHED,      /* wrapped in a PE image the caller verified as trusted */
 };
 
-/* A set holding the five default keyrings, empty.  -ENOMEM. */
-KT_API int kt_keyrings_new(struct kt_keyrings **out);
-KT_API void kt_keyrings_free(struct kt_keyrings *k);
 /* A keyring by name ("builtin", ".platform", "secondary_trusted_keys" ...),
  * or NULL. */
 KT_API struct kt_keyring *kt_keyrings_get(struct kt_keyrings *k, const char *name);
@@ -104,13 +91,6 @@ KT_API const struct kt_x509 *kt_key_cert(const struct kt_key *key);
 KT_API bool kt_key_is_trusted(const struct kt_key *key);
 KT_API const char *kt_key_source(const struct kt_key *key);
 KT_API const struct kt_keyring *kt_key_keyring(const struct kt_key *key);
-
-/* Is a lone certificate trusted for purpose p: a trusted key of p's
- * keyrings is this certificate or its issuer (and its signature verifies)?
- * 0 (*by, may be NULL, is that key), -EKEYREJECTED (blacklisted, or a bad
- * signature), -ENOPKG (unsupported algorithm), -ENOKEY. */
-KT_API int kt_cert_validate_trust(const struct kt_keyrings *k, enum kt_purpose p,
-                                  const struct kt_x509 *c, const struct kt_key **by);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 
 #include "ktrust/api.h"
 #include "ktrust/error.h"
+#include "ktrust/keyring.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,6 +111,10 @@ KT_API int kt_ctx_wait_keys(const struct kt_ctx *ctx, struct kt_error *err);
  * missing). */
 KT_API const char *kt_ctx_store_path(const struct kt_ctx *ctx);
 KT_API bool kt_ctx_has_store(const struct kt_ctx *ctx);
+/* The context's keyrings (ktrust/keyring.h): add keys, make or list
+ * keyrings before verifying (not while a kernel_in_background decode runs);
+ * a writer's kt_ctx_commit saves what changed.  Owned by the context. */
+KT_API struct kt_keyrings *kt_ctx_keyrings(struct kt_ctx *ctx);
 
 /* ---- the policy: what a file is checked for ------------------------------ */
 
@@ -128,7 +133,16 @@ enum kt_verify_purpose {
     KT_VERIFY_PURPOSE_BUILTIN,     /* builtin only */
 };
 
+/* An SBAT revocation level, as shim applies it (for kt_policy.sbat_level):
+ * "original", "automatic", "latest" (shim's built-in levels), a file (an
+ * SbatLevel text payload or an efivarfs dump), or "shim:FILE[:latest|
+ * :automatic]" (the level inside a shim binary).  Returns 0 or -errno with
+ * err set: the file's (-ENOENT, -EACCES ...), -ELIBBAD (the shim is no PE
+ * image), -EBADMSG (no .sbatlevel section, a malformed level), -ENOMEM. */
 struct kt_sbat_level;
+KT_API int kt_sbat_level_open(const char *spec, struct kt_sbat_level **out,
+                              struct kt_error *err);
+KT_API void kt_sbat_level_close(struct kt_sbat_level *level);
 
 struct kt_policy {
     enum kt_verify_type type;

@@ -17,7 +17,9 @@
 #include "keys/key.h"
 #include "ktrust/keyring.h"
 
-/* The public part (enum kt_restrict, kt_keyrings_free, kt_keyrings_get,
+void kt_keyrings_free(struct kt_keyrings *k);
+
+/* The public part (enum kt_restrict, kt_keyrings_get,
  * _count, _at, kt_keyring_name, _count, _key, kt_keyring_remove):
  * ktrust/keyring.h. */
 

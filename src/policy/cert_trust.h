@@ -6,9 +6,14 @@
 #include "keys/blacklist.h"
 #include "keys/purpose.h"
 
-/* kt_cert_validate_trust: ktrust/keyring.h.  Its issuer is found through
- * the AKID, else the issuer name, as restrict_link_by_signature does
- * (kt_key_ids_of_signer). */
-#include "ktrust/keyring.h"
+/* Is a lone certificate trusted for purpose p: a trusted key of p's
+ * keyrings is this certificate or its issuer (and its signature verifies)?
+ * The issuer is found through the AKID, else the issuer name, as
+ * restrict_link_by_signature does (kt_key_ids_of_signer).  0 (*by, may be
+ * NULL, is that key), -EKEYREJECTED (blacklisted, or a bad signature),
+ * -ENOPKG (unsupported algorithm), -ENOKEY.  The public way: kt_verify_buf
+ * of the certificate (ktrust/verify.h). */
+int kt_cert_validate_trust(const struct kt_keyrings *k, enum kt_purpose p,
+                           const struct kt_x509 *c, const struct kt_key **by);
 
 #endif

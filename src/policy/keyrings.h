@@ -20,7 +20,8 @@ enum kt_default_ring {
     KT_RING_BLACKLIST,
 };
 
-/* kt_keyrings_new: ktrust/keyring.h. */
+/* A set holding the five default keyrings, empty.  -ENOMEM. */
+int kt_keyrings_new(struct kt_keyrings **out);
 /* One of the default keyrings of a set made by kt_keyrings_new, or NULL. */
 const struct kt_keyring *kt_keyrings_default(const struct kt_keyrings *k,
                                              enum kt_default_ring which);

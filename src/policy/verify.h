@@ -1,12 +1,11 @@
 /* verify.h - verification under a purpose: the purpose's keyrings resolved
  * into a search set (kt_trust_set_for), then the format's check.  The
  * kernel's verify_pkcs7_signature / verify_pefile_signature with a
- * VERIFY_USE_* keyring choice.  The public, simpler form of these is
- * ktrust/verifiers.h (kt_verify_module, kt_verify_pe, kt_verify_pkcs7). */
+ * VERIFY_USE_* keyring choice.  The public form of all of them is
+ * kt_verify_buf (ktrust/verify.h). */
 #ifndef KT_POLICY_VERIFY_H
 #define KT_POLICY_VERIFY_H
 
-#include "ktrust/verifiers.h"
 #include "modsig/modsig.h"
 #include "pe/pe_verify.h"
 #include "pkcs7/pkcs7.h"

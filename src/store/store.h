@@ -1,5 +1,23 @@
-/* store.h - the persistent keyring store: one SQLite file.  The public
- * part (the transaction, the errors): ktrust/store.h.
+/* store.h - the persistent keyring store: one SQLite file.  Outside the
+ * library it is reached through a verification context (ktrust/verify.h:
+ * kt_ctx_open with a store mode, kt_ctx_commit).
+ *
+ * One change = one transaction:
+ *     kt_store_open(path, KT_STORE_WRITE, &s, &err);
+ *     kt_store_begin_write(s, &err);     the write lock (BEGIN IMMEDIATE)
+ *     kt_store_load(s, rings, &err);     read everything under that lock
+ *     ... kt_keyring_add / kt_keyring_remove / kt_keyring_create ...
+ *     kt_store_save(s, rings, &err);     write what changed
+ *     kt_store_commit(s, &err);          or kt_store_rollback(s)
+ *     kt_store_close(s);
+ * A crash before the commit leaves the file as it was.  Readers open with
+ * KT_STORE_READ and call kt_store_load only.  Several processes may use one
+ * store at once: writers queue on the lock.
+ *
+ * Errors: -ENOENT (no such store; when writing, no such directory),
+ * -EISDIR, -EACCES, -EBADMSG (not a ktrust store, or corrupted), -ENOSPC,
+ * -EBUSY (lock timeout), -EPROTO (a newer schema), -EIO; each with a
+ * one-line detail.
  *
  * Schema (PRAGMA user_version = 1):
  *   keyrings(name, restriction, vouchers)       user keyrings only
@@ -19,11 +37,32 @@
 
 #include "keys/blacklist.h"
 #include "keys/keyring.h"
-#include "ktrust/store.h"
 #include "util/err.h"
 
 #define KT_STORE_SCHEMA_VERSION 1
 #define KT_STORE_BUSY_MS 60000
+
+enum kt_store_mode {
+    KT_STORE_READ = 0, /* never writes; a missing file is -ENOENT */
+    KT_STORE_WRITE,    /* creates the file, never its directory (-ENOENT) */
+};
+
+struct kt_store; /* opaque */
+
+/* Open the store at path.  *out is freed by kt_store_close. */
+int kt_store_open(const char *path, enum kt_store_mode mode, struct kt_store **out,
+                  struct kt_error *err);
+void kt_store_close(struct kt_store *s);
+/* Start the write transaction (KT_STORE_WRITE only). */
+int kt_store_begin_write(struct kt_store *s, struct kt_error *err);
+/* Load the stored user keyrings, keys and blacklisted hashes into rings
+ * (made by kt_keyrings_new). */
+int kt_store_load(struct kt_store *s, struct kt_keyrings *rings, struct kt_error *err);
+/* Write what changed in rings (new keyrings and keys, removed keys, new
+ * hashes; never keys added for a run only).  Inside the write transaction. */
+int kt_store_save(struct kt_store *s, struct kt_keyrings *rings, struct kt_error *err);
+int kt_store_commit(struct kt_store *s, struct kt_error *err);
+void kt_store_rollback(struct kt_store *s);
 
 /* Create the missing directories above path (for the default XDG store
  * only: a typo in an explicit path must not grow a directory tree). */

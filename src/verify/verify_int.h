@@ -40,9 +40,7 @@ int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt
 int kt_ctx_start_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err);
 void kt_ctx_end_kernel(struct kt_ctx *ctx);
 
-/* The keyrings of a context (the ktrust program's keyring commands add to
- * them before kt_ctx_commit). */
-struct kt_keyrings *kt_ctx_keyrings(struct kt_ctx *ctx);
+/* The keyrings of a const context (kt_ctx_keyrings: ktrust/verify.h). */
 const struct kt_keyrings *kt_ctx_keyrings_const(const struct kt_ctx *ctx);
 
 /* What a file given where certificates (or a kernel) are wanted is instead:

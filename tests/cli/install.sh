@@ -3,8 +3,9 @@
 # only, ktrust.pc and the man page land under the prefix; a program built
 # against the installed library with nothing but `pkg-config --cflags --libs
 # ktrust` and <ktrust.h> parses certificates, verifies modules, PKCS#7 and a
-# PE image and uses the store as the CLI does; libktrust.so exports exactly the KT_API functions the
-# installed headers declare; no test hook is installed.
+# PE image and uses the store as the CLI does, all through one verification
+# context (ktrust/verify.h); libktrust.so exports exactly the KT_API functions
+# the installed headers declare; no test hook is installed.
 . "$(dirname "$0")/../lib/common.sh"
 cd "$T"
 P=$T/prefix
@@ -53,7 +54,8 @@ export PKG_CONFIG_PATH=$(dirname "$pc")
 cat > prog.c <<'C'
 /* prog cert FILE: each certificate in FILE (DER, PEM): description|subject|serial
  * prog module KEYS FILE.ko / pe KEYS FILE.efi / pkcs7 KEYS SIG DATA: KEYS
- *   (certificates) into builtin, then the verdict and the key that vouched
+ *   (certificates) into builtin of a context without a store, then the
+ *   verdict (kt_verify_buf) and the key that vouched
  * prog store-add DB KEYS: KEYS into builtin in the store DB, one transaction
  * prog store-list DB: the keys of the store as `ktrust keyring list` lists them */
 #include <ktrust.h>
@@ -93,16 +95,40 @@ static int show(void *ctx, const uint8_t *der, size_t len, size_t off)
     return 0;
 }
 
+/* a context: no store (db NULL), or the store db read-only or for writing */
+static struct kt_ctx *open_ctx(enum kt_ctx_store_mode mode, const char *db)
+{
+    struct kt_ctx_opts o = {.store_mode = mode, .store_path = db,
+                            .store_may_be_missing = mode == KT_CTX_STORE_WRITE};
+    struct kt_ctx *ctx = NULL;
+    struct kt_error e = {0};
+    if (kt_ctx_open(&o, &ctx, NULL, &e) < 0) {
+        printf("store: %s\n", e.what);
+        exit(2);
+    }
+    return ctx;
+}
+
+/* the certificates of a file into the context's builtin keyring */
+static size_t add_keys(struct kt_ctx *ctx, const char *path)
+{
+    size_t len, n = 0;
+    unsigned char *keys = slurp(path, &len);
+    struct kt_keyrings *rings = kt_ctx_keyrings(ctx);
+    struct kt_error e = {0};
+    if (kt_keyrings_add_blob(rings, kt_keyrings_get(rings, "builtin"), keys, len,
+                             "file:keys", KT_ADD_EXPLICIT, &n, &e) < 0) {
+        printf("keys: %s\n", e.what);
+        exit(2);
+    }
+    free(keys);
+    return n;
+}
+
 static int list(const char *db)
 {
-    struct kt_keyrings *rings;
-    struct kt_store *st;
-    struct kt_error e = {0};
-    if (kt_keyrings_new(&rings) < 0 || kt_store_open(db, KT_STORE_READ, &st, &e) < 0 ||
-        kt_store_load(st, rings, &e) < 0) {
-        printf("store: %s\n", e.what);
-        return 2;
-    }
+    struct kt_ctx *ctx = open_ctx(KT_CTX_STORE_READ, db);
+    struct kt_keyrings *rings = kt_ctx_keyrings(ctx);
     for (size_t i = 0; i < kt_keyrings_count(rings); i++) {
         const struct kt_keyring *r = kt_keyrings_at(rings, i);
         for (size_t j = 0; j < kt_keyring_count(r); j++) {
@@ -112,15 +138,14 @@ static int list(const char *db)
                    kt_x509_description(kt_key_cert(k)), kt_key_source(k));
         }
     }
-    kt_store_close(st);
-    kt_keyrings_free(rings);
+    kt_ctx_free(ctx);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     struct kt_error e = {0};
-    size_t len, klen;
+    size_t len, dlen = 0;
     if (argc == 3 && !strcmp(argv[1], "cert")) {
         unsigned char *buf = slurp(argv[2], &len);
         int rc = kt_certs_foreach(buf, len, show, NULL, &e);
@@ -129,54 +154,38 @@ int main(int argc, char **argv)
     }
     if (argc == 3 && !strcmp(argv[1], "store-list"))
         return list(argv[2]);
-    if (argc < 4)
-        return 2;
-    struct kt_keyrings *rings;
-    struct kt_store *st = NULL;
-    if (kt_keyrings_new(&rings) < 0)
-        return 2;
-    if (!strcmp(argv[1], "store-add") && (kt_store_open(argv[2], KT_STORE_WRITE, &st, &e) < 0 ||
-                                          kt_store_begin_write(st, &e) < 0 ||
-                                          kt_store_load(st, rings, &e) < 0)) {
-        printf("store: %s\n", e.what);
-        return 2;
-    }
-    const char *keyfile = st ? argv[3] : argv[2];
-    unsigned char *keys = slurp(keyfile, &klen);
-    size_t n = 0;
-    if (kt_keyrings_add_blob(rings, kt_keyrings_get(rings, "builtin"), keys, klen,
-                             "file:keys", KT_ADD_EXPLICIT, &n, &e) < 0) {
-        printf("keys: %s\n", e.what);
-        return 2;
-    }
-    free(keys);
-    if (st) {
-        int rc = kt_store_save(st, rings, &e);
-        if (rc == 0)
-            rc = kt_store_commit(st, &e);
-        else
-            kt_store_rollback(st);
-        kt_store_close(st);
-        kt_keyrings_free(rings);
+    if (argc == 4 && !strcmp(argv[1], "store-add")) {
+        struct kt_ctx *ctx = open_ctx(KT_CTX_STORE_WRITE, argv[2]);
+        size_t n = add_keys(ctx, argv[3]);
+        int rc = kt_ctx_commit(ctx, &e);
+        kt_ctx_free(ctx);
         printf("%s%zu\n", rc < 0 ? e.what : "added ", n);
         return rc < 0;
     }
-    unsigned char *buf = slurp(argv[3], &len);
-    const struct kt_key *by = NULL;
-    int rc;
+    if (argc < 4)
+        return 2;
+    struct kt_ctx *ctx = open_ctx(KT_CTX_STORE_NONE, NULL);
+    add_keys(ctx, argv[2]);
+    unsigned char *buf = slurp(argv[3], &len), *data = NULL;
+    struct kt_policy pol = {.type = KT_VERIFY_MODULE};
     if (!strcmp(argv[1], "pe")) {
-        rc = kt_verify_pe(buf, len, rings, KT_PURPOSE_UEFI, &by, &e);
+        pol.type = KT_VERIFY_PE;
     } else if (!strcmp(argv[1], "pkcs7") && argc == 5) {
-        unsigned char *data = slurp(argv[4], &klen);
-        rc = kt_verify_pkcs7(buf, len, data, klen, rings, KT_PURPOSE_MODULE, &by, &e);
-        free(data);
-    } else {
-        rc = kt_verify_module(buf, len, rings, &by, &e);
+        data = slurp(argv[4], &dlen);
+        pol = (struct kt_policy){.type = KT_VERIFY_PKCS7, .detached = data,
+                                 .detached_len = dlen, .has_detached = true};
     }
-    printf("%s %s\n", kt_verdict_name(kt_verdict_of(rc)),
-           by ? kt_x509_description(kt_key_cert(by)) : "-");
-    kt_keyrings_free(rings);
+    struct kt_result *res = NULL;
+    int rc = kt_verify_buf(ctx, argv[3], buf, len, &pol, &res, &e);
+    const char *by = NULL;
+    for (size_t i = 0; res && rc == 0 && i < kt_result_signer_count(res) && !by; i++)
+        if (kt_result_signer_rc(res, i) == 0)
+            by = kt_result_signer_trusted_by(res, i);
+    printf("%s %s\n", kt_verdict_name(kt_verdict_of(rc)), by ? by : "-");
+    kt_result_free(res);
+    kt_ctx_free(ctx);
     free(buf);
+    free(data);
     return kt_verdict_of(rc);
 }
 C

@@ -6,12 +6,15 @@
  * must not make anything quadratic. */
 
 #include "esl/esl.h"
-#include "keyring/keyring.h"
 #include "kimage/kimage.h"
 #include "kt_test.h"
 #include "modsig/modsig.h"
 #include "pe/pe_verify.h"
 #include "pkcs7/pkcs7.h"
+#include "policy/keyrings.h"
+#include "policy/load.h"
+#include "policy/restrict.h"
+#include "policy/verify.h"
 #include "scan/detect.h"
 #include "x509/x509.h"
 

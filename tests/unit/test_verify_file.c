@@ -388,6 +388,37 @@ static void test_time(void)
 
 /* Real binaries: Debian's shim (Microsoft-signed) and a module (signed by
  * the kernel's build-time key). */
+/* kt_sbat_level_open: a level that revokes shim's own SBAT generation
+ * turns a trusted shim into a rejected one; shim's original level does not;
+ * a bad SPEC is an error with no handle. */
+static void test_sbat_level(const struct kt_ctx *msctx, const char *shim)
+{
+    struct kt_error e = {0};
+    struct kt_sbat_level *lvl = NULL;
+    struct kt_policy pol = {0};
+    int rc = kt_sbat_level_open("original", &lvl, &e);
+    CHECK(rc == 0, "level original: %d %s", rc, e.what);
+    pol.sbat_level = lvl;
+    CHECK_EQ_INT(verify(msctx, shim, &pol, "pe", NULL), 0, "shim passes the original level");
+    kt_sbat_level_close(lvl);
+    FILE *f = fopen(fx("level.txt"), "w");
+    CHECK(f != NULL, "level file");
+    if (!f)
+        return;
+    fputs("sbat,1,2099010100\nshim,99\n", f);
+    fclose(f);
+    rc = kt_sbat_level_open(fx("level.txt"), &lvl, &e);
+    CHECK(rc == 0, "level file: %d %s", rc, e.what);
+    pol.sbat_level = lvl;
+    CHECK_EQ_INT(verify(msctx, shim, &pol, "pe", NULL), -EKEYREJECTED,
+                 "shim revoked by a level with shim,99");
+    kt_sbat_level_close(lvl);
+    lvl = (struct kt_sbat_level *)&e; /* must be reset on failure */
+    CHECK_EQ_INT(kt_sbat_level_open(fx("no-such-level"), &lvl, &e), -ENOENT, "a missing level file");
+    CHECK(lvl == NULL && e.what[0], "no handle, a reason: %s", e.what);
+    kt_sbat_level_close(NULL);
+}
+
 static void test_corpus(const char *corpus)
 {
     char shim[4200], ms[4200], ko[4200], kernel[4200], bad[600];
@@ -405,6 +436,7 @@ static void test_corpus(const char *corpus)
         CHECK(rc < 0, "tampered shim not trusted: %d", rc);
         CHECK_EQ_INT(verify(msctx, ko, &pol, "module", NULL), -ENOKEY,
                      "a Microsoft CA does not vouch for a Debian module");
+        test_sbat_level(msctx, shim);
         kt_ctx_free(msctx);
     }
     struct kt_ctx *none = ctx_trusting(NULL, NULL);
