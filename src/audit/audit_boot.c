@@ -12,8 +12,7 @@
 
 #include "audit/audit.h"
 #include "util/file.h"
-
-static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+#include "util/le.h"
 
 /* UCS-2 (len bytes) to ASCII-safe UTF-8 into out; stops at NUL.  Returns
  * the bytes consumed including the NUL, or 0 when there is none. */
@@ -21,7 +20,7 @@ static size_t ucs2(const uint8_t *p, size_t len, char *out, size_t cap, bool sla
 {
     size_t o = 0;
     for (size_t i = 0; i + 1 < len; i += 2) {
-        uint16_t c = le16(p + i);
+        uint16_t c = kt_le16(p + i);
         if (c == 0) {
             out[o < cap ? o : cap - 1] = 0;
             return i + 2;
@@ -38,24 +37,31 @@ static size_t ucs2(const uint8_t *p, size_t len, char *out, size_t cap, bool sla
 
 int kt_audit_load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b)
 {
-    if (len < 6)
+    kt_le c, list;
+    uint32_t attributes;
+    uint16_t list_len;
+    kt_le_init(&c, p, len, NULL);
+    if (kt_le_u32(&c, &attributes, "Attributes") < 0 ||
+        kt_le_u16(&c, &list_len, "FilePathListLength") < 0)
         return -EBADMSG;
-    b->active = (p[0] & 1) != 0;
-    size_t fpl = le16(p + 4);
-    size_t d = ucs2(p + 6, len - 6, b->description, sizeof(b->description), false);
-    if (!d || 6 + d + fpl > len)
+    b->active = (attributes & 1) != 0; /* LOAD_OPTION_ACTIVE */
+    size_t d = ucs2(c.p, kt_le_left(&c), b->description, sizeof(b->description), false);
+    if (!d || kt_le_skip(&c, d, "Description") < 0 ||
+        kt_le_sub(&c, list_len, &list, "FilePathList") < 0)
         return -EBADMSG;
-    const uint8_t *dp = p + 6 + d;
-    for (size_t off = 0; off + 4 <= fpl;) {
-        uint8_t type = dp[off], sub = dp[off + 1];
-        size_t nl = le16(dp + off + 2);
-        if (nl < 4 || off + nl > fpl)
+    while (kt_le_left(&list) >= 4) { /* device path nodes: type, subtype, length */
+        uint8_t type, sub;
+        uint16_t node_len;
+        kt_le node;
+        kt_le_u8(&list, &type, "Type");
+        kt_le_u8(&list, &sub, "SubType");
+        kt_le_u16(&list, &node_len, "Length");
+        if (node_len < 4 || kt_le_sub(&list, node_len - 4u, &node, "node") < 0)
             return -EBADMSG;
-        if (type == 0x7f && sub == 0xff)
+        if (type == 0x7f && sub == 0xff) /* end of the device path */
             break;
         if (type == 0x04 && sub == 0x04 && !b->file[0]) /* media, file path */
-            ucs2(dp + off + 4, nl - 4, b->file, sizeof(b->file), true);
-        off += nl;
+            ucs2(node.p, kt_le_left(&node), b->file, sizeof(b->file), true);
     }
     return 0;
 }
@@ -152,7 +158,7 @@ void kt_audit_boot_entries(struct kt_audit *a)
     const char *p = kt_audit_find_var(dir, "BootCurrent", buf, sizeof(buf));
     a->boot_current = -1;
     if (p && kt_file_open(p, &f, &e) == 0 && f.len >= 6)
-        a->boot_current = le16(f.data + 4);
+        a->boot_current = kt_le16(f.data + 4);
     kt_file_close(&f);
     p = kt_audit_find_var(dir, "BootOrder", buf, sizeof(buf));
     if (!p || kt_file_open(p, &f, &e) < 0)
@@ -161,7 +167,7 @@ void kt_audit_boot_entries(struct kt_audit *a)
     for (size_t i = 4; i + 2 <= f.len && a->n_boot < KT_AUDIT_MAX_BOOT; i += 2) {
         struct kt_audit_boot *b = &a->boot[a->n_boot++];
         memset(b, 0, sizeof(*b));
-        b->number = le16(f.data + i);
+        b->number = kt_le16(f.data + i);
         char name[16];
         kt_audit_fmt(name, sizeof(name), "Boot%04X", b->number);
         struct kt_file g = {0};

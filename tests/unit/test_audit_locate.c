@@ -4,6 +4,7 @@
  * (FAT), the loader and MokManager beside shim, the newest boot/vmlinuz-*
  * by version when the release is not there, modules by release, explicit
  * paths, and an empty root (everything missing, nothing fails). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,77 @@ static const char *rel(const char *p)
     return strncmp(p, root, n) ? p : p + n;
 }
 
+/* UCS-2 of an ASCII string, with its NUL, at p; returns the bytes written. */
+static size_t put_ucs2(uint8_t *p, const char *s)
+{
+    size_t n = 0;
+    do {
+        p[n++] = (uint8_t)*s;
+        p[n++] = 0;
+    } while (*s++);
+    return n;
+}
+
+/* EFI_LOAD_OPTION (UEFI 2.10 3.1.3): attributes, FilePathListLength, the
+ * description, then device path nodes: a hard-drive node, a media file-path
+ * node and the end node. */
+static size_t load_option(uint8_t *p, uint32_t attributes)
+{
+    size_t n = 0;
+    p[n++] = (uint8_t)attributes, p[n++] = 0, p[n++] = 0, p[n++] = 0;
+    size_t len_at = n;
+    n += 2;
+    n += put_ucs2(p + n, "debian");
+    size_t list = n;
+    p[n++] = 0x04, p[n++] = 0x01, p[n++] = 42, p[n++] = 0; /* hard drive */
+    memset(p + n, 0xaa, 38);
+    n += 38;
+    size_t node = n;
+    p[n++] = 0x04, p[n++] = 0x04, n += 2;                  /* file path */
+    n += put_ucs2(p + n, "\\EFI\\debian\\shimx64.efi");
+    p[node + 2] = (uint8_t)(n - node), p[node + 3] = (uint8_t)((n - node) >> 8);
+    p[n++] = 0x7f, p[n++] = 0xff, p[n++] = 4, p[n++] = 0;  /* end */
+    p[len_at] = (uint8_t)(n - list), p[len_at + 1] = (uint8_t)((n - list) >> 8);
+    return n;
+}
+
+static void test_load_option(void)
+{
+    uint8_t opt[512];
+    struct kt_audit_boot b;
+    size_t n = load_option(opt, 1);
+    memset(&b, 0, sizeof(b));
+    CHECK_EQ_INT(kt_audit_load_option(opt, n, &b), 0, "a load option parses");
+    CHECK(b.active, "LOAD_OPTION_ACTIVE");
+    CHECK_EQ_STR(b.description, "debian", "description");
+    CHECK_EQ_STR(b.file, "/EFI/debian/shimx64.efi", "the file-path node, '/'-separated");
+    n = load_option(opt, 0);
+    memset(&b, 0, sizeof(b));
+    CHECK(kt_audit_load_option(opt, n, &b) == 0 && !b.active, "an inactive option");
+    /* every truncation is malformed (FilePathListLength then points past the end) */
+    int bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        memset(&b, 0, sizeof(b));
+        bad += kt_audit_load_option(opt, k, &b) == -EBADMSG;
+    }
+    CHECK_EQ_INT(bad, (int)n, "every truncation is -EBADMSG");
+    /* a node shorter than its header, and one longer than the list */
+    uint8_t mut[512];
+    memcpy(mut, opt, n);
+    size_t node0 = 6 + 14; /* after attributes, length and "debian\0" in UCS-2 */
+    mut[node0 + 2] = 3;
+    CHECK_EQ_INT(kt_audit_load_option(mut, n, &b), -EBADMSG, "a node length under 4");
+    memcpy(mut, opt, n);
+    mut[node0 + 2] = 0xff, mut[node0 + 3] = 0x0f;
+    CHECK_EQ_INT(kt_audit_load_option(mut, n, &b), -EBADMSG, "a node past the list");
+    /* no NUL in the description */
+    memset(&b, 0, sizeof(b));
+    CHECK_EQ_INT(kt_audit_load_option(opt, 6 + 12, &b), -EBADMSG, "a description with no NUL");
+}
+
 int main(void)
 {
+    test_load_option();
     snprintf(root, sizeof(root), "%s/kt-audit-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(root))
         return 1;
