@@ -7,82 +7,11 @@
 #include <string.h>
 
 #include "cert_print.h"
-#include "esl/esl.h"
+#include "policy/export.h"
 #include "keyring_cmd.h"
 #include "util/file.h"
 
 /* ---- export ---------------------------------------------------------------- */
-
-struct obuf {
-    uint8_t *p;
-    size_t n, cap;
-};
-
-static int put(struct obuf *b, const void *d, size_t n)
-{
-    if (b->n + n > b->cap) {
-        size_t nc = b->cap ? b->cap : 4096;
-        while (nc < b->n + n)
-            nc *= 2;
-        uint8_t *np = realloc(b->p, nc);
-        if (!np)
-            return -ENOMEM;
-        b->p = np;
-        b->cap = nc;
-    }
-    if (n)
-        memcpy(b->p + b->n, d, n);
-    b->n += n;
-    return 0;
-}
-
-static int put_pem(struct obuf *b, const uint8_t *der, size_t len)
-{
-    size_t n;
-    char *pem = kt_pem_encode_cert(der, len, &n);
-    if (!pem)
-        return -ENOMEM;
-    int rc = put(b, pem, n);
-    free(pem);
-    return rc;
-}
-
-static int export_esl_hashes(struct kt_keyrings *k, struct obuf *b)
-{
-    static const struct {
-        const char *kind;
-        enum kt_hash h;
-        enum kt_esl_type t;
-    } kinds[] = {{"bin", KT_HASH_SHA256, KT_ESL_SHA256},
-                 {"tbs", KT_HASH_SHA256, KT_ESL_X509_SHA256},
-                 {"tbs", KT_HASH_SHA384, KT_ESL_X509_SHA384},
-                 {"tbs", KT_HASH_SHA512, KT_ESL_X509_SHA512}};
-    size_t nh = kt_blacklist_hash_count(k);
-    if (!nh)
-        return 0;
-    const uint8_t **d = calloc(nh, sizeof(*d));
-    if (!d)
-        return -ENOMEM;
-    int rc = 0;
-    for (size_t t = 0; t < 4 && rc == 0; t++) {
-        size_t n = 0;
-        for (size_t i = 0; i < nh; i++) {
-            const struct kt_blacklist_hash *h = kt_blacklist_hash_at(k, i);
-            if (!strcmp(h->kind, kinds[t].kind) && h->hash == kinds[t].h)
-                d[n++] = h->digest;
-        }
-        if (!n)
-            continue;
-        uint8_t *esl = NULL;
-        size_t len = 0;
-        rc = kt_esl_build_hashes(kinds[t].t, d, n, NULL, &esl, &len);
-        if (rc == 0)
-            rc = put(b, esl, len);
-        free(esl);
-    }
-    free(d);
-    return rc;
-}
 
 /* --json to stdout: one object per key (the listing fields and its PEM),
  * then the blacklist's hashes. */
@@ -133,7 +62,7 @@ static void export_summary_json(const struct kr_opts *o, const char *fmt, size_t
     jw_str(&w, "keyring", o->keyring);
     jw_str(&w, "format", fmt);
     jw_int(&w, "keys", (long long)keys);
-    jw_int(&w, "hashes", (long long)(strcmp(fmt, "esl") ? 0 : hashes));
+    jw_int(&w, "hashes", (long long)hashes);
     jw_int(&w, "bytes", rc ? 0 : (long long)bytes);
     jw_str(&w, "error", kt_errno_name(rc));
     jw_str(&w, "reason", rc ? e->what : NULL);
@@ -148,7 +77,8 @@ int kr_do_export(const struct kr_opts *o, int nargs)
     if (nargs)
         return cli_usage_error("keyring", "export takes no FILE (use -o FILE)");
     const char *fmt = o->format ? o->format : "pem";
-    if (strcmp(fmt, "pem") && strcmp(fmt, "der") && strcmp(fmt, "esl"))
+    enum kt_export_format f;
+    if (kt_export_format_parse(fmt, &f) < 0)
         return cli_usage_error("keyring", "--format '%s': want pem, der or esl", fmt);
     const char *path;
     struct kt_ctx *ctx;
@@ -160,54 +90,29 @@ int kr_do_export(const struct kr_opts *o, int nargs)
     e.offset = KT_NO_OFFSET;
     int ret = 0;
     struct kt_keyring *r = kr_need_ring(k, o->keyring, &ret);
-    struct obuf b = {0};
+    uint8_t *buf = NULL;
+    size_t len = 0, hashes = 0;
     if (!r)
         goto out;
-    size_t n = kt_keyring_count(r);
-    if (!strcmp(fmt, "esl")) {
-        kt_span *spans = calloc(n ? n : 1, sizeof(*spans));
-        if (!spans) {
-            ret = EXIT_INTERNAL;
-            goto out;
-        }
-        for (size_t i = 0; i < n; i++)
-            spans[i] = (kt_span){kt_keyring_key(r, i)->der, kt_keyring_key(r, i)->der_len};
-        uint8_t *esl = NULL;
-        size_t len = 0;
-        rc = kt_esl_build_x509(spans, n, NULL, &esl, &len);
-        free(spans);
-        if (rc == 0)
-            rc = put(&b, esl, len);
-        free(esl);
-        if (rc == 0 && !strcmp(o->keyring, "blacklist"))
-            rc = export_esl_hashes(k, &b);
-    } else {
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            const struct kt_key *key = kt_keyring_key(r, i);
-            rc = !strcmp(fmt, "der") ? put(&b, key->der, key->der_len)
-                                     : put_pem(&b, key->der, key->der_len);
-        }
-    }
-    if (rc < 0) {
+    if ((rc = kt_keyring_export(k, r, f, &buf, &len, &hashes)) < 0) {
         kt_fail(&e, rc, KT_NO_OFFSET, "cannot build the %s export", fmt);
         ret = kr_fail(NULL, rc, &e);
         goto out;
     }
     bool to_file = o->out && strcmp(o->out, "-") != 0;
     if (to_file) {
-        if ((rc = kt_file_write_atomic(o->out, b.p ? (void *)b.p : (void *)"", b.n, &e)) < 0)
+        if ((rc = kt_file_write_atomic(o->out, buf ? (void *)buf : (void *)"", len, &e)) < 0)
             ret = kr_fail(o->out, rc, &e);
         if (o->co.json)
-            export_summary_json(o, fmt, n, !strcmp(o->keyring, "blacklist") ? kt_blacklist_hash_count(k) : 0,
-                                b.n, rc, &e);
+            export_summary_json(o, fmt, kt_keyring_count(r), hashes, len, rc, &e);
     } else if (o->co.json) {
         ret = export_json(r, k);
-    } else if (b.n && fwrite(b.p, 1, b.n, stdout) != b.n) {
+    } else if (len && fwrite(buf, 1, len, stdout) != len) {
         cli_errorf(NULL, "write error on standard output");
         ret = EXIT_INTERNAL;
     }
 out:
-    free(b.p);
+    free(buf);
     kt_ctx_free(ctx);
     return ret;
 }

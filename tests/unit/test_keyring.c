@@ -17,6 +17,7 @@
 #include "policy/keyrings.h"
 #include "policy/load.h"
 #include "kt_test.h"
+#include "policy/export.h"
 #include "x509/x509.h"
 
 static char dir[256];
@@ -385,6 +386,74 @@ static int count_cb(void *ctx, const uint8_t *der, size_t len, size_t off)
     return 0;
 }
 
+struct esl_seen {
+    int x509, sha256, x509_sha256;
+    const uint8_t *first; /* the first X509 entry's DER */
+    size_t first_len;
+};
+
+static int esl_cb(void *ctx, const struct kt_esl_entry *en)
+{
+    struct esl_seen *s = ctx;
+    if (en->type == KT_ESL_X509 && !s->x509++) {
+        s->first = en->data.p;
+        s->first_len = en->data.len;
+    }
+    s->sha256 += en->type == KT_ESL_SHA256;
+    s->x509_sha256 += en->type == KT_ESL_X509_SHA256;
+    return 0;
+}
+
+/* keyring export: PEM and DER give the keys back in order, ESL parses as
+ * EFI signature lists; the blacklist's ESL carries its hashes too. */
+static void test_export(void)
+{
+    struct kt_keyrings *k = fresh();
+    struct kt_error e;
+    CHECK(add(k, "secondary", INTER, KT_ADD_EXPLICIT, NULL, &e) == 0, "inter");
+    CHECK(add(k, "secondary", LEAF, KT_ADD_EXPLICIT, NULL, &e) == 0, "leaf");
+    struct kt_keyring *sec = kt_keyrings_get(k, "secondary");
+    enum kt_export_format f;
+    CHECK(kt_export_format_parse("esl", &f) == 0 && f == KT_EXPORT_ESL, "format esl");
+    CHECK(kt_export_format_parse("p7b", &f) == -EINVAL, "format p7b refused");
+    uint8_t *buf;
+    size_t len, hashes = 9;
+    CHECK(kt_keyring_export(k, sec, KT_EXPORT_DER, &buf, &len, &hashes) == 0, "der");
+    CHECK(len == certs[INTER].n + certs[LEAF].n && hashes == 0 &&
+              !memcmp(buf, certs[INTER].p, certs[INTER].n) &&
+              !memcmp(buf + certs[INTER].n, certs[LEAF].p, certs[LEAF].n),
+          "der: the two certificates, in order");
+    free(buf);
+    CHECK(kt_keyring_export(k, sec, KT_EXPORT_PEM, &buf, &len, NULL) == 0, "pem");
+    int n = 0;
+    CHECK(kt_certs_foreach(buf, len, count_cb, &n, &e) == 0 && n == 2, "pem: two certificates");
+    free(buf);
+    CHECK(kt_keyring_export(k, sec, KT_EXPORT_ESL, &buf, &len, &hashes) == 0, "esl");
+    struct esl_seen seen = {0};
+    CHECK(kt_esl_foreach(buf, len, esl_cb, &seen, &e) == 0, "esl parses: %s", e.what);
+    CHECK(seen.x509 == 2 && seen.sha256 == 0 && hashes == 0, "esl: two X509 entries");
+    CHECK(seen.first_len == certs[INTER].n && !memcmp(seen.first, certs[INTER].p, seen.first_len),
+          "esl: the first entry is the first key");
+    free(buf);
+    uint8_t bin[32];
+    memset(bin, 0x5a, sizeof(bin));
+    CHECK(kt_blacklist_add_hash(k, "bin", KT_HASH_SHA256, bin, "test") == 0, "bin hash");
+    CHECK(kt_blacklist_add_hash(k, "tbs", KT_HASH_SHA256, bin, "test") == 0, "tbs hash");
+    struct kt_keyring *bl = kt_keyrings_get(k, "blacklist");
+    CHECK(kt_keyring_export(k, bl, KT_EXPORT_ESL, &buf, &len, &hashes) == 0, "blacklist esl");
+    memset(&seen, 0, sizeof(seen));
+    CHECK(kt_esl_foreach(buf, len, esl_cb, &seen, &e) == 0, "blacklist esl parses");
+    CHECK(seen.sha256 == 1 && seen.x509_sha256 == 1 && hashes == 2, "blacklist esl: both hashes");
+    free(buf);
+    CHECK(kt_keyring_export(k, sec, KT_EXPORT_ESL, &buf, &len, &hashes) == 0 && hashes == 0,
+          "another keyring's ESL has no hashes");
+    free(buf);
+    CHECK(kt_keyring_export(k, bl, KT_EXPORT_PEM, &buf, &len, &hashes) == 0 && len == 0 &&
+              !buf && hashes == 0,
+          "an empty PEM export");
+    kt_keyrings_free(k);
+}
+
 static void test_blobs(void)
 {
     struct kt_keyrings *k;
@@ -499,6 +568,7 @@ int main(void)
     test_lookups();
     test_blacklist();
     test_blobs();
+    test_export();
     for (int i = 0; i < N_CERT; i++)
         free(certs[i].p);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
