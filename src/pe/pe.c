@@ -93,10 +93,12 @@ static int long_name(const struct kt_pe *pe, const uint8_t *coff, struct kt_pe_s
         ;
     if (i == max || p[i] != 0)
         return 0; /* unterminated or too long: keep "/n" */
-    int c1 = kt_pe_digest_covers(pe, (size_t)strtab, 4);
-    int c2 = kt_pe_digest_covers(pe, (size_t)(strtab + idx), i + 1);
-    if (c1 < 0 || c2 < 0)
-        return -ENOMEM;
+    int c1 = kt_pe_digest_covers(pe, (size_t)strtab, 4, err);
+    if (c1 < 0)
+        return c1;
+    int c2 = kt_pe_digest_covers(pe, (size_t)(strtab + idx), i + 1, err);
+    if (c2 < 0)
+        return c2;
     if (!c1 || !c2)
         return kt_fail(err, -ELIBBAD, s->header_off,
                        "section %s: its long name is read from the COFF string table at %llu, "
@@ -258,7 +260,7 @@ int kt_pe_parse(const uint8_t *buf, size_t len, struct kt_pe **out, struct kt_er
     /* which bytes are signed depends on all of the above: the section table
      * (names, offsets) must be among them (it may not be when the headers
      * are clipped at a first section that ends before SizeOfHeaders) */
-    rc = kt_pe_digest_covers(pe, sec_off, (size_t)nsec * SECTION_HDR_SIZE);
+    rc = kt_pe_digest_covers(pe, sec_off, (size_t)nsec * SECTION_HDR_SIZE, err);
     if (rc < 0)
         goto fail;
     if (rc == 0) {

@@ -95,18 +95,23 @@ int kt_pe_cert_table(const struct kt_pe *pe, struct kt_pe_cert *certs, size_t ca
 /* The Authenticode image digest with several hashes in one pass: headers
  * without the CheckSum and certificate-directory entry (header range clipped
  * at the lowest PointerToRawData of sections with data: the UPX rule), the
- * sections in file-offset order (empty ones skipped), then the bytes from the
- * end of the last section's data up to the certificate table (or the end of
- * the file when there is none).  Gaps between sections are not hashed.
- * out[i] receives hashes[i]'s digest.  Errors: -ENOPKG, -ENOMEM. */
+ * sections in file-offset order (empty ones skipped), then, as the kernel,
+ * shim and EDK2 do, the bytes from offset SumOfBytesHashed (the header
+ * range's and the sections' sizes added up) up to the certificate table (or
+ * the end of the file when there is none).  Gaps between sections are not
+ * hashed; with gaps, the end of the last section is hashed twice.
+ * out[i] receives hashes[i]'s digest.  Errors: -ENOPKG, -ENOMEM, -EBADMSG
+ * (a certificate table larger than what follows SumOfBytesHashed:
+ * overlapping sections, refused as EDK2 refuses it). */
 int kt_pe_image_digest(const struct kt_pe *pe, const enum kt_hash *hashes, size_t n,
                        uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err);
 
 /* Does the Authenticode image digest (kt_pe_image_digest's ranges) cover
- * every byte of [off, off+len)?  1 yes, 0 no, -ENOMEM.  The certificate
- * table, the CheckSum and certificate-directory fields, and gaps between
- * sections are not covered: their bytes can change after signing. */
-int kt_pe_digest_covers(const struct kt_pe *pe, size_t off, size_t len);
+ * every byte of [off, off+len)?  1 yes, 0 no, or kt_pe_image_digest's
+ * errors.  The certificate table, the CheckSum and certificate-directory
+ * fields, and gaps between sections (but the part of them the trailing range
+ * may hash) are not covered: their bytes can change after signing. */
+int kt_pe_digest_covers(const struct kt_pe *pe, size_t off, size_t len, struct kt_error *err);
 
 /* The PE checksum (as in the CheckSum field) computed over the image. */
 uint32_t kt_pe_compute_checksum(const uint8_t *buf, size_t len, size_t checksum_off);

@@ -1,7 +1,9 @@
 /* The Authenticode image digest (the kernel's pefile_digest_pe, with the
- * UPX header clip and the trailing-data rule from REFERENCE.md). */
+ * UPX header clip from REFERENCE.md and the kernel's trailing-data rule:
+ * from SumOfBytesHashed). */
 #include "pe/pe.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,11 +29,11 @@ static int cmp_sections(const void *a, const void *b)
  * increasing file order, the ranges disjoint): fn(ctx, offset, length). */
 typedef void (*range_fn)(void *ctx, const uint8_t *p, size_t off, size_t len);
 
-static int digest_ranges(const struct kt_pe *pe, range_fn fn, void *ctx)
+static int digest_ranges(const struct kt_pe *pe, range_fn fn, void *ctx, struct kt_error *err)
 {
     const struct kt_pe_section **v = malloc((pe->n_sections ? pe->n_sections : 1) * sizeof(*v));
     if (!v)
-        return -ENOMEM;
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < pe->n_sections; i++)
         if (pe->sections[i].raw_size)
@@ -55,17 +57,30 @@ static int digest_ranges(const struct kt_pe *pe, range_fn fn, void *ctx)
     }
     if (pos < hdr_end)
         fn(ctx, b + pos, pos, hdr_end - pos);
-    size_t end = hdr_end;
+    /* SumOfBytesHashed: the header range and the sections' sizes, counted
+     * as bytes, not as a file position */
+    size_t hashed = hdr_end;
     for (size_t i = 0; i < k; i++) {
         fn(ctx, b + v[i]->raw_off, v[i]->raw_off, v[i]->raw_size);
-        size_t e = (size_t)v[i]->raw_off + v[i]->raw_size;
-        if (e > end)
-            end = e;
+        hashed += v[i]->raw_size;
     }
-    size_t stop = pe->cert_len ? pe->cert_off : pe->len;
-    if (stop > end)
-        fn(ctx, b + end, end, stop - end);
     free(v);
+    /* the rest of the file, minus the certificate table, from offset
+     * SumOfBytesHashed (pefile_digest_pe_contents, shim's and EDK2's
+     * HashPeImage): with gaps between sections that offset lies inside the
+     * last section's data, whose end is then hashed twice, and the gaps are
+     * never hashed.  A certificate table larger than what follows that
+     * offset is refused, as EDK2 refuses it (the kernel would read past the
+     * end of the file). */
+    if (pe->len > hashed) {
+        if (pe->len - hashed < pe->cert_len)
+            return kt_fail(err, -EBADMSG, pe->cert_off,
+                           "certificate table: %" PRIu32 " bytes, but only %zu follow the %zu "
+                           "bytes the image digest hashes (overlapping sections)",
+                           pe->cert_len, pe->len - hashed, hashed);
+        if (pe->len - hashed > pe->cert_len)
+            fn(ctx, b + hashed, hashed, pe->len - pe->cert_len - hashed);
+    }
     return 0;
 }
 
@@ -82,7 +97,7 @@ int kt_pe_image_digest(const struct kt_pe *pe, const enum kt_hash *hashes, size_
     int rc = kt_digester_new(&dg, hashes, n);
     if (rc < 0)
         return kt_fail(err, rc, KT_NO_OFFSET, "image digest: cannot compute the requested hashes");
-    rc = digest_ranges(pe, update, dg);
+    rc = digest_ranges(pe, update, dg, err);
     if (rc == 0)
         rc = kt_digester_final(dg, out);
     kt_digester_free(dg);
@@ -101,14 +116,14 @@ static void advance(void *ctx, const uint8_t *p, size_t off, size_t len)
         c->pos = off + len;
 }
 
-int kt_pe_digest_covers(const struct kt_pe *pe, size_t off, size_t len)
+int kt_pe_digest_covers(const struct kt_pe *pe, size_t off, size_t len, struct kt_error *err)
 {
     struct cover c = {off, off + len};
     if (len == 0)
         return 1;
     if (off > pe->len || len > pe->len - off)
         return 0;
-    int rc = digest_ranges(pe, advance, &c);
+    int rc = digest_ranges(pe, advance, &c, err);
     if (rc < 0)
         return rc;
     return c.pos >= c.end;

@@ -261,17 +261,18 @@ int main(void)
         CHECK(kt_pe_parse(sg.b, sg.len, &pe, &e) == 0, "parse signed (covers)");
         if (pe) {
             size_t co = get32(sg.b + 0x3c) + 24 + 64;
-            CHECK_EQ_INT(kt_pe_digest_covers(pe, 0, co), 1, "headers up to CheckSum");
-            CHECK_EQ_INT(kt_pe_digest_covers(pe, co + 2, 1), 0, "CheckSum not covered");
-            CHECK_EQ_INT(kt_pe_digest_covers(pe, certdir(sg.b), 8), 0,
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, 0, co, NULL), 1, "headers up to CheckSum");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, co + 2, 1, NULL), 0, "CheckSum not covered");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, certdir(sg.b), 8, NULL), 0,
                          "cert directory not covered");
             CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->sections[0].raw_off,
-                                             pe->sections[0].raw_size + pe->sections[1].raw_size),
+                                             pe->sections[0].raw_size + pe->sections[1].raw_size,
+                                             NULL),
                          1, "two adjacent sections");
-            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off - 2, 2), 1, "up to the table");
-            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off - 2, 3), 0, "into the table");
-            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off, 1), 0, "certificate table");
-            CHECK_EQ_INT(kt_pe_digest_covers(pe, sg.len, 1), 0, "past the end");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off - 2, 2, NULL), 1, "up to the table");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off - 2, 3, NULL), 0, "into the table");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, pe->cert_off, 1, NULL), 0, "certificate table");
+            CHECK_EQ_INT(kt_pe_digest_covers(pe, sg.len, 1, NULL), 0, "past the end");
             kt_pe_free(pe);
         }
         free(sg.b);
