@@ -211,9 +211,7 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
     struct kt_error e = {0};
     struct kt_authvar v;
     struct kt_authvar_result res = {0};
-    struct kt_signer sigs[KT_PKCS7_MAX_CHAIN];
-    struct kt_key keys[KT_PKCS7_MAX_CHAIN];
-    size_t n_sigs = 0;
+    struct kt_signer_tree sigs = {0};
     if (!var || !kt_authvar_vendor(var)) {
         cli_errorf(path, "which variable? give --var PK|KEK|db|dbx|dbt|dbr%s%s",
                    var ? " (not " : "", var ? var : "");
@@ -233,31 +231,14 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
         if (v.content_info_wrapped)
             cli_errorf(path, "warning: the PKCS#7 is wrapped in a ContentInfo: older "
                              "firmware refuses such an update");
-        for (size_t i = 0; res.msg && i < res.msg->n_signers && n_sigs < KT_PKCS7_MAX_CHAIN; i++) {
-            const struct kt_pkcs7_signer *si = &res.msg->signers[i];
-            kt_signer_from_pkcs7(&sigs[n_sigs], si, NULL);
-            if (si->verify_rc == 0 && res.attributes) {
-                if (res.authority[i]) {
-                    memset(&keys[n_sigs], 0, sizeof(keys[n_sigs]));
-                    keys[n_sigs].cert = (struct kt_x509 *)res.authority[i];
-                    sigs[n_sigs].trusted_by = &keys[n_sigs];
-                    sigs[n_sigs].verdict = 0;
-                } else {
-                    sigs[n_sigs].verdict = -ENOKEY;
-                    sigs[n_sigs].reason = "no PK/KEK certificate vouches for this signer";
-                }
-            } else if (si->verify_rc == 0) {
-                sigs[n_sigs].verdict = rc; /* neither attribute set verified */
-                sigs[n_sigs].reason = e.what;
-            } else {
-                sigs[n_sigs].verdict = si->verify_rc;
-            }
-            n_sigs++;
+        if (kt_signer_tree_from_authvar(&sigs, &res, rc, &e) < 0) {
+            kt_fail(&e, -ENOMEM, KT_NO_OFFSET, "out of memory");
+            rc = -ENOMEM;
         }
     }
     struct var_ctx vc = {.var = var, .v = parsed ? &v : NULL, .res = &res, .list = list};
     struct vp_result vr = {.file = path, .type = "variable", .rc = rc, .error = &e,
-                           .sigs = sigs, .n_sigs = n_sigs, .extra_json = var_json,
+                           .sigs = sigs.sigs, .n_sigs = sigs.n, .extra_json = var_json,
                            .extra_text = var_text, .extra_ctx = &vc};
     vp_print(&vr, co->json, co->quiet, true);
     enum kt_verdict vd = kt_verdict_of(rc);
@@ -271,6 +252,7 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
         if (wc > code)
             code = wc;
     }
+    kt_signer_tree_free(&sigs);
     kt_authvar_result_free(&res);
     kt_file_close(&f);
     return code;

@@ -99,7 +99,8 @@ struct kt_authvar_result {
     bool append;                 /* covered attributes include APPEND_WRITE */
     struct kt_pkcs7 *msg;        /* owned: the parsed message */
     uint8_t *wrapped;            /* owned: a ContentInfo built around raw SignedData */
-    const struct kt_x509 *authority[KT_PKCS7_MAX_CHAIN]; /* per signer: the cert that vouched */
+    const struct kt_x509 **authority; /* owned, one per signer of msg: the PK/KEK
+                                       * certificate that vouched, or NULL */
     struct kt_authvar_counts counts;
 };
 

@@ -234,7 +234,11 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     bool pk_rule = !strcmp(name, "PK") || !strcmp(name, "KEK");
     bool any = (pk && pk->n) || (!pk_rule && kek && kek->n);
     struct kt_error ae = {0};
-    for (size_t i = 0; i < res->msg->n_signers && i < KT_PKCS7_MAX_CHAIN; i++) {
+    res->authority = calloc(res->msg->n_signers ? res->msg->n_signers : 1,
+                            sizeof(*res->authority));
+    if (!res->authority)
+        return res->verdict = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    for (size_t i = 0; i < res->msg->n_signers; i++) {
         const struct kt_pkcs7_signer *si = &res->msg->signers[i];
         const char *who = si->signer_cert && si->signer_cert->description
                               ? si->signer_cert->description : "the signer";
@@ -263,8 +267,10 @@ void kt_authvar_result_free(struct kt_authvar_result *res)
         return;
     kt_pkcs7_free(res->msg);
     free(res->wrapped);
+    free(res->authority);
     res->msg = NULL;
     res->wrapped = NULL;
+    res->authority = NULL;
 }
 
 /* ---- authority certificates ------------------------------------------- */

@@ -96,6 +96,40 @@ int kt_signer_tree_from_pkcs7(struct kt_signer_tree *t, const struct kt_pkcs7 *m
     return 0;
 }
 
+int kt_signer_tree_from_authvar(struct kt_signer_tree *t, const struct kt_authvar_result *res,
+                                int rc, const struct kt_error *err)
+{
+    const struct kt_pkcs7 *msg = res->msg;
+    size_t n = msg ? msg->n_signers : 0;
+    if (tree_alloc(t, n, false) < 0)
+        return -ENOMEM;
+    t->keys = calloc(n ? n : 1, sizeof(*t->keys));
+    if (!t->keys) {
+        kt_signer_tree_free(t);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct kt_pkcs7_signer *si = &msg->signers[i];
+        struct kt_signer *s = &t->sigs[i];
+        kt_signer_from_pkcs7(s, si, NULL);
+        if (si->verify_rc != 0) {
+            s->verdict = si->verify_rc;
+        } else if (!res->attributes) {
+            s->verdict = rc; /* neither attribute set verified */
+            s->reason = err->what;
+        } else if (res->authority && res->authority[i]) {
+            t->keys[i].cert = (struct kt_x509 *)res->authority[i];
+            s->trusted_by = &t->keys[i];
+            s->verdict = 0;
+            s->reason = NULL;
+        } else {
+            s->verdict = -ENOKEY;
+            s->reason = "no PK/KEK certificate vouches for this signer";
+        }
+    }
+    return 0;
+}
+
 void kt_signer_tree_free(struct kt_signer_tree *t)
 {
     for (size_t i = 0; t->kids && i < t->n; i++)
@@ -103,5 +137,6 @@ void kt_signer_tree_free(struct kt_signer_tree *t)
     free(t->sigs);
     free(t->ts);
     free(t->kids);
+    free(t->keys);
     memset(t, 0, sizeof(*t));
 }

@@ -3,6 +3,7 @@
 #ifndef KT_VERIFY_VERIFY_INT_H
 #define KT_VERIFY_VERIFY_INT_H
 
+#include "authvar/authvar.h"
 #include "ktrust/verify.h"
 #include "modsig/modsig.h"
 #include "pe/pe_verify.h"
@@ -95,6 +96,8 @@ struct kt_signer_tree {
     struct kt_signer *sigs;
     struct kt_signer_ts *ts;
     struct kt_signer_tree *kids;
+    struct kt_key *keys; /* signed variables: the PK/KEK certificates that
+                          * vouched, as keys (trusted_by points here) */
     size_t n;
 };
 int kt_signer_tree_from_pe(struct kt_signer_tree *t, const struct kt_pe_signature *s, size_t n);
@@ -102,6 +105,11 @@ int kt_signer_tree_from_pe(struct kt_signer_tree *t, const struct kt_pe_signatur
  * (the purpose's content rules) is shown on signers that verified. */
 int kt_signer_tree_from_pkcs7(struct kt_signer_tree *t, const struct kt_pkcs7 *msg, int rc,
                               const struct kt_error *err, bool msg_level_on_signers);
+/* A signed EFI variable update's signers (kt_authvar_verify, whose verdict
+ * is rc with reason err): each signer's own verdict, and the PK or KEK
+ * certificate that vouched for it as trusted_by. */
+int kt_signer_tree_from_authvar(struct kt_signer_tree *t, const struct kt_authvar_result *res,
+                                int rc, const struct kt_error *err);
 void kt_signer_tree_free(struct kt_signer_tree *t);
 
 struct kt_result {

@@ -26,6 +26,13 @@ expect_exit 2 "signed by the PK, only a KEK given" -- VV --var db --kek kekca.de
 expect_exit 2 "another certificate as KEK" -- VV --var db --kek other.der db-append.auth
 expect_exit 2 "a look-alike KEK CA (same name, other key)" -- VV --var db --kek rogue.der db-append.auth
 expect_exit 2 "a look-alike chain against the real KEK CA" -- VV --var db --kek kekca.der db-rogue.auth
+# every signer needs an authority, past 16 signers too (EDK2's Pkcs7Verify
+# checks each one; ktrust checked only the first 16 and called this trusted)
+expect_exit 0 "17 signers, each the KEK CA" -- VV --var db --kek kekca.der db-17-signers.auth
+expect_exit 2 "17 signers, the 17th vouched for by nothing" -- VV --var db --kek kekca.der db-17th-unknown.auth
+expect_match "$(VV --var db --kek kekca.der db-17th-unknown.auth)" \
+    "signature 16: sha256, untrusted \(no PK/KEK certificate vouches for this signer\)" \
+    "... and the 17th signer is the one shown untrusted"
 # the signer expired a month before the update's time: firmware ignores dates
 expect_match "$(openssl x509 -inform DER -in signer.der -noout -enddate)" "2025" "signer expired"
 # an ESL and an efivarfs-style dump as --kek
