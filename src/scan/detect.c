@@ -37,10 +37,19 @@ static bool is_compressed(const uint8_t *b, size_t len)
            (len >= 2 && b[0] == 0x1f && b[1] == 0x8b);
 }
 
-/* A DER SEQUENCE covering the whole input (allowing trailing whitespace). */
+/* A SEQUENCE covering the whole input (allowing trailing whitespace): DER,
+ * or with an indefinite outer length, as the kernel's BER decoder takes a
+ * certificate (then the length includes the end-of-contents octets). */
 static bool whole_der(const uint8_t *b, size_t len)
 {
     size_t n = kt_x509_element_len(b, len);
+    if (n == 0 && len >= 2 && b[1] == 0x80) {
+        kt_der d;
+        kt_span whole;
+        kt_der_init(&d, b, len, KT_DER_BER, NULL);
+        if (kt_der_get_element(&d, KT_TAG_SEQUENCE, &whole, NULL) == 0)
+            n = whole.len;
+    }
     if (n == 0 || n > len)
         return false;
     for (size_t i = n; i < len; i++)

@@ -81,6 +81,15 @@ expect_match "$msg" "tbsCertificate: indefinite length not allowed" "an indefini
 expect_exit 0 "PEM of a BER certificate" -- sh -c "openssl base64 -in ca_outer_indef.der |
     sed '1i -----BEGIN CERTIFICATE-----' | sed '\$a -----END CERTIFICATE-----' >ca_indef.pem &&
     '$KTRUST' x509 show ca_indef.pem"
+# scan recognises a BER certificate by its content (it was skipped as unknown)
+mkdir -p scantree && cp ca_outer_indef.der leaf_outer_indef.der leaf_tbs_indef.der scantree/
+out=$("$KTRUST" scan --json --trust ca.pem scantree 2>/dev/null)
+expect_match "$(grep leaf_outer_indef <<<"$out")" '"type":"x509".*"verdict":"trusted"' \
+    "scan: the BER leaf is a certificate, trusted through its CA"
+expect_match "$(grep ca_outer_indef <<<"$out")" '"type":"x509"' "scan: the BER CA is a certificate"
+expect_match "$(grep leaf_tbs_indef <<<"$out")" '"verdict":"malformed"' \
+    "scan: an indefinite tbsCertificate is a malformed certificate, not skipped"
+expect_match "$(tail -1 <<<"$out")" '"skipped":0' "scan: none of them skipped"
 # the restriction path: the CA in builtin vouches for the BER leaf in secondary
 export KTRUST_STORE=$T/store.db
 expect_exit 0 "CA into builtin" -- "$KTRUST" keyring add --keyring builtin ca.der
