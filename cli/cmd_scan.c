@@ -342,10 +342,14 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
+/* The summary's count slots: the verdicts 0..KT_REFUSED, then errors. */
+static const char *slot_name(int i)
+{
+    return kt_verdict_name(i <= KT_REFUSED ? (enum kt_verdict)i : KT_INTERNAL);
+}
+
 static void summary(struct scan_ctx *s, double secs)
 {
-    static const char *const names[N_VERDICTS] = {"trusted", "unsigned", "untrusted", "unsupported",
-                                                  "malformed", "rejected", "refused", "error"};
     double mbs = secs > 0 ? (double)s->bytes / 1e6 / secs : 0;
     if (s->json) {
         struct jw w;
@@ -359,7 +363,7 @@ static void summary(struct scan_ctx *s, double secs)
         jw_bool(&w, "interrupted", interrupted != 0);
         jw_obj(&w, "verdicts");
         for (int i = 0; i < N_VERDICTS; i++)
-            jw_int(&w, names[i], (long long)s->verdicts[i]);
+            jw_int(&w, slot_name(i), (long long)s->verdicts[i]);
         jw_obj_end(&w);
         jw_obj(&w, "types");
         for (int t = KT_FT_PE; t <= KT_FT_KERNEL; t++)
@@ -386,7 +390,7 @@ static void summary(struct scan_ctx *s, double secs)
     printf("verdicts:");
     for (int i = 0; i < N_VERDICTS; i++)
         if (s->verdicts[i])
-            printf(" %s %llu", names[i], (unsigned long long)s->verdicts[i]);
+            printf(" %s %llu", slot_name(i), (unsigned long long)s->verdicts[i]);
     printf("\n%.1f MB in %.2f s: %.0f MB/s\n", (double)s->bytes / 1e6, secs, mbs);
 }
 
