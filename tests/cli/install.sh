@@ -11,6 +11,12 @@ cd "$T"
 P=$T/prefix
 cmake --install "$KT_BUILD" --prefix "$P" >/dev/null || { bad "cmake --install"; finish; }
 expect_exit 0 "installed CLI runs" -- "$P/bin/ktrust" --version
+# the program carries SQLite, the decompressors and keyutils (a faster start);
+# only libcrypto, libm and libc are shared objects it loads
+if grep -q '^KT_STATIC_SMALL_LIBS:BOOL=ON' "$KT_BUILD/CMakeCache.txt"; then
+    needed=$(objdump -p "$P/bin/ktrust" | awk '/NEEDED/ {print $2}' | sort | tr '\n' ' ')
+    expect_eq "$needed" "libc.so.6 libcrypto.so.3 libm.so.6 " "the CLI needs only libc, libcrypto and libm"
+fi
 pc=$(find "$P" -name ktrust.pc | head -1)
 expect_match "$pc" 'ktrust.pc$' "pkg-config file installed"
 expect_exit 0 "man page installed" -- test -f "$P/share/man/man1/ktrust.1"
