@@ -48,6 +48,10 @@ static void detect(const char *corpus)
        "p=bytearray(0x80); p[0:2]=b'MZ'; p[0x3c]=0x40; p[0x40:0x44]=b'PE\\0\\0'\n"
        "open('tiny.pe','wb').write(bytes(p))\n"
        "p[0x3c]=0x7e; open('badlfanew.pe','wb').write(bytes(p))\n"
+       "b=x[4:] if x[1]==0x82 else x[5:]\n"
+       "open('c_ber.der','wb').write(b'\\x30\\x80'+b+b'\\0\\0')\n"
+       "open('c_ber_noeoc.der','wb').write(b'\\x30\\x80'+b)\n"
+       "open('c_ber_junk.der','wb').write(b'\\x30\\x80'+b+b'\\0\\0junk')\n"
        "\"");
     char mods[4200], signed_pe[4200], vmlinuz[4200], cert[4200], efivar[4200];
     snprintf(mods, sizeof(mods), "%s/debian/modules/crc7.ko", corpus);
@@ -56,7 +60,7 @@ static void detect(const char *corpus)
     snprintf(cert, sizeof(cert), "%s/trust/microsoft-uefi-ca-2011.pem", corpus);
     snprintf(efivar, sizeof(efivar),
              "%s/peers/shim-efivars/efivars-0/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f", corpus);
-    static char paths[24][4200];
+    static char paths[32][4200];
     struct {
         const char *path, *name; /* name: what kt_detect is told */
         enum kt_ftype want;
@@ -70,6 +74,9 @@ static void detect(const char *corpus)
         {"c.pem", NULL, KT_FT_X509},
         {"c_nl.der", NULL, KT_FT_X509}, /* trailing newlines allowed */
         {"c_junk.der", NULL, KT_FT_UNKNOWN},
+        {"c_ber.der", NULL, KT_FT_X509}, /* BER: an indefinite outer length */
+        {"c_ber_noeoc.der", NULL, KT_FT_UNKNOWN}, /* ... without its end-of-contents */
+        {"c_ber_junk.der", NULL, KT_FT_UNKNOWN},
         {"s.p7", NULL, KT_FT_PKCS7},
         {"s.pem", NULL, KT_FT_PKCS7},
         {"db.esl", NULL, KT_FT_ESL},
