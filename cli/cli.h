@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "json.h"
+#include "opts.h"
 #include "keys/blacklist.h"
 #include "keys/keyring.h"
 #include "ktrust/error.h"
@@ -46,17 +47,6 @@ struct cli_common {
 #define CLI_SYSTEM_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 /* The one copy --trust-system puts in cli_common.trust[] (compared by address). */
 extern const char cli_system_bundle[];
-
-enum {
-    OPT_STORE = 1000,
-    OPT_TRUST,
-    OPT_KERNEL,
-    OPT_JSON,
-    OPT_HELP,
-    OPT_VOUCH_RING,
-    OPT_TRUST_SYSTEM,
-    OPT_FIRST_PRIVATE = 1100, /* commands number their own long options from here */
-};
 
 #define CLI_COMMON_LONGOPTS                                                                  \
     {"store", required_argument, NULL, OPT_STORE},                                           \
