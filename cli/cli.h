@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "json.h"
+#include "opts.h"
 #include "keys/blacklist.h"
 #include "keys/keyring.h"
 #include "ktrust/error.h"
@@ -47,36 +48,13 @@ struct cli_common {
 /* The one copy --trust-system puts in cli_common.trust[] (compared by address). */
 extern const char cli_system_bundle[];
 
-enum {
-    OPT_STORE = 1000,
-    OPT_TRUST,
-    OPT_KERNEL,
-    OPT_JSON,
-    OPT_HELP,
-    OPT_VOUCH_RING,
-    OPT_TRUST_SYSTEM,
-    OPT_FIRST_PRIVATE = 1100, /* commands number their own long options from here */
-};
-
-#define CLI_COMMON_LONGOPTS                                                                  \
-    {"store", required_argument, NULL, OPT_STORE},                                           \
-        {"trust", required_argument, NULL, OPT_TRUST},                                       \
-        {"cert", required_argument, NULL, OPT_TRUST},                                        \
-        {"trust-system", no_argument, NULL, OPT_TRUST_SYSTEM},                               \
-        {"verbose", no_argument, NULL, 'v'},                                                 \
-        {"kernel", required_argument, NULL, OPT_KERNEL},                                     \
-        {"json", no_argument, NULL, OPT_JSON}, {"quiet", no_argument, NULL, 'q'},            \
-        {"help", no_argument, NULL, 'h'}
-
-/* The common options plus --keyring NAME, for commands that verify. */
-#define CLI_VERIFY_LONGOPTS                                                                  \
-    CLI_COMMON_LONGOPTS, {"keyring", required_argument, NULL, OPT_VOUCH_RING}
-
-/* Handle a common option; returns 1 if it was one, 0 if not, -1 on error. */
+/* Handle an option of cli_opts_common or cli_opts_verify (opts.h); returns 1
+ * if it was one, 0 if not, -1 on error. */
 int cli_common_opt(struct cli_common *co, int c, const char *arg);
 
 /* `ktrust NOUN show FILE... [--json] [-q]` (x509, esl, sbat): parse the
- * options, call show_file for each FILE, return the highest exit code. */
+ * options (cli_opts_show: usage prints them with cli_usage_print), call
+ * show_file for each FILE, return the highest exit code. */
 typedef int (*cli_show_fn)(const char *path, const struct cli_common *co);
 int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f),
                   cli_show_fn show_file);

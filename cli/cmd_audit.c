@@ -9,26 +9,48 @@
 #include "audit_print.h"
 #include "cli.h"
 
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT };
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
+            "audit the system installed under DIR (the same paths under it)"),
+    CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR", "the EFI system partition"),
+    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
+            "the firmware variables (default /sys/firmware/efi/efivars)"),
+    CLI_OPT("kernel", 0, required_argument, OPT_KERNEL, "VMLINUZ", "the kernel image"),
+    CLI_OPT("modules", 0, required_argument, OPT_MODULES, "DIR", "the kernel's modules"),
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+            "a dbx update whose effect the outlook shows (repeatable)"),
+    CLI_OPT("dot", 0, required_argument, OPT_DOT, "OUT.dot",
+            "also write the chain as Graphviz, coloured by verdict"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "every module of each group, not only the first"),
+    CLI_OPTS(cli_opts_output),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
-          "                    [--modules DIR] [--dbx FILE]... [--json] [--dot OUT.dot] [-v]\n"
-          "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
-          "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
-          "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
-          "kernel -> modules as `chain` does, verifies every module, and says what the --dbx\n"
-          "updates and the latest SbatLevel would revoke (as `check-update`).\n"
-          "Defaults (the live system): --efivars /sys/firmware/efi/efivars; the ESP from\n"
-          "/boot/efi, /efi or /boot (the first with an EFI folder): its EFI/*/shimx64.efi\n"
-          "(else EFI/BOOT/BOOTX64.EFI) with grubx64.efi and mmx64.efi beside it; the kernel\n"
-          "/boot/vmlinuz-$(uname -r) (under --root: the newest boot/vmlinuz-* when that is\n"
-          "absent); its modules /lib/modules/RELEASE.  --root DIR: the same paths under DIR.\n"
-          "A part that is missing is reported as missing; the rest is still audited.\n"
-          "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
-          "66 when no part at all was found.  The outlook does not change it.\n"
-          "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
-          "outlook, summary; fields in ktrust(1)).  --dot: the chain coloured by verdict.\n",
-          f);
+    cli_usage_print(
+        f,
+        "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
+        "                    [--modules DIR] [--dbx FILE]... [--json] [--dot OUT.dot] [-v]\n"
+        "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
+        "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
+        "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
+        "kernel -> modules as `chain` does, verifies every module, and says what the --dbx\n"
+        "updates and the latest SbatLevel would revoke (as `check-update`).\n"
+        "Defaults (the live system): --efivars /sys/firmware/efi/efivars; the ESP from\n"
+        "/boot/efi, /efi or /boot (the first with an EFI folder): its EFI/*/shimx64.efi\n"
+        "(else EFI/BOOT/BOOTX64.EFI) with grubx64.efi and mmx64.efi beside it; the kernel\n"
+        "/boot/vmlinuz-$(uname -r) (under --root: the newest boot/vmlinuz-* when that is\n"
+        "absent); its modules /lib/modules/RELEASE.  --root DIR: the same paths under DIR.\n"
+        "A part that is missing is reported as missing; the rest is still audited.\n"
+        "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
+        "outlook, summary; fields in ktrust(1)).\n",
+        opts,
+        "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
+        "66 when no part at all was found.  The outlook does not change it.\n");
 }
 
 static void progress(void *ctx, size_t done, size_t total)
@@ -42,27 +64,14 @@ static void progress(void *ctx, size_t done, size_t total)
 
 int cmd_audit(int argc, char **argv)
 {
-    enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT };
-    static const struct option longopts[] = {
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"esp", required_argument, NULL, OPT_ESP},
-        {"efivars", required_argument, NULL, OPT_EFIVARS},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"modules", required_argument, NULL, OPT_MODULES},
-        {"dbx", required_argument, NULL, OPT_DBX},
-        {"dot", required_argument, NULL, OPT_DOT},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     struct kt_audit_opts o = {0};
     const char *dot = NULL;
     bool json = false, quiet = false, verbose = false;
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
         case OPT_ROOT: o.root = optarg; break;
         case OPT_ESP: o.esp = optarg; break;

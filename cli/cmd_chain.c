@@ -15,30 +15,55 @@
 #define MAX_VARS 32
 #define MODULES_SHOWN 40
 
+enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT, OPT_MOK_TRUSTED, OPT_EFIVARS,
+       OPT_SBAT_LEVEL, OPT_SBAT_POLICY };
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
+            "the UEFI db: certificates (DER/PEM) or an EFI signature list (repeatable; "
+            "required without --efivars)"),
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE", "the dbx, the same way (repeatable)"),
+    CLI_OPT("mok", 0, required_argument, OPT_MOK, "FILE",
+            "MOK keys, the same way (repeatable); they join platform"),
+    CLI_OPT("mok-trusted", 0, no_argument, OPT_MOK_TRUSTED, NULL,
+            "MokListTrustedRT is set: MOK keys join machine and vouch for modules too"),
+    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
+            "db, dbx, MokListRT, MokListXRT, SbatLevelRT, SecureBoot by their efivarfs "
+            "names (/sys/firmware/efi/efivars on a live system)"),
+    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
+            "the SbatLevel variable before boot (as verify-pe --sbat-level takes it)"),
+    CLI_OPT("sbat-policy", 0, required_argument, OPT_SBAT_POLICY, "latest|automatic|reset",
+            "shim's SbatPolicy (default automatic)"),
+    CLI_OPT("dot", 0, required_argument, OPT_DOT, "OUT.dot", "also write the chain as Graphviz"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL, "every module, not only the first 40"),
+    CLI_OPTS(cli_opts_output),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: ktrust chain --db FILE... [--dbx FILE...] [--mok FILE... [--mok-trusted]] [--json]\n"
-            "                    [--dot OUT.dot] [-q] [-v]\n"
-            "                    SHIM LOADER KERNEL [MODULE...]\n\n"
-            "Simulate secure boot offline: db vouches for shim (dbx revokes); shim's vendor\n"
-            "certificate and MOK vouch for the loader and the kernel (shim's vendor dbx\n"
-            "revokes); the kernel's builtin keys vouch for the modules.  Prints a tree of\n"
-            "verdicts with the reason for each link; exit code: the highest over all links.\n"
-            "db, dbx and MOK files: certificates (DER/PEM) or EFI signature lists (efivarfs\n"
-            "files with their attribute prefix are fine).  MOK keys join platform (boot\n"
-            "images only); with --mok-trusted (MokListTrustedRT set) they join machine and\n"
-            "vouch for modules too, as the kernel does.  Files in the wrong order (a shim\n"
-            "given as LOADER, a module as KERNEL ...) get a warning saying so.\n"
-            "--json: one object per link {file, type, role, verdict, error, reason, signer,\n"
-            "trusted_by, parent, keys_added}; verdict null for a file that cannot be read.\n"
-            "SBAT (on with --efivars, --sbat-level or --sbat-policy): shim sets SbatLevel from\n"
-            "--sbat-policy latest|automatic|reset (default automatic) and its .sbatlevel,\n"
-            "never older than the variable (--sbat-level SPEC, or SbatLevelRT in --efivars)\n"
-            "and never revoking itself; shim checks its own .sbat (a revoked shim powers the\n"
-            "machine off) and the loader's (required); the kernel needs none.\n"
-            "--efivars DIR: db, dbx, MokListRT, MokListXRT, SbatLevelRT, SecureBoot by their\n"
-            "efivarfs names (/sys/firmware/efi/efivars on a live system).\n");
+    cli_usage_print(
+        f,
+        "usage: ktrust chain --db FILE... [--dbx FILE...] [--mok FILE... [--mok-trusted]] [--json]\n"
+        "                    [--dot OUT.dot] [-q] [-v]\n"
+        "                    SHIM LOADER KERNEL [MODULE...]\n\n"
+        "Simulate secure boot offline: db vouches for shim (dbx revokes); shim's vendor\n"
+        "certificate and MOK vouch for the loader and the kernel (shim's vendor dbx\n"
+        "revokes); the kernel's builtin keys vouch for the modules.  Prints a tree of\n"
+        "verdicts with the reason for each link; exit code: the highest over all links.\n"
+        "db, dbx and MOK files: certificates (DER/PEM) or EFI signature lists (efivarfs\n"
+        "files with their attribute prefix are fine).  MOK keys join platform (boot\n"
+        "images only); with --mok-trusted (MokListTrustedRT set) they join machine and\n"
+        "vouch for modules too, as the kernel does.  Files in the wrong order (a shim\n"
+        "given as LOADER, a module as KERNEL ...) get a warning saying so.\n"
+        "--json: one object per link {file, type, role, verdict, error, reason, signer,\n"
+        "trusted_by, parent, keys_added}; verdict null for a file that cannot be read.\n"
+        "SBAT (on with --efivars, --sbat-level or --sbat-policy): shim sets SbatLevel from\n"
+        "--sbat-policy latest|automatic|reset (default automatic) and its .sbatlevel,\n"
+        "never older than the variable (--sbat-level SPEC, or SbatLevelRT in --efivars)\n"
+        "and never revoking itself; shim checks its own .sbat (a revoked shim powers the\n"
+        "machine off) and the loader's (required); the kernel needs none.\n",
+        opts, NULL);
 }
 
 struct vars {
@@ -269,26 +294,15 @@ static int write_dot(const char *out, const struct vars *db, const struct kt_cha
 
 int cmd_chain(int argc, char **argv)
 {
-    enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT, OPT_MOK_TRUSTED, OPT_EFIVARS,
-           OPT_SBAT_LEVEL, OPT_SBAT_POLICY };
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, OPT_DB},   {"dbx", required_argument, NULL, OPT_DBX},
-        {"mok", required_argument, NULL, OPT_MOK}, {"dot", required_argument, NULL, OPT_DOT},
-        {"mok-trusted", no_argument, NULL, OPT_MOK_TRUSTED},
-        {"json", no_argument, NULL, OPT_JSON},     {"quiet", no_argument, NULL, 'q'},
-        {"verbose", no_argument, NULL, 'v'},       {"help", no_argument, NULL, 'h'},
-        {"efivars", required_argument, NULL, OPT_EFIVARS},
-        {"sbat-level", required_argument, NULL, OPT_SBAT_LEVEL},
-        {"sbat-policy", required_argument, NULL, OPT_SBAT_POLICY},
-        {NULL, 0, NULL, 0},
-    };
     struct vars db = {0}, dbx = {0}, mok = {0};
     const char *dot = NULL, *efivars = NULL;
     struct chain_sb sb = {.secure = true};
     bool json = false, quiet = false, verbose = false, mok_trusted = false;
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
         case OPT_DB: if (push(&db, optarg)) return EXIT_USAGE; break;
         case OPT_DBX: if (push(&dbx, optarg)) return EXIT_USAGE; break;

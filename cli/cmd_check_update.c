@@ -16,21 +16,34 @@
 
 enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO };
 
+static const struct cli_opt opts[] = {
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+            "a dbx update: a signed update file, an ESL or an efivarfs dump (repeatable; "
+            "they combine)"),
+    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
+            "an SbatLevel, as verify-pe --sbat-level takes it"),
+    CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
+            "db lists, to say whether db vouches for each file (repeatable)"),
+    CLI_OPT("dbx-info", 0, required_argument, OPT_DBX_INFO, "JSON",
+            "Microsoft's dbx_info_msft_latest.json, to name what an entry revokes"),
+    CLI_OPTS(cli_opts_output),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...\n"
-          "                           [--dbx-info JSON] [--json] [-q] PATH...\n"
-          "Would this dbx update (a signed update file, an ESL or an efivarfs dump; several\n"
-          "combine) and/or SbatLevel revoke a boot binary under PATH (an ESP, files or\n"
-          "directories)?  Every PE found (PE32 and PE32+; by its MZ header, or named *.efi)\n"
-          "is checked as firmware and shim check it: its Authenticode hash in every\n"
-          "algorithm dbx holds, every certificate of its signatures against X509 and\n"
-          "X509_SHA256/384/512 entries, its .sbat against the level.  --dbx-info: Microsoft's\n"
-          "dbx_info_msft_latest.json, to name what an entry revokes.  --db: db lists, to say\n"
-          "whether db vouches for each file.\n"
-          "Exit code: 5 when anything would be revoked, 4 when a file could not be parsed\n"
-          "(and nothing is revoked), 0 otherwise.\n",
-          f);
+    cli_usage_print(
+        f,
+        "usage: ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...\n"
+        "                           [--dbx-info JSON] [--json] [-q] PATH...\n"
+        "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
+        "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
+        "named *.efi) is checked as firmware and shim check it: its Authenticode hash in\n"
+        "every algorithm dbx holds, every certificate of its signatures against X509 and\n"
+        "X509_SHA256/384/512 entries, its .sbat against the level.\n",
+        opts,
+        "Exit code: 5 when anything would be revoked, 4 when a file could not be parsed\n"
+        "(and nothing is revoked), 0 otherwise.\n");
 }
 
 struct run {
@@ -200,21 +213,13 @@ static int load(const char *path, int which, struct run *R)
 
 int cmd_check_update(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {"dbx", required_argument, NULL, OPT_DBX},
-        {"db", required_argument, NULL, OPT_DB},
-        {"sbat-level", required_argument, NULL, OPT_SBAT_LEVEL},
-        {"dbx-info", required_argument, NULL, OPT_DBX_INFO},
-        {NULL, 0, NULL, 0},
-    };
     struct run R;
     memset(&R, 0, sizeof(R));
+    struct cli_getopt g;
     int c, rc = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
         case OPT_JSON: R.json = true; break;
         case 'q': R.quiet = true; break;

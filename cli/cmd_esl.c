@@ -15,19 +15,20 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ktrust esl show [--json] [-q] FILE...\n\n"
-               "Show what EFI signature lists hold (db, dbx, KEK, PK, MokList, MokListX,\n"
-               "an efivarfs file with its attribute prefix, or a signed variable update):\n"
-               "one line per entry with its list and index, type, owner GUID and the\n"
-               "certificate's description and subject or the hash.  EFI_CERT_SHA256\n"
-               "entries owned by 9d132b6c-59d5-4388-ab1c-185cfcb2eb92 are dbx SVN records,\n"
-               "shown as 'svn APP-GUID MAJOR.MINOR', not as image hashes.\n\n"
-               "  --json   one object per entry: {file, list, index, type, owner, value}\n"
-               "           where value is a certificate object (x509), hex (hashes, other\n"
-               "           types) or {version, guid, major, minor} (svn); an input that\n"
-               "           cannot be read or parsed: {file, index, error, reason, offset}\n"
-               "  -q       print nothing; only the exit code\n\n"
-               "exit codes: 0 ok, 4 malformed list or certificate, 66 unreadable file\n");
+    cli_usage_print(f,
+                    "usage: ktrust esl show [--json] [-q] FILE...\n\n"
+                    "Show what EFI signature lists hold (db, dbx, KEK, PK, MokList, MokListX,\n"
+                    "an efivarfs file with its attribute prefix, or a signed variable update):\n"
+                    "one line per entry with its list and index, type, owner GUID and the\n"
+                    "certificate's description and subject or the hash.  EFI_CERT_SHA256\n"
+                    "entries owned by 9d132b6c-59d5-4388-ab1c-185cfcb2eb92 are dbx SVN records,\n"
+                    "shown as 'svn APP-GUID MAJOR.MINOR', not as image hashes.\n"
+                    "--json: one object per entry: {file, list, index, type, owner, value}\n"
+                    "where value is a certificate object (x509), hex (hashes, other types) or\n"
+                    "{version, guid, major, minor} (svn); an input that cannot be read or\n"
+                    "parsed: {file, index, error, reason, offset}.\n",
+                    cli_opts_show,
+                    "exit codes: 0 ok, 4 malformed list or certificate, 66 unreadable file\n");
 }
 
 struct show {

@@ -11,23 +11,32 @@
 #include "util/file.h"
 #include "x509/x509.h"
 
+enum { OPT_PEM = OPT_FIRST_PRIVATE };
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("pem", 0, no_argument, OPT_PEM, NULL,
+            "the certificates as PEM (for openssl and other tools)"),
+    CLI_OPTS(cli_opts_show),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ktrust kernel-keys [--json | --pem] [-q] VMLINUZ...\n\n"
-               "Find the kernel's compiled-in certificate list (the keys of\n"
-               ".builtin_trusted_keys) in a kernel image and print each certificate.\n"
-               "Accepts an x86 bzImage (gzip, xz, lzma, zstd or lz4 payload), an EFI\n"
-               "zboot image, a compressed vmlinux stream or an uncompressed vmlinux/ELF.\n"
-               "No System.map is needed: the list is recognised as certificates back to\n"
-               "back followed by their total size (system_certificate_list_size).\n\n"
-               "  --json   one JSON certificate object per key (NDJSON), with the extra\n"
-               "           fields file, index, compression and vmlinux_offset; an image\n"
-               "           or key that cannot be read: {file, index, error, reason, offset}\n"
-               "  --pem    the certificates as PEM (for openssl and other tools)\n"
-               "  -q       print nothing; only the exit code\n\n"
-               "exit codes: 0 keys found, 1 no certificate list found, 3 unsupported\n"
-               "compression, 4 malformed image or certificate (also a decompressed size\n"
-               "over the limit), 66 unreadable file\n");
+    cli_usage_print(f,
+                    "usage: ktrust kernel-keys [--json | --pem] [-q] VMLINUZ...\n\n"
+                    "Find the kernel's compiled-in certificate list (the keys of\n"
+                    ".builtin_trusted_keys) in a kernel image and print each certificate.\n"
+                    "Accepts an x86 bzImage (gzip, xz, lzma, zstd or lz4 payload), an EFI\n"
+                    "zboot image, a compressed vmlinux stream or an uncompressed vmlinux/ELF.\n"
+                    "No System.map is needed: the list is recognised as certificates back to\n"
+                    "back followed by their total size (system_certificate_list_size).\n"
+                    "--json: one certificate object per key, with the extra fields file,\n"
+                    "index, compression and vmlinux_offset; an image or key that cannot be\n"
+                    "read: {file, index, error, reason, offset}.\n",
+                    opts,
+                    "exit codes: 0 keys found, 1 no certificate list found, 3 unsupported\n"
+                    "compression, 4 malformed image or certificate (also a decompressed size\n"
+                    "over the limit), 66 unreadable file\n");
 }
 
 struct kk_ctx {
@@ -118,23 +127,18 @@ static int one_image(const char *path, const struct cli_common *co, bool pem)
 
 int cmd_kernel_keys(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"pem", no_argument, NULL, OPT_FIRST_PRIVATE},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     struct cli_common co = {0};
     bool pem = false;
+    struct cli_getopt g;
     int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((ch = cli_getopt(argc, argv, &g)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return 0;
         }
-        if (ch == OPT_FIRST_PRIVATE) {
+        if (ch == OPT_PEM) {
             pem = true;
             continue;
         }

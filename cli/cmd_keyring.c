@@ -23,9 +23,34 @@ enum {
     OPT_KEK,
 };
 
+static const struct cli_opt opts[] = {
+    CLI_OPT("keyring", 0, required_argument, OPT_KEYRING, "NAME",
+            "the keyring to list, add to, remove from, export or push"),
+    CLI_OPT("kek", 0, required_argument, OPT_KEK, "FILE",
+            "add: a KEK (certificates or an EFI signature list) that may sign a signed EFI "
+            "variable update (repeatable)"),
+    CLI_OPT("pk", 0, required_argument, OPT_PK, "FILE",
+            "add: the same for the PK (repeatable)"),
+    CLI_OPT("all", 0, no_argument, OPT_ALL, NULL,
+            "remove: every key an ID matches, not only a single one"),
+    CLI_OPT("dry-run", 0, no_argument, OPT_DRY_RUN, NULL,
+            "remove: say what would go, remove nothing"),
+    CLI_OPT("format", 0, required_argument, OPT_FORMAT, "pem|der|esl",
+            "export: the file's format (default pem); der is the certificates back to back "
+            "(the kernel's list)"),
+    CLI_OPT("output", 'o', required_argument, 'o', "FILE",
+            "export: write to FILE (default: standard output)"),
+    CLI_OPT("restrict", 0, required_argument, OPT_RESTRICT, "SPEC",
+            "create: none, trusted-only or signed-by:RING[,RING] (default none)"),
+    CLI_OPT("to", 0, required_argument, OPT_TO, "@u|@s|SERIAL",
+            "push: the kernel keyring the keys are added to"),
+    CLI_OPTS(cli_opts_common),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fprintf(f,
+    cli_usage_print(f,
             "usage: ktrust keyring list [--keyring NAME] [--json]\n"
             "       ktrust keyring add --keyring NAME [--kek FILE]... [--pk FILE]... FILE...\n"
             "       ktrust keyring remove --keyring NAME [--all] [--dry-run] ID...\n"
@@ -45,11 +70,10 @@ static void usage(FILE *f)
             "--dry-run shows what would go; what is removed is printed.\n"
             "A signed EFI variable update (dbx into blacklist, db otherwise) is verified\n"
             "first with --kek/--pk (nothing is added if it does not verify); without them\n"
-            "it is added with a note that it was not verified.\n"
-            "Export as der writes the certificates back to back (the kernel's list).\n\n"
-            "options: --store PATH (else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db)\n"
-            "         --trust FILE (add: run-only builtin keys that may sign what is added)\n"
-            "         --json (one object per key, file or id), -q, -v (which store), -o FILE\n\n"
+            "it is added with a note that it was not verified.  --trust on add: run-only\n"
+            "builtin keys that may sign what is added.  --json: one object per key, file\n"
+            "or id.  Every option is accepted by every action; each says which uses it.\n",
+            opts,
             "exit codes: 0 done, 2 no key matches an ID, 4 malformed input, 5 blacklisted,\n"
             "6 refused by the keyring's restriction (nothing is written), 64 usage,\n"
             "66 unreadable input or read-only store, 70 internal error\n");
@@ -363,24 +387,13 @@ int cmd_keyring(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"keyring", required_argument, NULL, OPT_KEYRING},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"output", required_argument, NULL, 'o'},
-        {"to", required_argument, NULL, OPT_TO},
-        {"restrict", required_argument, NULL, OPT_RESTRICT},
-        {"all", no_argument, NULL, OPT_ALL},
-        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-        {"pk", required_argument, NULL, OPT_PK},
-        {"kek", required_argument, NULL, OPT_KEK},
-        {NULL, 0, NULL, 0},
-    };
     struct kr_opts o;
     memset(&o, 0, sizeof(o));
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc - 1, argv + 1, "qhvo:", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc - 1, argv + 1, &g)) != -1) {
         int r = cli_common_opt(&o.co, c, optarg);
         if (r < 0)
             return EXIT_USAGE;

@@ -11,19 +11,34 @@
 #include "util/file.h"
 #include "wrapped/pe_keys.h"
 
+enum { OPT_KEYRING = OPT_FIRST_PRIVATE, OPT_PURPOSE, OPT_SHA1 };
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("keyring", 0, required_argument, OPT_KEYRING, "NAME",
+            "the keyring the wrapped keys are added to (default secondary)"),
+    CLI_OPT("purpose", 0, required_argument, OPT_PURPOSE, "uefi|kexec",
+            "verify the PE as verify-pe does for that purpose (default uefi)"),
+    CLI_OPT("allow-sha1", 0, no_argument, OPT_SHA1, NULL,
+            "accept SHA-1 image digests (refused as unsupported, 3, without it)"),
+    CLI_OPTS(cli_opts_common),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: ktrust load-pe-key FILE... [--keyring NAME] [--trust FILE]... [--store PATH]\n"
-            "                          [--kernel VMLINUZ] [--purpose uefi|kexec] [--allow-sha1] [--json] [-q] [-v]\n\n"
-            "Verify each signed PE binary (the keyrings that may vouch: builtin, secondary,\n"
-            "machine, platform) and, only if it is trusted, add the certificates it wraps\n"
-            "(.keylist section, or shim's .vendor_cert) to the keyring (default secondary),\n"
-            "flagged trusted; shim's vendor dbx goes to the blacklist.  All files are one\n"
-            "store transaction: if any file is not trusted, nothing is stored.\n"
-            "The store is --store, else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db\n"
-            "(also when --trust is given); it is created (its directory must exist) only\n"
-            "when there is something to store.  -v: which store is used.\n");
+    cli_usage_print(
+        f,
+        "usage: ktrust load-pe-key FILE... [--keyring NAME] [--trust FILE]... [--store PATH]\n"
+        "                          [--kernel VMLINUZ] [--purpose uefi|kexec] [--allow-sha1] [--json] [-q] [-v]\n\n"
+        "Verify each signed PE binary (the keyrings that may vouch: builtin, secondary,\n"
+        "machine, platform) and, only if it is trusted, add the certificates it wraps\n"
+        "(.keylist section, or shim's .vendor_cert) to the keyring (default secondary),\n"
+        "flagged trusted; shim's vendor dbx goes to the blacklist.  All files are one\n"
+        "store transaction: if any file is not trusted, nothing is stored.\n"
+        "The store is --store, else $KTRUST_STORE, else $XDG_DATA_HOME/ktrust/keyrings.db\n"
+        "(also when --trust is given); it is created (its directory must exist) only\n"
+        "when there is something to store.\n",
+        opts, NULL);
 }
 
 static void print_one(const struct cli_common *co, const char *file, int rc,
@@ -73,20 +88,14 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
 
 int cmd_load_pe_key(int argc, char **argv)
 {
-    enum { OPT_KEYRING = OPT_FIRST_PRIVATE, OPT_PURPOSE, OPT_SHA1 };
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"keyring", required_argument, NULL, OPT_KEYRING},
-        {"purpose", required_argument, NULL, OPT_PURPOSE},
-        {"allow-sha1", no_argument, NULL, OPT_SHA1},
-        {NULL, 0, NULL, 0},
-    };
     struct cli_common co = {0};
-    struct kt_pe_verify_opts opts = {.purpose = KT_PURPOSE_UEFI};
+    struct kt_pe_verify_opts vo = {.purpose = KT_PURPOSE_UEFI};
     const char *ring_name = "secondary";
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int h = cli_common_opt(&co, c, optarg);
         if (h < 0)
             return EXIT_USAGE;
@@ -95,9 +104,9 @@ int cmd_load_pe_key(int argc, char **argv)
         switch (c) {
         case 'h': usage(stdout); return 0;
         case OPT_KEYRING: ring_name = optarg; break;
-        case OPT_SHA1: opts.allow_sha1 = true; break;
+        case OPT_SHA1: vo.allow_sha1 = true; break;
         case OPT_PURPOSE:
-            if (cli_parse_purpose(optarg, false, &opts.purpose) < 0)
+            if (cli_parse_purpose(optarg, false, &vo.purpose) < 0)
                 return cli_usage_error("load-pe-key", "--purpose takes uefi or kexec");
             break;
         default: usage(stderr); return EXIT_USAGE;
@@ -131,7 +140,7 @@ int cmd_load_pe_key(int argc, char **argv)
         memset(&res, 0, sizeof(res));
         int frc = kt_file_open(argv[i], &f, &fe);
         if (frc == 0) {
-            frc = kt_pe_load_keys(f.data, f.len, rings, target, &opts, argv[i], &res, &fe);
+            frc = kt_pe_load_keys(f.data, f.len, rings, target, &vo, argv[i], &res, &fe);
             if (frc < 0)
                 cli_error(argv[i], &fe);
             print_one(&co, argv[i], frc, &fe, &res, ring_name);

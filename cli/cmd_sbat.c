@@ -11,11 +11,13 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust sbat show PE... [--json] [-q]\n"
-          "Print the .sbat entries (component, generation, vendor, package, version, url)\n"
-          "of PE images, parsed with shim's rules.  Exit code: 0, 4 when a .sbat or image\n"
-          "is malformed, 66 when a file cannot be read; the highest over all files.\n",
-          f);
+    cli_usage_print(f,
+                    "usage: ktrust sbat show PE... [--json] [-q]\n"
+                    "Print the .sbat entries (component, generation, vendor, package, version,\n"
+                    "url) of PE images, parsed with shim's rules.\n",
+                    cli_opts_show,
+                    "Exit code: 0, 4 when a .sbat or image is malformed, 66 when a file cannot\n"
+                    "be read; the highest over all files.\n");
 }
 
 static int show_one(const char *path, bool json, bool quiet)

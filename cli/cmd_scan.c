@@ -68,23 +68,38 @@ static void clear_progress(void *ctx)
     }
 }
 
+enum { OPT_FOLLOW = OPT_FIRST_PRIVATE, OPT_SHA1, OPT_LIST_SKIPPED };
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("jobs", 'j', required_argument, 'j', "N",
+            "verify on N threads (default: the number of CPUs); the results come in the "
+            "same order whatever N"),
+    CLI_OPT("follow-symlinks", 0, no_argument, OPT_FOLLOW, NULL,
+            "follow symbolic links in the walk"),
+    CLI_OPT("allow-sha1", 0, no_argument, OPT_SHA1, NULL,
+            "accept SHA-1 digests (refused as unsupported, 3, without it)"),
+    CLI_OPT("list-skipped", 0, no_argument, OPT_LIST_SKIPPED, NULL,
+            "also print each skipped file"),
+    CLI_OPTS(cli_opts_verify),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: ktrust scan PATH... [-j N] [--follow-symlinks] [--trust FILE]... [--store PATH]\n"
-            "                   [--kernel VMLINUZ] [--keyring NAME]... [--allow-sha1] [--list-skipped]\n"
-            "                   [--json] [-q] [-v]\n\n"
-            "Walk the paths, recognise each file by its content (PE image, kernel module,\n"
-            "PKCS#7 message, certificate, EFI signature list, kernel image; anything else is\n"
-            "skipped and counted) and verify it as the single-file commands do, for the same\n"
-            "purpose (PE: uefi; modules, PKCS#7, certificates: module keyrings only).  A\n"
-            "summary ends the output (with --json: a last line {\"type\":\"summary\",...}).\n"
-            "Results come in walk order (directories in name order) whatever -j, which\n"
-            "defaults to the number of CPUs.  --list-skipped also prints each skipped file.\n"
-            "Ctrl-C (SIGINT, SIGTERM): files in hand finish, the summary says\n"
-            "interrupted, exit 130.  -v: each signature's details and which store is used.\n"
-            "--keyring NAME lets that keyring vouch for every purpose in this run.\n"
-            "Exit code: the highest per-file code.\n");
+    cli_usage_print(
+        f,
+        "usage: ktrust scan PATH... [-j N] [--follow-symlinks] [--trust FILE]... [--store PATH]\n"
+        "                   [--kernel VMLINUZ] [--keyring NAME]... [--allow-sha1] [--list-skipped]\n"
+        "                   [--json] [-q] [-v]\n\n"
+        "Walk the paths, recognise each file by its content (PE image, kernel module,\n"
+        "PKCS#7 message, certificate, EFI signature list, kernel image; anything else is\n"
+        "skipped and counted) and verify it as the single-file commands do, for the same\n"
+        "purpose (PE: uefi; modules, PKCS#7, certificates: module keyrings only).  A\n"
+        "summary ends the output (with --json: a last line {\"type\":\"summary\",...}).\n"
+        "Results come in walk order (directories in name order).\n"
+        "Ctrl-C (SIGINT, SIGTERM): files in hand finish, the summary says\n"
+        "interrupted, exit 130.\n",
+        opts, "Exit code: the highest per-file code.\n");
 }
 
 static void print_vp(struct scan_ctx *s, FILE *out, const struct vp_result *vr)
@@ -396,21 +411,14 @@ static void summary(struct scan_ctx *s, double secs)
 
 int cmd_scan(int argc, char **argv)
 {
-    enum { OPT_FOLLOW = OPT_FIRST_PRIVATE, OPT_SHA1, OPT_LIST_SKIPPED };
-    static const struct option longopts[] = {
-        CLI_VERIFY_LONGOPTS,
-        {"jobs", required_argument, NULL, 'j'},
-        {"follow-symlinks", no_argument, NULL, OPT_FOLLOW},
-        {"list-skipped", no_argument, NULL, OPT_LIST_SKIPPED},
-        {"allow-sha1", no_argument, NULL, OPT_SHA1},
-        {NULL, 0, NULL, 0},
-    };
     struct cli_common co = {0};
     struct kt_scan_opts so = {0};
     struct scan_ctx s = {.policy = {.type = KT_VERIFY_AUTO, .pair_detached = true}};
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qhvj:", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int h = cli_common_opt(&co, c, optarg);
         if (h < 0)
             return EXIT_USAGE;

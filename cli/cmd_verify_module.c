@@ -8,22 +8,30 @@
 
 enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1 };
 
+static const struct cli_opt opts[] = {
+    CLI_OPT("check-time", 0, optional_argument, OPT_CHECK_TIME, "ISO-TIME",
+            "refuse a chain certificate outside its validity at that time (UTC, default "
+            "now)"),
+    CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
+            "accept SHA-1 digests (refused as unsupported, 3, without it)"),
+    CLI_OPTS(cli_opts_verify),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust verify-module FILE... [--trust FILE]... [--store PATH]\n"
-          "                            [--kernel VMLINUZ] [--check-time[=ISO-TIME]]\n"
-          "                            [--keyring NAME]... [--allow-sha1] [--json] [-q] [-v]\n"
-          "Verify the appended signatures of kernel modules (.ko, .ko.xz, .ko.zst, .ko.gz)\n"
-          "as the kernel does (builtin, secondary and machine keys vouch; platform and\n"
-          "user keyrings never, unless named for this run with --keyring NAME).  Exit code: the\n"
-          "verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
-          "5 rejected), the highest over all files.\n"
-          "Common options: --trust FILE (also --cert; repeatable; a certificate the\n"
-          "strict parser refuses is skipped with a warning), --trust-system (the\n"
-          "distribution CA bundle), --store PATH, --kernel VMLINUZ, --json (one NDJSON\n"
-          "object per input), -q, -v (each signature's details and which store is used).\n"
-          "An option's file of the wrong kind: 64; unreadable input or store: 66.\n",
-          f);
+    cli_usage_print(
+        f,
+        "usage: ktrust verify-module FILE... [--trust FILE]... [--store PATH]\n"
+        "                            [--kernel VMLINUZ] [--check-time[=ISO-TIME]]\n"
+        "                            [--keyring NAME]... [--allow-sha1] [--json] [-q] [-v]\n"
+        "Verify the appended signatures of kernel modules (.ko, .ko.xz, .ko.zst, .ko.gz)\n"
+        "as the kernel does (builtin, secondary and machine keys vouch; platform and\n"
+        "user keyrings never, unless named for this run with --keyring NAME).\n",
+        opts,
+        "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported,\n"
+        "4 malformed, 5 rejected), the highest over all files; an option's file of the\n"
+        "wrong kind: 64; unreadable input or store: 66.\n");
 }
 
 static int verify_one(const char *path, const struct kt_ctx *ctx, const struct kt_policy *pol,
@@ -48,18 +56,14 @@ static int verify_one(const char *path, const struct kt_ctx *ctx, const struct k
 
 int cmd_verify_module(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_VERIFY_LONGOPTS,
-        {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
-        {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
-        {NULL, 0, NULL, 0},
-    };
     struct cli_common co = {0};
     struct kt_policy policy = {.type = KT_VERIFY_MODULE};
     bool verbose = false;
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
         if (r < 0)
             return EXIT_USAGE;

@@ -10,49 +10,51 @@
 
 enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_CHECK_TIME, OPT_SBAT_LEVEL };
 
+static const struct cli_opt opts[] = {
+    CLI_OPT("purpose", 0, required_argument, OPT_PURPOSE, "uefi|kexec",
+            "which keyrings vouch, through which signatures (default uefi)"),
+    CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
+            "accept SHA-1 image digests (refused as unsupported, 3, without it; MD5 never)"),
+    CLI_OPT("check-time", 0, optional_argument, OPT_CHECK_TIME, "T",
+            "refuse a chain certificate outside its validity at T (ISO 8601 UTC, default "
+            "now), as the kernel never does for images"),
+    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
+            "a payload file, an efivarfs SbatLevel dump, original, automatic, latest, "
+            "shim:FILE[:latest|:automatic]: an image whose .sbat that level revokes is "
+            "rejected, as shim rejects it"),
+    CLI_OPTS(cli_opts_verify),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust verify-pe FILE... [--trust FILE]... [--trust-system] [--store PATH]\n"
-          "                        [--kernel VMLINUZ] [--keyring NAME]... [--purpose uefi|kexec]\n"
-          "                        [--allow-sha1] [--check-time[=T]] [--sbat-level SPEC]\n"
-          "                        [--json] [-q] [-v]\n"
-          "Verify the Authenticode signatures of PE/COFF images (EFI binaries, kernels,\n"
-          "Windows executables).  uefi (default): builtin, secondary, machine and platform\n"
-          "keys vouch, through any top-level signature; kexec: the first signature only.\n"
-          "Nested signatures never vouch.\n\n"
-          "  --trust FILE     certificates or an EFI signature list trusted for this run\n"
-          "                   (repeatable; --cert is the same, sbverify's name); a\n"
-          "                   certificate the strict parser refuses is skipped with a warning\n"
-          "  --trust-system   the distribution's CA bundle (" CLI_SYSTEM_BUNDLE ")\n"
-          "  --keyring NAME   let that keyring (a user keyring, say) vouch in this run\n"
-          "  --check-time[=T] refuse a chain certificate outside its validity at T (ISO 8601\n"
-          "                   UTC, default now), as the kernel never does for images\n"
-          "  --sbat-level SPEC  a payload file, an efivarfs SbatLevel dump, original,\n"
-          "                   automatic, latest, shim:FILE[:latest|:automatic]: an image\n"
-          "                   whose .sbat that level revokes is rejected, as shim rejects it\n"
-          "  -v               which store is used\n\n"
-          "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported,\n"
-          "4 malformed, 5 rejected); the highest over all files; 64 usage (also an option's\n"
-          "file of the wrong kind), 66 unreadable input or store.\n",
-          f);
+    cli_usage_print(
+        f,
+        "usage: ktrust verify-pe FILE... [--trust FILE]... [--trust-system] [--store PATH]\n"
+        "                        [--kernel VMLINUZ] [--keyring NAME]... [--purpose uefi|kexec]\n"
+        "                        [--allow-sha1] [--check-time[=T]] [--sbat-level SPEC]\n"
+        "                        [--json] [-q] [-v]\n"
+        "Verify the Authenticode signatures of PE/COFF images (EFI binaries, kernels,\n"
+        "Windows executables).  uefi (default): builtin, secondary, machine and platform\n"
+        "keys vouch, through any top-level signature; kexec: the first signature only.\n"
+        "Nested signatures never vouch.  Each signature's details are always shown;\n"
+        "-v adds which store is used.\n",
+        opts,
+        "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported,\n"
+        "4 malformed, 5 rejected); the highest over all files; 64 usage (also an option's\n"
+        "file of the wrong kind), 66 unreadable input or store.\n");
 }
 
 int cmd_verify_pe(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_VERIFY_LONGOPTS,
-        {"purpose", required_argument, NULL, OPT_PURPOSE},
-        {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
-        {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
-        {"sbat-level", required_argument, NULL, OPT_SBAT_LEVEL},
-        {NULL, 0, NULL, 0},
-    };
     struct cli_common co = {0};
     struct kt_policy pol = {.type = KT_VERIFY_PE};
     const char *sbat_spec = NULL;
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
         if (r < 0)
             return EXIT_USAGE;

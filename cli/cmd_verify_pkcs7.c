@@ -9,42 +9,49 @@
 
 enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_DATA, OPT_PURPOSE };
 
+static const struct cli_opt opts[] = {
+    CLI_OPT("data", 0, required_argument, OPT_DATA, "FILE",
+            "the signed content of a detached signature"),
+    CLI_OPT("purpose", 0, required_argument, OPT_PURPOSE, "module|uefi|kexec|builtin",
+            "which keyrings vouch and which content rules apply (default: as for modules)"),
+    CLI_OPT("check-time", 0, optional_argument, OPT_CHECK_TIME, "ISO-TIME",
+            "refuse a chain certificate outside its validity at that time (UTC, default "
+            "now)"),
+    CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
+            "accept SHA-1 digests (refused as unsupported, 3, without it)"),
+    CLI_OPTS(cli_opts_verify),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust verify-pkcs7 SIG [--data FILE] [--trust FILE]... [--store PATH]\n"
-          "                            [--kernel VMLINUZ] [--purpose module|uefi|kexec|builtin]\n"
-          "                            [--keyring NAME]... [--check-time[=ISO-TIME]] [--allow-sha1]\n"
-          "                            [--json] [-q] [-v]\n"
-          "Verify a PKCS#7/CMS signed-data message (DER, BER or PEM), attached or detached\n"
-          "(--data: the signed content).  Keys vouch as for kernel modules (builtin,\n"
-          "secondary, machine) unless --purpose says otherwise; --keyring NAME lets another\n"
-          "keyring vouch for this run.  Exit code: the verdict (0 trusted, 1 unsigned,\n"
-          "2 untrusted, 3 unsupported, 4 malformed, 5 rejected).\n"
-          "Common options: --trust FILE (also --cert; repeatable; a certificate the\n"
-          "strict parser refuses is skipped with a warning), --trust-system (the\n"
-          "distribution CA bundle), --store PATH, --kernel VMLINUZ, --json (one NDJSON\n"
-          "object per input), -q, -v (each signature's details and which store is used).\n"
-          "An option's file of the wrong kind: 64; unreadable input or store: 66.\n",
-          f);
+    cli_usage_print(
+        f,
+        "usage: ktrust verify-pkcs7 SIG [--data FILE] [--trust FILE]... [--store PATH]\n"
+        "                            [--kernel VMLINUZ] [--purpose module|uefi|kexec|builtin]\n"
+        "                            [--keyring NAME]... [--check-time[=ISO-TIME]] [--allow-sha1]\n"
+        "                            [--json] [-q] [-v]\n"
+        "Verify a PKCS#7/CMS signed-data message (DER, BER or PEM), attached or detached\n"
+        "(--data: the signed content).  Keys vouch as for kernel modules (builtin,\n"
+        "secondary, machine) unless --purpose says otherwise; --keyring NAME lets another\n"
+        "keyring vouch for this run.\n",
+        opts,
+        "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported,\n"
+        "4 malformed, 5 rejected); an option's file of the wrong kind: 64; unreadable\n"
+        "input or store: 66.\n");
 }
 
 int cmd_verify_pkcs7(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_VERIFY_LONGOPTS,
-        {"data", required_argument, NULL, OPT_DATA},
-        {"purpose", required_argument, NULL, OPT_PURPOSE},
-        {"check-time", optional_argument, NULL, OPT_CHECK_TIME},
-        {"allow-sha1", no_argument, NULL, OPT_ALLOW_SHA1},
-        {NULL, 0, NULL, 0},
-    };
     struct cli_common co = {0};
     struct kt_policy policy = {.type = KT_VERIFY_PKCS7};
     bool verbose = false;
     const char *data_path = NULL;
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
         if (r < 0)
             return EXIT_USAGE;

@@ -14,21 +14,35 @@
 
 enum { OPT_VAR = OPT_FIRST_PRIVATE, OPT_PK, OPT_KEK, OPT_LIST, OPT_SIGNED_DATA };
 
+static const struct cli_opt opts[] = {
+    CLI_OPT("var", 0, required_argument, OPT_VAR, "PK|KEK|db|dbx|dbt|dbr",
+            "the variable the update is for; may be left out for efivarfs-style names "
+            "(NAME-GUID)"),
+    CLI_OPT("pk", 0, required_argument, OPT_PK, "FILE",
+            "the PK: a certificate (DER/PEM), an EFI signature list or an efivarfs dump "
+            "(repeatable)"),
+    CLI_OPT("kek", 0, required_argument, OPT_KEK, "FILE", "a KEK, the same way (repeatable)"),
+    CLI_OPT("list", 0, no_argument, OPT_LIST, NULL, "also print each entry of the payload"),
+    CLI_OPT("signed-data", 0, required_argument, OPT_SIGNED_DATA, "OUT",
+            "(one FILE) write the bytes the signature covers (the append form when it "
+            "covers neither), for checking with other tools"),
+    CLI_OPTS(cli_opts_output),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust verify-var FILE... [--var PK|KEK|db|dbx|dbt|dbr] [--pk FILE]...\n"
-          "                         [--kek FILE]... [--list] [--signed-data OUT] [--json] [-q]\n"
-          "Verify signed EFI variable updates (EFI_VARIABLE_AUTHENTICATION_2) as firmware\n"
-          "does: the signature over name, vendor GUID, attributes (append 0x67 or replace\n"
-          "0x27), timestamp and payload; SHA-256 only; PK and KEK updates signed by the PK,\n"
-          "db/dbx/dbt/dbr by the PK or a KEK certificate (certificate dates ignored).\n"
-          "--var may be left out for efivarfs-style names (NAME-GUID).  --pk/--kek: a\n"
-          "certificate (DER/PEM), an EFI signature list or an efivarfs dump.\n"
-          "Exit code: 0 trusted, 1 not a signed update, 2 untrusted (no authority given or\n"
-          "none vouches), 3 not SHA-256, 4 malformed, 5 signature does not match.\n"
-          "--signed-data OUT (one FILE): write the bytes the signature covers (the\n"
-          "append form when it covers neither), for checking with other tools.\n",
-          f);
+    cli_usage_print(
+        f,
+        "usage: ktrust verify-var FILE... [--var PK|KEK|db|dbx|dbt|dbr] [--pk FILE]...\n"
+        "                         [--kek FILE]... [--list] [--signed-data OUT] [--json] [-q]\n"
+        "Verify signed EFI variable updates (EFI_VARIABLE_AUTHENTICATION_2) as firmware\n"
+        "does: the signature over name, vendor GUID, attributes (append 0x67 or replace\n"
+        "0x27), timestamp and payload; SHA-256 only; PK and KEK updates signed by the PK,\n"
+        "db/dbx/dbt/dbr by the PK or a KEK certificate (certificate dates ignored).\n",
+        opts,
+        "Exit code: 0 trusted, 1 not a signed update, 2 untrusted (no authority given or\n"
+        "none vouches), 3 not SHA-256, 4 malformed, 5 signature does not match.\n");
 }
 
 struct var_ctx {
@@ -260,24 +274,15 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
 
 int cmd_verify_var(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {"var", required_argument, NULL, OPT_VAR},
-        {"pk", required_argument, NULL, OPT_PK},
-        {"kek", required_argument, NULL, OPT_KEK},
-        {"list", no_argument, NULL, OPT_LIST},
-        {"signed-data", required_argument, NULL, OPT_SIGNED_DATA},
-        {NULL, 0, NULL, 0},
-    };
     struct cli_common co = {0};
     const char *var = NULL, *signed_out = NULL;
     bool list = false;
     struct kt_certset pk = {0}, kek = {0};
+    struct cli_getopt g;
     int c, rc = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
         case OPT_JSON: co.json = true; break;
         case 'q': co.quiet = true; break;

@@ -87,37 +87,47 @@ out:
     return rc;
 }
 
+static const struct cli_opt opts[] = {
+    CLI_OPT("output", 'o', required_argument, 'o', "OUT.efi", "the image to write (required)"),
+    CLI_OPT("machine", 0, required_argument, OPT_MACHINE, "x64|aa64",
+            "the image's machine type (default x64)"),
+    CLI_OPT("vendor-cert", 0, no_argument, OPT_VENDOR_CERT, NULL,
+            "write shim's .vendor_cert section instead of .keylist"),
+    CLI_OPT("esl", 0, no_argument, OPT_ESL, NULL,
+            "with --vendor-cert: the authorized part is an EFI signature list even for one "
+            "certificate"),
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "ESL",
+            "with --vendor-cert: that EFI signature list is the deauthorized part"),
+    CLI_OPTS(cli_opts_quiet),
+    CLI_OPTS(cli_opts_help),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fputs("usage: ktrust wrap-key CERT... -o OUT.efi [--machine x64|aa64] [-q]\n"
-          "       ktrust wrap-key CERT... -o OUT.efi --vendor-cert [--esl] [--dbx ESL]\n"
-          "Build an unsigned PE32+ EFI application whose .keylist section holds the\n"
-          "certificates (DER or PEM), ready to be signed with sbsign, pesign or osslsigncode.\n"
-          "--vendor-cert writes shim's .vendor_cert section instead: the authorized part is\n"
-          "the certificate (DER), or an EFI signature list of them with --esl or several\n"
-          "certificates; --dbx adds an EFI signature list as the deauthorized part.\n",
-          f);
+    cli_usage_print(
+        f,
+        "usage: ktrust wrap-key CERT... -o OUT.efi [--machine x64|aa64] [-q]\n"
+        "       ktrust wrap-key CERT... -o OUT.efi --vendor-cert [--esl] [--dbx ESL]\n"
+        "Build an unsigned PE32+ EFI application whose .keylist section holds the\n"
+        "certificates (DER or PEM), ready to be signed with sbsign, pesign or osslsigncode.\n"
+        "--vendor-cert writes shim's .vendor_cert section instead: the authorized part is\n"
+        "the certificate (DER), or an EFI signature list of them with --esl or several\n"
+        "certificates; --dbx adds an EFI signature list as the deauthorized part.\n",
+        opts, NULL);
 }
 
 int cmd_wrap_key(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"machine", required_argument, NULL, OPT_MACHINE},
-        {"vendor-cert", no_argument, NULL, OPT_VENDOR_CERT},
-        {"esl", no_argument, NULL, OPT_ESL},
-        {"dbx", required_argument, NULL, OPT_DBX},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *outp = NULL;
     enum kt_pe_machine m = KT_PE_MACHINE_X64;
     bool quiet = false, vendor = false, esl = false;
     const char *dbx = NULL;
+    struct cli_getopt g;
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
         case 'o': outp = optarg; break;
         case 'q': quiet = true; break;

@@ -11,18 +11,18 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ktrust x509 show [--json] [-q] FILE...\n\n"
-               "Parse X.509 certificates (DER, PEM, a PEM bundle, or DER certificates\n"
-               "back to back) and print each one: the kernel's key description, names,\n"
-               "serial, key identifiers, validity, key, signature algorithm, fingerprints.\n"
-               "A self-signed certificate whose signature does not verify is rejected,\n"
-               "as the kernel rejects it. '-' reads standard input.\n\n"
-               "  --json   one JSON object per certificate (NDJSON); an input or\n"
-               "           certificate that cannot be read: {file, index, error, reason,\n"
-               "           offset}\n"
-               "  -q       print nothing; only the exit code\n\n"
-               "exit codes: 0 ok, 3 unsupported algorithm or key type, 4 malformed,\n"
-               "5 self-signature does not verify, 66 unreadable file\n");
+    cli_usage_print(f,
+                    "usage: ktrust x509 show [--json] [-q] FILE...\n\n"
+                    "Parse X.509 certificates (DER, PEM, a PEM bundle, or DER certificates\n"
+                    "back to back) and print each one: the kernel's key description, names,\n"
+                    "serial, key identifiers, validity, key, signature algorithm, fingerprints.\n"
+                    "A self-signed certificate whose signature does not verify is rejected,\n"
+                    "as the kernel rejects it. '-' reads standard input.  --json: one object\n"
+                    "per certificate; an input or certificate that cannot be read:\n"
+                    "{file, index, error, reason, offset}.\n",
+                    cli_opts_show,
+                    "exit codes: 0 ok, 3 unsupported algorithm or key type, 4 malformed,\n"
+                    "5 self-signature does not verify, 66 unreadable file\n");
 }
 
 struct show_ctx {

@@ -158,20 +158,16 @@ int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f
     }
     if (strcmp(argv[1], "show") != 0)
         return cli_usage_error(noun, "unknown subcommand '%s' (show)", argv[1]);
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     char cmd[64];
     snprintf(cmd, sizeof(cmd), "%s show", noun);
     struct cli_common co = {0};
+    struct cli_getopt g;
     int ch;
     argc--;
     argv++; /* argv[0] is now "show" */
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "qhv", longopts, NULL)) != -1) {
+    if (cli_opts_init(&g, cli_opts_show) < 0)
+        return EXIT_INTERNAL;
+    while ((ch = cli_getopt(argc, argv, &g)) != -1) {
         if (ch == 'h') {
             usage(stdout);
             return 0;

@@ -50,21 +50,70 @@ static const struct {
      "audit [--root DIR] [--esp DIR] [--efivars DIR] [--dbx FILE]...: is this system's boot chain sound?"},
 };
 
+static const struct cli_opt opts[] = {
+    CLI_OPTS(cli_opts_common),
+    CLI_OPT("version", 'V', no_argument, 'V', NULL, "print the version and exit"),
+    {0},
+};
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ktrust COMMAND [OPTIONS] [ARGS...]\n\n"
+    fprintf(f, "usage: ktrust [OPTIONS] COMMAND [OPTIONS] [ARGS...]\n\n"
                "The Linux kernel's asymmetric-key trust system, in user space.\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(f, "  %s\n", commands[i].summary);
-    fprintf(f, "\ncommon options (before or after the command): --store PATH, --trust FILE\n"
-               "(also --cert FILE), --trust-system, --kernel VMLINUZ, --json (NDJSON: one\n"
-               "object per line; read it with jq or python3 -m json.tool --json-lines),\n"
-               "-q (quiet), -v (verbose: each signature, which store is used).\n"
-               "-V, --version: the version.\n"
-               "\n'ktrust COMMAND --help' for a command's options; man ktrust(1) for more.\n"
-               "exit codes: 0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
-               "5 rejected, 6 refused, 64 usage, 66 unreadable input, 70 internal error\n");
+    fputs("\nThe common options (all but -h and -V) may come before the command too, for\n"
+          "the commands that take them ('ktrust COMMAND --help' lists a command's options;\n"
+          "man ktrust(1) says more).\n",
+          f);
+    cli_usage_print(f, "", opts,
+                    "exit codes: 0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
+                    "5 rejected, 6 refused, 64 usage, 66 unreadable input, 70 internal error\n");
+}
+
+/* Is argv[*i] one of the common options (not -h)?  Then skip it and its
+ * argument (*i moves to the last word it takes) and return true. */
+static bool skip_common_option(int argc, char **argv, int *i)
+{
+    const struct cli_opt *v[CLI_OPTS_MAX];
+    int n = cli_opts_flatten(cli_opts_common, v, CLI_OPTS_MAX);
+    const char *a = argv[*i];
+    for (int k = 0; k < n; k++) {
+        const struct cli_opt *o = v[k];
+        bool arg = o->has_arg == required_argument;
+        size_t len = o->long_name ? strlen(o->long_name) : 0;
+        bool is_long = len && !strncmp(a, "--", 2) && !strncmp(a + 2, o->long_name, len);
+        if (o->id == 'h')
+            continue;
+        if (is_long && arg && a[2 + len] == '=')
+            return true; /* --store=PATH */
+        if (!(is_long && !a[2 + len]) && !(o->short_name && a[1] == o->short_name && !a[2]))
+            continue;
+        if (arg && ++*i >= argc)
+            return false; /* --store with no PATH */
+        return true;
+    }
+    return false;
+}
+
+/* "ktrust: options before the command may only be --store, ..., -v" */
+static int refuse_global_options(void)
+{
+    const struct cli_opt *v[CLI_OPTS_MAX];
+    int n = cli_opts_flatten(cli_opts_common, v, CLI_OPTS_MAX);
+    fputs("ktrust: options before the command may only be", stderr);
+    for (int k = 0, first = 1; k < n; k++) {
+        if (v[k]->id == 'h')
+            continue;
+        if (v[k]->short_name)
+            fprintf(stderr, "%s -%c", first ? "" : ",", v[k]->short_name);
+        else
+            fprintf(stderr, "%s --%s", first ? "" : ",", v[k]->long_name);
+        first = 0;
+    }
+    fputs(" (try 'ktrust --help')\n", stderr);
+    return EXIT_USAGE;
 }
 
 /* Global options may come before the command ("ktrust --json verify-pe F",
@@ -73,27 +122,10 @@ static void usage(FILE *f)
  * command are not the common ones (a usage error). */
 static char **hoist_global_options(int argc, char **argv, int *new_argc)
 {
-    static const char *const with_arg[] = {"--store", "--trust", "--cert", "--kernel"};
-    static const char *const flags[] = {"--json", "-q", "--quiet", "-v", "--verbose",
-                                        "--trust-system"};
     int i = 1;
     while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--help") && strcmp(argv[i], "-h") &&
            strcmp(argv[i], "--version") && strcmp(argv[i], "-V")) {
-        bool known = false;
-        for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
-            known |= !strcmp(argv[i], flags[k]);
-        for (size_t k = 0; !known && k < sizeof(with_arg) / sizeof(with_arg[0]); k++) {
-            size_t n = strlen(with_arg[k]);
-            if (!strncmp(argv[i], with_arg[k], n) && argv[i][n] == '=') {
-                known = true;
-            } else if (!strcmp(argv[i], with_arg[k])) {
-                if (i + 1 >= argc)
-                    return NULL;
-                known = true;
-                i++;
-            }
-        }
-        if (!known)
+        if (!skip_common_option(argc, argv, &i))
             return NULL;
         i++;
     }
@@ -131,11 +163,8 @@ int main(int argc, char **argv)
     if (argc >= 2 && argv[1][0] == '-') {
         int n;
         char **v = hoist_global_options(argc, argv, &n);
-        if (!v) {
-            fprintf(stderr, "ktrust: options before the command may only be --store, --trust, "
-                            "--cert, --trust-system, --kernel, --json, -q, -v (try 'ktrust --help')\n");
-            return EXIT_USAGE;
-        }
+        if (!v)
+            return refuse_global_options();
         int rc = dispatch(n, v);
         if (v != argv)
             free(v);

@@ -23,7 +23,7 @@ expect_eq "$($KTRUST --store "$T/s.db" keyring list | wc -l)" 1 "--store before 
 expect_exit 64 "an unknown option before the command: 64" -- $KTRUST --bogus verify-pe w.signed.efi
 expect_match "$($KTRUST -V)" "^ktrust [0-9]+\.[0-9]+" "-V prints the version"
 expect_match "$($KTRUST verify-pe --help)" "--check-time" "verify-pe --help mentions --check-time"
-expect_match "$($KTRUST verify-module --help)" "-v \(each signature" "--help explains -v"
+expect_match "$($KTRUST verify-module --help)" "-v, --verbose +each signature" "--help explains -v"
 
 # --check-time on verify-pe: the chain is valid now, not in 2099 (openssl's dates)
 expect_exit 0 "--check-time (now): trusted" -- $KTRUST verify-pe --check-time --trust ca.pem w.signed.efi
