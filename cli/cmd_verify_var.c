@@ -242,9 +242,6 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
         parsed = true;
         rc = kt_authvar_verify(&v, var, NULL, pk, kek, &res);
         e = res.error;
-        if (v.content_info_wrapped)
-            cli_errorf(path, "warning: the PKCS#7 is wrapped in a ContentInfo: older "
-                             "firmware refuses such an update");
         if (kt_signer_tree_from_authvar(&sigs, &res, rc, &e) < 0) {
             kt_fail(&e, -ENOMEM, KT_NO_OFFSET, "out of memory");
             rc = -ENOMEM;

@@ -46,7 +46,7 @@ struct kt_authvar {
     uint32_t cert_len;          /* WIN_CERTIFICATE dwLength */
     kt_span pkcs7;              /* the PKCS#7 element (raw SignedData or ContentInfo) */
     size_t pkcs7_offset;
-    bool content_info_wrapped;  /* a ContentInfo around SignedData (older firmware refuses) */
+    bool content_info_wrapped;  /* a ContentInfo around SignedData (EDK2 refuses it) */
     kt_span payload;            /* what follows: EFI signature lists */
     size_t payload_offset;
 };

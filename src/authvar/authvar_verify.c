@@ -125,33 +125,74 @@ static bool same_der(const struct kt_x509 *a, const struct kt_x509 *b)
     return a->der.len == b->der.len && !memcmp(a->der.p, b->der.p, a->der.len);
 }
 
-/* The pk/kek certificate vouching for a signer's chain, or NULL. */
-static const struct kt_x509 *authority_for(const struct kt_pkcs7_signer *si, bool pk_rule,
+/* OpenSSL's X509_check_ca: may c issue certificates?  PKCS7_verify (EDK2's
+ * Pkcs7Verify) asks it of every certificate above the signer's, the trusted
+ * one included.  (A Netscape cert-type CA bit is not honoured: stricter.) */
+static bool may_issue(const struct kt_x509 *c)
+{
+    if (c->has_key_usage && !(c->key_usage & (1u << 5))) /* keyCertSign */
+        return false;
+    if (c->has_basic_constraints)
+        return c->is_ca;
+    if (c->version == 1 && c->self_signed)
+        return true;
+    return c->has_key_usage;
+}
+
+/* Does the signer's chain reach the trusted certificate a (as a certificate
+ * of the chain, or as the issuer of one), every issuer on the way a CA? */
+static bool chains_to(const struct kt_pkcs7_signer *si, const struct kt_x509 *a)
+{
+    for (size_t k = 0; k < si->chain_len; k++) {
+        const struct kt_x509 *c = si->chain[k];
+        if (k > 0 && !may_issue(c))
+            return false;
+        if (same_der(c, a))
+            return true;
+        if (a->pub && kt_x509_is_issued_by(c, a) && kt_x509_check_signature(c, a->pub) == 0)
+            return may_issue(a);
+    }
+    return false;
+}
+
+static bool all_chain_to(const struct kt_pkcs7 *msg, const struct kt_x509 *a)
+{
+    for (size_t i = 0; i < msg->n_signers; i++)
+        if (!chains_to(&msg->signers[i], a))
+            return false;
+    return true;
+}
+
+/* The one certificate vouching for every signer, as EDK2 looks for it, or
+ * NULL.  PK's rule (PK and KEK updates; db and the rest first): the last
+ * signer's own certificate (Pkcs7GetSigners' TrustedCert) is the PK, and
+ * every signer verifies against it.  The KEK rule (db, dbx, dbt, dbr): one
+ * KEK certificate every signer's chain reaches (Pkcs7Verify once per KEK
+ * certificate, each signer checked against that one). */
+static const struct kt_x509 *authority_for(const struct kt_pkcs7 *msg, bool pk_only,
                                            const struct kt_certset *pk,
                                            const struct kt_certset *kek)
 {
-    if (!si->chain_len)
-        return NULL;
-    if (pk_rule) { /* EDK2: the top certificate of the signer's chain is the PK */
-        const struct kt_x509 *top = si->chain[si->chain_len - 1];
-        for (size_t i = 0; pk && i < pk->n; i++)
-            if (same_der(top, pk->certs[i]))
-                return pk->certs[i];
-        return NULL;
-    }
-    const struct kt_certset *sets[2] = {pk, kek};
-    for (int s = 0; s < 2; s++)
-        for (size_t i = 0; sets[s] && i < sets[s]->n; i++) {
-            const struct kt_x509 *a = sets[s]->certs[i];
-            for (size_t k = 0; k < si->chain_len; k++) {
-                const struct kt_x509 *c = si->chain[k];
-                if (same_der(c, a))
-                    return a;
-                if (a->pub && kt_x509_is_issued_by(c, a) && kt_x509_check_signature(c, a->pub) == 0)
-                    return a;
-            }
-        }
+    const struct kt_x509 *last = msg->signers[msg->n_signers - 1].signer_cert;
+    for (size_t i = 0; last && pk && i < pk->n; i++)
+        if (same_der(last, pk->certs[i]) && all_chain_to(msg, pk->certs[i]))
+            return pk->certs[i];
+    for (size_t i = 0; !pk_only && kek && i < kek->n; i++)
+        if (all_chain_to(msg, kek->certs[i]))
+            return kek->certs[i];
     return NULL;
+}
+
+/* AuthService.c's check before any signature: a two-byte outer length and
+ * the SHA-256 OID at byte 13, the first digestAlgorithm of a bare
+ * SignedData (a ContentInfo, a SignedData of 64 KiB or more, or another
+ * first algorithm fail it). */
+static bool edk2_sha256_at_13(kt_span sd)
+{
+    static const uint8_t sha256[] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01};
+    if (sd.len < 13 + sizeof(sha256))
+        return true; /* EDK2 skips the check; the parse refuses it */
+    return (sd.p[1] & 0x82) == 0x82 && !memcmp(sd.p + 13, sha256, sizeof(sha256));
 }
 
 static int try_attrs(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
@@ -210,6 +251,11 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
                                           kt_hash_name(res->msg->signers[i].digest_alg));
     if (res->msg->n_signers == 0)
         return res->verdict = kt_fail(err, -EBADMSG, v->pkcs7_offset, "PKCS#7 has no signer");
+    if (!edk2_sha256_at_13(v->pkcs7))
+        return res->verdict = kt_fail(err, -EKEYREJECTED, v->pkcs7_offset,
+                                      "SignedData: firmware (EDK2) wants a bare SignedData with a "
+                                      "two-byte length and SHA-256 first in digestAlgorithms "
+                                      "(it reads the OID at byte 13)");
     static const uint32_t tries[2] = {KT_EFI_VAR_AUTH_ATTRS | KT_EFI_VAR_APPEND_WRITE,
                                       KT_EFI_VAR_AUTH_ATTRS};
     struct kt_error first = {0};
@@ -234,26 +280,29 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     bool pk_rule = !strcmp(name, "PK") || !strcmp(name, "KEK");
     bool any = (pk && pk->n) || (!pk_rule && kek && kek->n);
     struct kt_error ae = {0};
-    res->authority = calloc(res->msg->n_signers ? res->msg->n_signers : 1,
-                            sizeof(*res->authority));
+    res->authority = calloc(res->msg->n_signers, sizeof(*res->authority));
     if (!res->authority)
         return res->verdict = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
-    for (size_t i = 0; i < res->msg->n_signers; i++) {
-        const struct kt_pkcs7_signer *si = &res->msg->signers[i];
-        const char *who = si->signer_cert && si->signer_cert->description
-                              ? si->signer_cert->description : "the signer";
-        if (!any) {
-            kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s given: signed by %s, not checked against it",
-                    pk_rule ? "PK (--pk)" : "PK or KEK (--pk, --kek)", who);
-            continue;
-        }
-        res->authority[i] = authority_for(si, pk_rule, pk, kek);
-        if (!res->authority[i])
-            kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
-                    pk_rule ? "the top certificate of %s's chain is not the PK"
-                            : "no PK or KEK certificate vouches for %s",
-                    who);
-    }
+    const struct kt_pkcs7_signer *last = &res->msg->signers[res->msg->n_signers - 1];
+    const char *who = last->signer_cert && last->signer_cert->description
+                          ? last->signer_cert->description : "the signer";
+    const struct kt_x509 *a = any ? authority_for(res->msg, pk_rule, pk, kek) : NULL;
+    for (size_t i = 0; i < res->msg->n_signers; i++)
+        res->authority[i] = a;
+    if (!any)
+        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s given: signed by %s, not checked against it",
+                pk_rule ? "PK (--pk)" : "PK or KEK (--pk, --kek)", who);
+    else if (!a && res->msg->n_signers > 1)
+        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
+                "no one %s certificate vouches for all %zu signers (firmware checks every "
+                "signer against one certificate; issuers must be CAs)",
+                pk_rule ? "PK" : "PK or KEK", res->msg->n_signers);
+    else if (!a)
+        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
+                pk_rule ? "%s is not the PK (firmware compares the signer's own certificate)"
+                        : "no PK or KEK certificate vouches for %s (the PK must be the signer; "
+                          "a KEK must be it or issue its chain, every issuer a CA)",
+                who);
     if (prc < 0) /* signed, but firmware refuses the payload */
         return res->verdict = kt_fail(err, prc, pe.offset, "%s", pe.what);
     if (ae.code)

@@ -94,11 +94,12 @@ expect_match "$out" "PK payload holds 2 entries" "PK payload reason"
 out=$(VV --var db --kek kekca.der db-sha384.auth)
 expect_eq $? 3 "SHA-384 digest: unsupported"
 expect_match "$out" "firmware accepts only SHA-256" "SHA-384 reason"
-# ContentInfo-wrapped: verified, with a warning and the JSON flag
+# ContentInfo-wrapped: EDK2 reads SHA-256's OID at byte 13 of a bare
+# SignedData, so it refuses the update (AuthService.c): rejected, flagged
 out=$(VV --json --var db --kek kekca.der db-wrapped.auth 2>err.txt)
-expect_eq $? 0 "ContentInfo-wrapped verifies"
+expect_eq $? 5 "ContentInfo-wrapped: rejected, as EDK2 rejects it"
 expect_eq "$(jq -r .content_info_wrapped <<<"$out")" true "content_info_wrapped"
-expect_match "$(cat err.txt)" "older firmware refuses" "wrapped warning"
+expect_match "$out" "byte 13" "the reason names EDK2's fixed-offset check"
 # neither attribute set: rejected
 expect_exit 5 "attributes 0x07: rejected" -- VV --var db --kek kekca.der db-attrs.auth
 # the payload as firmware checks it
