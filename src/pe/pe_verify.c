@@ -308,6 +308,16 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
         rc = finish(r, -ENODATA, &e, err);
         goto done;
     }
+    if (c.purpose == KT_PURPOSE_KEXEC && certs[0].pkcs7.len >= 2 && certs[0].pkcs7.p[1] >= 0x83) {
+        /* the kernel's pefile_strip_sig_wrapper reads at most a two-byte
+         * length and refuses a longer one (-EMSGSIZE): kexec never gets
+         * to the signature of a PKCS#7 of 64 KiB or more */
+        kt_fail(&e, -EBADMSG, certs[0].offset + 8,
+                "kexec: the first signature's PKCS#7 has a %u-byte length field (64 KiB or "
+                "more); the kernel refuses it (EMSGSIZE)", (unsigned)(certs[0].pkcs7.p[1] & 0x7f));
+        rc = finish(r, -EBADMSG, &e, err);
+        goto done;
+    }
     r->sigs = calloc(n, sizeof(*r->sigs));
     if (!r->sigs) {
         rc = finish(r, -ENOMEM, NULL, err);

@@ -60,6 +60,16 @@ expect_eq $? 0 "sbverify agrees on two.efi"
 expect_exit 2 "kexec: only the second entry is trusted -> untrusted" -- V --purpose kexec --trust noeku.pem two.efi
 expect_match "$("$KTRUST" verify-pe --purpose kexec --trust noeku.pem two.efi 2>&1)" "kexec reads the first entry only" "... and says why"
 expect_exit 0 "kexec: the first entry trusted" -- V --purpose kexec --trust ca.pem two.efi
+# a PKCS#7 of 64 KiB or more (a 3-byte length): the kernel's
+# pefile_strip_sig_wrapper refuses it (EMSGSIZE), firmware does not
+for i in $(seq 100); do openssl req -x509 -key leaf.key -days 30 -set_serial $i \
+    -subj "/CN=filler $i/O=$(printf 'A%.0s' $(seq 64))" 2>/dev/null; done >filler.pem
+sbsign --key leaf.key --cert leaf.pem --addcert filler.pem --output big.efi wrap.efi 2>/dev/null
+expect_eq "$(od -An -tx1 -j "$(( $(od -An -tu4 -j $(( $(od -An -tu4 -j 60 -N4 big.efi) + 24 + 144 )) -N4 big.efi) + 9 ))" -N1 big.efi | tr -d ' ')" 83 \
+    "fixture: the PKCS#7 has a 3-byte length"
+expect_exit 0 "uefi: a 64 KiB PKCS#7 is trusted (sbverify agrees)" -- V --trust ca.pem big.efi
+expect_exit 0 "... sbverify" -- sbverify --cert ca.pem big.efi
+expect_exit 4 "kexec: the kernel refuses a 64 KiB PKCS#7 (EMSGSIZE)" -- V --purpose kexec --trust ca.pem big.efi
 
 # nested (osslsigncode -nest), a different hash from the outer signature
 osslsigncode sign -certs chain.pem -key leaf.key -h sha512 -nest -in ps.efi -out nest.efi >/dev/null 2>&1
