@@ -100,19 +100,21 @@ struct kt_authvar_result {
     struct kt_pkcs7 *msg;        /* owned: the parsed message */
     uint8_t *wrapped;            /* owned: a ContentInfo built around raw SignedData */
     const struct kt_x509 **authority; /* owned, one per signer of msg: the PK/KEK
-                                       * certificate that vouched, or NULL */
+                                       * certificate that vouched (the same
+                                       * one for all), or NULL */
     struct kt_authvar_counts counts;
 };
 
 /* Verify update v of variable `name` (PK, KEK, db, dbx, dbt, dbr) with
  * vendor GUID `vendor` (NULL: the standard one).  The signature is tried
  * over the append (0x67) and the replace (0x27) attribute sets; every signer
- * must verify (digest SHA-256 only, as firmware: others -ENOPKG).
- * Authority: PK and KEK updates need the top certificate of each signer's
- * chain byte-identical to a `pk` certificate; db/dbx/dbt/dbr accept a `pk`
- * or `kek` certificate that is a certificate of the chain or signs one
- * (partial chains; dates ignored).  No authority given or none vouching:
- * -ENOKEY.  The payload must be well-formed signature lists (known types,
+ * must verify (digest SHA-256 only, as firmware: others -ENOPKG); the
+ * SignedData must pass AuthService.c's fixed-offset SHA-256 check (else
+ * -EKEYREJECTED).  Authority, one certificate for every signer: PK and KEK
+ * updates need the last signer's own certificate byte-identical to a `pk`
+ * certificate; db/dbx/dbt/dbr accept that or one `kek` certificate every
+ * signer's chain contains or reaches, each issuer a CA (partial chains;
+ * dates ignored).  No authority given or none vouching: -ENOKEY.  The payload must be well-formed signature lists (known types,
  * their sizes; X509 entries parse; PK exactly one X509), else -EBADMSG.
  * *res is filled in every case once the header parsed (free with
  * kt_authvar_result_free).  Returns res->verdict. */
