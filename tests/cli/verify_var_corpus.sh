@@ -21,19 +21,11 @@ openssl x509 -inform DER -in "$S/certs/MicCorKEKCA2011_2011-06-24.der" -out kekc
 # and data.bin (name UTF-16LE, GUID, attributes, EFI_TIME, payload), built
 # here independently of ktrust
 split() {
-    python3 - "$@" <<'PY'
+    python3 "$KT_SRC/tests/fixtures/authvar_p7.py" "$1" p7.der && python3 - "$@" <<'PY'
 import struct, sys, uuid
 f, name, guid, attrs = sys.argv[1:5]
 d = open(f, "rb").read()
 l = struct.unpack("<I", d[16:20])[0]
-p7 = d[40:16 + l]
-def hdr(tag, n):
-    if n < 0x80:
-        return bytes([tag, n])
-    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([tag, 0x80 | len(b)]) + b
-inner = bytes.fromhex("06092a864886f70d010702") + hdr(0xa0, len(p7)) + p7
-open("p7.der", "wb").write(hdr(0x30, len(inner)) + inner)
 open("data.bin", "wb").write(name.encode("utf-16-le") + uuid.UUID(guid).bytes_le +
                              struct.pack("<I", int(attrs, 0)) + d[:16] + d[16 + l:])
 PY

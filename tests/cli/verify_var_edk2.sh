@@ -19,18 +19,7 @@ edk2() {
     local f=$1 var=$2 a
     shift 2
     "$KTRUST" verify-var --var "$var" --signed-data data.bin "$f" >/dev/null 2>&1
-    "$PY" - "$f" <<'PY' || return 1
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-p7 = d[40:16 + struct.unpack("<I", d[16:20])[0]]
-def hdr(tag, n):
-    if n < 0x80:
-        return bytes([tag, n])
-    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([tag, 0x80 | len(b)]) + b
-inner = bytes.fromhex("06092a864886f70d010702") + hdr(0xa0, len(p7)) + p7
-open("p7.der", "wb").write(hdr(0x30, len(inner)) + inner)
-PY
+    "$PY" "$KT_SRC/tests/fixtures/authvar_p7.py" "$f" p7.der || return 1
     for a in "$@"; do
         openssl x509 -inform DER -in "$a" -out anchor.pem || return 1
         if openssl smime -verify -inform DER -in p7.der -content data.bin -binary -CAfile anchor.pem \

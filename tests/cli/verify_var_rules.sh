@@ -49,19 +49,7 @@ expect_exit 0 "--kek efivarfs dump" -- VV --var db --kek KEK-dump db-append.auth
 expect_exit 0 "several --kek" -- VV --var db --kek other.der --kek kekca.der db-append.auth
 
 # oracle: openssl over ktrust's signed bytes with the same anchors
-python3 - <<'PY'
-import struct
-d = open("db-append.auth", "rb").read()
-l = struct.unpack("<I", d[16:20])[0]
-p7 = d[40:16 + l]
-def hdr(tag, n):
-    if n < 0x80:
-        return bytes([tag, n])
-    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([tag, 0x80 | len(b)]) + b
-inner = bytes.fromhex("06092a864886f70d010702") + hdr(0xa0, len(p7)) + p7
-open("p7.der", "wb").write(hdr(0x30, len(inner)) + inner)
-PY
+"$PY" "$KT_SRC/tests/fixtures/authvar_p7.py" db-append.auth p7.der
 VV --var db --kek kekca.der --signed-data sd.bin db-append.auth >/dev/null
 openssl x509 -inform DER -in kekca.der -out kekca.pem
 openssl x509 -inform DER -in rogue.der -out rogue.pem
