@@ -51,6 +51,9 @@ extern const char cli_system_bundle[];
 /* Handle an option of cli_opts_common or cli_opts_verify (opts.h); returns 1
  * if it was one, 0 if not, -1 on error. */
 int cli_common_opt(struct cli_common *co, int c, const char *arg);
+/* Handle --check-time / --allow-sha1 into a policy; 1 if it was one, 0 if
+ * not, -1 after a usage error for cmd (a bad time). */
+int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cmd);
 
 /* `ktrust NOUN show FILE... [--json] [-q]` (x509, esl, sbat): parse the
  * options (cli_opts_show: usage prints them with cli_usage_print), call

@@ -6,14 +6,8 @@
 #include "cli.h"
 #include "verdict_print.h"
 
-enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1 };
-
 static const struct cli_opt opts[] = {
-    CLI_OPT("check-time", 0, optional_argument, OPT_CHECK_TIME, "ISO-TIME",
-            "refuse a chain certificate outside its validity at that time (UTC, default "
-            "now)"),
-    CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
-            "accept SHA-1 digests (refused as unsupported, 3, without it)"),
+    CLI_OPTS(cli_opts_policy),
     CLI_OPTS(cli_opts_verify),
     {0},
 };
@@ -65,19 +59,14 @@ int cmd_verify_module(int argc, char **argv)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
+        if (r == 0)
+            r = cli_policy_opt(&policy, c, optarg, "verify-module");
         if (r < 0)
             return EXIT_USAGE;
         if (r > 0)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
-        case OPT_CHECK_TIME:
-            policy.check_time = true;
-            if (kt_parse_time(optarg, &policy.at_time) < 0)
-                return cli_usage_error("verify-module", "bad time '%s' (want 2026-12-02T22:14:16Z)",
-                                       optarg);
-            break;
         default: usage(stderr); return EXIT_USAGE;
         }
     }

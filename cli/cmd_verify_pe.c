@@ -8,7 +8,7 @@
 #include "verdict_print.h"
 
 
-enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_CHECK_TIME, OPT_SBAT_LEVEL };
+enum { OPT_PURPOSE = OPT_FIRST_PRIVATE, OPT_SBAT_LEVEL };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("purpose", 0, required_argument, OPT_PURPOSE, "uefi|kexec",
@@ -56,19 +56,14 @@ int cmd_verify_pe(int argc, char **argv)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
+        if (r == 0)
+            r = cli_policy_opt(&pol, c, optarg, "verify-pe");
         if (r < 0)
             return EXIT_USAGE;
         if (r > 0)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case OPT_ALLOW_SHA1: pol.allow_sha1 = true; break;
-        case OPT_CHECK_TIME:
-            pol.check_time = true;
-            if (kt_parse_time(optarg, &pol.at_time) < 0)
-                return cli_usage_error("verify-pe", "bad time '%s' (want 2026-12-02T22:14:16Z)",
-                                       optarg);
-            break;
         case OPT_SBAT_LEVEL: sbat_spec = optarg; break;
         case OPT_PURPOSE:
             if (cli_parse_verify_purpose(optarg, false, &pol.purpose) < 0)

@@ -7,18 +7,14 @@
 #include "util/file.h"
 #include "verdict_print.h"
 
-enum { OPT_CHECK_TIME = OPT_FIRST_PRIVATE, OPT_ALLOW_SHA1, OPT_DATA, OPT_PURPOSE };
+enum { OPT_DATA = OPT_FIRST_PRIVATE, OPT_PURPOSE };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("data", 0, required_argument, OPT_DATA, "FILE",
             "the signed content of a detached signature"),
     CLI_OPT("purpose", 0, required_argument, OPT_PURPOSE, "module|uefi|kexec|builtin",
             "which keyrings vouch and which content rules apply (default: as for modules)"),
-    CLI_OPT("check-time", 0, optional_argument, OPT_CHECK_TIME, "ISO-TIME",
-            "refuse a chain certificate outside its validity at that time (UTC, default "
-            "now)"),
-    CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
-            "accept SHA-1 digests (refused as unsupported, 3, without it)"),
+    CLI_OPTS(cli_opts_policy),
     CLI_OPTS(cli_opts_verify),
     {0},
 };
@@ -53,6 +49,8 @@ int cmd_verify_pkcs7(int argc, char **argv)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
+        if (r == 0)
+            r = cli_policy_opt(&policy, c, optarg, "verify-pkcs7");
         if (r < 0)
             return EXIT_USAGE;
         if (r > 0)
@@ -60,16 +58,9 @@ int cmd_verify_pkcs7(int argc, char **argv)
         switch (c) {
         case 'h': usage(stdout); return 0;
         case OPT_DATA: data_path = optarg; break;
-        case OPT_ALLOW_SHA1: policy.allow_sha1 = true; break;
         case OPT_PURPOSE:
             if (cli_parse_verify_purpose(optarg, true, &policy.purpose) < 0)
                 return cli_usage_error("verify-pkcs7", "unknown purpose '%s'", optarg);
-            break;
-        case OPT_CHECK_TIME:
-            policy.check_time = true;
-            if (kt_parse_time(optarg, &policy.at_time) < 0)
-                return cli_usage_error("verify-pkcs7", "bad time '%s' (want 2026-12-02T22:14:16Z)",
-                                       optarg);
             break;
         default: usage(stderr); return EXIT_USAGE;
         }

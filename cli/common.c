@@ -9,6 +9,21 @@
 
 const char cli_system_bundle[] = CLI_SYSTEM_BUNDLE;
 
+int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cmd)
+{
+    switch (c) {
+    case OPT_ALLOW_SHA1: pol->allow_sha1 = true; return 1;
+    case OPT_CHECK_TIME:
+        pol->check_time = true;
+        if (kt_parse_time(arg, &pol->at_time) < 0) {
+            cli_usage_error(cmd, "bad time '%s' (want 2026-12-02T22:14:16Z)", arg);
+            return -1;
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
 int cli_common_opt(struct cli_common *co, int c, const char *arg)
 {
     switch (c) {

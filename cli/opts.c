@@ -72,6 +72,15 @@ const struct cli_opt cli_opts_verify[] = {
     {0},
 };
 
+const struct cli_opt cli_opts_policy[] = {
+    CLI_OPT("check-time", 0, optional_argument, OPT_CHECK_TIME, "ISO-TIME",
+            "refuse a chain certificate outside its validity at that time (UTC, default "
+            "now)"),
+    CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
+            "accept SHA-1 digests (refused as unsupported, 3, without it)"),
+    {0},
+};
+
 static int flatten(const struct cli_opt *t, const struct cli_opt **out, size_t cap, size_t *n,
                    int depth)
 {

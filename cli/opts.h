@@ -18,6 +18,8 @@ enum {
     OPT_HELP,
     OPT_VOUCH_RING,
     OPT_TRUST_SYSTEM,
+    OPT_CHECK_TIME,
+    OPT_ALLOW_SHA1,
     OPT_FIRST_PRIVATE = 1100, /* commands number their own long options from here */
 };
 
@@ -51,6 +53,9 @@ extern const struct cli_opt cli_opts_show[];
 extern const struct cli_opt cli_opts_common[];
 /* the verifying commands: cli_opts_common and --keyring NAME (a voucher) */
 extern const struct cli_opt cli_opts_verify[];
+/* what cli_policy_opt handles: --check-time[=ISO-TIME], --allow-sha1
+ * (verify-pe has its own help for the same ids) */
+extern const struct cli_opt cli_opts_policy[];
 
 #define CLI_OPTS_MAX 40 /* options in one command's table, its groups included */
 
