@@ -6,20 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ktrust/advanced.h"
 #include "util/err.h"
 
-#define KT_FILE_MAX_SIZE ((size_t)4 << 30) /* 4 GiB */
-
-struct kt_file {
-    const uint8_t *data;
-    size_t len;
-    int mapped; /* 1: munmap, 0: free */
-};
-
-/* Map or read `path` (`-` is standard input).  Errors: -ENOENT, -EACCES,
- * -EISDIR, -EFBIG (over KT_FILE_MAX_SIZE), -EIO, with a detail. */
-int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err);
-void kt_file_close(struct kt_file *f);
+/* struct kt_file, kt_file_open, kt_file_close, kt_file_write_atomic:
+ * ktrust/advanced.h */
 
 /* A reusable read buffer: kt_file_open_buf reads a regular file of at most
  * KT_FILEBUF_MAX bytes into it with read() (no mapping, so no page faults and
@@ -34,8 +25,5 @@ struct kt_filebuf {
 int kt_file_open_buf(const char *path, struct kt_filebuf *b, struct kt_file *f,
                      struct kt_error *err);
 void kt_filebuf_free(struct kt_filebuf *b);
-
-/* Write a whole file atomically (temp file + fsync + rename). */
-int kt_file_write_atomic(const char *path, const void *data, size_t len, struct kt_error *err);
 
 #endif

@@ -1,0 +1,58 @@
+/* ktrust/advanced.h - the advanced tier: what the ktrust program needs
+ * beyond the stable API, declared and exported so that the CLI (and any
+ * program that wants to do what the CLI does) needs no header from src/.
+ *
+ * Stability: the stable API is ktrust.h's other headers.  What this header
+ * declares may change between releases (a changed signature is listed in
+ * the release notes, never changed silently); it is exported (KT_API) and
+ * installed like the rest.
+ *
+ * Sections, one per subject; add a declaration to the section it belongs to.
+ */
+#ifndef KTRUST_ADVANCED_H
+#define KTRUST_ADVANCED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ktrust/api.h"
+#include "ktrust/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- files ------------------------------------------------------------- */
+
+#define KT_FILE_MAX_SIZE ((size_t)4 << 30) /* 4 GiB */
+
+/* A whole file, read-only: mapped (regular files) or read (pipes, special
+ * files).  Valid until kt_file_close. */
+struct kt_file {
+    const uint8_t *data;
+    size_t len;
+    int mapped; /* 1: munmap, 0: free */
+};
+
+/* Map or read `path` (`-` is standard input).  Errors: -ENOENT, -EACCES,
+ * -EISDIR, -EFBIG (over KT_FILE_MAX_SIZE), -EIO, with a detail. */
+KT_API int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err);
+KT_API void kt_file_close(struct kt_file *f);
+
+/* Write a whole file atomically (temp file + fsync + rename). */
+KT_API int kt_file_write_atomic(const char *path, const void *data, size_t len,
+                                struct kt_error *err);
+
+/* ---- errors and formatting --------------------------------------------- */
+
+/* ---- verdicts, scan ---------------------------------------------------- */
+
+/* ---- keys, certificates, signature lists, SBAT ------------------------- */
+
+/* ---- the boot chain, efivars, audit, updates --------------------------- */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
