@@ -70,8 +70,10 @@ static void text_var(const struct kt_audit_var *v, bool mok_trusted)
         printf("             - %s\n", v->certs[i]);
 }
 
-static void text_link(const struct kt_audit_link *L, const char *label)
+static void text_link(const struct kt_audit *a, int i, const char *label)
 {
+    const struct kt_audit_link *L = &a->links[i];
+    char hint[768];
     if (!L->present) {
         printf("  %-7s missing (looked for %s)\n", label, L->path);
         return;
@@ -79,8 +81,9 @@ static void text_link(const struct kt_audit_link *L, const char *label)
     printf("  %-7s %s: %s — %s\n", label, L->path, vname(L->link.verdict), L->link.reason);
     if (L->sbat[0])
         printf("          sbat: %s\n", L->sbat);
-    if (L->hint[0])
-        printf("          what would vouch: %s\n", L->hint);
+    audit_link_hint(a, i, hint, sizeof(hint));
+    if (hint[0])
+        printf("          what would vouch: %s\n", hint);
 }
 
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
@@ -129,9 +132,9 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
         }
     }
     printf("chain: firmware (db, dbx)\n");
-    text_link(&a->links[KT_AUDIT_SHIM], "shim");
-    text_link(&a->links[KT_AUDIT_LOADER], "loader");
-    text_link(&a->links[KT_AUDIT_KERNEL_LINK], "kernel");
+    text_link(a, KT_AUDIT_SHIM, "shim");
+    text_link(a, KT_AUDIT_LOADER, "loader");
+    text_link(a, KT_AUDIT_KERNEL_LINK, "kernel");
     if (!a->found[KT_AUDIT_MODULES])
         printf("  modules missing (looked for %s)\n", a->path[KT_AUDIT_MODULES]);
     else
@@ -139,9 +142,11 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
                a->n_modules_trusted, a->n_modules - a->n_modules_trusted);
     for (size_t i = 0; i < a->n_groups; i++) {
         const struct kt_audit_group *g = &a->groups[i];
+        char hint[768];
         printf("    %s (%zu): %s\n", vname(g->verdict), g->n, g->reason);
-        if (g->hint[0])
-            printf("      what would vouch: %s\n", g->hint);
+        audit_group_hint(a, g, hint, sizeof(hint));
+        if (hint[0])
+            printf("      what would vouch: %s\n", hint);
         size_t shown = verbose || g->n <= MODULES_LISTED + 1 ? g->n : MODULES_LISTED;
         for (size_t j = 0; j < shown; j++)
             printf("      %s\n", g->modules[j]);
@@ -325,7 +330,9 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
             jw_int(&w, "keys_added", 0);
         }
         jw_str(&w, "sbat", L->sbat[0] ? L->sbat : NULL);
-        jw_str(&w, "hint", L->hint[0] ? L->hint : NULL);
+        char hint[768];
+        audit_link_hint(a, i, hint, sizeof(hint));
+        jw_str(&w, "hint", hint[0] ? hint : NULL);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -343,7 +350,9 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         jw_str(&w, "error", kt_errno_name(g->verdict));
         jw_str(&w, "reason", g->reason);
         jw_str(&w, "signer", g->signer[0] ? g->signer : NULL);
-        jw_str(&w, "hint", g->hint[0] ? g->hint : NULL);
+        char hint[768];
+        audit_group_hint(a, g, hint, sizeof(hint));
+        jw_str(&w, "hint", hint[0] ? hint : NULL);
         jw_int(&w, "count", (long long)g->n);
         jw_arr(&w, "modules");
         for (size_t j = 0; j < g->n; j++)

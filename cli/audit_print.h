@@ -11,6 +11,11 @@
 int audit_exit_code(const struct kt_audit *a);
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose);
 void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o);
+/* What would vouch for an untrusted link (KT_AUDIT_SHIM ...) or group of
+ * modules, and how to supply it, into out ("" when nothing is to say). */
+void audit_link_hint(const struct kt_audit *a, int link, char *out, size_t cap);
+void audit_group_hint(const struct kt_audit *a, const struct kt_audit_group *g, char *out,
+                      size_t cap);
 /* Write the DOT picture; 0 or EXIT_NOINPUT (the error printed). */
 int audit_write_dot(const struct kt_audit *a, const char *out);
 

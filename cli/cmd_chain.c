@@ -5,12 +5,8 @@
 #include <string.h>
 
 #include "chain/chain.h"
-#include "chain_sbat.h"
-#include "sbat_print.h"
 #include "cli.h"
-#include "pe/pe.h"
-#include "scan/detect.h"
-#include "util/file.h"
+#include "sbat_print.h"
 
 #define MAX_VARS 32
 #define MODULES_SHOWN 40
@@ -81,101 +77,18 @@ static int push(struct vars *v, const char *p)
     return 0;
 }
 
-typedef int (*var_fn)(struct kt_chain *, const uint8_t *, size_t, const char *, struct kt_error *);
-
-static int load_vars(struct kt_chain *c, const struct vars *v, var_fn fn)
-{
-    for (size_t i = 0; i < v->n; i++) {
-        struct kt_file f;
-        struct kt_error e = {0};
-        int rc = kt_file_open(v->path[i], &f, &e);
-        if (rc == 0) {
-            rc = fn(c, f.data, f.len, v->path[i], &e);
-            kt_file_close(&f);
-        }
-        if (rc < 0) {
-            cli_error(v->path[i], &e);
-            return cli_exit_code(rc);
-        }
-    }
-    return 0;
-}
-
-typedef int (*link_fn)(struct kt_chain *, const uint8_t *, size_t, const char *,
-                       struct kt_chain_link *);
-
-static int run_link(struct kt_chain *c, link_fn fn, const char *path, struct kt_chain_link *l,
-                    enum kt_chain_role role)
-{
-    struct kt_file f;
-    struct kt_error e = {0};
-    int rc = kt_file_open(path, &f, &e);
-    if (rc < 0) {
-        memset(l, 0, sizeof(*l));
-        l->role = role;
-        l->file = path;
-        l->verdict = rc;
-        snprintf(l->reason, sizeof(l->reason), "%s", e.what);
-        return rc;
-    }
-    rc = fn(c, f.data, f.len, path, l);
-    kt_file_close(&f);
-    return rc;
-}
-
-/* What a link's file is: 'S' a PE with shim's .vendor_cert, 'P' another PE,
- * 'M' a kernel module, '?' anything else or unreadable. */
-static char file_kind(const char *path)
-{
-    struct kt_file f;
-    struct kt_error e = {0};
-    if (kt_file_open(path, &f, &e) < 0)
-        return '?';
-    char k = '?';
-    enum kt_ftype t = kt_detect(f.data, f.len, path);
-    if (t == KT_FT_MODULE) {
-        k = 'M';
-    } else if (t == KT_FT_PE) {
-        struct kt_pe *pe;
-        kt_span sec;
-        k = 'P';
-        if (kt_pe_parse(f.data, f.len, &pe, &e) == 0) {
-            if (kt_pe_find_section(pe, ".vendor_cert", &sec) == 0)
-                k = 'S';
-            kt_pe_free(pe);
-        }
-    }
-    kt_file_close(&f);
-    return k;
-}
-
-/* Links given in the wrong order (a shim after the first place, a module
- * among SHIM LOADER KERNEL, a PE among the modules): say so, once, before
- * the verdicts (which then explain little).  Returns true when wrong. */
-static bool check_order(char **files, size_t n)
+/* Links given in the wrong order: say so, once, before the verdicts (which
+ * then explain little). */
+static void check_order(char **files, size_t n)
 {
     static const char *const pos[] = {"SHIM", "LOADER", "KERNEL"};
-    char first = file_kind(files[0]);
-    for (size_t i = 0; i < n; i++) {
-        char k = i ? file_kind(files[i]) : first;
-        const char *why = NULL;
-        if (i == 0 && k == 'M')
-            why = "is a kernel module";
-        else if (i > 0 && k == 'S' && first != 'S')
-            why = "is a shim (it has .vendor_cert), and the first file is not";
-        else if (i > 0 && i < 3 && k == 'M')
-            why = "is a kernel module";
-        else if (i >= 3 && (k == 'P' || k == 'S'))
-            why = "is a PE image, not a kernel module";
-        if (why) {
-            fprintf(stderr,
-                    "ktrust chain: the order looks wrong: %s (given as %s) %s; the order is "
-                    "SHIM LOADER KERNEL [MODULE...]\n",
-                    files[i], i < 3 ? pos[i] : "a MODULE", why);
-            return true;
-        }
-    }
-    return false;
+    size_t i;
+    const char *why;
+    if (kt_chain_check_order((const char *const *)files, n, &i, &why))
+        fprintf(stderr,
+                "ktrust chain: the order looks wrong: %s (given as %s) %s; the order is "
+                "SHIM LOADER KERNEL [MODULE...]\n",
+                files[i], i < 3 ? pos[i] : "a MODULE", why);
 }
 
 static int link_exit(const struct kt_chain_link *l)
@@ -292,12 +205,111 @@ static int write_dot(const char *out, const struct vars *db, const struct kt_cha
     return 0;
 }
 
+struct modules {
+    struct kt_chain_link *links; /* links[3 + i]: module i */
+};
+
+static int keep_module(void *ctx, size_t i, const struct kt_chain_link *l)
+{
+    ((struct modules *)ctx)->links[3 + i] = *l;
+    return 0;
+}
+
+static void print_json(const struct kt_chain_report *r, const struct kt_chain_link *links,
+                       size_t n_links)
+{
+    for (size_t i = 0; i < n_links; i++) {
+        g_sbat_text = r->sbat_on && i < 3 ? r->sbat[i] : NULL;
+        json_link(&links[i]);
+    }
+    g_sbat_text = NULL;
+    if (!r->sbat_on)
+        return;
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "type", "sbat_level");
+    jw_str(&w, "level", r->have_sbat_applied && r->sbat_applied.stamp[0] ? r->sbat_applied.stamp : NULL);
+    jw_str(&w, "previous", r->have_sbat_current && r->sbat_current.stamp[0] ? r->sbat_current.stamp : NULL);
+    jw_str(&w, "note", r->sbat_note);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+static void print_text(const struct kt_chain_report *r, const struct kt_chain_link *links,
+                       size_t n_links, const char *efivars, const struct vars *db,
+                       const struct vars *dbx, bool verbose, int worst)
+{
+    size_t counts[8] = {0};
+    for (size_t i = 3; i < n_links; i++)
+        counts[kt_verdict_of(links[i].verdict) <= KT_REFUSED ? kt_verdict_of(links[i].verdict) : 7]++;
+    printf("db: ");
+    if (efivars)
+        printf("%s (efivars)%s", efivars, db->n ? ", " : "");
+    for (size_t i = 0; i < db->n; i++)
+        printf("%s%s", i ? ", " : "", db->path[i]);
+    if (dbx->n)
+        printf("  (dbx: %zu file%s)", dbx->n, dbx->n == 1 ? "" : "s");
+    printf("\n");
+    if (r->sbat_on)
+        printf("SbatLevel: %s\n", r->sbat_note);
+    for (size_t i = 0; i < 3; i++) {
+        static const char *const pre[3] = {"└─ ", "   ├─ ", "   └─ "};
+        g_sbat_text = r->sbat_on ? r->sbat[i] : NULL;
+        text_link(pre[i], &links[i]);
+    }
+    g_sbat_text = NULL;
+    size_t n_mods = n_links - 3, shown = 0;
+    for (size_t i = 3; i < n_links; i++) {
+        if (!verbose && n_mods > MODULES_SHOWN && links[i].verdict == 0)
+            continue;
+        text_link(shown + 1 < n_mods ? "      ├─ " : "      └─ ", &links[i]);
+        shown++;
+    }
+    if (n_mods)
+        printf("      modules: %zu trusted, %zu untrusted, %zu rejected, %zu unsigned, %zu malformed, %zu other\n",
+               counts[KT_TRUSTED], counts[KT_UNTRUSTED], counts[KT_REJECTED],
+               counts[KT_UNSIGNED], counts[KT_MALFORMED],
+               counts[KT_UNSUPPORTED] + counts[KT_REFUSED] + counts[7]);
+    printf("chain: %s\n", worst == 0 ? "every link trusted" : "NOT every link is trusted");
+}
+
+/* The engine's report as the chain's links: shim, loader, kernel, modules. */
+static int run(struct kt_chain_opts *co, struct kt_chain_report *r, struct kt_chain_link *links,
+               size_t n_links, bool *failed)
+{
+    struct modules m = {links};
+    struct kt_error e = {0};
+    co->on_module = keep_module;
+    co->ctx = &m;
+    int rc = kt_chain_run(co, r, &e);
+    *failed = rc < 0;
+    if (rc < 0) {
+        cli_error(r->error_file ? r->error_file : "chain", &e);
+        return cli_exit_code(rc);
+    }
+    for (size_t i = 0; i < 3; i++)
+        links[i] = r->link[i];
+    int worst = 0;
+    if (r->sbat_on && r->sbat_rc < 0) {
+        cli_error(co->shim, &r->sbat_error);
+        worst = cli_exit_code(r->sbat_rc);
+    }
+    for (size_t i = 0; i < n_links; i++) {
+        int code = link_exit(&links[i]);
+        if (code > worst)
+            worst = code;
+    }
+    return worst;
+}
+
 int cmd_chain(int argc, char **argv)
 {
     struct vars db = {0}, dbx = {0}, mok = {0};
     const char *dot = NULL, *efivars = NULL;
-    struct chain_sb sb = {.secure = true};
-    bool json = false, quiet = false, verbose = false, mok_trusted = false;
+    struct kt_sbat_level level = {0};
+    struct kt_chain_opts co = {.strict_vars = true};
+    bool json = false, quiet = false, verbose = false;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -308,20 +320,21 @@ int cmd_chain(int argc, char **argv)
         case OPT_DBX: if (push(&dbx, optarg)) return EXIT_USAGE; break;
         case OPT_MOK: if (push(&mok, optarg)) return EXIT_USAGE; break;
         case OPT_DOT: dot = optarg; break;
-        case OPT_MOK_TRUSTED: mok_trusted = true; break;
-        case OPT_EFIVARS: efivars = optarg; sb.on = true; break;
+        case OPT_MOK_TRUSTED: co.mok_trusted = true; break;
+        case OPT_EFIVARS: efivars = optarg; co.sbat = true; break;
         case OPT_SBAT_LEVEL:
-            kt_sbat_level_free(&sb.current);
-            if ((c = cli_sbat_level_load(optarg, &sb.current)) != 0)
+            kt_sbat_level_free(&level);
+            if ((c = cli_sbat_level_load(optarg, &level)) != 0)
                 return c;
-            sb.have_current = sb.on = true;
+            co.sbat_level = &level;
+            co.sbat = true;
             break;
         case OPT_SBAT_POLICY:
-            if (kt_sbat_policy_parse(optarg, &sb.policy) < 0) {
-                kt_sbat_level_free(&sb.current);
+            if (kt_sbat_policy_parse(optarg, &co.sbat_policy) < 0) {
+                kt_sbat_level_free(&level);
                 return cli_usage_error("chain", "--sbat-policy latest, automatic or reset");
             }
-            sb.on = true;
+            co.sbat = true;
             break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
@@ -333,104 +346,56 @@ int cmd_chain(int argc, char **argv)
     if (db.n == 0 && !efivars)
         return cli_usage_error("chain", "--db is required (the UEFI db: certificates or an ESL)");
     if (argc - optind < 3) {
-        kt_sbat_level_free(&sb.current);
+        kt_sbat_level_free(&level);
         return cli_usage_error("chain", "SHIM, LOADER and KERNEL are required");
     }
 
     check_order(argv + optind, (size_t)(argc - optind));
-    struct kt_chain *ch;
-    if (kt_chain_new(&ch) < 0)
-        return EXIT_INTERNAL;
-    kt_chain_set_mok_trusted(ch, mok_trusted);
-    int worst = efivars ? chain_efivars_load(ch, efivars, &sb) : 0;
-    if (!worst)
-        worst = load_vars(ch, &db, kt_chain_add_db);
-    if (!worst)
-        worst = load_vars(ch, &dbx, kt_chain_add_dbx);
-    if (!worst)
-        worst = load_vars(ch, &mok, kt_chain_add_mok);
-    if (worst) {
-        kt_chain_free(ch);
-        chain_sb_free(&sb);
-        return worst;
+    struct kt_efivars vars = {0};
+    if (efivars) {
+        struct kt_error e = {0};
+        if (kt_efivars_read(efivars, &vars, &e) < 0) {
+            cli_errorf(efivars, "cannot open: %s", strerror(-e.code));
+            kt_sbat_level_free(&level);
+            return EXIT_NOINPUT;
+        }
+        co.vars = &vars;
     }
     size_t n_links = (size_t)(argc - optind);
     struct kt_chain_link *links = calloc(n_links, sizeof(*links));
     if (!links) {
-        kt_chain_free(ch);
+        kt_efivars_free(&vars);
+        kt_sbat_level_free(&level);
         return EXIT_INTERNAL;
     }
-    const char *shim = argv[optind], *loader = argv[optind + 1], *kernel = argv[optind + 2];
-    run_link(ch, kt_chain_shim, shim, &links[0], KT_LINK_SHIM);
-    run_link(ch, kt_chain_loader, loader, &links[1], KT_LINK_LOADER);
-    run_link(ch, kt_chain_kernel, kernel, &links[2], KT_LINK_KERNEL);
-    for (size_t i = 3; i < n_links; i++)
-        run_link(ch, kt_chain_module, argv[optind + (int)i], &links[i], KT_LINK_MODULE);
-    worst = chain_sbat_apply(&sb, links, n_links, (const char *const *)&argv[optind]);
-
-    size_t counts[8] = {0};
-    for (size_t i = 0; i < n_links; i++) {
-        int code = link_exit(&links[i]);
-        if (code > worst)
-            worst = code;
-        if (links[i].role == KT_LINK_MODULE)
-            counts[kt_verdict_of(links[i].verdict) <= KT_REFUSED ? kt_verdict_of(links[i].verdict) : 7]++;
-    }
-    if (json) {
-        for (size_t i = 0; i < n_links; i++) {
-            g_sbat_text = sb.text && i < 3 ? sb.text[i] : NULL;
-            json_link(&links[i]);
+    co.db = (const char *const *)db.path;
+    co.n_db = db.n;
+    co.dbx = (const char *const *)dbx.path;
+    co.n_dbx = dbx.n;
+    co.mok = (const char *const *)mok.path;
+    co.n_mok = mok.n;
+    co.shim = argv[optind];
+    co.loader = argv[optind + 1];
+    co.kernel = argv[optind + 2];
+    co.modules = (const char *const *)&argv[optind + 3];
+    co.n_modules = n_links - 3;
+    struct kt_chain_report r;
+    bool failed;
+    int worst = run(&co, &r, links, n_links, &failed);
+    if (!failed) {
+        if (json)
+            print_json(&r, links, n_links);
+        else if (!quiet)
+            print_text(&r, links, n_links, efivars, &db, &dbx, verbose, worst);
+        if (dot) {
+            int drc = write_dot(dot, &db, links, n_links);
+            if (drc > worst)
+                worst = drc;
         }
-        g_sbat_text = NULL;
-        if (sb.on) {
-            struct jw w;
-            jw_init(&w, stdout);
-            jw_obj(&w, NULL);
-            jw_str(&w, "type", "sbat_level");
-            jw_str(&w, "level", sb.have_applied && sb.applied.stamp[0] ? sb.applied.stamp : NULL);
-            jw_str(&w, "previous", sb.have_current && sb.current.stamp[0] ? sb.current.stamp : NULL);
-            jw_str(&w, "note", sb.note);
-            jw_obj_end(&w);
-            jw_newline(&w);
-        }
-    } else if (!quiet) {
-        printf("db: ");
-        if (efivars)
-            printf("%s (efivars)%s", efivars, db.n ? ", " : "");
-        for (size_t i = 0; i < db.n; i++)
-            printf("%s%s", i ? ", " : "", db.path[i]);
-        if (dbx.n)
-            printf("  (dbx: %zu file%s)", dbx.n, dbx.n == 1 ? "" : "s");
-        printf("\n");
-        if (sb.on)
-            printf("SbatLevel: %s\n", sb.note);
-        for (size_t i = 0; i < 3; i++) {
-            static const char *const pre[3] = {"└─ ", "   ├─ ", "   └─ "};
-            g_sbat_text = sb.text ? sb.text[i] : NULL;
-            text_link(pre[i], &links[i]);
-        }
-        g_sbat_text = NULL;
-        size_t n_mods = n_links - 3, shown = 0;
-        for (size_t i = 3; i < n_links; i++) {
-            if (!verbose && n_mods > MODULES_SHOWN && links[i].verdict == 0)
-                continue;
-            text_link(shown + 1 < n_mods ? "      ├─ " : "      └─ ", &links[i]);
-            shown++;
-        }
-        if (n_mods)
-            printf("      modules: %zu trusted, %zu untrusted, %zu rejected, %zu unsigned, %zu malformed, %zu other\n",
-                   counts[KT_TRUSTED], counts[KT_UNTRUSTED], counts[KT_REJECTED],
-                   counts[KT_UNSIGNED], counts[KT_MALFORMED],
-                   counts[KT_UNSUPPORTED] + counts[KT_REFUSED] + counts[7]);
-        printf("chain: %s\n", worst == 0 ? "every link trusted" : "NOT every link is trusted");
-    }
-    if (dot) {
-        int drc = write_dot(dot, &db, links, n_links);
-        if (drc > worst)
-            worst = drc;
     }
     free(links);
-    kt_chain_free(ch);
-    chain_sb_free(&sb);
+    kt_chain_report_free(&r);
+    kt_efivars_free(&vars);
+    kt_sbat_level_free(&level);
     return worst;
 }

@@ -1,6 +1,6 @@
-/* audit.c - kt_audit_run: the parts located, the variables read, the chain
- * simulated link by link, SBAT applied, the modules verified, the hints for
- * untrusted links written, and the revocation outlook. */
+/* audit.c - kt_audit_run: the parts located, the variables read, the boot
+ * engine run on them (every link and module, SBAT), the modules that would
+ * not load grouped, and the revocation outlook. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,64 +8,6 @@
 #include "audit/audit.h"
 #include "revoke/revoke.h"
 #include "util/file.h"
-
-typedef int (*link_fn)(struct kt_chain *, const uint8_t *, size_t, const char *,
-                       struct kt_chain_link *);
-
-static void run_link(struct kt_chain *ch, struct kt_audit_link *L, link_fn fn,
-                     enum kt_chain_role role)
-{
-    if (!L->present)
-        return;
-    struct kt_file f;
-    struct kt_error e = {0};
-    int rc = kt_file_open(L->path, &f, &e);
-    if (rc < 0) {
-        memset(&L->link, 0, sizeof(L->link));
-        L->link.role = role;
-        L->link.file = L->path;
-        L->link.verdict = rc;
-        kt_audit_fmt(L->link.reason, sizeof(L->link.reason), "%s", e.what);
-        return;
-    }
-    fn(ch, f.data, f.len, L->path, &L->link);
-    kt_file_close(&f);
-}
-
-/* What would vouch for an untrusted link, and how to supply it. */
-static void hints(struct kt_audit *a)
-{
-    struct kt_audit_link *S = &a->links[KT_AUDIT_SHIM];
-    bool shim_ok = S->present && S->link.verdict == 0;
-    for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++) {
-        struct kt_audit_link *L = &a->links[i];
-        if (!L->present || L->link.verdict != -ENOKEY)
-            continue;
-        char signer[360];
-        if (L->link.signer[0])
-            kt_audit_fmt(signer, sizeof(signer), "signed by %s", L->link.signer);
-        else
-            kt_audit_fmt(signer, sizeof(signer), "its signer");
-        if (i == KT_AUDIT_SHIM) {
-            kt_audit_fmt(L->hint, sizeof(L->hint),
-                     "%s, which no certificate in db vouches for: %s; the CA that issued it "
-                     "must be in db (firmware setup), or try one with `ktrust chain --db CA.pem ...`",
-                     signer, a->vars[KT_AUDIT_VAR_DB].present ? "db does not hold its CA"
-                                                               : "no db variable was found");
-        } else if (!shim_ok) {
-            kt_audit_fmt(L->hint, sizeof(L->hint),
-                     "%s, which only shim's vendor certificate or MOK would vouch for, and shim "
-                     "is %s: load the vendor certificate from shim (`ktrust load-pe-key --keyring "
-                     "platform %s` with the Microsoft CA in platform) or pass `--trust CA`",
-                     signer, S->present ? "not trusted" : "missing", S->path);
-        } else {
-            kt_audit_fmt(L->hint, sizeof(L->hint),
-                     "%s, which neither db, shim's vendor certificate nor MOK vouches for: enroll "
-                     "its CA in MOK (`mokutil --import CA.der`) or pass `--trust CA`",
-                     signer);
-        }
-    }
-}
 
 static void join(char *out, size_t cap, const char *s)
 {
@@ -139,39 +81,114 @@ out:
     return rc;
 }
 
-static void worst_of(struct kt_audit *a, int verdict)
+struct run_ctx {
+    struct kt_audit *a;
+    const struct kt_audit_opts *o;
+};
+
+static int group(void *ctx, size_t i, const struct kt_chain_link *l)
 {
-    int v = (int)kt_verdict_of(verdict);
-    if (v > a->worst)
-        a->worst = v;
+    struct kt_audit *a = ((struct run_ctx *)ctx)->a;
+    (void)i;
+    if (l->verdict == 0)
+        return 0;
+    size_t dl = strlen(a->path[KT_AUDIT_MODULES]);
+    return kt_audit_group_module(a, l, l->file + dl + (l->file[dl] == '/'));
+}
+
+static void progress(void *ctx, size_t done, size_t total)
+{
+    const struct kt_audit_opts *o = ((struct run_ctx *)ctx)->o;
+    o->progress(o->progress_ctx, done, total);
+}
+
+/* The boot engine on the located parts and the variables in force. */
+static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
+                     const struct kt_efivars *vars, struct kt_error *err)
+{
+    char **mods = NULL;
+    size_t n_mods = 0;
+    int rc = kt_audit_module_list(a, &mods, &n_mods);
+    if (rc < 0)
+        return rc;
+    struct run_ctx rc_ctx = {a, o};
+    const char *link_path[KT_CHAIN__BOOT] = {0};
+    for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++)
+        link_path[i] = a->links[i].present ? a->links[i].path : NULL;
+    struct kt_chain_opts co = {
+        .vars = a->found[KT_AUDIT_EFIVARS] ? vars : NULL,
+        .sbat = true,
+        .shim = link_path[KT_AUDIT_SHIM],
+        .loader = link_path[KT_AUDIT_LOADER],
+        .kernel = link_path[KT_AUDIT_KERNEL_LINK],
+        .modules = (const char *const *)mods,
+        .n_modules = n_mods,
+        .on_module = group,
+        .progress = a->found[KT_AUDIT_MODULES] && o->progress ? progress : NULL,
+        .ctx = &rc_ctx,
+    };
+    struct kt_chain_report r;
+    rc = kt_chain_run(&co, &r, err);
+    if (rc == 0) {
+        for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++) {
+            if (!a->links[i].present)
+                continue;
+            a->links[i].link = r.link[i];
+            a->links[i].link.file = a->links[i].path;
+            kt_audit_fmt(a->links[i].sbat, sizeof(a->links[i].sbat), "%s", r.sbat[i]);
+        }
+        a->mok_trusted = r.mok_trusted;
+        kt_audit_fmt(a->sbat_policy, sizeof(a->sbat_policy), "%s", r.sbat_policy);
+        kt_audit_fmt(a->sbat_note, sizeof(a->sbat_note), "%s", r.sbat_note);
+        a->sbat_current = r.sbat_current;
+        a->have_sbat_current = r.have_sbat_current;
+        a->sbat_next = r.sbat_applied;
+        a->have_sbat_next = r.have_sbat_applied;
+        memset(&r.sbat_current, 0, sizeof(r.sbat_current));
+        memset(&r.sbat_applied, 0, sizeof(r.sbat_applied));
+        a->n_modules = r.n_modules;
+        a->n_modules_trusted = r.n_modules_trusted;
+        a->worst = r.worst;
+        for (int i = KT_AUDIT_VAR_DB; i <= KT_AUDIT_VAR_MOKX; i++) {
+            static const enum kt_efivar_id ids[] = {KT_EFIVAR_DB, KT_EFIVAR_DBX,
+                                                    KT_EFIVAR_MOKLIST, KT_EFIVAR_MOKLISTX};
+            const struct kt_error *ve = &r.var_error[ids[i - KT_AUDIT_VAR_DB]];
+            if (ve->code && !a->vars[i].error) {
+                a->vars[i].error = ve->code;
+                kt_audit_fmt(a->vars[i].error_what, sizeof(a->vars[i].error_what), "%s", ve->what);
+            }
+        }
+    }
+    kt_chain_report_free(&r);
+    for (size_t i = 0; i < n_mods; i++)
+        free(mods[i]);
+    free(mods);
+    return rc;
 }
 
 int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_error *err)
 {
     memset(a, 0, sizeof(*a));
     kt_audit_locate(o, a);
-    struct kt_chain *ch;
-    int rc = kt_chain_new(&ch);
-    if (rc < 0)
-        return rc;
-    rc = kt_audit_vars(a, ch);
-    if (rc == 0) {
-        run_link(ch, &a->links[KT_AUDIT_SHIM], kt_chain_shim, KT_LINK_SHIM);
-        run_link(ch, &a->links[KT_AUDIT_LOADER], kt_chain_loader, KT_LINK_LOADER);
-        run_link(ch, &a->links[KT_AUDIT_KERNEL_LINK], kt_chain_kernel, KT_LINK_KERNEL);
-        kt_audit_sbat(a);
-        hints(a);
-        kt_audit_boot_entries(a);
-        rc = kt_audit_modules(a, ch, o);
+    struct kt_efivars vars = {0};
+    int rc = 0;
+    if (a->found[KT_AUDIT_EFIVARS]) {
+        struct kt_error ve = {0};
+        rc = kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &ve);
+        if (rc < 0 && rc != -ENOMEM) { /* located, then gone: as not found */
+            a->found[KT_AUDIT_EFIVARS] = false;
+            rc = 0;
+        }
     }
     if (rc == 0)
+        rc = kt_audit_vars(a, &vars);
+    if (rc == 0)
+        rc = run_chain(a, o, &vars, err);
+    if (rc == 0)
+        kt_audit_boot_entries(a, &vars);
+    if (rc == 0)
         rc = outlook(a, o, err);
-    kt_chain_free(ch);
-    for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++)
-        if (a->links[i].present)
-            worst_of(a, a->links[i].link.verdict);
-    for (size_t i = 0; i < a->n_groups; i++)
-        worst_of(a, a->groups[i].verdict);
+    kt_efivars_free(&vars);
     if (rc == -ENOMEM)
         kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
     return rc;

@@ -1,13 +1,14 @@
 /* audit.h - `ktrust audit`: the whole boot chain of a system, live or
  * offline, in one pass, built on the chain simulator (chain/chain.h,
- * chain/chain_sbat.h), the revocation pre-flight (revoke/revoke.h) and the
+ * the boot engine), the revocation pre-flight (revoke/revoke.h) and the
  * EFI signature list walker (esl/esl.h).
  *
  *   kt_audit_locate()  where each part is: efivars, the ESP (shim, loader,
  *                      MokManager), the kernel image, its modules
- *   kt_audit_run()     read the variables, simulate the chain, verify every
- *                      module, and ask what --dbx files and the latest
- *                      SbatLevel would revoke
+ *   kt_audit_run()     read the variables (efivars/), run the boot engine
+ *                      (chain/: every link and module, SBAT), group the
+ *                      modules that would not load, and ask what the dbx
+ *                      updates and the latest SbatLevel would revoke
  *
  * A part that is not there is recorded as missing, never an error: the rest
  * is still audited.  Nothing here prints; the CLI does.
@@ -19,7 +20,7 @@
 #include <stddef.h>
 
 #include "chain/chain.h"
-#include "chain/chain_sbat.h"
+#include "efivars/efivars.h"
 #include "sbat/sbat.h"
 #include "util/err.h"
 
@@ -35,9 +36,9 @@ struct kt_audit_opts {
     const char *root;                 /* NULL or "/": the live system */
     const char *efivars, *esp, *kernel, *modules; /* explicit paths (not under root) */
     const char *release;              /* uname -r; NULL: the running kernel's */
-    const char *dbx[KT_AUDIT_MAX_DBX]; /* --dbx: updates for the outlook */
+    const char *dbx[KT_AUDIT_MAX_DBX]; /* dbx updates for the outlook */
     size_t n_dbx;
-    bool no_latest;                   /* skip the `--sbat-level latest` outlook */
+    bool no_latest;                   /* no outlook for the latest SbatLevel */
     /* called before each module is verified (done of total); may be NULL */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
@@ -74,7 +75,6 @@ struct kt_audit_link {
     char path[KT_AUDIT_PATH];         /* the file, or where it was looked for */
     struct kt_chain_link link;        /* verdict and reason (shim, loader, kernel) */
     char sbat[256];                   /* the SBAT line ("" without one) */
-    char hint[768];                   /* what would vouch and how to supply it ("" if trusted) */
 };
 
 /* Modules that would not load, grouped by verdict and reason. */
@@ -82,7 +82,6 @@ struct kt_audit_group {
     int verdict;
     char reason[768];
     char signer[320];                 /* the modules' signer ("" none or unknown) */
-    char hint[768];                   /* what would vouch and how ("" none) */
     char **modules;                   /* paths relative to the modules dir (owned) */
     size_t n;
 };
@@ -92,7 +91,7 @@ struct kt_audit_outlook {
     int link;                         /* KT_AUDIT_SHIM ... */
     int rc;                           /* 0, or why it cannot be checked */
     char error[256];
-    bool by_dbx, by_sbat;             /* revoked by the --dbx files / by the latest SbatLevel */
+    bool by_dbx, by_sbat;             /* revoked by the dbx updates / by the latest SbatLevel */
     char detail[1024];                /* the reasons, "; "-joined */
 };
 
@@ -132,9 +131,9 @@ struct kt_audit {
     size_t n_groups;
     struct kt_audit_outlook outlook[KT_AUDIT__LINKS];
     size_t n_outlook;
-    size_t n_dbx_entries;             /* image hashes + certificates in the --dbx files */
+    size_t n_dbx_entries;             /* image hashes + certificates in the dbx updates */
     char latest_stamp[24];            /* the latest SbatLevel's date stamp */
-    const char *error_file;           /* the --dbx file kt_audit_run failed on, or NULL */
+    const char *error_file;           /* the dbx update kt_audit_run failed on, or NULL */
     int worst;                        /* the worst verdict (0..6) over the links and modules */
 };
 
@@ -144,25 +143,27 @@ struct kt_audit {
 void kt_audit_locate(const struct kt_audit_opts *opts, struct kt_audit *a);
 
 /* The whole audit (calls kt_audit_locate).  Returns 0, or -ENOMEM, or the
- * error of a --dbx file that cannot be read or parsed (err names it); a
+ * error of a dbx update that cannot be read or parsed (err names it); a
  * part that is missing or unreadable is recorded, not returned.  Free with
  * kt_audit_free. */
 int kt_audit_run(const struct kt_audit_opts *opts, struct kt_audit *a, struct kt_error *err);
 void kt_audit_free(struct kt_audit *a);
 
-/* Internal steps (audit_vars.c, audit_sbat.c, audit_modules.c). */
-int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch);
-void kt_audit_sbat(struct kt_audit *a);
-void kt_audit_boot_entries(struct kt_audit *a);
+/* Internal steps (audit_vars.c, audit_boot.c, audit_modules.c). */
+int kt_audit_vars(struct kt_audit *a, const struct kt_efivars *s);
+void kt_audit_boot_entries(struct kt_audit *a, const struct kt_efivars *s);
 /* Parse one EFI_LOAD_OPTION (a Boot#### payload after the efivarfs
  * attribute word) into b: active, description, and the first media
  * file-path node as a '/'-separated path (non-printable characters as '?').
  * Returns 0 or -EBADMSG (no NUL-terminated description, a device path
  * longer than the option, a node shorter than 4 bytes or past its list). */
 int kt_audit_load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b);
-int kt_audit_modules(struct kt_audit *a, struct kt_chain *ch, const struct kt_audit_opts *o);
-/* DIR/NAME-<GUID> into buf; NULL if absent. */
-const char *kt_audit_find_var(const char *dir, const char *name, char *buf, size_t cap);
+/* The module files under the modules directory, sorted (owned: free each
+ * and the array); *n 0 when the directory was not found. */
+int kt_audit_module_list(const struct kt_audit *a, char ***list, size_t *n);
+/* One module's link (not trusted): into the group of its verdict, reason
+ * and signer.  -ENOMEM. */
+int kt_audit_group_module(struct kt_audit *a, const struct kt_chain_link *l, const char *rel);
 
 /* snprintf that may truncate (paths, reasons): always NUL-terminated. */
 void kt_audit_fmt(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

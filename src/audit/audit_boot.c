@@ -113,75 +113,56 @@ static bool same_file(const char *x, const char *y)
 }
 
 /* Firmware's verdict on an entry's file: db vouches, dbx does not revoke. */
-static void fw_verdict(struct kt_audit *a, struct kt_audit_boot *b)
+static void fw_verdict(const struct kt_efivars *vars, struct kt_audit_boot *b)
 {
-    static const struct {
-        const char *name;
-        int (*fn)(struct kt_chain *, const uint8_t *, size_t, const char *, struct kt_error *);
-    } vars[] = {{"db", kt_chain_add_db}, {"dbx", kt_chain_add_dbx}};
-    struct kt_chain *ch;
-    if (kt_chain_new(&ch) < 0)
-        return;
-    char buf[KT_AUDIT_PATH + 64];
-    for (size_t i = 0; i < 2; i++) {
-        const char *p = kt_audit_find_var(a->path[KT_AUDIT_EFIVARS], vars[i].name, buf, sizeof(buf));
-        struct kt_file f = {0};
-        struct kt_error e = {0};
-        if (p && kt_file_open(p, &f, &e) == 0 && f.len > 4)
-            vars[i].fn(ch, f.data, f.len, p, &e);
-        kt_file_close(&f);
-    }
-    struct kt_file f = {0};
-    struct kt_error e = {0};
     struct kt_chain_link l;
-    if (kt_file_open(b->path, &f, &e) == 0) {
-        kt_chain_shim(ch, f.data, f.len, b->path, &l); /* a shim's keys go nowhere here */
-        kt_file_close(&f);
-        b->verdict = l.verdict;
-        kt_audit_fmt(b->reason, sizeof(b->reason), "%s", l.reason);
-    } else {
-        b->verdict = e.code ? e.code : -ENOENT;
-        kt_audit_fmt(b->reason, sizeof(b->reason), "%s", e.what);
-    }
+    b->verdict = kt_chain_firmware(vars, b->path, &l);
+    kt_audit_fmt(b->reason, sizeof(b->reason), "%s", l.reason);
     b->checked = true;
-    kt_chain_free(ch);
 }
 
-void kt_audit_boot_entries(struct kt_audit *a)
+/* A u16 variable's value (after the attribute word), or -1. */
+static int u16_var(const struct kt_efivar *v)
 {
+    size_t len;
+    const uint8_t *p = kt_efivar_data(v, &len);
+    kt_le c;
+    uint16_t n;
+    kt_le_init(&c, p, len, NULL);
+    return p && kt_le_u16(&c, &n, "value") == 0 ? n : -1;
+}
+
+void kt_audit_boot_entries(struct kt_audit *a, const struct kt_efivars *s)
+{
+    a->boot_current = -1;
     if (!a->found[KT_AUDIT_EFIVARS])
         return;
-    const char *dir = a->path[KT_AUDIT_EFIVARS];
-    char buf[KT_AUDIT_PATH + 64];
-    struct kt_file f = {0};
-    struct kt_error e = {0};
-    const char *p = kt_audit_find_var(dir, "BootCurrent", buf, sizeof(buf));
-    a->boot_current = -1;
-    if (p && kt_file_open(p, &f, &e) == 0 && f.len >= 6)
-        a->boot_current = kt_le16(f.data + 4);
-    kt_file_close(&f);
-    p = kt_audit_find_var(dir, "BootOrder", buf, sizeof(buf));
-    if (!p || kt_file_open(p, &f, &e) < 0)
+    a->boot_current = u16_var(&s->var[KT_EFIVAR_BOOT_CURRENT]);
+    size_t len;
+    const uint8_t *order = kt_efivar_data(&s->var[KT_EFIVAR_BOOT_ORDER], &len);
+    if (!order)
         return;
     a->have_boot_order = true;
-    for (size_t i = 4; i + 2 <= f.len && a->n_boot < KT_AUDIT_MAX_BOOT; i += 2) {
+    kt_le c;
+    uint16_t number;
+    kt_le_init(&c, order, len, NULL);
+    while (a->n_boot < KT_AUDIT_MAX_BOOT && kt_le_u16(&c, &number, "BootOrder") == 0) {
         struct kt_audit_boot *b = &a->boot[a->n_boot++];
         memset(b, 0, sizeof(*b));
-        b->number = kt_le16(f.data + i);
+        b->number = number;
         char name[16];
         kt_audit_fmt(name, sizeof(name), "Boot%04X", b->number);
-        struct kt_file g = {0};
-        const char *q = kt_audit_find_var(dir, name, buf, sizeof(buf));
-        if (!q || kt_file_open(q, &g, &e) < 0) {
+        size_t olen;
+        const uint8_t *opt = kt_efivar_data(kt_efivars_boot(s, number), &olen);
+        if (!opt) {
             kt_audit_fmt(b->reason, sizeof(b->reason), "no %s variable", name);
             continue;
         }
         b->present = true;
-        if (g.len < 4 || kt_audit_load_option(g.data + 4, g.len - 4, b) < 0) {
+        if (kt_audit_load_option(opt, olen, b) < 0) {
             b->malformed = true;
             kt_audit_fmt(b->reason, sizeof(b->reason), "%s: not an EFI_LOAD_OPTION", name);
         }
-        kt_file_close(&g);
         if (b->malformed || !b->file[0] || !a->found[KT_AUDIT_ESP])
             continue;
         b->on_esp = resolve(a->path[KT_AUDIT_ESP], b->file, b->path);
@@ -190,7 +171,6 @@ void kt_audit_boot_entries(struct kt_audit *a)
             continue;
         }
         b->audited = a->links[KT_AUDIT_SHIM].present && same_file(b->path, a->links[KT_AUDIT_SHIM].path);
-        fw_verdict(a, b);
+        fw_verdict(s, b);
     }
-    kt_file_close(&f);
 }

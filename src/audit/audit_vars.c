@@ -1,37 +1,15 @@
-/* audit_vars.c - the firmware and MOK variables of an efivars directory:
- * Secure Boot and setup mode, what PK/KEK/db/dbx/MOK hold, and db, dbx and
- * the MOK lists into the chain (as `chain --efivars` reads them). */
-#include <dirent.h>
+/* audit_vars.c - what the firmware and MOK variables hold (PK, KEK, db,
+ * dbx, MokListRT, MokListXRT: entries by type and owner, the certificates),
+ * Secure Boot and setup mode, from the variable state (efivars/). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit.h"
-#include "audit/efivars.h"
 #include "esl/esl.h"
 #include "esl/esl_svn.h"
 #include "util/file.h"
 #include "x509/x509.h"
-
-const char *kt_audit_find_var(const char *dir, const char *name, char *buf, size_t cap)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return NULL;
-    struct dirent *de;
-    const char *found = NULL;
-    size_t nl = strlen(name);
-    while ((de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, name, nl) || de->d_name[nl] != '-' ||
-            strlen(de->d_name + nl + 1) != 36)
-            continue;
-        kt_audit_fmt(buf, cap, "%s/%s", dir, de->d_name);
-        found = buf;
-        break;
-    }
-    closedir(d);
-    return found;
-}
 
 const char *kt_audit_owner_name(const char *guid)
 {
@@ -101,28 +79,25 @@ static int count_entry(void *ctx, const struct kt_esl_entry *e)
     return 0;
 }
 
-typedef int (*add_fn)(struct kt_chain *, const uint8_t *, size_t, const char *, struct kt_error *);
-
-/* One variable: count its entries and (fn) give it to the chain. */
-static int read_var(struct kt_audit *a, struct kt_chain *ch, int which, const char *name,
-                    add_fn fn)
+/* One variable: count its entries (an unreadable file or lists that do
+ * not parse are its error). */
+static int read_var(struct kt_audit *a, const struct kt_efivars *s, int which,
+                    enum kt_efivar_id id)
 {
     struct kt_audit_var *v = &a->vars[which];
-    char buf[KT_AUDIT_PATH + 64];
-    v->name = name;
-    const char *p = kt_audit_find_var(a->path[KT_AUDIT_EFIVARS], name, buf, sizeof(buf));
-    if (!p)
-        return 0;
-    struct kt_file f = {0};
+    const struct kt_efivar *ev = &s->var[id];
     struct kt_error e = {0};
-    int rc = kt_file_open(p, &f, &e);
-    if (rc == 0) {
+    int rc = 0;
+    v->name = kt_efivar_name(id);
+    if (ev->state == KT_EFIVAR_ABSENT)
+        return 0;
+    if (ev->state == KT_EFIVAR_UNREADABLE) {
+        e = ev->error;
+        rc = e.code ? e.code : -EIO;
+    } else {
         v->present = true;
-        rc = kt_esl_foreach(f.data, f.len, count_entry, v, &e);
-        if (rc == 0 && fn && f.len > 4) /* an attribute word alone: an empty variable */
-            rc = fn(ch, f.data, f.len, p, &e);
+        rc = kt_esl_foreach(ev->raw, ev->raw_len, count_entry, v, &e);
     }
-    kt_file_close(&f);
     if (rc == -ENOMEM)
         return rc;
     if (rc < 0) {
@@ -132,60 +107,28 @@ static int read_var(struct kt_audit *a, struct kt_chain *ch, int which, const ch
     return 0;
 }
 
-int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch)
+int kt_audit_vars(struct kt_audit *a, const struct kt_efivars *s)
 {
     static const struct {
         int which;
-        const char *name;
-        add_fn fn;
+        enum kt_efivar_id id;
     } vars[] = {
-        {KT_AUDIT_VAR_PK, "PK", NULL},
-        {KT_AUDIT_VAR_KEK, "KEK", NULL},
-        /* then db, dbx, MokListRT, MokListXRT as chain --efivars reads them */
+        {KT_AUDIT_VAR_PK, KT_EFIVAR_PK},        {KT_AUDIT_VAR_KEK, KT_EFIVAR_KEK},
+        {KT_AUDIT_VAR_DB, KT_EFIVAR_DB},        {KT_AUDIT_VAR_DBX, KT_EFIVAR_DBX},
+        {KT_AUDIT_VAR_MOK, KT_EFIVAR_MOKLIST},  {KT_AUDIT_VAR_MOKX, KT_EFIVAR_MOKLISTX},
     };
-    _Static_assert(KT_AUDIT_VAR_MOKX - KT_AUDIT_VAR_DB + 1 == KT_EFIVAR_FEEDS,
-                   "the chain's variables follow PK and KEK");
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        a->vars[vars[i].which].name = vars[i].name;
+        a->vars[vars[i].which].name = kt_efivar_name(vars[i].id);
         if (!a->found[KT_AUDIT_EFIVARS])
             continue;
-        int rc = read_var(a, ch, vars[i].which, vars[i].name, vars[i].fn);
-        if (rc < 0)
-            return rc;
-    }
-    for (size_t i = 0; i < KT_EFIVAR_FEEDS; i++) {
-        int which = KT_AUDIT_VAR_DB + (int)i;
-        a->vars[which].name = kt_efivar_feeds[i].name;
-        if (!a->found[KT_AUDIT_EFIVARS])
-            continue;
-        int rc = read_var(a, ch, which, kt_efivar_feeds[i].name, kt_efivar_feeds[i].add);
+        int rc = read_var(a, s, vars[i].which, vars[i].id);
         if (rc < 0)
             return rc;
     }
     a->secure_boot = a->setup_mode = -1;
     if (!a->found[KT_AUDIT_EFIVARS])
         return 0;
-    const char *dir = a->path[KT_AUDIT_EFIVARS];
-    a->secure_boot = kt_efivar_byte(dir, "SecureBoot");
-    a->setup_mode = kt_efivar_byte(dir, "SetupMode");
-    char buf[KT_AUDIT_PATH + 64];
-    /* the kernel checks only that MokListTrustedRT exists (uefi_check_trust_mok_keys) */
-    a->mok_trusted = kt_audit_find_var(dir, "MokListTrustedRT", buf, sizeof(buf)) != NULL;
-    kt_chain_set_mok_trusted(ch, a->mok_trusted);
-    struct kt_error se = {0};
-    int src = kt_efivar_sbat_level(dir, &a->sbat_current, buf, sizeof(buf), &se);
-    if (src > 0)
-        a->have_sbat_current = true;
-    else if (src < 0)
-        kt_audit_fmt(a->sbat_note, sizeof(a->sbat_note), "%s: %s", buf, se.what);
-    const char *p = kt_audit_find_var(dir, "SbatPolicy", buf, sizeof(buf));
-    if (p) {
-        struct kt_file f = {0};
-        struct kt_error e = {0};
-        static const char *const pol[] = {"", "latest", "automatic", "reset"};
-        if (kt_file_open(p, &f, &e) == 0 && f.len >= 5 && f.data[4] >= 1 && f.data[4] <= 3)
-            kt_audit_fmt(a->sbat_policy, sizeof(a->sbat_policy), "%s", pol[f.data[4]]);
-        kt_file_close(&f);
-    }
+    a->secure_boot = kt_efivars_byte(s, KT_EFIVAR_SECURE_BOOT);
+    a->setup_mode = kt_efivars_byte(s, KT_EFIVAR_SETUP_MODE);
     return 0;
 }

@@ -14,16 +14,6 @@
 #include "chain/chain.h"
 #include "sbat/sbat.h"
 
-enum kt_sbat_policy {
-    KT_SBAT_POLICY_DEFAULT = 0, /* no SbatPolicy: automatic in secure mode */
-    KT_SBAT_POLICY_LATEST,      /* SbatPolicy 1 */
-    KT_SBAT_POLICY_AUTOMATIC,   /* SbatPolicy 2 */
-    KT_SBAT_POLICY_RESET,       /* SbatPolicy 3: refused in secure mode */
-};
-
-/* "latest", "automatic", "reset" -> policy; -1 for another word. */
-int kt_sbat_policy_parse(const char *s, enum kt_sbat_policy *p);
-
 /* The level shim (image shim/len) leaves in SbatLevel: its candidate from
  * `policy` and its .sbatlevel (reset: the original 2021030218 payload, only
  * outside secure mode); kept as `current` when current is at least as new

@@ -1,0 +1,323 @@
+/* chain_run.c - kt_chain_run: the one boot engine.  The variables in force
+ * (and extra db/dbx/MOK files) go into a kt_chain, then each link runs in
+ * boot order: shim (db), the loader and the kernel (shim's vendor
+ * certificate and MOK), SBAT as shim applies it, then the modules (the
+ * kernel's builtin keys).  `chain`, `audit` and whatever asks "what if the
+ * variables were different" call it with their own state. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chain/chain.h"
+#include "chain/chain_sbat.h"
+#include "esl/esl.h"
+#include "util/file.h"
+
+/* snprintf that may truncate (paths in a note): always NUL-terminated. */
+__attribute__((format(printf, 3, 4))) static void fmt(char *out, size_t cap, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(out, cap, f, ap);
+    va_end(ap);
+}
+
+typedef int (*add_fn)(struct kt_chain *, const uint8_t *, size_t, const char *,
+                      struct kt_error *);
+typedef int (*link_fn)(struct kt_chain *, const uint8_t *, size_t, const char *,
+                       struct kt_chain_link *);
+
+static int fail_on(struct kt_chain_report *r, const char *file, int rc, const struct kt_error *e,
+                   struct kt_error *err)
+{
+    r->error_file = file;
+    if (err)
+        *err = *e;
+    return rc;
+}
+
+static int no_entry(void *ctx, const struct kt_esl_entry *e)
+{
+    (void)ctx;
+    (void)e;
+    return 0;
+}
+
+/* The chain's variables from the state: db, dbx, MokListRT (MOK) and
+ * MokListXRT (shim's MOK deny list: a blacklist), in that order.  strict:
+ * the first one that cannot be read or added is the error; otherwise a
+ * variable whose signature lists do not parse is left out and recorded. */
+static int feed_vars(struct kt_chain *ch, const struct kt_chain_opts *o,
+                     struct kt_chain_report *r, struct kt_error *err)
+{
+    static const struct {
+        enum kt_efivar_id id;
+        add_fn add;
+    } feeds[] = {{KT_EFIVAR_DB, kt_chain_add_db},
+                 {KT_EFIVAR_DBX, kt_chain_add_dbx},
+                 {KT_EFIVAR_MOKLIST, kt_chain_add_mok},
+                 {KT_EFIVAR_MOKLISTX, kt_chain_add_dbx}};
+    for (size_t i = 0; i < sizeof(feeds) / sizeof(feeds[0]); i++) {
+        const struct kt_efivar *v = &o->vars->var[feeds[i].id];
+        struct kt_error e = {0};
+        int rc = 0;
+        if (v->state == KT_EFIVAR_ABSENT)
+            continue;
+        if (v->state == KT_EFIVAR_UNREADABLE) {
+            e = v->error;
+            rc = e.code ? e.code : -EIO;
+        } else if (!o->strict_vars && kt_esl_foreach(v->raw, v->raw_len, no_entry, NULL, &e) < 0) {
+            continue; /* the caller reports the lists it cannot read */
+        } else if (v->raw_len > 4) { /* an attribute word alone: an empty variable */
+            rc = feeds[i].add(ch, v->raw, v->raw_len, v->path, &e);
+        }
+        if (rc == -ENOMEM || (rc < 0 && o->strict_vars))
+            return fail_on(r, v->path, rc, &e, err);
+        if (rc < 0) {
+            r->var_error[feeds[i].id] = e;
+            continue;
+        }
+        r->vars_loaded++;
+    }
+    return 0;
+}
+
+static int feed_files(struct kt_chain *ch, const char *const *paths, size_t n, add_fn add,
+                      struct kt_chain_report *r, struct kt_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct kt_file f;
+        struct kt_error e = {0};
+        int rc = kt_file_open(paths[i], &f, &e);
+        if (rc == 0) {
+            rc = add(ch, f.data, f.len, paths[i], &e);
+            kt_file_close(&f);
+        }
+        if (rc < 0)
+            return fail_on(r, paths[i], rc, &e, err);
+    }
+    return 0;
+}
+
+/* The SbatLevel before boot and SbatPolicy, from the options or the state. */
+static int sbat_inputs(const struct kt_chain_opts *o, struct kt_chain_report *r,
+                       enum kt_sbat_policy *policy, struct kt_error *err)
+{
+    *policy = o->sbat_policy;
+    r->secure = true;
+    if (!o->vars)
+        goto given;
+    static const char *const pol[] = {"", "latest", "automatic", "reset"};
+    size_t len;
+    const uint8_t *p = kt_efivar_data(&o->vars->var[KT_EFIVAR_SBAT_POLICY], &len);
+    if (p && len >= 1 && p[0] >= 1 && p[0] <= 3) {
+        snprintf(r->sbat_policy, sizeof(r->sbat_policy), "%s", pol[p[0]]);
+        if (*policy == KT_SBAT_POLICY_DEFAULT)
+            kt_sbat_policy_parse(r->sbat_policy, policy);
+    }
+    int secure = kt_efivars_byte(o->vars, KT_EFIVAR_SECURE_BOOT);
+    if (secure >= 0)
+        r->secure = secure;
+    if (!o->sbat_level) {
+        const struct kt_efivar *which = NULL;
+        struct kt_error e = {0};
+        int rc = kt_efivars_sbat_level(o->vars, &r->sbat_current, &which, &e);
+        if (rc < 0 && o->strict_vars)
+            return fail_on(r, which->path, rc, &e, err);
+        if (rc < 0)
+            fmt(r->sbat_note, sizeof(r->sbat_note), "%s: %s", which->path, e.what);
+        r->have_sbat_current = rc > 0;
+    }
+given:
+    if (o->sbat_level) {
+        int rc = kt_sbat_level_parse(o->sbat_level->text, o->sbat_level->text_len,
+                                     &r->sbat_current, err);
+        if (rc < 0)
+            return rc;
+        memcpy(r->sbat_current.source, o->sbat_level->source, sizeof(r->sbat_current.source));
+        r->have_sbat_current = true;
+    }
+    return 0;
+}
+
+/* Run one link on a file; an unreadable file is the link's verdict. */
+static void run_link(struct kt_chain *ch, link_fn fn, const char *path, struct kt_chain_link *l,
+                     enum kt_chain_role role)
+{
+    struct kt_file f;
+    struct kt_error e = {0};
+    int rc = kt_file_open(path, &f, &e);
+    if (rc < 0) {
+        memset(l, 0, sizeof(*l));
+        l->role = role;
+        l->file = path;
+        l->verdict = rc;
+        snprintf(l->reason, sizeof(l->reason), "%s", e.what);
+        return;
+    }
+    fn(ch, f.data, f.len, path, l);
+    kt_file_close(&f);
+}
+
+static void never_loaded(struct kt_chain_link *l, const char *why)
+{
+    l->verdict = -EKEYREJECTED;
+    snprintf(l->reason, sizeof(l->reason), "never loaded: %s", why);
+}
+
+/* SBAT as shim applies it: the level it leaves in SbatLevel, its
+ * self-check, the loader's .sbat (required) and the kernel's (not
+ * required).  Returns what stops the boot below, or NULL. */
+static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_report *r,
+                              enum kt_sbat_policy policy)
+{
+    struct kt_file f = {0};
+    struct kt_error *e = &r->sbat_error;
+    int rc = kt_file_open(o->shim, &f, e);
+    if (rc == 0)
+        rc = kt_chain_sbat_level(f.data, f.len, r->have_sbat_current ? &r->sbat_current : NULL,
+                                 policy, r->secure, &r->sbat_applied, r->sbat_note,
+                                 sizeof(r->sbat_note), e);
+    if (rc < 0) {
+        kt_file_close(&f);
+        r->sbat_rc = rc;
+        snprintf(r->sbat_note, sizeof(r->sbat_note), "SbatLevel unknown: %s", e->what);
+        return NULL;
+    }
+    r->have_sbat_applied = true;
+    rc = kt_chain_sbat_link(f.data, f.len, &r->sbat_applied, true, &r->link[KT_CHAIN_AT_SHIM],
+                            r->sbat[KT_CHAIN_AT_SHIM], sizeof(r->sbat[0]));
+    kt_file_close(&f);
+    if (rc < 0) {
+        const char *why = "shim failed its SBAT self-check and powered the machine off";
+        for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++)
+            if (r->present[i])
+                never_loaded(&r->link[i], why);
+        return why;
+    }
+    const char *paths[] = {NULL, o->loader, o->kernel};
+    int loader_rc = 0;
+    for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++) {
+        struct kt_file g = {0};
+        struct kt_error ge = {0};
+        if (!paths[i] || kt_file_open(paths[i], &g, &ge) < 0)
+            continue; /* the link already says why */
+        /* shim loads the loader itself: .sbat required; the kernel is
+         * verified through shim's protocol: not required */
+        rc = kt_chain_sbat_link(g.data, g.len, &r->sbat_applied, i == KT_CHAIN_AT_LOADER,
+                                &r->link[i], r->sbat[i], sizeof(r->sbat[i]));
+        if (i == KT_CHAIN_AT_LOADER)
+            loader_rc = rc;
+        kt_file_close(&g);
+    }
+    if (loader_rc < 0) {
+        if (r->present[KT_CHAIN_AT_KERNEL])
+            never_loaded(&r->link[KT_CHAIN_AT_KERNEL], "shim refused the loader (SBAT)");
+        return "shim refused the loader (SBAT)";
+    }
+    return NULL;
+}
+
+static void worst_of(struct kt_chain_report *r, int verdict)
+{
+    int v = (int)kt_verdict_of(verdict);
+    if (v > r->worst)
+        r->worst = v;
+}
+
+static int run_modules(struct kt_chain *ch, const struct kt_chain_opts *o,
+                       struct kt_chain_report *r, const char *stopped)
+{
+    for (size_t i = 0; i < o->n_modules; i++) {
+        if (o->progress)
+            o->progress(o->ctx, i, o->n_modules);
+        struct kt_chain_link l;
+        run_link(ch, kt_chain_module, o->modules[i], &l, KT_LINK_MODULE);
+        if (stopped)
+            never_loaded(&l, stopped);
+        r->n_modules++;
+        r->n_modules_trusted += l.verdict == 0;
+        worst_of(r, l.verdict);
+        int rc = o->on_module ? o->on_module(o->ctx, i, &l) : 0;
+        if (rc < 0)
+            return rc;
+    }
+    if (o->progress && o->modules)
+        o->progress(o->ctx, o->n_modules, o->n_modules);
+    return 0;
+}
+
+int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struct kt_error *err)
+{
+    memset(r, 0, sizeof(*r));
+    enum kt_sbat_policy policy = KT_SBAT_POLICY_DEFAULT;
+    struct kt_chain *ch;
+    int rc = kt_chain_new(&ch);
+    if (rc < 0)
+        return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
+    r->mok_trusted = o->mok_trusted;
+    if (o->vars) {
+        rc = feed_vars(ch, o, r, err);
+        /* the kernel checks only that MokListTrustedRT exists (uefi_check_trust_mok_keys) */
+        r->mok_trusted |= o->vars->var[KT_EFIVAR_MOKLIST_TRUSTED].state != KT_EFIVAR_ABSENT;
+    }
+    if (rc == 0 && o->sbat)
+        rc = sbat_inputs(o, r, &policy, err);
+    kt_chain_set_mok_trusted(ch, r->mok_trusted);
+    if (rc == 0)
+        rc = feed_files(ch, o->db, o->n_db, kt_chain_add_db, r, err);
+    if (rc == 0)
+        rc = feed_files(ch, o->dbx, o->n_dbx, kt_chain_add_dbx, r, err);
+    if (rc == 0)
+        rc = feed_files(ch, o->mok, o->n_mok, kt_chain_add_mok, r, err);
+    if (rc < 0) {
+        kt_chain_free(ch);
+        return rc;
+    }
+    static const link_fn fns[] = {kt_chain_shim, kt_chain_loader, kt_chain_kernel};
+    static const enum kt_chain_role roles[] = {KT_LINK_SHIM, KT_LINK_LOADER, KT_LINK_KERNEL};
+    const char *paths[] = {o->shim, o->loader, o->kernel};
+    for (int i = 0; i < KT_CHAIN__BOOT; i++) {
+        r->present[i] = paths[i] != NULL;
+        if (paths[i])
+            run_link(ch, fns[i], paths[i], &r->link[i], roles[i]);
+    }
+    const char *stopped = NULL;
+    r->sbat_on = o->sbat;
+    if (o->sbat && o->shim)
+        stopped = apply_sbat(o, r, policy);
+    for (int i = 0; i < KT_CHAIN__BOOT; i++)
+        if (r->present[i])
+            worst_of(r, r->link[i].verdict);
+    rc = run_modules(ch, o, r, stopped);
+    kt_chain_free(ch);
+    if (rc < 0)
+        return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
+    return 0;
+}
+
+void kt_chain_report_free(struct kt_chain_report *r)
+{
+    kt_sbat_level_free(&r->sbat_current);
+    kt_sbat_level_free(&r->sbat_applied);
+    memset(r, 0, sizeof(*r));
+}
+
+int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l)
+{
+    struct kt_chain *ch;
+    int rc = kt_chain_new(&ch);
+    if (rc < 0)
+        return rc;
+    static const enum kt_efivar_id ids[] = {KT_EFIVAR_DB, KT_EFIVAR_DBX};
+    for (size_t i = 0; vars && i < 2; i++) {
+        const struct kt_efivar *v = &vars->var[ids[i]];
+        struct kt_error e = {0};
+        if (v->state == KT_EFIVAR_PRESENT && v->raw_len > 4)
+            (i ? kt_chain_add_dbx : kt_chain_add_db)(ch, v->raw, v->raw_len, v->path, &e);
+    }
+    run_link(ch, kt_chain_shim, path, l, KT_LINK_SHIM); /* a shim's keys go nowhere here */
+    kt_chain_free(ch);
+    return l->verdict;
+}

@@ -1,0 +1,180 @@
+/* efivars.c - read an efivarfs directory into a kt_efivars state. */
+#include "efivars/efivars.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/file.h"
+
+static const char *const names[KT_EFIVAR__COUNT] = {
+    [KT_EFIVAR_PK] = "PK",
+    [KT_EFIVAR_KEK] = "KEK",
+    [KT_EFIVAR_DB] = "db",
+    [KT_EFIVAR_DBX] = "dbx",
+    [KT_EFIVAR_DBT] = "dbt",
+    [KT_EFIVAR_DBR] = "dbr",
+    [KT_EFIVAR_PK_DEFAULT] = "PKDefault",
+    [KT_EFIVAR_KEK_DEFAULT] = "KEKDefault",
+    [KT_EFIVAR_DB_DEFAULT] = "dbDefault",
+    [KT_EFIVAR_DBX_DEFAULT] = "dbxDefault",
+    [KT_EFIVAR_MOKLIST] = "MokListRT",
+    [KT_EFIVAR_MOKLISTX] = "MokListXRT",
+    [KT_EFIVAR_MOKLIST_TRUSTED] = "MokListTrustedRT",
+    [KT_EFIVAR_MOK_IGNORE_DB] = "MokIgnoreDB",
+    [KT_EFIVAR_MOK_SBSTATE] = "MokSBStateRT",
+    [KT_EFIVAR_SBAT_LEVEL_RT] = "SbatLevelRT",
+    [KT_EFIVAR_SBAT_LEVEL] = "SbatLevel",
+    [KT_EFIVAR_SBAT_POLICY] = "SbatPolicy",
+    [KT_EFIVAR_SECURE_BOOT] = "SecureBoot",
+    [KT_EFIVAR_SETUP_MODE] = "SetupMode",
+    [KT_EFIVAR_BOOT_ORDER] = "BootOrder",
+    [KT_EFIVAR_BOOT_CURRENT] = "BootCurrent",
+};
+
+const char *kt_efivar_name(enum kt_efivar_id id)
+{
+    return (unsigned)id < KT_EFIVAR__COUNT ? names[id] : "?";
+}
+
+/* Read one file into v (present, or unreadable with the reason). */
+static int load(struct kt_efivar *v, const char *dir, const char *file)
+{
+    snprintf(v->path, sizeof(v->path), "%s/%s", dir, file);
+    v->error = (struct kt_error){0};
+    v->error.offset = KT_NO_OFFSET;
+    struct kt_file f = {0};
+    if (kt_file_open(v->path, &f, &v->error) < 0) {
+        v->state = KT_EFIVAR_UNREADABLE;
+        return 0;
+    }
+    v->raw = malloc(f.len ? f.len : 1);
+    if (!v->raw) {
+        kt_file_close(&f);
+        return -ENOMEM;
+    }
+    memcpy(v->raw, f.data, f.len);
+    v->raw_len = f.len;
+    v->state = KT_EFIVAR_PRESENT;
+    kt_file_close(&f);
+    return 0;
+}
+
+/* "Boot####" (four upper-case hex digits): the number, else -1. */
+static long boot_number(const char *name, size_t len)
+{
+    if (len != 8 || strncmp(name, "Boot", 4))
+        return -1;
+    long n = 0;
+    for (size_t i = 4; i < 8; i++) {
+        char c = name[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        n = n * 16 + d;
+    }
+    return n;
+}
+
+static int add_boot(struct kt_efivars *s, unsigned number, const char *dir, const char *file)
+{
+    if (kt_efivars_boot(s, number))
+        return 0; /* the first in directory order, as for every variable */
+    struct kt_efivar_boot *b = realloc(s->boot, (s->n_boot + 1) * sizeof(*b));
+    if (!b)
+        return -ENOMEM;
+    s->boot = b;
+    memset(&b[s->n_boot], 0, sizeof(*b));
+    b[s->n_boot].number = number;
+    s->n_boot++;
+    return load(&b[s->n_boot - 1].var, dir, file);
+}
+
+/* One directory entry NAME-GUID (a GUID of 36 characters). */
+static int take(struct kt_efivars *s, const char *dir, const char *file)
+{
+    size_t len = strlen(file);
+    if (len < 38 || file[len - 37] != '-')
+        return 0;
+    size_t nl = len - 37;
+    for (int i = 0; i < KT_EFIVAR__COUNT; i++)
+        if (strlen(names[i]) == nl && !strncmp(file, names[i], nl))
+            return s->var[i].state == KT_EFIVAR_ABSENT ? load(&s->var[i], dir, file) : 0;
+    long n = boot_number(file, nl);
+    return n >= 0 ? add_boot(s, (unsigned)n, dir, file) : 0;
+}
+
+int kt_efivars_read(const char *dir, struct kt_efivars *s, struct kt_error *err)
+{
+    memset(s, 0, sizeof(*s));
+    DIR *d = opendir(dir);
+    if (!d)
+        return kt_fail(err, -errno, KT_NO_OFFSET, "cannot open: %s", strerror(errno));
+    snprintf(s->dir, sizeof(s->dir), "%s", dir);
+    struct dirent *de;
+    int rc = 0;
+    while (rc == 0 && (de = readdir(d)) != NULL)
+        rc = take(s, dir, de->d_name);
+    closedir(d);
+    if (rc < 0) {
+        kt_efivars_free(s);
+        return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
+    }
+    return 0;
+}
+
+void kt_efivars_free(struct kt_efivars *s)
+{
+    for (int i = 0; i < KT_EFIVAR__COUNT; i++)
+        free(s->var[i].raw);
+    for (size_t i = 0; i < s->n_boot; i++)
+        free(s->boot[i].var.raw);
+    free(s->boot);
+    memset(s, 0, sizeof(*s));
+}
+
+const uint8_t *kt_efivar_data(const struct kt_efivar *v, size_t *len)
+{
+    *len = 0;
+    if (!v || v->state != KT_EFIVAR_PRESENT)
+        return NULL;
+    *len = v->raw_len > 4 ? v->raw_len - 4 : 0;
+    return v->raw + (v->raw_len > 4 ? 4 : v->raw_len);
+}
+
+int kt_efivars_byte(const struct kt_efivars *s, enum kt_efivar_id id)
+{
+    size_t len;
+    const uint8_t *p = kt_efivar_data(&s->var[id], &len);
+    return p && len >= 1 ? p[0] != 0 : -1;
+}
+
+int kt_efivars_sbat_level(const struct kt_efivars *s, struct kt_sbat_level *out,
+                          const struct kt_efivar **which, struct kt_error *err)
+{
+    const struct kt_efivar *v = &s->var[KT_EFIVAR_SBAT_LEVEL_RT];
+    if (v->state == KT_EFIVAR_ABSENT)
+        v = &s->var[KT_EFIVAR_SBAT_LEVEL];
+    *which = v;
+    if (v->state == KT_EFIVAR_ABSENT)
+        return 0;
+    if (v->state == KT_EFIVAR_UNREADABLE) {
+        if (err)
+            *err = v->error;
+        return v->error.code ? v->error.code : -EIO;
+    }
+    int rc = kt_sbat_level_parse(v->raw, v->raw_len, out, err);
+    if (rc < 0)
+        return rc;
+    snprintf(out->source, sizeof(out->source), "variable");
+    return 1;
+}
+
+const struct kt_efivar *kt_efivars_boot(const struct kt_efivars *s, unsigned number)
+{
+    for (size_t i = 0; i < s->n_boot; i++)
+        if (s->boot[i].number == number)
+            return &s->boot[i].var;
+    return NULL;
+}
