@@ -2,101 +2,69 @@
  * each link coloured by its verdict, missing parts dashed, the modules that
  * would not load one node per reason. */
 #include <stdio.h>
-#include <string.h>
 
 #include "audit_print.h"
 #include "cli.h"
+#include "dot.h"
 
-static const char *color(int verdict)
+/* Boot entries other than the audited one end at firmware's verdict on
+ * their file. */
+static void boot_nodes(struct cli_dot *d, const struct kt_audit *a)
 {
-    switch (kt_verdict_of(verdict)) {
-    case KT_TRUSTED: return "palegreen";
-    case KT_REJECTED: return "tomato";
-    case KT_MALFORMED: return "orange";
-    case KT_UNTRUSTED:
-    case KT_UNSIGNED: return "gold";
-    default: return "lightgrey";
+    for (size_t i = 0; i < a->n_boot; i++) {
+        const struct kt_audit_boot *b = &a->boot[i];
+        char id[32];
+        if (b->audited)
+            continue;
+        snprintf(id, sizeof(id), "b%zu", i);
+        const char *desc = b->present ? b->description : "(no variable)";
+        const char *file = b->file[0] ? dot_base(b->file) : "";
+        if (b->checked)
+            dot_node(d, id, dot_verdict_fill(b->verdict), false, "Boot%04X\n%.60s\n%.60s\n%s",
+                     b->number & 0xffff, desc, file, kt_verdict_name(kt_verdict_of(b->verdict)));
+        else
+            dot_node(d, id, "white", true, "Boot%04X\n%.60s\n%.60s\nnot checked",
+                     b->number & 0xffff, desc, file);
+        dot_edge(d, "firmware", id, b->checked && b->verdict == 0);
     }
-}
-
-static void esc(FILE *f, const char *s, size_t max)
-{
-    for (size_t i = 0; s[i] && i < max; i++) {
-        if (s[i] == '"' || s[i] == '\\')
-            fputc('\\', f);
-        fputc(s[i] == '\n' ? ' ' : s[i], f);
-    }
-}
-
-static const char *base(const char *p)
-{
-    const char *b = strrchr(p, '/');
-    return b ? b + 1 : p;
 }
 
 int audit_write_dot(const struct kt_audit *a, const char *out)
 {
-    FILE *f = fopen(out, "w");
-    if (!f) {
-        cli_errorf(out, "cannot write: %m");
+    struct cli_dot d;
+    if (dot_open(&d, out, "audit"))
         return EXIT_NOINPUT;
-    }
-    fprintf(f, "digraph audit {\n  rankdir=TB;\n  node [shape=box, style=filled];\n");
-    const struct kt_audit_var *db = &a->vars[KT_AUDIT_VAR_DB];
-    fprintf(f, "  firmware [label=\"firmware\\nSecure Boot %s\\ndb: %zu certificates\", fillcolor=lightblue%s];\n",
-            a->secure_boot < 0 ? "unknown" : a->secure_boot ? "on" : "off", db->n_x509,
-            a->found[KT_AUDIT_EFIVARS] ? "" : ", style=\"filled,dashed\"");
-    /* boot entries: the audited one starts the chain below, the others end at
-     * firmware's verdict on their file */
-    for (size_t i = 0; i < a->n_boot; i++) {
-        const struct kt_audit_boot *b = &a->boot[i];
-        if (b->audited)
-            continue;
-        fprintf(f, "  b%zu [label=\"Boot%04X\\n", i, b->number & 0xffff);
-        esc(f, b->present ? b->description : "(no variable)", 60);
-        fprintf(f, "\\n");
-        esc(f, b->file[0] ? base(b->file) : "", 60);
-        if (b->checked)
-            fprintf(f, "\\n%s\", fillcolor=%s];\n", kt_verdict_name(kt_verdict_of(b->verdict)),
-                    color(b->verdict));
-        else
-            fprintf(f, "\\nnot checked\", fillcolor=white, style=\"filled,dashed\"];\n");
-        fprintf(f, "  firmware -> b%zu [color=%s];\n", i, b->checked && b->verdict == 0 ? "darkgreen" : "red");
-    }
+    dot_node(&d, "firmware", "lightblue", !a->found[KT_AUDIT_EFIVARS],
+             "firmware\nSecure Boot %s\ndb: %zu certificates",
+             a->secure_boot < 0 ? "unknown" : a->secure_boot ? "on" : "off",
+             a->vars[KT_AUDIT_VAR_DB].n_x509);
+    boot_nodes(&d, a);
     const char *prev = "firmware";
     for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++) {
         const struct kt_audit_link *L = &a->links[i];
         const char *id = kt_audit_link_name(i);
-        fprintf(f, "  %s [label=\"%s\\n", id, id);
-        esc(f, base(L->path), 80);
         if (L->present)
-            fprintf(f, "\\n%s\", fillcolor=%s];\n", kt_verdict_name(kt_verdict_of(L->link.verdict)),
-                    color(L->link.verdict));
+            dot_node(&d, id, dot_verdict_fill(L->link.verdict), false, "%s\n%.80s\n%s", id,
+                     dot_base(L->path), kt_verdict_name(kt_verdict_of(L->link.verdict)));
         else
-            fprintf(f, "\\nmissing\", fillcolor=white, style=\"filled,dashed\"];\n");
-        fprintf(f, "  %s -> %s [color=%s];\n", prev, id,
-                L->present && L->link.verdict == 0 ? "darkgreen" : "red");
+            dot_node(&d, id, "white", true, "%s\n%.80s\nmissing", id, dot_base(L->path));
+        dot_edge(&d, prev, id, L->present && L->link.verdict == 0);
         prev = id;
     }
     if (!a->found[KT_AUDIT_MODULES]) {
-        fprintf(f, "  modules [label=\"modules\\nmissing\", fillcolor=white, style=\"filled,dashed\"];\n");
-        fprintf(f, "  kernel -> modules [color=red];\n");
+        dot_node(&d, "modules", "white", true, "modules\nmissing");
+        dot_edge(&d, "kernel", "modules", false);
     } else {
-        fprintf(f, "  modules [label=\"%zu modules\\ntrusted\", fillcolor=palegreen];\n",
-                a->n_modules_trusted);
-        fprintf(f, "  kernel -> modules [color=darkgreen];\n");
+        dot_node(&d, "modules", "palegreen", false, "%zu modules\ntrusted", a->n_modules_trusted);
+        dot_edge(&d, "kernel", "modules", true);
     }
     for (size_t i = 0; i < a->n_groups; i++) {
         const struct kt_audit_group *g = &a->groups[i];
-        fprintf(f, "  g%zu [label=\"%zu module%s %s\\n", i, g->n, g->n == 1 ? "" : "s",
-                kt_verdict_name(kt_verdict_of(g->verdict)));
-        esc(f, g->reason, 100);
-        fprintf(f, "\", fillcolor=%s];\n  kernel -> g%zu [color=red];\n", color(g->verdict), i);
+        char id[32];
+        snprintf(id, sizeof(id), "g%zu", i);
+        dot_node(&d, id, dot_verdict_fill(g->verdict), false, "%zu module%s %s\n%.100s", g->n,
+                 g->n == 1 ? "" : "s", kt_verdict_name(kt_verdict_of(g->verdict)), g->reason);
+        dot_edge(&d, "kernel", id, false);
     }
-    fprintf(f, "}\n");
-    if (fclose(f) != 0) {
-        cli_errorf(out, "cannot write: %m");
-        return EXIT_NOINPUT;
-    }
-    return 0;
+    return dot_close(&d);
 }

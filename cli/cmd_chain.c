@@ -6,6 +6,7 @@
 
 #include "chain/chain.h"
 #include "cli.h"
+#include "dot.h"
 #include "sbat_print.h"
 
 #define MAX_VARS 32
@@ -130,50 +131,18 @@ static void text_link(const char *prefix, const struct kt_chain_link *l)
         printf("      sbat: %s\n", g_sbat_text);
 }
 
-static const char *dot_color(int verdict)
-{
-    switch (kt_verdict_of(verdict)) {
-    case KT_TRUSTED: return "palegreen";
-    case KT_REJECTED: return "tomato";
-    case KT_MALFORMED: return "orange";
-    default: return "lightgrey";
-    }
-}
-
-static void dot_escape(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-}
-
-static void dot_node(FILE *f, const char *id, const struct kt_chain_link *l)
-{
-    const char *base = strrchr(l->file, '/');
-    fprintf(f, "  %s [label=\"%s\\n", id, kt_chain_role_name(l->role));
-    dot_escape(f, base ? base + 1 : l->file);
-    fprintf(f, "\\n%s\", fillcolor=%s];\n", kt_verdict_name(kt_verdict_of(l->verdict)),
-            dot_color(l->verdict));
-}
-
 static int write_dot(const char *out, const struct vars *db, const struct kt_chain_link *links,
                      size_t n_links)
 {
-    FILE *f = fopen(out, "w");
-    if (!f) {
-        cli_errorf(out, "cannot write: %m");
+    struct cli_dot d;
+    if (dot_open(&d, out, "secureboot"))
         return EXIT_NOINPUT;
-    }
-    fprintf(f, "digraph secureboot {\n  rankdir=TB;\n  node [shape=box, style=filled];\n");
-    fprintf(f, "  db [label=\"UEFI db\\n");
+    char label[1024] = "UEFI db\n";
     for (size_t i = 0; i < db->n; i++) {
-        const char *b = strrchr(db->path[i], '/');
-        dot_escape(f, b ? b + 1 : db->path[i]);
-        fprintf(f, "\\n");
+        size_t n = strlen(label);
+        snprintf(label + n, sizeof(label) - n, "%s\n", dot_base(db->path[i]));
     }
-    fprintf(f, "\", fillcolor=lightblue];\n");
+    dot_node(&d, "db", "lightblue", false, "%s", label);
     size_t n_trusted_mods = 0, n_mods = 0;
     for (size_t i = 0; i < n_links; i++)
         if (links[i].role == KT_LINK_MODULE) {
@@ -190,19 +159,16 @@ static int write_dot(const char *out, const struct vars *db, const struct kt_cha
             snprintf(id, sizeof(id), "m%zu", i);
         else
             snprintf(id, sizeof(id), "%s", kt_chain_role_name(l->role));
-        dot_node(f, id, l);
-        fprintf(f, "  %s -> %s [color=%s];\n", parent, id, l->verdict == 0 ? "darkgreen" : "red");
+        dot_node(&d, id, dot_verdict_fill(l->verdict), false, "%s\n%s\n%s",
+                 kt_chain_role_name(l->role), dot_base(l->file),
+                 kt_verdict_name(kt_verdict_of(l->verdict)));
+        dot_edge(&d, parent, id, l->verdict == 0);
     }
     if (n_mods > MODULES_SHOWN && n_trusted_mods) {
-        fprintf(f, "  mods [label=\"%zu modules\\ntrusted\", fillcolor=palegreen];\n", n_trusted_mods);
-        fprintf(f, "  kernel -> mods [color=darkgreen];\n");
+        dot_node(&d, "mods", "palegreen", false, "%zu modules\ntrusted", n_trusted_mods);
+        dot_edge(&d, "kernel", "mods", true);
     }
-    fprintf(f, "}\n");
-    if (fclose(f) != 0) {
-        cli_errorf(out, "cannot write: %m");
-        return EXIT_NOINPUT;
-    }
-    return 0;
+    return dot_close(&d);
 }
 
 struct modules {
