@@ -110,7 +110,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     }
     if (a->have_sbat_current || a->have_sbat_next || a->sbat_note[0])
         printf("SbatLevel: in force %s; next boot: %s\n",
-               a->have_sbat_current ? (a->sbat_current.stamp[0] ? a->sbat_current.stamp : "(no stamp)")
+               a->have_sbat_current ? (a->sbat_current[0] ? a->sbat_current : "(no stamp)")
                                     : "none",
                a->sbat_note[0] ? a->sbat_note : "unknown (no shim)");
     if (a->have_boot_order) {
@@ -270,8 +270,8 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
     jend(&w);
 
     jstart(&w, "sbat");
-    jw_str(&w, "current", a->have_sbat_current && a->sbat_current.stamp[0] ? a->sbat_current.stamp : NULL);
-    jw_str(&w, "next_boot", a->have_sbat_next && a->sbat_next.stamp[0] ? a->sbat_next.stamp : NULL);
+    jw_str(&w, "current", a->have_sbat_current && a->sbat_current[0] ? a->sbat_current : NULL);
+    jw_str(&w, "next_boot", a->have_sbat_next && a->sbat_next[0] ? a->sbat_next : NULL);
     jw_str(&w, "policy", a->sbat_policy[0] ? a->sbat_policy : NULL);
     jw_str(&w, "note", a->sbat_note[0] ? a->sbat_note : NULL);
     jend(&w);

@@ -195,8 +195,8 @@ static void print_json(const struct kt_chain_report *r, const struct kt_chain_li
     jw_init(&w, stdout);
     jw_obj(&w, NULL);
     jw_str(&w, "type", "sbat_level");
-    jw_str(&w, "level", r->have_sbat_applied && r->sbat_applied.stamp[0] ? r->sbat_applied.stamp : NULL);
-    jw_str(&w, "previous", r->have_sbat_current && r->sbat_current.stamp[0] ? r->sbat_current.stamp : NULL);
+    jw_str(&w, "level", r->have_sbat_applied && r->sbat_applied[0] ? r->sbat_applied : NULL);
+    jw_str(&w, "previous", r->have_sbat_current && r->sbat_current[0] ? r->sbat_current : NULL);
     jw_str(&w, "note", r->sbat_note);
     jw_obj_end(&w);
     jw_newline(&w);

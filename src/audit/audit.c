@@ -140,12 +140,10 @@ static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
         a->mok_trusted = r.mok_trusted;
         kt_audit_fmt(a->sbat_policy, sizeof(a->sbat_policy), "%s", r.sbat_policy);
         kt_audit_fmt(a->sbat_note, sizeof(a->sbat_note), "%s", r.sbat_note);
-        a->sbat_current = r.sbat_current;
+        memcpy(a->sbat_current, r.sbat_current, sizeof(a->sbat_current));
         a->have_sbat_current = r.have_sbat_current;
-        a->sbat_next = r.sbat_applied;
+        memcpy(a->sbat_next, r.sbat_applied, sizeof(a->sbat_next));
         a->have_sbat_next = r.have_sbat_applied;
-        memset(&r.sbat_current, 0, sizeof(r.sbat_current));
-        memset(&r.sbat_applied, 0, sizeof(r.sbat_applied));
         a->n_modules = r.n_modules;
         a->n_modules_trusted = r.n_modules_trusted;
         a->worst = r.worst;
@@ -207,7 +205,5 @@ void kt_audit_free(struct kt_audit *a)
         free(a->groups[i].modules);
     }
     free(a->groups);
-    kt_sbat_level_free(&a->sbat_current);
-    kt_sbat_level_free(&a->sbat_next);
     memset(a, 0, sizeof(*a));
 }

@@ -118,7 +118,7 @@ struct kt_audit {
     struct kt_audit_var vars[KT_AUDIT__VARS];
     /* SBAT: the variable in force and what shim would leave in it next boot */
     bool have_sbat_current, have_sbat_next;
-    struct kt_sbat_level sbat_current, sbat_next;
+    char sbat_current[24], sbat_next[24]; /* their date stamps ("" none) */
     char sbat_policy[16];             /* "latest", "automatic", "reset", "" none */
     char sbat_note[512];
     int boot_current;                 /* BootCurrent, or -1 */

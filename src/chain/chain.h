@@ -116,8 +116,8 @@ struct kt_chain_report {
     bool secure;                               /* SecureBoot (on unless the variable says 0) */
     char sbat_policy[16];                      /* the SbatPolicy variable: "latest", ... "" none */
     bool have_sbat_current, have_sbat_applied;
-    struct kt_sbat_level sbat_current;         /* the SbatLevel before boot */
-    struct kt_sbat_level sbat_applied;         /* what shim leaves in it */
+    char sbat_current[24];                     /* the SbatLevel before boot: its date stamp */
+    char sbat_applied[24];                     /* what shim leaves in it: its date stamp */
     char sbat_note[512];                       /* what shim did with it, in words */
     int sbat_rc;                               /* the level could not be worked out: why */
     struct kt_error sbat_error;

@@ -100,9 +100,14 @@ static int feed_files(struct kt_chain *ch, const char *const *paths, size_t n, a
     return 0;
 }
 
+/* The SbatLevel before boot and the one shim leaves. */
+struct levels {
+    struct kt_sbat_level current, applied;
+};
+
 /* The SbatLevel before boot and SbatPolicy, from the options or the state. */
 static int sbat_inputs(const struct kt_chain_opts *o, struct kt_chain_report *r,
-                       enum kt_sbat_policy *policy, struct kt_error *err)
+                       struct levels *run, enum kt_sbat_policy *policy, struct kt_error *err)
 {
     *policy = o->sbat_policy;
     r->secure = true;
@@ -122,7 +127,7 @@ static int sbat_inputs(const struct kt_chain_opts *o, struct kt_chain_report *r,
     if (!o->sbat_level) {
         const struct kt_efivar *which = NULL;
         struct kt_error e = {0};
-        int rc = kt_efivars_sbat_level(o->vars, &r->sbat_current, &which, &e);
+        int rc = kt_efivars_sbat_level(o->vars, &run->current, &which, &e);
         if (rc < 0 && o->strict_vars)
             return fail_on(r, which->path, rc, &e, err);
         if (rc < 0)
@@ -132,10 +137,10 @@ static int sbat_inputs(const struct kt_chain_opts *o, struct kt_chain_report *r,
 given:
     if (o->sbat_level) {
         int rc = kt_sbat_level_parse(o->sbat_level->text, o->sbat_level->text_len,
-                                     &r->sbat_current, err);
+                                     &run->current, err);
         if (rc < 0)
             return rc;
-        memcpy(r->sbat_current.source, o->sbat_level->source, sizeof(r->sbat_current.source));
+        memcpy(run->current.source, o->sbat_level->source, sizeof(run->current.source));
         r->have_sbat_current = true;
     }
     return 0;
@@ -170,14 +175,14 @@ static void never_loaded(struct kt_chain_link *l, const char *why)
  * self-check, the loader's .sbat (required) and the kernel's (not
  * required).  Returns what stops the boot below, or NULL. */
 static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_report *r,
-                              enum kt_sbat_policy policy)
+                              struct levels *run, enum kt_sbat_policy policy)
 {
     struct kt_file f = {0};
     struct kt_error *e = &r->sbat_error;
     int rc = kt_file_open(o->shim, &f, e);
     if (rc == 0)
-        rc = kt_chain_sbat_level(f.data, f.len, r->have_sbat_current ? &r->sbat_current : NULL,
-                                 policy, r->secure, &r->sbat_applied, r->sbat_note,
+        rc = kt_chain_sbat_level(f.data, f.len, r->have_sbat_current ? &run->current : NULL,
+                                 policy, r->secure, &run->applied, r->sbat_note,
                                  sizeof(r->sbat_note), e);
     if (rc < 0) {
         kt_file_close(&f);
@@ -186,7 +191,7 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
         return NULL;
     }
     r->have_sbat_applied = true;
-    rc = kt_chain_sbat_link(f.data, f.len, &r->sbat_applied, true, &r->link[KT_CHAIN_AT_SHIM],
+    rc = kt_chain_sbat_link(f.data, f.len, &run->applied, true, &r->link[KT_CHAIN_AT_SHIM],
                             r->sbat[KT_CHAIN_AT_SHIM], sizeof(r->sbat[0]));
     kt_file_close(&f);
     if (rc < 0) {
@@ -205,7 +210,7 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
             continue; /* the link already says why */
         /* shim loads the loader itself: .sbat required; the kernel is
          * verified through shim's protocol: not required */
-        rc = kt_chain_sbat_link(g.data, g.len, &r->sbat_applied, i == KT_CHAIN_AT_LOADER,
+        rc = kt_chain_sbat_link(g.data, g.len, &run->applied, i == KT_CHAIN_AT_LOADER,
                                 &r->link[i], r->sbat[i], sizeof(r->sbat[i]));
         if (i == KT_CHAIN_AT_LOADER)
             loader_rc = rc;
@@ -252,6 +257,7 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
 {
     memset(r, 0, sizeof(*r));
     enum kt_sbat_policy policy = KT_SBAT_POLICY_DEFAULT;
+    struct levels run = {0};
     struct kt_chain *ch;
     int rc = kt_chain_new(&ch);
     if (rc < 0)
@@ -263,7 +269,7 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
         r->mok_trusted |= o->vars->var[KT_EFIVAR_MOKLIST_TRUSTED].state != KT_EFIVAR_ABSENT;
     }
     if (rc == 0 && o->sbat)
-        rc = sbat_inputs(o, r, &policy, err);
+        rc = sbat_inputs(o, r, &run, &policy, err);
     kt_chain_set_mok_trusted(ch, r->mok_trusted);
     if (rc == 0)
         rc = feed_files(ch, o->db, o->n_db, kt_chain_add_db, r, err);
@@ -273,6 +279,7 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
         rc = feed_files(ch, o->mok, o->n_mok, kt_chain_add_mok, r, err);
     if (rc < 0) {
         kt_chain_free(ch);
+        kt_sbat_level_free(&run.current);
         return rc;
     }
     static const link_fn fns[] = {kt_chain_shim, kt_chain_loader, kt_chain_kernel};
@@ -286,7 +293,11 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
     const char *stopped = NULL;
     r->sbat_on = o->sbat;
     if (o->sbat && o->shim)
-        stopped = apply_sbat(o, r, policy);
+        stopped = apply_sbat(o, r, &run, policy);
+    snprintf(r->sbat_current, sizeof(r->sbat_current), "%s", run.current.stamp);
+    snprintf(r->sbat_applied, sizeof(r->sbat_applied), "%s", run.applied.stamp);
+    kt_sbat_level_free(&run.current);
+    kt_sbat_level_free(&run.applied);
     for (int i = 0; i < KT_CHAIN__BOOT; i++)
         if (r->present[i])
             worst_of(r, r->link[i].verdict);
@@ -299,9 +310,7 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
 
 void kt_chain_report_free(struct kt_chain_report *r)
 {
-    kt_sbat_level_free(&r->sbat_current);
-    kt_sbat_level_free(&r->sbat_applied);
-    memset(r, 0, sizeof(*r));
+    memset(r, 0, sizeof(*r)); /* nothing owned today; kept for what a report may own */
 }
 
 int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l)
