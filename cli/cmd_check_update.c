@@ -9,10 +9,9 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "revoke/dbx_info.h"
-#include "revoke/revoke.h"
+#include "ktrust/advanced.h"
+#include "ktrust/update.h"
 #include "sbat_print.h"
-#include "util/file.h"
 
 enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO };
 
@@ -47,13 +46,8 @@ static void usage(FILE *f)
 }
 
 struct run {
-    struct kt_dbx dbx;
-    bool have_dbx;
-    struct kt_sbat_level level;
-    bool have_level;
-    struct kt_certset db;
-    bool have_db;
-    struct kt_json *info;
+    struct kt_update_check *u;
+    bool have_level, have_db;
     bool json, quiet;
     size_t files, revoked, unreadable;
     int worst;
@@ -61,18 +55,11 @@ struct run {
 
 static struct run *g_run; /* for the nftw callback */
 
-static void print_file(struct run *R, const char *path, int rc, const struct kt_error *e,
-                       const struct kt_revoke_result *res, int db_state,
-                       const struct kt_x509 *db_by)
+static void print_file(struct run *R, const char *path, const struct kt_update_verdict *v)
 {
-    bool rev = rc == 0 && res->n > 0;
+    int rc = v->rc;
+    bool rev = rc == 0 && v->n > 0;
     const char *verdict = rc < 0 ? "malformed" : rev ? "would_be_revoked" : "still_boots";
-    char **desc = NULL;
-    if (rev) {
-        desc = calloc(res->n, sizeof(*desc));
-        for (size_t i = 0; desc && i < res->n; i++)
-            desc[i] = kt_dbx_info_describe(R->info, &res->reasons[i]);
-    }
     if (R->json) {
         struct jw w;
         jw_init(&w, stdout);
@@ -80,98 +67,65 @@ static void print_file(struct run *R, const char *path, int rc, const struct kt_
         jw_str(&w, "file", path);
         jw_str(&w, "verdict", verdict);
         jw_bool(&w, "would_be_revoked", rev);
-        jw_str(&w, "error", rc < 0 ? e->what : NULL);
+        jw_str(&w, "error", rc < 0 ? v->error.what : NULL);
         if (rc == 0)
-            jw_str(&w, "format", res->pe32plus ? "pe32+" : "pe32");
+            jw_str(&w, "format", v->pe32plus ? "pe32+" : "pe32");
         else
             jw_null(&w, "format");
         jw_arr(&w, "reasons");
-        for (size_t i = 0; rev && i < res->n; i++) {
+        for (size_t i = 0; rev && i < v->n; i++) {
             jw_obj(&w, NULL);
-            jw_str(&w, "by", kt_revoke_by_name(res->reasons[i].by));
-            jw_str(&w, "detail", res->reasons[i].detail);
-            jw_str(&w, "description", desc ? desc[i] : NULL);
+            jw_str(&w, "by", kt_revoke_by_name(v->reasons[i].by));
+            jw_str(&w, "detail", v->reasons[i].detail);
+            jw_str(&w, "description", v->reasons[i].description);
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
         if (R->have_level && rc == 0)
-            jw_bool(&w, "sbat_missing", res->sbat_missing);
+            jw_bool(&w, "sbat_missing", v->sbat_missing);
         if (R->have_db && rc == 0) {
-            jw_bool(&w, "signed_by_db", db_state == 1);
-            jw_str(&w, "db_certificate", db_by ? db_by->description : NULL);
+            jw_bool(&w, "signed_by_db", v->db == 1);
+            jw_str(&w, "db_certificate", v->db_by[0] ? v->db_by : NULL);
         }
         jw_obj_end(&w);
         jw_newline(&w);
     } else if (!R->quiet) {
         if (rc < 0)
-            printf("%s: cannot be checked: %s\n", path, e->what);
+            printf("%s: cannot be checked: %s\n", path, v->error.what);
         else
             printf("%s: %s\n", path, rev ? "would be revoked" : "still boots");
-        for (size_t i = 0; rev && i < res->n; i++) {
-            printf("  by %s: %s\n", kt_revoke_by_name(res->reasons[i].by), res->reasons[i].detail);
-            if (desc && desc[i])
-                printf("    %s\n", desc[i]);
+        for (size_t i = 0; rev && i < v->n; i++) {
+            printf("  by %s: %s\n", kt_revoke_by_name(v->reasons[i].by), v->reasons[i].detail);
+            if (v->reasons[i].description)
+                printf("    %s\n", v->reasons[i].description);
         }
-        if (rc == 0 && R->have_level && res->sbat_missing)
+        if (rc == 0 && R->have_level && v->sbat_missing)
             printf("  note: no .sbat section: shim refuses to load it itself\n");
         if (rc == 0 && R->have_db)
-            printf("  %s%s\n", db_state == 1 ? "signed by db: " : "not signed by anything in db",
-                   db_by ? db_by->description : "");
+            printf("  %s%s\n", v->db == 1 ? "signed by db: " : "not signed by anything in db",
+                   v->db_by);
     }
-    for (size_t i = 0; desc && i < res->n; i++)
-        free(desc[i]);
-    free(desc);
-}
-
-static bool has_efi_name(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 4 && !strcasecmp(path + n - 4, ".efi");
 }
 
 static void check_file(struct run *R, const char *path)
 {
-    struct kt_file f = {0};
-    struct kt_error e = {0};
-    int rc = kt_file_open(path, &f, &e);
-    if (rc < 0) {
-        if (!has_efi_name(path))
-            return;
-        cli_error(path, &e);
-        R->files++;
-        R->unreadable++;
-        if (R->worst < 4)
-            R->worst = 4;
-        struct kt_revoke_result none = {0};
-        print_file(R, path, rc, &e, &none, 0, NULL);
-        return;
-    }
-    bool mz = f.len >= 2 && f.data[0] == 'M' && f.data[1] == 'Z';
-    if (!mz && !has_efi_name(path)) {
-        kt_file_close(&f);
-        return; /* not a PE, and not named like one: not a boot binary */
-    }
+    struct kt_update_verdict v;
+    int rc = kt_update_check_file(R->u, path, KT_UPDATE_BOOT_FILES, &v);
+    if (rc == 1)
+        return; /* not a boot binary */
     R->files++;
-    struct kt_revoke_result res = {0};
-    rc = kt_revoke_check(f.data, f.len, R->have_dbx ? &R->dbx : NULL,
-                         R->have_level ? &R->level : NULL, &res, &e);
-    int db_state = 0;
-    const struct kt_x509 *db_by = NULL;
-    if (rc == 0 && R->have_db)
-        db_state = kt_revoke_db_vouches(f.data, f.len, &R->db, &db_by);
     if (rc < 0) {
-        cli_error(path, &e);
+        cli_error(path, &v.error);
         R->unreadable++;
         if (R->worst < 4)
             R->worst = 4;
-    } else if (res.n) {
+    } else if (v.n) {
         R->revoked++;
         if (R->worst < 5)
             R->worst = 5;
     }
-    print_file(R, path, rc, &e, &res, db_state, db_by);
-    kt_revoke_result_free(&res);
-    kt_file_close(&f);
+    print_file(R, path, &v);
+    kt_update_verdict_free(&v);
 }
 
 static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -192,15 +146,12 @@ static int load(const char *path, int which, struct run *R)
     int rc = kt_file_open(path, &f, &e);
     if (rc == 0) {
         if (which == OPT_DBX) {
-            rc = kt_dbx_add(&R->dbx, f.data, f.len, path, &e);
-            R->have_dbx = true;
+            rc = kt_update_check_add_dbx(R->u, f.data, f.len, path, &e);
         } else if (which == OPT_DB) {
-            rc = kt_certset_add(&R->db, f.data, f.len, &e);
+            rc = kt_update_check_add_db(R->u, f.data, f.len, &e);
             R->have_db = true;
         } else {
-            kt_json_free(R->info);
-            R->info = NULL;
-            rc = kt_dbx_info_parse(f.data, f.len, &R->info, &e);
+            rc = kt_update_check_set_dbx_info(R->u, f.data, f.len, &e);
         }
     }
     kt_file_close(&f);
@@ -216,8 +167,10 @@ int cmd_check_update(int argc, char **argv)
     struct run R;
     memset(&R, 0, sizeof(R));
     struct cli_getopt g;
+    struct kt_sbat_level level = {0};
     int c, rc = 0;
-    if (cli_opts_init(&g, opts) < 0)
+    bool have_dbx = false;
+    if (cli_opts_init(&g, opts) < 0 || kt_update_check_new(&R.u) < 0)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
@@ -225,14 +178,16 @@ int cmd_check_update(int argc, char **argv)
         case 'q': R.quiet = true; break;
         case 'h': usage(stdout); goto out;
         case OPT_DBX:
+            have_dbx = true;
+            /* fall through */
         case OPT_DB:
         case OPT_DBX_INFO:
             if ((rc = load(optarg, c, &R)) != 0)
                 goto out;
             break;
         case OPT_SBAT_LEVEL:
-            kt_sbat_level_free(&R.level);
-            if ((rc = cli_sbat_level_load(optarg, &R.level)) != 0)
+            kt_sbat_level_free(&level);
+            if ((rc = cli_sbat_level_load(optarg, &level)) != 0)
                 goto out;
             R.have_level = true;
             break;
@@ -243,9 +198,17 @@ int cmd_check_update(int argc, char **argv)
         rc = cli_usage_error("check-update", "no PATH given");
         goto out;
     }
-    if (!R.have_dbx && !R.have_level) {
+    if (!have_dbx && !R.have_level) {
         rc = cli_usage_error("check-update", "nothing to check: give --dbx and/or --sbat-level");
         goto out;
+    }
+    if (R.have_level) {
+        struct kt_error e = {0};
+        if ((rc = kt_update_check_set_level(R.u, &level, &e)) < 0) {
+            cli_error("--sbat-level", &e);
+            rc = cli_exit_code(rc);
+            goto out;
+        }
     }
     g_run = &R;
     for (int i = optind; i < argc; i++) {
@@ -277,9 +240,7 @@ int cmd_check_update(int argc, char **argv)
     }
     rc = R.worst;
 out:
-    kt_dbx_free(&R.dbx);
-    kt_sbat_level_free(&R.level);
-    kt_certset_free(&R.db);
-    kt_json_free(R.info);
+    kt_update_check_free(R.u);
+    kt_sbat_level_free(&level);
     return rc;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
-#include "revoke/revoke.h"
+#include "ktrust/update.h"
 #include "util/file.h"
 
 static void join(char *out, size_t cap, const char *s)
@@ -15,27 +15,29 @@ static void join(char *out, size_t cap, const char *s)
     kt_audit_fmt(out + n, cap - n, "%s%s", n ? "; " : "", s);
 }
 
+/* What the dbx updates and the latest SbatLevel would do to each boot file. */
 static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_error *err)
 {
-    struct kt_dbx dbx = {0};
+    struct kt_update_check *u;
     struct kt_sbat_level latest = {0};
     bool have_latest = false;
-    int rc = 0;
+    int rc = kt_update_check_new(&u);
     for (size_t i = 0; rc == 0 && i < o->n_dbx; i++) {
         struct kt_file f = {0};
         rc = kt_file_open(o->dbx[i], &f, err);
         if (rc == 0)
-            rc = kt_dbx_add(&dbx, f.data, f.len, o->dbx[i], err);
+            rc = kt_update_check_add_dbx(u, f.data, f.len, o->dbx[i], err);
         kt_file_close(&f);
         if (rc < 0)
             a->error_file = o->dbx[i];
     }
     if (rc < 0)
         goto out;
-    a->n_dbx_entries = dbx.n_hashes + dbx.n_certs;
+    a->n_dbx_entries = kt_update_check_dbx_entries(u);
     if (!o->no_latest) {
         struct kt_error e = {0};
-        if (kt_sbat_level_spec("latest", &latest, &e) == 0) {
+        if (kt_sbat_level_spec("latest", &latest, &e) == 0 &&
+            kt_update_check_set_level(u, &latest, &e) == 0) {
             have_latest = true;
             kt_audit_fmt(a->latest_stamp, sizeof(a->latest_stamp), "%s", latest.stamp);
         }
@@ -51,32 +53,26 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_
         struct kt_audit_outlook *O = &a->outlook[a->n_outlook++];
         memset(O, 0, sizeof(*O));
         O->link = order[k];
-        struct kt_file f = {0};
-        struct kt_error e = {0};
-        struct kt_revoke_result res = {0};
-        O->rc = kt_file_open(L->path, &f, &e);
-        if (O->rc == 0)
-            O->rc = kt_revoke_check(f.data, f.len, o->n_dbx ? &dbx : NULL,
-                                    have_latest ? &latest : NULL, &res, &e);
-        kt_file_close(&f);
+        struct kt_update_verdict v;
+        O->rc = kt_update_check_file(u, L->path, 0, &v);
         if (O->rc == -ENOMEM) {
             rc = O->rc;
-            kt_revoke_result_free(&res);
+            kt_update_verdict_free(&v);
             break;
         }
         if (O->rc < 0)
-            kt_audit_fmt(O->error, sizeof(O->error), "%s", e.what);
-        for (size_t i = 0; i < res.n; i++) {
-            if (res.reasons[i].by == KT_REVOKE_SBAT)
+            kt_audit_fmt(O->error, sizeof(O->error), "%s", v.error.what);
+        for (size_t i = 0; i < v.n; i++) {
+            if (v.reasons[i].by == KT_REVOKE_SBAT)
                 O->by_sbat = true;
             else
                 O->by_dbx = true;
-            join(O->detail, sizeof(O->detail), res.reasons[i].detail);
+            join(O->detail, sizeof(O->detail), v.reasons[i].detail);
         }
-        kt_revoke_result_free(&res);
+        kt_update_verdict_free(&v);
     }
 out:
-    kt_dbx_free(&dbx);
+    kt_update_check_free(u);
     kt_sbat_level_free(&latest);
     return rc;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "crypto/crypto.h"
+#include "ktrust/update.h"
 #include "sbat/sbat.h"
 #include "util/err.h"
 #include "authvar/authvar.h" /* struct kt_certset */
@@ -51,7 +52,8 @@ int kt_dbx_add(struct kt_dbx *d, const uint8_t *buf, size_t len, const char *sou
                struct kt_error *err);
 void kt_dbx_free(struct kt_dbx *d);
 
-enum kt_revoke_by { KT_REVOKE_IMAGE_HASH, KT_REVOKE_CERT, KT_REVOKE_CERT_TBS, KT_REVOKE_SBAT };
+/* enum kt_revoke_by, kt_revoke_by_name and the public form of what follows
+ * (struct kt_update_check): ktrust/update.h */
 
 struct kt_revoke_reason {
     enum kt_revoke_by by;
@@ -88,8 +90,5 @@ void kt_revoke_result_free(struct kt_revoke_result *res);
 struct kt_certset;
 int kt_revoke_db_vouches(const uint8_t *buf, size_t len, const struct kt_certset *db,
                          const struct kt_x509 **by);
-
-/* "image_hash", "certificate", "certificate_tbs", "sbat" */
-const char *kt_revoke_by_name(enum kt_revoke_by by);
 
 #endif

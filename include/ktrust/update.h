@@ -1,0 +1,96 @@
+/* ktrust/update.h - would a dbx update and/or an SbatLevel revoke a boot
+ * binary?  (`check-update`, and the outlook of `audit`.)
+ *
+ * Firmware's rule (EDK2 DxeImageVerificationLib, IsForbiddenByDbx): an
+ * image is forbidden when its Authenticode hash, in any algorithm the dbx
+ * holds, is an image entry, or when a certificate of one of its top-level
+ * signatures is an X509 entry (whole DER) or an X509_SHA256/384/512 entry
+ * (hash of its TBSCertificate).  shim adds the SbatLevel rule.
+ *
+ *   struct kt_update_check *u;
+ *   kt_update_check_new(&u);
+ *   kt_update_check_add_dbx(u, buf, len, "DBXUpdate.bin", &err);   any number
+ *   kt_update_check_set_level(u, level);                             optional
+ *   kt_update_check_file(u, "EFI/debian/grubx64.efi", &v);
+ *   ... v.n reasons ...; kt_update_verdict_free(&v);
+ *   kt_update_check_free(u);
+ */
+#ifndef KTRUST_UPDATE_H
+#define KTRUST_UPDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ktrust/api.h"
+#include "ktrust/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kt_update_check;
+struct kt_sbat_level;
+
+enum kt_revoke_by { KT_REVOKE_IMAGE_HASH, KT_REVOKE_CERT, KT_REVOKE_CERT_TBS, KT_REVOKE_SBAT };
+
+/* One reason an image would be revoked. */
+struct kt_update_reason {
+    enum kt_revoke_by by;
+    char detail[400];     /* "sha256 image hash 80b4...", "certificate CN=...", "grub 4 < 5 (level ...)" */
+    char *description;    /* what Microsoft's dbx_info says of the entry, or NULL (owned) */
+};
+
+/* What an update would do to one image. */
+struct kt_update_verdict {
+    int rc;                        /* 0 checked; else why not (-ELIBBAD, -EBADMSG, -ENOENT ...) */
+    struct kt_error error;         /* ... in words */
+    struct kt_update_reason *reasons; /* owned */
+    size_t n;                      /* 0: still boots */
+    bool sbat_missing;             /* a level was given and the image has no .sbat */
+    bool pe32plus;
+    int db;                        /* -1 no db given; 1 a db certificate vouches; 0 none does */
+    char db_by[320];               /* that certificate's description ("" none) */
+};
+
+KT_API int kt_update_check_new(struct kt_update_check **out);
+KT_API void kt_update_check_free(struct kt_update_check *u);
+
+/* The entries of a dbx input: a signed update, an EFI signature list or an
+ * efivarfs dump; several combine.  source is kept by pointer (it names the
+ * input in the reasons).  Errors: -EBADMSG (with offset), -ENOMEM. */
+KT_API int kt_update_check_add_dbx(struct kt_update_check *u, const uint8_t *buf, size_t len,
+                                   const char *source, struct kt_error *err);
+/* Image hashes and certificates the dbx inputs hold (SVN records aside). */
+KT_API size_t kt_update_check_dbx_entries(const struct kt_update_check *u);
+/* The SbatLevel to check against (copied); NULL: none. */
+KT_API int kt_update_check_set_level(struct kt_update_check *u, const struct kt_sbat_level *level,
+                                     struct kt_error *err);
+/* db lists: whether a db certificate vouches for each image (dates
+ * ignored, as firmware).  Certificates or signature lists. */
+KT_API int kt_update_check_add_db(struct kt_update_check *u, const uint8_t *buf, size_t len,
+                                  struct kt_error *err);
+/* Microsoft's dbx_info_msft_latest.json, to describe the entries found. */
+KT_API int kt_update_check_set_dbx_info(struct kt_update_check *u, const uint8_t *buf, size_t len,
+                                        struct kt_error *err);
+
+/* Check one image in memory.  Returns v->rc; free v with
+ * kt_update_verdict_free whatever it returns. */
+KT_API int kt_update_check_image(const struct kt_update_check *u, const uint8_t *buf, size_t len,
+                                 struct kt_update_verdict *v);
+/* Check one file: v->rc (a file that cannot be read is its error).  With
+ * KT_UPDATE_BOOT_FILES, a file that is neither a PE by its MZ header nor
+ * named *.efi is no boot binary: 1 (skipped, v untouched); so is one that
+ * cannot be read unless it is named *.efi. */
+#define KT_UPDATE_BOOT_FILES 1u
+KT_API int kt_update_check_file(const struct kt_update_check *u, const char *path,
+                                unsigned flags, struct kt_update_verdict *v);
+KT_API void kt_update_verdict_free(struct kt_update_verdict *v);
+
+/* "image_hash", "certificate", "certificate_tbs", "sbat" */
+KT_API const char *kt_revoke_by_name(enum kt_revoke_by by);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
