@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "audit/audit.h"
+#include "ktrust/audit.h"
 
 /* The exit code of an audit: the worst link or module verdict as an exit
  * code; 66 when no part at all was found. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chain/chain.h"
+#include "ktrust/chain.h"
 #include "cli.h"
 #include "dot.h"
 #include "sbat_print.h"

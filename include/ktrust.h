@@ -32,13 +32,28 @@
  *                       PE, module, PKCS#7, certificate, EFI signature list;
  *                       verify it under one struct kt_policy), one struct
  *                       kt_result and its accessors
+ *   ktrust/efivars.h    the firmware variables in force: kt_efivars_read
+ *                       (an efivarfs directory), each present, absent or
+ *                       unreadable
+ *   ktrust/chain.h      the boot engine: kt_chain_run (db/dbx, shim, MOK,
+ *                       SBAT, loader, kernel, modules) on a variable state
+ *   ktrust/update.h     would a dbx update or an SbatLevel revoke a boot
+ *                       binary: struct kt_update_check
+ *   ktrust/audit.h      a whole system: kt_audit_run
+ *
+ * ktrust/advanced.h (not included here) is the advanced tier: what the
+ * ktrust program needs beyond this API, which may change between releases.
  */
 #ifndef KTRUST_H
 #define KTRUST_H
 
 #include "ktrust/api.h"
+#include "ktrust/audit.h"
+#include "ktrust/chain.h"
+#include "ktrust/efivars.h"
 #include "ktrust/error.h"
 #include "ktrust/keyring.h"
+#include "ktrust/update.h"
 #include "ktrust/verify.h"
 #include "ktrust/x509.h"
 

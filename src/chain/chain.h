@@ -22,21 +22,9 @@
 #include <stdbool.h>
 
 #include "efivars/efivars.h"
+#include "ktrust/chain.h"
 #include "policy/keyrings.h"
 #include "sbat/sbat.h"
-
-enum kt_chain_role { KT_LINK_DB = 0, KT_LINK_SHIM, KT_LINK_LOADER, KT_LINK_KERNEL, KT_LINK_MODULE };
-
-struct kt_chain_link {
-    enum kt_chain_role role;
-    const char *file;        /* as given (not owned) */
-    int verdict;             /* 0 / -errno */
-    char reason[768];        /* one line for a person */
-    char trusted_by[320];    /* description of the vouching key, or "" */
-    char signer[320];        /* description of the signer certificate, or "" */
-    int parent;              /* role of the link whose keys vouched, -1 for db */
-    size_t keys_added;       /* keys this link contributed (shim: vendor + MOK; kernel: builtin) */
-};
 
 struct kt_chain;
 
@@ -68,81 +56,7 @@ int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
 int kt_chain_module(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_chain_link *link);
 
-const char *kt_chain_role_name(enum kt_chain_role r); /* "db", "shim", ... */
-
-/* ---- the engine: one boot, from the variables in force to the modules ---- */
-
-enum kt_sbat_policy {
-    KT_SBAT_POLICY_DEFAULT = 0, /* no SbatPolicy: automatic in secure mode */
-    KT_SBAT_POLICY_LATEST,      /* SbatPolicy 1 */
-    KT_SBAT_POLICY_AUTOMATIC,   /* SbatPolicy 2 */
-    KT_SBAT_POLICY_RESET,       /* SbatPolicy 3: refused in secure mode */
-};
-
-/* "latest", "automatic", "reset" -> policy; -1 for another word. */
-int kt_sbat_policy_parse(const char *s, enum kt_sbat_policy *p);
-
-struct kt_chain_opts {
-    /* the variables in force (db, dbx, MokListRT, MokListXRT, MokListTrustedRT,
-     * SbatLevelRT/SbatLevel, SbatPolicy, SecureBoot), or NULL */
-    const struct kt_efivars *vars;
-    /* a variable that cannot be read or added, or an SbatLevel that does
-     * not parse, is an error; otherwise it is recorded in the report */
-    bool strict_vars;
-    /* files added after the variables: certificates or signature lists */
-    const char *const *db, *const *dbx, *const *mok;
-    size_t n_db, n_dbx, n_mok;
-    bool mok_trusted;                        /* MOK keys join machine even without MokListTrustedRT */
-    bool sbat;                               /* apply SBAT as shim does */
-    const struct kt_sbat_level *sbat_level;  /* the SbatLevel before boot; NULL: the variables' */
-    enum kt_sbat_policy sbat_policy;         /* DEFAULT: the variables' SbatPolicy */
-    const char *shim, *loader, *kernel;      /* NULL: not there (the link is not run) */
-    const char *const *modules;              /* verified against the kernel's keys */
-    size_t n_modules;
-    /* each module's link (l->file is modules[i]); a negative return stops the run */
-    int (*on_module)(void *ctx, size_t i, const struct kt_chain_link *l);
-    /* before each module (done of total), and once at the end; may be NULL */
-    void (*progress)(void *ctx, size_t done, size_t total);
-    void *ctx;
-};
-
-enum { KT_CHAIN_AT_SHIM = 0, KT_CHAIN_AT_LOADER, KT_CHAIN_AT_KERNEL, KT_CHAIN__BOOT };
-
-struct kt_chain_report {
-    struct kt_chain_link link[KT_CHAIN__BOOT]; /* shim, loader, kernel */
-    bool present[KT_CHAIN__BOOT];              /* the link's file was given */
-    char sbat[KT_CHAIN__BOOT][256];            /* each link's SBAT line ("" none) */
-    bool sbat_on;                              /* opts.sbat */
-    bool secure;                               /* SecureBoot (on unless the variable says 0) */
-    char sbat_policy[16];                      /* the SbatPolicy variable: "latest", ... "" none */
-    bool have_sbat_current, have_sbat_applied;
-    char sbat_current[24];                     /* the SbatLevel before boot: its date stamp */
-    char sbat_applied[24];                     /* what shim leaves in it: its date stamp */
-    char sbat_note[512];                       /* what shim did with it, in words */
-    int sbat_rc;                               /* the level could not be worked out: why */
-    struct kt_error sbat_error;
-    bool mok_trusted;                          /* MOK keys went to machine */
-    size_t vars_loaded;                        /* variables given to the chain */
-    struct kt_error var_error[KT_EFIVAR__COUNT]; /* a variable left out (code != 0) and why */
-    size_t n_modules, n_modules_trusted;
-    int worst;                                 /* the worst verdict (0..6) of links and modules */
-    const char *error_file;                    /* the input kt_chain_run failed on, or NULL */
-};
-
-/* Run the chain.  Returns 0 (the verdicts are in *r), or the error of an
- * input that stops it (a db/dbx/MOK file that cannot be read or added; a
- * variable, with strict_vars; -ENOMEM) with err set and r->error_file
- * naming the input.  Free r with kt_chain_report_free in either case. */
-int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struct kt_error *err);
-void kt_chain_report_free(struct kt_chain_report *r);
-
-/* Are files (shim, loader, kernel, modules...) in that order?  Returns 0,
- * or 1 with *at the first file out of place and *why what it is ("is a
- * kernel module", ...). */
-int kt_chain_check_order(const char *const *files, size_t n, size_t *at, const char **why);
-
-/* Firmware's verdict on one image: db vouches for it, dbx does not revoke
- * it (vars may be NULL: an empty db).  Returns l->verdict. */
-int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l);
+/* the link and the engine (struct kt_chain_link, kt_chain_run ...):
+ * ktrust/chain.h */
 
 #endif

@@ -1,99 +1,11 @@
-/* efivars.h - the firmware variables in force: the one reader of an efivarfs
- * directory (NAME-GUID files, each a 4-byte attribute word then the data)
- * for `chain --efivars`, `audit` and whatever asks "what if the variables
- * were different?".  Each variable is present, absent or unreadable; its
- * bytes are an owned copy, so a state can be changed and handed around.
- *
- * Variable files are matched by name and a 36-character GUID, whatever the
- * GUID (the first match in directory order), as the old lookups did.
- */
+/* efivars.h - the variable state (the one efivarfs reader): declared in
+ * ktrust/efivars.h (struct kt_efivars, kt_efivars_read, kt_efivar_data,
+ * kt_efivars_byte, kt_efivars_sbat_level, kt_efivars_boot). */
 #ifndef KT_EFIVARS_EFIVARS_H
 #define KT_EFIVARS_EFIVARS_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
+#include "ktrust/efivars.h"
 #include "sbat/sbat.h"
 #include "util/err.h"
-
-enum kt_efivar_id {
-    KT_EFIVAR_PK = 0,
-    KT_EFIVAR_KEK,
-    KT_EFIVAR_DB,
-    KT_EFIVAR_DBX,
-    KT_EFIVAR_DBT,
-    KT_EFIVAR_DBR,
-    KT_EFIVAR_PK_DEFAULT,
-    KT_EFIVAR_KEK_DEFAULT,
-    KT_EFIVAR_DB_DEFAULT,
-    KT_EFIVAR_DBX_DEFAULT,
-    KT_EFIVAR_MOKLIST,         /* MokListRT */
-    KT_EFIVAR_MOKLISTX,        /* MokListXRT */
-    KT_EFIVAR_MOKLIST_TRUSTED, /* MokListTrustedRT */
-    KT_EFIVAR_MOK_IGNORE_DB,   /* MokIgnoreDB */
-    KT_EFIVAR_MOK_SBSTATE,     /* MokSBStateRT */
-    KT_EFIVAR_SBAT_LEVEL_RT,   /* SbatLevelRT */
-    KT_EFIVAR_SBAT_LEVEL,      /* SbatLevel */
-    KT_EFIVAR_SBAT_POLICY,     /* SbatPolicy */
-    KT_EFIVAR_SECURE_BOOT,
-    KT_EFIVAR_SETUP_MODE,
-    KT_EFIVAR_BOOT_ORDER,
-    KT_EFIVAR_BOOT_CURRENT,
-    KT_EFIVAR__COUNT
-};
-
-enum kt_efivar_state { KT_EFIVAR_ABSENT = 0, KT_EFIVAR_PRESENT, KT_EFIVAR_UNREADABLE };
-
-#define KT_EFIVARS_PATH 4160
-
-/* One variable as its efivarfs file holds it. */
-struct kt_efivar {
-    enum kt_efivar_state state;
-    char path[KT_EFIVARS_PATH]; /* the file ("" when absent) */
-    uint8_t *raw;               /* owned: the whole file, attribute word first */
-    size_t raw_len;
-    struct kt_error error;      /* why it is unreadable */
-};
-
-/* A Boot#### variable. */
-struct kt_efivar_boot {
-    unsigned number;
-    struct kt_efivar var;
-};
-
-struct kt_efivars {
-    char dir[KT_EFIVARS_PATH];  /* where they were read ("" none) */
-    struct kt_efivar var[KT_EFIVAR__COUNT];
-    struct kt_efivar_boot *boot; /* every Boot#### file, in directory order (owned) */
-    size_t n_boot;
-};
-
-/* The efivarfs name of a variable ("db", "MokListRT", ...). */
-const char *kt_efivar_name(enum kt_efivar_id id);
-
-/* Read every known variable of dir into *s (zeroed first).  A variable
- * that cannot be read is recorded as unreadable, not returned.  Returns 0,
- * -ENOMEM, or the error of a directory that cannot be opened (-ENOENT,
- * -ENOTDIR, -EACCES; err names it).  Free with kt_efivars_free. */
-int kt_efivars_read(const char *dir, struct kt_efivars *s, struct kt_error *err);
-void kt_efivars_free(struct kt_efivars *s);
-
-/* The variable's data after the attribute word (len 0 for an attribute
- * word alone); NULL when not present. */
-const uint8_t *kt_efivar_data(const struct kt_efivar *v, size_t *len);
-
-/* The first data byte of a one-byte variable: 1 (non-zero), 0, or -1
- * (absent, unreadable or empty). */
-int kt_efivars_byte(const struct kt_efivars *s, enum kt_efivar_id id);
-
-/* The SbatLevel in force: SbatLevelRT, else SbatLevel, into *out (source
- * "variable").  Returns 1 when read, 0 when neither is present, or the
- * parse error (err set; *which names the variable that failed). */
-int kt_efivars_sbat_level(const struct kt_efivars *s, struct kt_sbat_level *out,
-                          const struct kt_efivar **which, struct kt_error *err);
-
-/* The Boot#### variable, or NULL. */
-const struct kt_efivar *kt_efivars_boot(const struct kt_efivars *s, unsigned number);
 
 #endif

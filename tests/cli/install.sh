@@ -291,4 +291,123 @@ elif [ -n "${CI:-}" ]; then
 else
     echo "corpus not found: the PE part skipped"
 fi
+# ---- the boot engine on the installed library: chain, audit, efivars, update check
+cat > boot.c <<'C'
+/* boot chain EFIVARS DB SHIM LOADER KERNEL MODULE...: every link's role|verdict|reason
+ * boot audit ROOT: the audit's links and modules
+ * boot update DBX FILE: what the dbx update does to FILE */
+#include <ktrust.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int module(void *ctx, size_t i, const struct kt_chain_link *l)
+{
+    (void)ctx, (void)i;
+    printf("%s|%s|%s\n", kt_chain_role_name(l->role), kt_verdict_name(kt_verdict_of(l->verdict)),
+           l->reason);
+    return 0;
+}
+
+static int chain(int argc, char **argv)
+{
+    struct kt_efivars vars;
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_efivars_read(argv[2], &vars, &e) < 0)
+        return printf("efivars: %s\n", e.what), 2;
+    size_t n;
+    printf("db present %d, %zu bytes\n", vars.var[KT_EFIVAR_DB].state == KT_EFIVAR_PRESENT,
+           (kt_efivar_data(&vars.var[KT_EFIVAR_DB], &n), n));
+    const char *db[] = {argv[3]};
+    struct kt_chain_opts o = {.vars = &vars, .strict_vars = true, .db = db, .n_db = 1,
+                              .sbat = true, .shim = argv[4], .loader = argv[5], .kernel = argv[6],
+                              .modules = (const char *const *)argv + 7,
+                              .n_modules = (size_t)argc - 7, .on_module = module};
+    struct kt_chain_report r;
+    if (kt_chain_run(&o, &r, &e) < 0)
+        return printf("chain: %s\n", e.what), 2;
+    for (int i = 0; i < KT_CHAIN__BOOT; i++)
+        module(NULL, 0, &r.link[i]);
+    printf("sbat %s -> %s; worst %d\n", r.sbat_current, r.sbat_applied, r.worst);
+    kt_chain_report_free(&r);
+    kt_efivars_free(&vars);
+    return 0;
+}
+
+static int audit(const char *root)
+{
+    struct kt_audit_opts o = {.root = root, .no_latest = true};
+    struct kt_audit *a = malloc(sizeof(*a));
+    struct kt_error e = KT_ERROR_INIT;
+    if (!a || kt_audit_run(&o, a, &e) < 0)
+        return printf("audit: %s\n", e.what), 2;
+    for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++)
+        printf("%s|%s\n", kt_audit_link_name(i), kt_verdict_name(kt_verdict_of(a->links[i].link.verdict)));
+    printf("modules %zu trusted %zu\n", a->n_modules, a->n_modules_trusted);
+    kt_audit_free(a);
+    free(a);
+    return 0;
+}
+
+static int update(const char *dbx, const char *file)
+{
+    struct kt_update_check *u;
+    struct kt_update_verdict v;
+    struct kt_error e = KT_ERROR_INIT;
+    FILE *f = fopen(dbx, "rb");
+    static unsigned char buf[1 << 20];
+    size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+    if (f)
+        fclose(f);
+    if (kt_update_check_new(&u) < 0 || kt_update_check_add_dbx(u, buf, n, dbx, &e) < 0)
+        return printf("dbx: %s\n", e.what), 2;
+    kt_update_check_file(u, file, 0, &v);
+    printf("%s %zu\n", v.rc < 0 ? "malformed" : v.n ? "would_be_revoked" : "still_boots", v.n);
+    kt_update_verdict_free(&v);
+    kt_update_check_free(u);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 7 && !strcmp(argv[1], "chain"))
+        return chain(argc, argv);
+    if (argc == 3 && !strcmp(argv[1], "audit"))
+        return audit(argv[2]);
+    if (argc == 4 && !strcmp(argv[1], "update"))
+        return update(argv[2], argv[3]);
+    return 2;
+}
+C
+if ! cc -std=c11 -Wall -Wextra -Werror $SAN boot.c -o boot $(pkg-config --cflags --libs ktrust) 2>cc.err; then
+    bad "compile the boot program against the installed library: $(head -3 cc.err)"
+elif [ -f "$c/debian/shimx64.efi.signed" ]; then
+    ok
+    D=$c/debian EV=$c/peers/shim-efivars/efivars-1
+    mods=("$D"/modules/*.ko)
+    got=$(./boot chain "$EV" "$ms" "$D/shimx64.efi.signed" "$D/grubx64.efi.signed" \
+          "$D/vmlinuz-6.1.0-57-amd64" "${mods[@]:0:2}")
+    want=$("$P/bin/ktrust" chain --json --efivars "$EV" --db "$ms" "$D/shimx64.efi.signed" \
+           "$D/grubx64.efi.signed" "$D/vmlinuz-6.1.0-57-amd64" "${mods[@]:0:2}" |
+           jq -r 'select(.role) | "\(.role)|\(.verdict)|\(.reason)"')
+    expect_eq "$(grep -c '|trusted|' <<<"$got")" 5 "boot engine: shim, loader, kernel and 2 modules trusted"
+    expect_eq "$(grep '|' <<<"$got" | sort)" "$(sort <<<"$want")" "boot engine: the same links and reasons as ktrust chain"
+    expect_match "$got" 'db present 1, [1-9][0-9]* bytes' "efivars: db read"
+    mkdir -p root/boot/efi/EFI/debian root/sys/firmware/efi root/lib/modules/6.1.0-57-amd64
+    cp "$D/shimx64.efi.signed" root/boot/efi/EFI/debian/shimx64.efi
+    cp "$D/grubx64.efi.signed" root/boot/efi/EFI/debian/grubx64.efi
+    cp "$D/vmlinuz-6.1.0-57-amd64" root/boot/
+    cp -r "$EV" root/sys/firmware/efi/efivars
+    cp "${mods[@]:0:3}" root/lib/modules/6.1.0-57-amd64/
+    got=$(./boot audit root)
+    expect_eq "$got" "$(printf 'shim|trusted\nloader|trusted\nkernel|trusted\nmodules 3 trusted 3')" \
+        "audit through the installed library"
+    "$P/bin/ktrust" audit -q --root root
+    expect_eq "$?" 0 "audit: the installed CLI agrees"
+    got=$(./boot update "$c/peers/secureboot-objects/tree/PostSignedObjects/Optional/DBX/DBXUpdate2024.bin" \
+          "$D/shimx64.efi.signed")
+    want=$("$P/bin/ktrust" check-update --json --dbx "$c/peers/secureboot-objects/tree/PostSignedObjects/Optional/DBX/DBXUpdate2024.bin" \
+           "$D/shimx64.efi.signed" | jq -r 'select(.file) | "\(.verdict) \(.reasons | length)"')
+    expect_eq "$got" "$want" "update check: the installed library agrees with check-update"
+fi
 finish

@@ -1,0 +1,161 @@
+/* ktrust/audit.h - `ktrust audit`: the whole boot chain of a system, live or
+ * offline, in one pass, built on the boot engine (ktrust/chain.h), the variable
+ * state (ktrust/efivars.h) and the update check (ktrust/update.h).
+ *
+ *   kt_audit_locate()  where each part is: efivars, the ESP (shim, loader,
+ *                      MokManager), the kernel image, its modules
+ *   kt_audit_run()     read the variables (efivars/), run the boot engine
+ *                      (chain/: every link and module, SBAT), group the
+ *                      modules that would not load, and ask what the dbx
+ *                      updates and the latest SbatLevel would revoke
+ *
+ * A part that is not there is recorded as missing, never an error: the rest
+ * is still audited.  Nothing here prints; the CLI does.
+ */
+#ifndef KTRUST_AUDIT_H
+#define KTRUST_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ktrust/api.h"
+#include "ktrust/chain.h"
+#include "ktrust/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KT_AUDIT_PATH 4096
+#define KT_AUDIT_MAX_DBX 16
+#define KT_AUDIT_MAX_OWNERS 8
+#define KT_AUDIT_MAX_BOOT 32
+
+enum kt_audit_part { KT_AUDIT_EFIVARS = 0, KT_AUDIT_ESP, KT_AUDIT_KERNEL, KT_AUDIT_MODULES,
+                     KT_AUDIT__PARTS };
+
+struct kt_audit_opts {
+    const char *root;                 /* NULL or "/": the live system */
+    const char *efivars, *esp, *kernel, *modules; /* explicit paths (not under root) */
+    const char *release;              /* uname -r; NULL: the running kernel's */
+    const char *dbx[KT_AUDIT_MAX_DBX]; /* dbx updates for the outlook */
+    size_t n_dbx;
+    bool no_latest;                   /* no outlook for the latest SbatLevel */
+    /* called before each module is verified (done of total); may be NULL */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
+};
+
+/* One firmware or MOK variable: what it holds. */
+enum { KT_AUDIT_VAR_PK, KT_AUDIT_VAR_KEK, KT_AUDIT_VAR_DB, KT_AUDIT_VAR_DBX,
+       KT_AUDIT_VAR_MOK, KT_AUDIT_VAR_MOKX, KT_AUDIT__VARS };
+
+struct kt_audit_var {
+    const char *name;                 /* "PK", "KEK", "db", "dbx", "MokListRT", "MokListXRT" */
+    bool present;
+    int error;                        /* 0, or the parse error (-EBADMSG) */
+    char error_what[256];
+    size_t n_x509, n_sha256, n_x509_hash, n_other; /* entries by type */
+    char **certs;                     /* descriptions of the X509 entries (owned) */
+    size_t n_certs;
+    struct {
+        char guid[37];                /* SignatureOwner, "77fa9abd-..." */
+        size_t n;                     /* entries it owns */
+    } owners[KT_AUDIT_MAX_OWNERS];
+    size_t n_owners;                  /* distinct owners (more are counted in the last) */
+};
+
+/* "Microsoft", "shim", ... for a well-known SignatureOwner GUID text, or NULL. */
+KT_API const char *kt_audit_owner_name(const char *guid);
+
+/* A boot link: shim, loader, kernel (and MokManager, checked for the outlook only). */
+enum { KT_AUDIT_SHIM = 0, KT_AUDIT_LOADER, KT_AUDIT_KERNEL_LINK, KT_AUDIT_MOKMANAGER,
+       KT_AUDIT__LINKS };
+
+struct kt_audit_link {
+    bool present;
+    char path[KT_AUDIT_PATH];         /* the file, or where it was looked for */
+    struct kt_chain_link link;        /* verdict and reason (shim, loader, kernel) */
+    char sbat[256];                   /* the SBAT line ("" without one) */
+};
+
+/* Modules that would not load, grouped by verdict and reason. */
+struct kt_audit_group {
+    int verdict;
+    char reason[768];
+    char signer[320];                 /* the modules' signer ("" none or unknown) */
+    char **modules;                   /* paths relative to the modules dir (owned) */
+    size_t n;
+};
+
+/* What an update would do to one boot file. */
+struct kt_audit_outlook {
+    int link;                         /* KT_AUDIT_SHIM ... */
+    int rc;                           /* 0, or why it cannot be checked */
+    char error[256];
+    bool by_dbx, by_sbat;             /* revoked by the dbx updates / by the latest SbatLevel */
+    char detail[1024];                /* the reasons, "; "-joined */
+};
+
+/* A firmware boot entry (BootOrder order). */
+struct kt_audit_boot {
+    unsigned number;                  /* #### */
+    bool present, malformed, active;
+    char description[128];
+    char file[512];                   /* the device path's file, '/'-separated ("" none) */
+    bool on_esp;                      /* that file exists on the audited ESP */
+    char path[KT_AUDIT_PATH];         /* ... there */
+    bool audited;                     /* it is the audited shim: the chain below is its */
+    bool checked;                     /* verdict/reason: firmware's (db, dbx) on the file */
+    int verdict;
+    char reason[768];
+};
+
+struct kt_audit {
+    char path[KT_AUDIT__PARTS][KT_AUDIT_PATH]; /* what was used or looked for */
+    bool found[KT_AUDIT__PARTS];
+    char release[256];                /* the kernel release audited ("" unknown) */
+    int secure_boot, setup_mode;      /* 1, 0, or -1 (no variable) */
+    bool mok_trusted;                 /* MokListTrustedRT exists */
+    struct kt_audit_var vars[KT_AUDIT__VARS];
+    /* SBAT: the variable in force and what shim would leave in it next boot */
+    bool have_sbat_current, have_sbat_next;
+    char sbat_current[24], sbat_next[24]; /* their date stamps ("" none) */
+    char sbat_policy[16];             /* "latest", "automatic", "reset", "" none */
+    char sbat_note[512];
+    int boot_current;                 /* BootCurrent, or -1 */
+    bool have_boot_order;
+    struct kt_audit_boot boot[KT_AUDIT_MAX_BOOT];
+    size_t n_boot;
+    struct kt_audit_link links[KT_AUDIT__LINKS];
+    size_t n_modules, n_modules_trusted;
+    struct kt_audit_group *groups;
+    size_t n_groups;
+    struct kt_audit_outlook outlook[KT_AUDIT__LINKS];
+    size_t n_outlook;
+    size_t n_dbx_entries;             /* image hashes + certificates in the dbx updates */
+    char latest_stamp[24];            /* the latest SbatLevel's date stamp */
+    const char *error_file;           /* the dbx update kt_audit_run failed on, or NULL */
+    int worst;                        /* the worst verdict (0..6) over the links and modules */
+};
+
+/* Fill a->path / a->found / a->release from opts (defaults for the live
+ * system, or under opts->root).  Never fails: a part not found is !found
+ * with the place it was looked for in path. */
+KT_API void kt_audit_locate(const struct kt_audit_opts *opts, struct kt_audit *a);
+
+/* The whole audit (calls kt_audit_locate).  Returns 0, or -ENOMEM, or the
+ * error of a dbx update that cannot be read or parsed (err names it); a
+ * part that is missing or unreadable is recorded, not returned.  Free with
+ * kt_audit_free. */
+KT_API int kt_audit_run(const struct kt_audit_opts *opts, struct kt_audit *a, struct kt_error *err);
+KT_API void kt_audit_free(struct kt_audit *a);
+
+/* "efivars", "esp", "kernel", "modules"; "shim", "loader", "kernel", "mokmanager" */
+KT_API const char *kt_audit_part_name(enum kt_audit_part p);
+KT_API const char *kt_audit_link_name(int link);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
