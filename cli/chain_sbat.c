@@ -16,7 +16,7 @@ typedef int (*add_fn)(struct kt_chain *, const uint8_t *, size_t, const char *, 
 static int load_one(struct kt_chain *ch, const char *path, add_fn fn)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc == 0 && f.len > 4) /* an attribute word alone: an empty variable */
         rc = fn(ch, f.data, f.len, path, &e);
@@ -48,7 +48,7 @@ int chain_efivars_load(struct kt_chain *ch, const char *dir, struct chain_sb *sb
         sb->efivars_loaded++;
     }
     if (!sb->have_current) {
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = kt_efivar_sbat_level(dir, &sb->current, buf, sizeof(buf), &e);
         if (rc < 0) {
             cli_error(buf, &e);
@@ -85,7 +85,7 @@ int chain_sbat_apply(struct chain_sb *sb, struct kt_chain_link *links, size_t n,
         return EXIT_INTERNAL;
     sb->n = n;
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(paths[0], &f, &e);
     if (rc == 0)
         rc = kt_chain_sbat_level(f.data, f.len, sb->have_current ? &sb->current : NULL,

@@ -87,7 +87,7 @@ static int load_vars(struct kt_chain *c, const struct vars *v, var_fn fn)
 {
     for (size_t i = 0; i < v->n; i++) {
         struct kt_file f;
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = kt_file_open(v->path[i], &f, &e);
         if (rc == 0) {
             rc = fn(c, f.data, f.len, v->path[i], &e);
@@ -108,7 +108,7 @@ static int run_link(struct kt_chain *c, link_fn fn, const char *path, struct kt_
                     enum kt_chain_role role)
 {
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
         memset(l, 0, sizeof(*l));
@@ -128,7 +128,7 @@ static int run_link(struct kt_chain *c, link_fn fn, const char *path, struct kt_
 static char file_kind(const char *path)
 {
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     if (kt_file_open(path, &f, &e) < 0)
         return '?';
     char k = '?';

@@ -132,7 +132,7 @@ static bool has_efi_name(const char *path)
 static void check_file(struct run *R, const char *path)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
         if (!has_efi_name(path))
@@ -188,7 +188,7 @@ static int walk_cb(const char *path, const struct stat *st, int type, struct FTW
 static int load(const char *path, int which, struct run *R)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc == 0) {
         if (which == OPT_DBX) {

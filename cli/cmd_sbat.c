@@ -23,7 +23,7 @@ static void usage(FILE *f)
 static int show_one(const char *path, bool json, bool quiet)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     struct kt_pe *pe = NULL;
     struct kt_sbat s = {0};
     int rc = kt_file_open(path, &f, &e);

@@ -93,7 +93,7 @@ int cmd_verify_pe(int argc, char **argv)
     int worst = 0;
     for (int i = optind; i < argc; i++) {
         const char *path = argv[i];
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         struct kt_result *r = NULL;
         rc = kt_verify_file(ctx, path, &pol, &r, &e);
         if (!r) {

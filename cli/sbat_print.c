@@ -67,7 +67,7 @@ void cli_sbat_text(FILE *f, const void *ctx)
 
 int cli_sbat_level_load(const char *spec, struct kt_sbat_level *l)
 {
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_sbat_level_spec(spec, l, &e);
     if (rc < 0) {
         cli_error(spec, &e);

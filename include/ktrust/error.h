@@ -25,6 +25,11 @@ struct kt_error {
     char what[400];    /* "certificate: SEQUENCE length runs past the end" */
 };
 
+/* An error with nothing recorded: code 0, no offset, empty text.  Declare
+ * errors with it (`struct kt_error e = KT_ERROR_INIT;`): a zero-filled one
+ * would say "at offset 0". */
+#define KT_ERROR_INIT {0, KT_NO_OFFSET, {0}}
+
 /* Verdicts, numbered as the CLI's exit codes (see CONTRACT.md). */
 enum kt_verdict {
     KT_TRUSTED = 0,

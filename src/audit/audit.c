@@ -18,7 +18,7 @@ static void run_link(struct kt_chain *ch, struct kt_audit_link *L, link_fn fn,
     if (!L->present)
         return;
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(L->path, &f, &e);
     if (rc < 0) {
         memset(&L->link, 0, sizeof(L->link));
@@ -92,7 +92,7 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_
         goto out;
     a->n_dbx_entries = dbx.n_hashes + dbx.n_certs;
     if (!o->no_latest) {
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         if (kt_sbat_level_spec("latest", &latest, &e) == 0) {
             have_latest = true;
             kt_audit_fmt(a->latest_stamp, sizeof(a->latest_stamp), "%s", latest.stamp);
@@ -110,7 +110,7 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_
         memset(O, 0, sizeof(*O));
         O->link = order[k];
         struct kt_file f = {0};
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         struct kt_revoke_result res = {0};
         O->rc = kt_file_open(L->path, &f, &e);
         if (O->rc == 0)

@@ -126,13 +126,13 @@ static void fw_verdict(struct kt_audit *a, struct kt_audit_boot *b)
     for (size_t i = 0; i < 2; i++) {
         const char *p = kt_audit_find_var(a->path[KT_AUDIT_EFIVARS], vars[i].name, buf, sizeof(buf));
         struct kt_file f = {0};
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         if (p && kt_file_open(p, &f, &e) == 0 && f.len > 4)
             vars[i].fn(ch, f.data, f.len, p, &e);
         kt_file_close(&f);
     }
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     struct kt_chain_link l;
     if (kt_file_open(b->path, &f, &e) == 0) {
         kt_chain_shim(ch, f.data, f.len, b->path, &l); /* a shim's keys go nowhere here */
@@ -154,7 +154,7 @@ void kt_audit_boot_entries(struct kt_audit *a)
     const char *dir = a->path[KT_AUDIT_EFIVARS];
     char buf[KT_AUDIT_PATH + 64];
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     const char *p = kt_audit_find_var(dir, "BootCurrent", buf, sizeof(buf));
     a->boot_current = -1;
     if (p && kt_file_open(p, &f, &e) == 0 && f.len >= 6)

@@ -145,7 +145,7 @@ int kt_audit_modules(struct kt_audit *a, struct kt_chain *ch, const struct kt_au
             o->progress(o->progress_ctx, i, s.n);
         struct kt_chain_link l;
         struct kt_file f = {0};
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int frc = kt_file_open(s.v[i], &f, &e);
         if (frc < 0) {
             memset(&l, 0, sizeof(l));

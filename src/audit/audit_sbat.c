@@ -28,7 +28,7 @@ void kt_audit_sbat(struct kt_audit *a)
     if (a->sbat_policy[0])
         kt_sbat_policy_parse(a->sbat_policy, &pol);
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(S->path, &f, &e);
     if (rc == 0)
         rc = kt_chain_sbat_level(f.data, f.len, a->have_sbat_current ? &a->sbat_current : NULL,

@@ -74,7 +74,7 @@ static int count_entry(void *ctx, const struct kt_esl_entry *e)
     case KT_ESL_X509: {
         v->n_x509++;
         struct kt_x509 *c = NULL;
-        struct kt_error err = {0};
+        struct kt_error err = KT_ERROR_INIT;
         char *desc = NULL;
         if (kt_x509_parse(e->data.p, e->data.len, &c, &err) == 0 && c->description)
             desc = strdup(c->description);
@@ -114,7 +114,7 @@ static int read_var(struct kt_audit *a, struct kt_chain *ch, int which, const ch
     if (!p)
         return 0;
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(p, &f, &e);
     if (rc == 0) {
         v->present = true;
@@ -172,7 +172,7 @@ int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch)
     /* the kernel checks only that MokListTrustedRT exists (uefi_check_trust_mok_keys) */
     a->mok_trusted = kt_audit_find_var(dir, "MokListTrustedRT", buf, sizeof(buf)) != NULL;
     kt_chain_set_mok_trusted(ch, a->mok_trusted);
-    struct kt_error se = {0};
+    struct kt_error se = KT_ERROR_INIT;
     int src = kt_efivar_sbat_level(dir, &a->sbat_current, buf, sizeof(buf), &se);
     if (src > 0)
         a->have_sbat_current = true;
@@ -181,7 +181,7 @@ int kt_audit_vars(struct kt_audit *a, struct kt_chain *ch)
     const char *p = kt_audit_find_var(dir, "SbatPolicy", buf, sizeof(buf));
     if (p) {
         struct kt_file f = {0};
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         static const char *const pol[] = {"", "latest", "automatic", "reset"};
         if (kt_file_open(p, &f, &e) == 0 && f.len >= 5 && f.data[4] >= 1 && f.data[4] <= 3)
             kt_audit_fmt(a->sbat_policy, sizeof(a->sbat_policy), "%s", pol[f.data[4]]);

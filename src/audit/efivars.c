@@ -20,7 +20,7 @@ int kt_efivar_byte(const char *dir, const char *name)
     if (!p)
         return -1;
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     if (kt_file_open(p, &f, &e) == 0 && f.len >= 5)
         v = f.data[4] != 0;
     kt_file_close(&f);

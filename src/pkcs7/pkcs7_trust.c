@@ -187,10 +187,10 @@ int kt_pkcs7_validate_trust_set(struct kt_pkcs7 *msg, const struct kt_trust_set 
                                 struct kt_error *err)
 {
     int cached = -ENOKEY, hard = 0;
-    struct kt_error first = {0}, hard_err = {0}, pkg_err = {0};
+    struct kt_error first = KT_ERROR_INIT, hard_err = KT_ERROR_INIT, pkg_err = KT_ERROR_INIT;
     for (size_t i = 0; i < msg->n_signers; i++) {
         struct kt_pkcs7_signer *si = &msg->signers[i];
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = trust_one(msg, si, trust, &e);
         si->verdict = rc;
         if (rc < 0 && e.code)
@@ -213,8 +213,6 @@ int kt_pkcs7_validate_trust_set(struct kt_pkcs7 *msg, const struct kt_trust_set 
         }
     }
     if (hard) {
-        if (!hard_err.code)
-            hard_err.offset = KT_NO_OFFSET;
         return kt_fail(err, hard, hard_err.offset, "%s",
                        hard_err.what[0] ? hard_err.what : "signature rejected");
     }

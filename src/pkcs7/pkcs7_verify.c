@@ -195,7 +195,7 @@ static int verify_all(struct kt_pkcs7 *msg, const uint8_t *data, size_t data_len
                       const struct kt_keyrings *rings, struct kt_error *err)
 {
     int actual = -ENOPKG, first_hard = 0;
-    struct kt_error first_err = {0};
+    struct kt_error first_err = KT_ERROR_INIT;
     if (!data && !digests) {
         if (!msg->has_content)
             return kt_fail(err, -EBADMSG, KT_NO_OFFSET,
@@ -205,7 +205,7 @@ static int verify_all(struct kt_pkcs7 *msg, const uint8_t *data, size_t data_len
     }
     for (size_t i = 0; i < msg->n_signers; i++) {
         struct kt_pkcs7_signer *si = &msg->signers[i];
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc;
         si->signer_cert = NULL;
         si->signer_key = NULL;

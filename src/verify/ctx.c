@@ -179,8 +179,7 @@ static int open_read(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const char
                      struct kt_error *err)
 {
     const char *path = ctx->store_path;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_store_open(path, KT_STORE_READ, &ctx->store, &e);
     if (rc == 0 && (rc = kt_store_load(ctx->store, ctx->rings, &e)) < 0) {
         kt_store_close(ctx->store);
