@@ -42,6 +42,12 @@ enum kt_verdict {
     KT_INTERNAL = 70,
 };
 
+/* Put "PREFIX: " (printf-style) before e's text, keeping its code and
+ * offset: "--data x.bin" + "cannot open: ..." gives "--data x.bin: cannot
+ * open: ...".  Returns e->code; does nothing with a NULL e. */
+KT_API int kt_error_prefix(struct kt_error *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Map a kernel-style result (0 or -errno) to a verdict. */
 KT_API enum kt_verdict kt_verdict_of(int rc);
 /* "trusted", "unsigned", ... */

@@ -86,18 +86,16 @@ const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *name)
 int kt_ctx_option_error(int rc, const char *opt, const char *path, const uint8_t *p, size_t n,
                         const char *want, struct kt_error *err)
 {
-    char label[4200];
-    struct kt_error e = *err;
-    snprintf(label, sizeof(label), "%s %s", opt, path);
     const char *kind = p ? kt_ctx_wrong_kind(p, n, path) : NULL;
     if (kind)
-        return kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET, "%s: %s, not %s", label, kind, want);
+        return kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET, "%s %s: %s, not %s", opt, path, kind,
+                            want);
     enum kt_verdict v = kt_verdict_of(rc);
     bool io = rc == -ENOENT || rc == -EACCES || rc == -EISDIR || rc == -EFBIG ||
               rc == -ENOTDIR || rc == -EIO;
-    if (io || rc == -ENOMEM || v == KT_UNSUPPORTED || v == KT_REJECTED || v == KT_MALFORMED)
-        return kt_fail_over(err, rc, e.offset, "%s: %s", label, e.what);
-    return kt_fail_over(err, -EBADMSG, e.offset, "%s: %s", label, e.what);
+    bool keep = io || rc == -ENOMEM || v == KT_UNSUPPORTED || v == KT_REJECTED || v == KT_MALFORMED;
+    err->code = keep ? rc : -EBADMSG;
+    return kt_error_prefix(err, "%s %s", opt, path);
 }
 
 /* One certificate of a --trust bundle the strict parser refuses: skipped. */
