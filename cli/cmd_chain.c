@@ -297,6 +297,7 @@ int cmd_chain(int argc, char **argv)
     struct vars db = {0}, dbx = {0}, mok = {0};
     const char *dot = NULL, *efivars = NULL;
     struct chain_sb sb = {.secure = true};
+    struct kt_sbat_level *level = NULL;
     bool json = false, quiet = false, verbose = false, mok_trusted = false;
     struct cli_getopt g;
     int c;
@@ -312,8 +313,11 @@ int cmd_chain(int argc, char **argv)
         case OPT_EFIVARS: efivars = optarg; sb.on = true; break;
         case OPT_SBAT_LEVEL:
             kt_sbat_level_free(&sb.current);
-            if ((c = cli_sbat_level_load(optarg, &sb.current)) != 0)
+            if ((c = cli_sbat_level_load(optarg, &level)) != 0)
                 return c;
+            sb.current = *level; /* takes the level's contents */
+            free(level);
+            level = NULL;
             sb.have_current = sb.on = true;
             break;
         case OPT_SBAT_POLICY:

@@ -49,7 +49,7 @@ static void usage(FILE *f)
 struct run {
     struct kt_dbx dbx;
     bool have_dbx;
-    struct kt_sbat_level level;
+    struct kt_sbat_level *level;
     bool have_level;
     struct kt_certset db;
     bool have_db;
@@ -154,7 +154,7 @@ static void check_file(struct run *R, const char *path)
     R->files++;
     struct kt_revoke_result res = {0};
     rc = kt_revoke_check(f.data, f.len, R->have_dbx ? &R->dbx : NULL,
-                         R->have_level ? &R->level : NULL, &res, &e);
+                         R->have_level ? R->level : NULL, &res, &e);
     int db_state = 0;
     const struct kt_x509 *db_by = NULL;
     if (rc == 0 && R->have_db)
@@ -231,7 +231,6 @@ int cmd_check_update(int argc, char **argv)
                 goto out;
             break;
         case OPT_SBAT_LEVEL:
-            kt_sbat_level_free(&R.level);
             if ((rc = cli_sbat_level_load(optarg, &R.level)) != 0)
                 goto out;
             R.have_level = true;
@@ -278,7 +277,7 @@ int cmd_check_update(int argc, char **argv)
     rc = R.worst;
 out:
     kt_dbx_free(&R.dbx);
-    kt_sbat_level_free(&R.level);
+    kt_sbat_level_close(R.level);
     kt_certset_free(&R.db);
     kt_json_free(R.info);
     return rc;
