@@ -290,8 +290,9 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     for (size_t i = 0; i < res->msg->n_signers; i++)
         res->authority[i] = a;
     if (!any)
-        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s given: signed by %s, not checked against it",
-                pk_rule ? "PK (--pk)" : "PK or KEK (--pk, --kek)", who);
+        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s%s given: signed by %s, not checked against it",
+                pk_rule ? "PK" : "PK or KEK", kt_hint_text(pk_rule ? KT_HINT_PK : KT_HINT_PK_KEK),
+                who);
     else if (!a && res->msg->n_signers > 1)
         kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
                 "no one %s certificate vouches for all %zu signers (firmware checks every "

@@ -167,9 +167,8 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
         goto out;
     }
     if (h == KT_HASH_SHA1 && !c->allow_sha1) {
-        rc = kt_fail(&e, -ENOPKG, doff,
-                     "signature %d: SHA-1 image digest refused (use --allow-sha1 to accept it)",
-                     sig->index);
+        rc = kt_fail(&e, -ENOPKG, doff, "signature %d: SHA-1 image digest refused%s", sig->index,
+                     kt_hint_text(KT_HINT_ALLOW_SHA1));
         goto out;
     }
     if (!sig->digest_match) {
@@ -188,9 +187,8 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
     sig->signer = s->signer_cert;
     if (rc == -ENOPKG && !c->allow_sha1 &&
         (s->digest_alg == KT_HASH_SHA1 || s->sig_alg.hash == KT_HASH_SHA1)) {
-        rc = kt_fail_over(&e, -ENOPKG, s->offset,
-                          "signature %d: SHA-1 signature refused (use --allow-sha1 to accept it)",
-                          sig->index);
+        rc = kt_fail_over(&e, -ENOPKG, s->offset, "signature %d: SHA-1 signature refused%s",
+                          sig->index, kt_hint_text(KT_HINT_ALLOW_SHA1));
         goto out;
     }
     if (rc < 0)

@@ -62,18 +62,17 @@ static int no_key(const struct kt_trust_set *set, const struct kt_pkcs7_signer *
     if (!top)
         return kt_fail(err, -ENOKEY, si->offset,
                        "signerInfo %d: no certificate for the signer and no trusted key matching "
-                       "its id, %s (supply the key with --trust, --kernel or --store)",
-                       si->index, where);
+                       "its id, %s%s",
+                       si->index, where, kt_hint_text(KT_HINT_SUPPLY_KEY));
     if (top->self_signed)
         return kt_fail(err, -ENOKEY, si->offset,
-                       "signerInfo %d: chain ends at the self-signed %s, %s (supply it with "
-                       "--trust or --store)",
-                       si->index, top->description ? top->description : "certificate", where);
+                       "signerInfo %d: chain ends at the self-signed %s, %s%s", si->index,
+                       top->description ? top->description : "certificate", where,
+                       kt_hint_text(KT_HINT_SUPPLY_ROOT));
     return kt_fail(err, -ENOKEY, si->offset,
-                   "signerInfo %d: chain ends at %s, issued by %s, %s (supply the issuer with "
-                   "--trust, --kernel or --store)",
-                   si->index, top->description ? top->description : "?",
-                   top->issuer ? top->issuer : "?", where);
+                   "signerInfo %d: chain ends at %s, issued by %s, %s%s", si->index,
+                   top->description ? top->description : "?", top->issuer ? top->issuer : "?",
+                   where, kt_hint_text(KT_HINT_SUPPLY_ISSUER));
 }
 
 static bool out_of_time(const struct kt_pkcs7 *msg, const struct kt_x509 *c)

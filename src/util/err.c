@@ -57,6 +57,19 @@ int kt_error_prefix(struct kt_error *e, const char *fmt, ...)
     return e->code;
 }
 
+static const char *hint_texts[KT_HINT_COUNT];
+
+void kt_hint_set(enum kt_hint hint, const char *text)
+{
+    if ((unsigned)hint < KT_HINT_COUNT)
+        hint_texts[hint] = text;
+}
+
+const char *kt_hint_text(enum kt_hint hint)
+{
+    return (unsigned)hint < KT_HINT_COUNT && hint_texts[hint] ? hint_texts[hint] : "";
+}
+
 enum kt_verdict kt_verdict_of(int rc)
 {
     switch (rc) {

@@ -81,10 +81,10 @@ static int check_scope(struct kt_keyrings *rings, struct kt_keyring *target,
         return 0;
     return kt_fail(err, -EPERM, KT_NO_OFFSET,
                    "refused: only %s in keyring %s vouched for this image; platform keys vouch "
-                   "for boot images, never for %s keys (use --keyring platform, or --trust its "
-                   "authority for this run)",
+                   "for boot images, never for %s keys%s",
                    plat && plat->cert->description ? plat->cert->description : "a key",
-                   plat ? kt_keyring_name(plat->ring) : "?", kt_keyring_name(target));
+                   plat ? kt_keyring_name(plat->ring) : "?", kt_keyring_name(target),
+                   kt_hint_text(KT_HINT_PLATFORM_VOUCH));
 }
 
 int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
