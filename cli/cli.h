@@ -69,6 +69,8 @@ void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(pr
 /* Exit code for a library result (0/-errno), per CONTRACT.md.  I/O errors on
  * opening an input are 66. */
 int cli_exit_code(int rc);
+/* Register the hints (kt_hint_set) that name our options; main does it once. */
+void cli_hints_register(void);
 /* Print usage text for cmd to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

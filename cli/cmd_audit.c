@@ -102,7 +102,7 @@ int cmd_audit(int argc, char **argv)
     struct kt_audit *a = malloc(sizeof(*a));
     if (!a)
         return EXIT_INTERNAL;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_audit_run(&o, a, &e);
     if (rc < 0) {
         cli_error(a->error_file ? a->error_file : "audit", &e);

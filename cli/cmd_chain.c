@@ -245,7 +245,7 @@ static int run(struct kt_chain_opts *co, struct kt_chain_report *r, struct kt_ch
                size_t n_links, bool *failed)
 {
     struct modules m = {links};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     co->on_module = keep_module;
     co->ctx = &m;
     int rc = kt_chain_run(co, r, &e);
@@ -273,7 +273,7 @@ int cmd_chain(int argc, char **argv)
 {
     struct vars db = {0}, dbx = {0}, mok = {0};
     const char *dot = NULL, *efivars = NULL;
-    struct kt_sbat_level level = {0};
+    struct kt_sbat_level *level = NULL;
     struct kt_chain_opts co = {.strict_vars = true};
     bool json = false, quiet = false, verbose = false;
     struct cli_getopt g;
@@ -289,15 +289,14 @@ int cmd_chain(int argc, char **argv)
         case OPT_MOK_TRUSTED: co.mok_trusted = true; break;
         case OPT_EFIVARS: efivars = optarg; co.sbat = true; break;
         case OPT_SBAT_LEVEL:
-            kt_sbat_level_free(&level);
             if ((c = cli_sbat_level_load(optarg, &level)) != 0)
                 return c;
-            co.sbat_level = &level;
+            co.sbat_level = level;
             co.sbat = true;
             break;
         case OPT_SBAT_POLICY:
             if (kt_sbat_policy_parse(optarg, &co.sbat_policy) < 0) {
-                kt_sbat_level_free(&level);
+                kt_sbat_level_close(level);
                 return cli_usage_error("chain", "--sbat-policy latest, automatic or reset");
             }
             co.sbat = true;
@@ -312,17 +311,17 @@ int cmd_chain(int argc, char **argv)
     if (db.n == 0 && !efivars)
         return cli_usage_error("chain", "--db is required (the UEFI db: certificates or an ESL)");
     if (argc - optind < 3) {
-        kt_sbat_level_free(&level);
+        kt_sbat_level_close(level);
         return cli_usage_error("chain", "SHIM, LOADER and KERNEL are required");
     }
 
     check_order(argv + optind, (size_t)(argc - optind));
     struct kt_efivars vars = {0};
     if (efivars) {
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         if (kt_efivars_read(efivars, &vars, &e) < 0) {
             cli_errorf(efivars, "cannot open: %s", strerror(-e.code));
-            kt_sbat_level_free(&level);
+            kt_sbat_level_close(level);
             return EXIT_NOINPUT;
         }
         co.vars = &vars;
@@ -331,7 +330,7 @@ int cmd_chain(int argc, char **argv)
     struct kt_chain_link *links = calloc(n_links, sizeof(*links));
     if (!links) {
         kt_efivars_free(&vars);
-        kt_sbat_level_free(&level);
+        kt_sbat_level_close(level);
         return EXIT_INTERNAL;
     }
     co.db = (const char *const *)db.path;
@@ -362,6 +361,6 @@ int cmd_chain(int argc, char **argv)
     free(links);
     kt_chain_report_free(&r);
     kt_efivars_free(&vars);
-    kt_sbat_level_free(&level);
+    kt_sbat_level_close(level);
     return worst;
 }

@@ -142,7 +142,7 @@ static int walk_cb(const char *path, const struct stat *st, int type, struct FTW
 static int load(const char *path, int which, struct run *R)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc == 0) {
         if (which == OPT_DBX) {
@@ -167,7 +167,7 @@ int cmd_check_update(int argc, char **argv)
     struct run R;
     memset(&R, 0, sizeof(R));
     struct cli_getopt g;
-    struct kt_sbat_level level = {0};
+    struct kt_sbat_level *level = NULL;
     int c, rc = 0;
     bool have_dbx = false;
     if (cli_opts_init(&g, opts) < 0 || kt_update_check_new(&R.u) < 0)
@@ -186,7 +186,6 @@ int cmd_check_update(int argc, char **argv)
                 goto out;
             break;
         case OPT_SBAT_LEVEL:
-            kt_sbat_level_free(&level);
             if ((rc = cli_sbat_level_load(optarg, &level)) != 0)
                 goto out;
             R.have_level = true;
@@ -203,8 +202,8 @@ int cmd_check_update(int argc, char **argv)
         goto out;
     }
     if (R.have_level) {
-        struct kt_error e = {0};
-        if ((rc = kt_update_check_set_level(R.u, &level, &e)) < 0) {
+        struct kt_error e = KT_ERROR_INIT;
+        if ((rc = kt_update_check_set_level(R.u, level, &e)) < 0) {
             cli_error("--sbat-level", &e);
             rc = cli_exit_code(rc);
             goto out;
@@ -241,6 +240,6 @@ int cmd_check_update(int argc, char **argv)
     rc = R.worst;
 out:
     kt_update_check_free(R.u);
-    kt_sbat_level_free(&level);
+    kt_sbat_level_close(level);
     return rc;
 }

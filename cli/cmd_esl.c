@@ -107,7 +107,7 @@ static int one_entry(void *ctx, const struct kt_esl_entry *e)
     struct show *s = ctx;
     struct kt_x509 *c = NULL;
     struct kt_esl_svn svn, *sp = NULL;
-    struct kt_error why = {0};
+    struct kt_error why = KT_ERROR_INIT;
     bool bad = false;
     s->n++;
     if (e->type == KT_ESL_X509) {
@@ -146,7 +146,7 @@ static int one_entry(void *ctx, const struct kt_esl_entry *e)
 static int show_file(const char *path, const struct cli_common *co)
 {
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
         cli_error(path, &e);

@@ -55,7 +55,7 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
 {
     struct kk_ctx *s = vctx;
     struct kt_x509 *c;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     s->index++;
     int rc = kt_x509_parse(der, len, &c, &e);
     if (rc < 0) {
@@ -100,7 +100,7 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
 static int one_image(const char *path, const struct cli_common *co, bool pem)
 {
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
         if (!co->quiet)

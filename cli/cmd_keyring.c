@@ -119,8 +119,7 @@ int kr_load_read(const struct kr_opts *o, struct kt_ctx **ctx, struct kt_keyring
     c.o.msg_arg = (void *)&o->co;
     *path = c.o.store_path;
     *k = NULL;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     const char *bad = NULL;
     int rc = kt_ctx_open(&c.o, ctx, &bad, &e);
     if (rc < 0)
@@ -214,7 +213,7 @@ static int do_list(const struct kr_opts *o)
 static void name_wrong_kind(const char *path, int rc, struct kt_error *e)
 {
     struct kt_file f;
-    struct kt_error fe = {0};
+    struct kt_error fe = KT_ERROR_INIT;
     if (cli_exit_code(rc) == EXIT_NOINPUT || kt_file_open(path, &f, &fe) < 0)
         return;
     const char *kind = kt_ctx_wrong_kind(f.data, f.len, path);
@@ -267,8 +266,7 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
     struct kt_ctx *ctx;
     struct kt_keyrings *k;
     const char *path;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     int ret = 0, failed = -1, rc = kr_begin(o, &ctx, &k, &path, &e);
     if (rc < 0) {
         if (o->co.json) {
@@ -344,8 +342,7 @@ static int do_create(const struct kr_opts *o, int nargs, char **args)
     struct kt_ctx *ctx;
     struct kt_keyrings *k;
     const char *path;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     int ret = 0;
     if ((rc = kr_begin(o, &ctx, &k, &path, &e)) < 0) {
         free(vbuf);

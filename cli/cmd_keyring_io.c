@@ -86,8 +86,7 @@ int kr_do_export(const struct kr_opts *o, int nargs)
     int rc = kr_load_read(o, &ctx, &k, &path);
     if (rc)
         return rc;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     int ret = 0;
     struct kt_keyring *r = kr_need_ring(k, o->keyring, &ret);
     uint8_t *buf = NULL;

@@ -146,8 +146,7 @@ int kr_do_remove(const struct kr_opts *o, int nids, char **ids)
     struct kt_ctx *ctx;
     struct kt_keyrings *k;
     const char *path;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     int ret = 0, rc = kr_begin(o, &ctx, &k, &path, &e);
     if (rc < 0)
         return kr_fail(path, rc, &e);

@@ -116,7 +116,7 @@ int cmd_load_pe_key(int argc, char **argv)
         return cli_usage_error("load-pe-key", "no PE file given");
 
     struct kt_ctx *ctx = NULL;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     const char *bad = NULL;
     int rc = cli_open_ctx_write(&co, &ctx, &e, &bad);
     if (rc < 0) {
@@ -135,7 +135,7 @@ int cmd_load_pe_key(int argc, char **argv)
     size_t n_new = 0;
     for (int i = optind; i < argc; i++) {
         struct kt_file f;
-        struct kt_error fe = {0};
+        struct kt_error fe = KT_ERROR_INIT;
         struct kt_pe_load_result res;
         memset(&res, 0, sizeof(res));
         int frc = kt_file_open(argv[i], &f, &fe);

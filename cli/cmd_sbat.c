@@ -4,10 +4,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ktrust/advanced.h"
+#include "ktrust/sbat.h"
 #include "sbat_print.h"
-#include "pe/pe.h"
-#include "sbat/sbat.h"
-#include "util/file.h"
 
 static void usage(FILE *f)
 {
@@ -23,15 +22,11 @@ static void usage(FILE *f)
 static int show_one(const char *path, bool json, bool quiet)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
-    struct kt_pe *pe = NULL;
-    struct kt_sbat s = {0};
+    struct kt_error e = KT_ERROR_INIT;
+    struct kt_sbat *s = NULL;
     int rc = kt_file_open(path, &f, &e);
-    if (rc == 0) {
-        rc = kt_pe_parse(f.data, f.len, &pe, &e);
-        if (rc == 0)
-            rc = kt_sbat_from_pe(pe, &s, &e);
-    }
+    if (rc == 0)
+        rc = kt_sbat_open_image(f.data, f.len, &s, &e);
     if (rc < 0)
         cli_error(path, &e);
     if (json) {
@@ -39,27 +34,29 @@ static int show_one(const char *path, bool json, bool quiet)
         jw_init(&w, stdout);
         jw_obj(&w, NULL);
         jw_str(&w, "file", path);
-        jw_bool(&w, "present", rc == 0 && s.present);
-        cli_sbat_entries_json(&w, "entries", rc == 0 ? &s : NULL);
+        jw_bool(&w, "present", rc == 0 && kt_sbat_present(s));
+        cli_sbat_entries_json(&w, "entries", rc == 0 ? s : NULL);
         jw_str(&w, "error", rc < 0 ? (e.what[0] ? e.what : "failed") : NULL);
         jw_obj_end(&w);
         jw_newline(&w);
     } else if (!quiet && rc == 0) {
         printf("%s:", path);
-        if (!s.present)
+        size_t n = kt_sbat_count(s);
+        if (!kt_sbat_present(s))
             printf(" no .sbat section\n");
         else
-            printf(" %zu entr%s\n", s.n, s.n == 1 ? "y" : "ies");
-        for (size_t i = 0; i < s.n; i++) {
+            printf(" %zu entr%s\n", n, n == 1 ? "y" : "ies");
+        for (size_t i = 0; i < n; i++) {
             fputs("  ", stdout);
-            for (int c = 0; c < KT_SBAT_NCOLS; c++)
-                printf("%s%.*s", c ? "," : "", (int)s.entries[i].col[c].len,
-                       (const char *)s.entries[i].col[c].p);
+            for (int c = 0; c < KT_SBAT_NCOLS; c++) {
+                size_t len;
+                const char *p = kt_sbat_entry_col(kt_sbat_entry_at(s, i), c, &len);
+                printf("%s%.*s", c ? "," : "", (int)len, p);
+            }
             fputc('\n', stdout);
         }
     }
-    kt_sbat_free(&s);
-    kt_pe_free(pe);
+    kt_sbat_close(s);
     kt_file_close(&f);
     return rc < 0 ? cli_exit_code(rc) : 0;
 }

@@ -119,7 +119,7 @@ static void print_vp(struct scan_ctx *s, FILE *out, const struct vp_result *vr)
 static int verify_item(struct scan_ctx *s, const struct kt_scan_item *it, FILE *out,
                        bool *skipped)
 {
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     struct kt_result *r = NULL;
     int rc = kt_verify_buf(s->ctx, it->path, it->buf, it->len, &s->policy, &r, &e);
     *skipped = false;
@@ -188,7 +188,7 @@ static void finish_later(struct scan_ctx *s, struct later *l)
     char *buf = NULL;
     size_t n = 0;
     FILE *out = open_memstream(&buf, &n);
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_verify_finish(s->ctx, l->r, &e);
     struct kt_scan_item it = {.path = l->path, .seq = l->seq, .len = l->len, .type = l->type};
     if (out) {
@@ -452,7 +452,7 @@ int cmd_scan(int argc, char **argv)
     co.kernel_in_background = co.kernel && jobs >= 2;
     s.max_preparing = jobs - 1;
     struct kt_ctx *ctx = NULL;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     const char *bad = NULL;
     int rc = cli_open_ctx(&co, &ctx, &e, &bad);
     if (rc < 0) {
@@ -501,7 +501,7 @@ int cmd_scan(int argc, char **argv)
     /* from here a signal kills at once: the summary is one write */
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    struct kt_error ke = {0};
+    struct kt_error ke = KT_ERROR_INIT;
     int krc = kt_ctx_wait_keys(ctx, &ke);
     if (krc < 0) { /* as when --kernel fails before the scan: nothing was printed */
         for (size_t i = 0; i < s.n_later; i++) {

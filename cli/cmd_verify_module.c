@@ -31,7 +31,7 @@ static void usage(FILE *f)
 static int verify_one(const char *path, const struct kt_ctx *ctx, const struct kt_policy *pol,
                       const struct cli_common *co, bool verbose)
 {
-    struct kt_error err = {0};
+    struct kt_error err = KT_ERROR_INIT;
     struct kt_result *res = NULL;
     int rc = kt_verify_file(ctx, path, pol, &res, &err);
     if (!res) {

@@ -76,24 +76,24 @@ int cmd_verify_pe(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("verify-pe", "no file given");
 
-    struct kt_sbat_level level = {0};
+    struct kt_sbat_level *level = NULL;
     if (sbat_spec) {
         int lrc = cli_sbat_level_load(sbat_spec, &level);
         if (lrc)
             return lrc;
     }
     if (sbat_spec)
-        pol.sbat_level = &level;
+        pol.sbat_level = level;
     struct kt_ctx *ctx = NULL;
     int rc = vp_open_ctx(&co, &ctx, "pe", argv + optind, argc - optind);
     if (rc > 0) {
-        kt_sbat_level_free(&level);
+        kt_sbat_level_close(level);
         return rc;
     }
     int worst = 0;
     for (int i = optind; i < argc; i++) {
         const char *path = argv[i];
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         struct kt_result *r = NULL;
         rc = kt_verify_file(ctx, path, &pol, &r, &e);
         if (!r) {
@@ -118,6 +118,6 @@ int cmd_verify_pe(int argc, char **argv)
             worst = code;
     }
     kt_ctx_free(ctx);
-    kt_sbat_level_free(&level);
+    kt_sbat_level_close(level);
     return worst;
 }

@@ -71,7 +71,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
                                                               : "exactly one signature file");
     const char *path = argv[optind];
 
-    struct kt_error err = {0};
+    struct kt_error err = KT_ERROR_INIT;
     struct kt_file sig, data = {0};
     int rc = kt_file_open(path, &sig, &err);
     if (rc < 0) {

@@ -82,7 +82,7 @@ static int entry_json(void *ctx, const struct kt_esl_entry *e)
         jw_obj_end(w);
     } else if (e->type == KT_ESL_X509) {
         struct kt_x509 *x = NULL;
-        struct kt_error xe = {0};
+        struct kt_error xe = KT_ERROR_INIT;
         if (kt_x509_parse(e->data.p, e->data.len, &x, &xe) == 0) {
             cli_cert_json(w, "value", x);
             kt_x509_free(x);
@@ -106,7 +106,7 @@ static int entry_text(void *ctx, const struct kt_esl_entry *e)
                kt_guid_str(svn.guid, g), svn.major, svn.minor, svn.version);
     } else if (e->type == KT_ESL_X509) {
         struct kt_x509 *x = NULL;
-        struct kt_error xe = {0};
+        struct kt_error xe = KT_ERROR_INIT;
         if (kt_x509_parse(e->data.p, e->data.len, &x, &xe) == 0) {
             printf("    x509: %s\n", x->description);
             kt_x509_free(x);
@@ -137,7 +137,7 @@ static void var_json(struct jw *w, const void *p)
     jw_bool(w, "content_info_wrapped", c->v->content_info_wrapped);
     counts_json(w, &c->res->counts);
     if (c->list) {
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         jw_arr(w, "entries");
         kt_esl_foreach(c->v->payload.p, c->v->payload.len, entry_json, w, &e);
         jw_arr_end(w);
@@ -159,7 +159,7 @@ static void var_text(FILE *f, const void *p)
                "%zu svn, %zu other\n",
             n->x509, n->sha256, n->x509_sha256, n->sha384, n->sha512, n->svn, n->other);
     if (c->list) {
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         kt_esl_foreach(c->v->payload.p, c->v->payload.len, entry_text, NULL, &e);
     }
 }
@@ -185,7 +185,7 @@ static const char *name_from_path(const char *path, char *buf, size_t cap)
 static int load_set(struct kt_certset *s, const char *path)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc == 0)
         rc = kt_certset_add(s, f.data, f.len, &e);
@@ -202,7 +202,7 @@ static int write_signed(const char *out, const struct kt_authvar *v, const char 
 {
     uint8_t *b;
     size_t n;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_authvar_signed(v, var, kt_authvar_vendor(var), attrs, &b, &n);
     if (rc == 0) {
         rc = kt_file_write_atomic(out, b, n, &e);
@@ -222,7 +222,7 @@ static int one(const char *path, const char *var_opt, const struct kt_certset *p
     char nb[64];
     const char *var = var_opt ? var_opt : name_from_path(path, nb, sizeof(nb));
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     struct kt_authvar v;
     struct kt_authvar_result res = {0};
     struct kt_signer_tree sigs = {0};

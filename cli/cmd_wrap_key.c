@@ -23,7 +23,7 @@ static int collect(void *ctx, const uint8_t *der, size_t len, size_t off)
 {
     struct certs *cs = ctx;
     struct kt_x509 *c;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_x509_parse(der, len, &c, &e);
     if (rc < 0 && rc != -EKEYREJECTED)
         return kt_fail(cs->err, rc, e.offset != KT_NO_OFFSET ? off + e.offset : off,
@@ -158,7 +158,7 @@ int cmd_wrap_key(int argc, char **argv)
     int ret = 0;
     for (int i = optind; i < argc && ret == 0; i++) {
         struct kt_file f;
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = kt_file_open(argv[i], &f, &e);
         if (rc < 0) {
             cli_error(argv[i], &e);
@@ -188,7 +188,7 @@ int cmd_wrap_key(int argc, char **argv)
     if (ret == 0) {
         uint8_t *img;
         size_t len;
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = vendor ? build_vendor_cert(&cs, esl, dbx, m, &img, &len, &e)
                         : kt_pe_build_keylist(cs.v, cs.n, m, &img, &len);
         if (rc == 0) {

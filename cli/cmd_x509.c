@@ -40,7 +40,7 @@ static int show_one(void *vctx, const uint8_t *der, size_t len, size_t file_offs
 {
     struct show_ctx *s = vctx;
     struct kt_x509 *c;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_x509_parse(der, len, &c, &e);
     s->index++;
     if (rc < 0) {
@@ -72,7 +72,7 @@ static int show_one(void *vctx, const uint8_t *der, size_t len, size_t file_offs
 static int show_file(const char *path, const struct cli_common *co)
 {
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
         if (!co->quiet)

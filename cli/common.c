@@ -5,6 +5,27 @@
 #include <string.h>
 
 #include "cli.h"
+
+/* The advice the library leaves to us: the options that change its answer. */
+void cli_hints_register(void)
+{
+    static const struct {
+        enum kt_hint hint;
+        const char *text;
+    } hints[] = {
+        {KT_HINT_ALLOW_SHA1, " (use --allow-sha1 to accept it)"},
+        {KT_HINT_ALLOW_SHA1_BRIEF, " (use --allow-sha1)"},
+        {KT_HINT_DETACHED_DATA, " (--data)"},
+        {KT_HINT_SUPPLY_KEY, " (supply the key with --trust, --kernel or --store)"},
+        {KT_HINT_SUPPLY_ROOT, " (supply it with --trust or --store)"},
+        {KT_HINT_SUPPLY_ISSUER, " (supply the issuer with --trust, --kernel or --store)"},
+        {KT_HINT_PLATFORM_VOUCH, " (use --keyring platform, or --trust its authority for this run)"},
+        {KT_HINT_PK, " (--pk)"},
+        {KT_HINT_PK_KEK, " (--pk, --kek)"},
+    };
+    for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+        kt_hint_set(hints[i].hint, hints[i].text);
+}
 #include "policy/keyrings.h"
 
 const char cli_system_bundle[] = CLI_SYSTEM_BUNDLE;

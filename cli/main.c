@@ -160,6 +160,7 @@ static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    cli_hints_register();
     if (argc >= 2 && argv[1][0] == '-') {
         int n;
         char **v = hoist_global_options(argc, argv, &n);

@@ -23,7 +23,7 @@ static int load(struct kt_certset *s, const char *const *paths, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         struct kt_file f = {0};
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = kt_file_open(paths[i], &f, &e);
         if (rc == 0)
             rc = kt_certset_add(s, f.data, f.len, &e);
@@ -40,7 +40,7 @@ int cli_update_check(const char *path, const char *keyring, const struct cli_upd
                      bool quiet)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     if (kt_file_open(path, &f, &e) < 0)
         return 0; /* the add itself reports the unreadable file */
     if (!kt_authvar_looks_like(f.data, f.len)) {

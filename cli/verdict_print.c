@@ -213,7 +213,7 @@ void cli_json_setup_failed(const struct cli_common *co, const char *type, char *
 int vp_open_ctx(const struct cli_common *co, struct kt_ctx **ctx, const char *type,
                 char *const *files, int n)
 {
-    struct kt_error err = {0};
+    struct kt_error err = KT_ERROR_INIT;
     const char *bad = NULL;
     int rc = cli_open_ctx(co, ctx, &err, &bad);
     if (rc < 0) {

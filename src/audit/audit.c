@@ -35,7 +35,7 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_
         goto out;
     a->n_dbx_entries = kt_update_check_dbx_entries(u);
     if (!o->no_latest) {
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         if (kt_sbat_level_spec("latest", &latest, &e) == 0 &&
             kt_update_check_set_level(u, &latest, &e) == 0) {
             have_latest = true;
@@ -167,7 +167,7 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
     struct kt_efivars vars = {0};
     int rc = 0;
     if (a->found[KT_AUDIT_EFIVARS]) {
-        struct kt_error ve = {0};
+        struct kt_error ve = KT_ERROR_INIT;
         rc = kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &ve);
         if (rc < 0 && rc != -ENOMEM) { /* located, then gone: as not found */
             a->found[KT_AUDIT_EFIVARS] = false;

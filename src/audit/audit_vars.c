@@ -52,7 +52,7 @@ static int count_entry(void *ctx, const struct kt_esl_entry *e)
     case KT_ESL_X509: {
         v->n_x509++;
         struct kt_x509 *c = NULL;
-        struct kt_error err = {0};
+        struct kt_error err = KT_ERROR_INIT;
         char *desc = NULL;
         if (kt_x509_parse(e->data.p, e->data.len, &c, &err) == 0 && c->description)
             desc = strdup(c->description);
@@ -86,7 +86,7 @@ static int read_var(struct kt_audit *a, const struct kt_efivars *s, int which,
 {
     struct kt_audit_var *v = &a->vars[which];
     const struct kt_efivar *ev = &s->var[id];
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = 0;
     v->name = kt_efivar_name(id);
     if (ev->state == KT_EFIVAR_ABSENT)

@@ -65,7 +65,7 @@ static int check_entry(void *ctx, const struct kt_esl_entry *e)
         pc->c->x509++;
         if (pc->pk_or_kek) { /* firmware takes the RSA key out of PK and KEK entries */
             struct kt_x509 *x = NULL;
-            struct kt_error xe = {0};
+            struct kt_error xe = KT_ERROR_INIT;
             int rc = kt_x509_parse(e->data.p, e->data.len, &x, &xe);
             if (rc == -EBADMSG || rc == -ENOMEM)
                 return kt_fail(pc->err, rc, pc->base + e->offset, "payload list %zu entry %zu: %s",
@@ -105,7 +105,7 @@ static int check_payload(const struct kt_authvar *v, const char *name,
     struct payload_ctx pc = {.c = c, .pk = !strcmp(name, "PK"), .base = v->payload_offset,
                              .err = err};
     pc.pk_or_kek = pc.pk || !strcmp(name, "KEK");
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     /* offsets from the ESL walker are relative to the payload */
     int rc = kt_esl_foreach(v->payload.p, v->payload.len, check_entry, &pc, &e);
     if (rc < 0) {
@@ -224,7 +224,7 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     if (!vendor)
         return res->verdict = kt_fail(err, -EINVAL, KT_NO_OFFSET,
                                       "variable '%s': PK, KEK, db, dbx, dbt or dbr", name);
-    struct kt_error pe = {0};
+    struct kt_error pe = KT_ERROR_INIT;
     int prc = check_payload(v, name, &res->counts, &pe);
 
     const uint8_t *p7 = v->pkcs7.p;
@@ -234,7 +234,7 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
             return res->verdict = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
         p7 = res->wrapped;
     }
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_pkcs7_parse(p7, p7len, &res->msg, &e);
     if (rc < 0) {
         size_t off = e.offset == KT_NO_OFFSET ? KT_NO_OFFSET
@@ -258,10 +258,10 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
                                       "(it reads the OID at byte 13)");
     static const uint32_t tries[2] = {KT_EFI_VAR_AUTH_ATTRS | KT_EFI_VAR_APPEND_WRITE,
                                       KT_EFI_VAR_AUTH_ATTRS};
-    struct kt_error first = {0};
+    struct kt_error first = KT_ERROR_INIT;
     rc = -EKEYREJECTED;
     for (int t = 0; t < 2 && rc < 0; t++) {
-        struct kt_error te = {0};
+        struct kt_error te = KT_ERROR_INIT;
         rc = try_attrs(v, name, vendor, tries[t], res->msg, &te);
         if (rc == 0)
             res->attributes = tries[t];
@@ -279,7 +279,7 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
 
     bool pk_rule = !strcmp(name, "PK") || !strcmp(name, "KEK");
     bool any = (pk && pk->n) || (!pk_rule && kek && kek->n);
-    struct kt_error ae = {0};
+    struct kt_error ae = KT_ERROR_INIT;
     res->authority = calloc(res->msg->n_signers, sizeof(*res->authority));
     if (!res->authority)
         return res->verdict = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
@@ -290,8 +290,9 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     for (size_t i = 0; i < res->msg->n_signers; i++)
         res->authority[i] = a;
     if (!any)
-        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s given: signed by %s, not checked against it",
-                pk_rule ? "PK (--pk)" : "PK or KEK (--pk, --kek)", who);
+        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s%s given: signed by %s, not checked against it",
+                pk_rule ? "PK" : "PK or KEK", kt_hint_text(pk_rule ? KT_HINT_PK : KT_HINT_PK_KEK),
+                who);
     else if (!a && res->msg->n_signers > 1)
         kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
                 "no one %s certificate vouches for all %zu signers (firmware checks every "
@@ -344,7 +345,7 @@ static int certset_push(struct kt_certset *s, const uint8_t *der, size_t len,
         return -ENOMEM;
     memcpy(copy, der, len);
     struct kt_x509 *x = NULL;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_x509_parse(copy, len, &x, &e);
     if (rc < 0) {
         free(copy);

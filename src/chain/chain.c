@@ -150,7 +150,7 @@ static int pe_link(struct kt_chain *c, const uint8_t *buf, size_t len, struct kt
 {
     struct kt_pe_verify_opts opts = {.purpose = KT_PURPOSE_UEFI, .allow_sha1 = false};
     struct kt_pe_result *r = NULL;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     l->verdict = kt_pe_verify(buf, len, c->rings, &opts, &r, &e);
     pe_describe(l, r, &e, vouchers);
     kt_pe_result_free(r);
@@ -162,7 +162,7 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
 {
     link_init(l, KT_LINK_SHIM, name, KT_LINK_DB);
     struct kt_pe_load_result res;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     /* verify with db; if trusted, its .vendor_cert joins platform, vendor dbx the blacklist */
     int rc = kt_pe_load_keys(buf, len, c->rings, kt_keyrings_get(c->rings, "platform"), NULL,
                              name, &res, &e);
@@ -182,7 +182,7 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
     struct kt_keyring *mok = kt_keyrings_get(c->rings, c->mok_trusted ? "machine" : "platform");
     for (size_t i = 0; i < c->n_mok; i++) {
         size_t n = 0;
-        struct kt_error me = {0};
+        struct kt_error me = KT_ERROR_INIT;
         char src[512];
         snprintf(src, sizeof(src), "mok:%s", c->mok[i].name);
         if (kt_keyrings_add_blob(c->rings, mok, c->mok[i].buf, c->mok[i].len, src,
@@ -213,7 +213,7 @@ int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     c->kernel_trusted = l->verdict == 0;
     if (!c->kernel_trusted)
         return l->verdict;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     size_t n_keys = 0;
     int rc = kt_keyrings_add_kernel_keys(c->rings, buf, len, name, false, &n_keys, &e);
     l->keys_added = n_keys;
@@ -234,7 +234,7 @@ int kt_chain_module(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     link_init(l, KT_LINK_MODULE, name, KT_LINK_KERNEL);
     struct kt_modsig_result res;
     memset(&res, 0, sizeof(res));
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     l->verdict = kt_modsig_verify(buf, len, c->rings, &res, &e);
     const struct kt_pkcs7_signer *si = res.msg && res.msg->n_signers ? &res.msg->signers[0] : NULL;
     if (si && si->signer_cert && si->signer_cert->description)

@@ -11,7 +11,7 @@
 static char file_kind(const char *path)
 {
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     if (kt_file_open(path, &f, &e) < 0)
         return '?';
     char k = '?';

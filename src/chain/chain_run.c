@@ -60,7 +60,7 @@ static int feed_vars(struct kt_chain *ch, const struct kt_chain_opts *o,
                  {KT_EFIVAR_MOKLISTX, kt_chain_add_dbx}};
     for (size_t i = 0; i < sizeof(feeds) / sizeof(feeds[0]); i++) {
         const struct kt_efivar *v = &o->vars->var[feeds[i].id];
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = 0;
         if (v->state == KT_EFIVAR_ABSENT)
             continue;
@@ -88,7 +88,7 @@ static int feed_files(struct kt_chain *ch, const char *const *paths, size_t n, a
 {
     for (size_t i = 0; i < n; i++) {
         struct kt_file f;
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = kt_file_open(paths[i], &f, &e);
         if (rc == 0) {
             rc = add(ch, f.data, f.len, paths[i], &e);
@@ -126,7 +126,7 @@ static int sbat_inputs(const struct kt_chain_opts *o, struct kt_chain_report *r,
         r->secure = secure;
     if (!o->sbat_level) {
         const struct kt_efivar *which = NULL;
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = kt_efivars_sbat_level(o->vars, &run->current, &which, &e);
         if (rc < 0 && o->strict_vars)
             return fail_on(r, which->path, rc, &e, err);
@@ -151,7 +151,7 @@ static void run_link(struct kt_chain *ch, link_fn fn, const char *path, struct k
                      enum kt_chain_role role)
 {
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
         memset(l, 0, sizeof(*l));
@@ -205,7 +205,7 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
     int loader_rc = 0;
     for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++) {
         struct kt_file g = {0};
-        struct kt_error ge = {0};
+        struct kt_error ge = KT_ERROR_INIT;
         if (!paths[i] || kt_file_open(paths[i], &g, &ge) < 0)
             continue; /* the link already says why */
         /* shim loads the loader itself: .sbat required; the kernel is
@@ -322,7 +322,7 @@ int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt
     static const enum kt_efivar_id ids[] = {KT_EFIVAR_DB, KT_EFIVAR_DBX};
     for (size_t i = 0; vars && i < 2; i++) {
         const struct kt_efivar *v = &vars->var[ids[i]];
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         if (v->state == KT_EFIVAR_PRESENT && v->raw_len > 4)
             (i ? kt_chain_add_dbx : kt_chain_add_db)(ch, v->raw, v->raw_len, v->path, &e);
     }

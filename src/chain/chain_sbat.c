@@ -51,7 +51,7 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
     } else {
         const uint8_t *t;
         size_t n;
-        struct kt_error fe = {0};
+        struct kt_error fe = KT_ERROR_INIT;
         rc = kt_sbat_level_from_shim(pe, which, &t, &n, &fe);
         if (rc == 0) {
             rc = kt_sbat_level_parse(t, n, &cand, err);
@@ -69,7 +69,7 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
     snprintf(cand.source, sizeof(cand.source), "shim .sbatlevel %s", which);
     const char *reset_note = policy == KT_SBAT_POLICY_RESET && secure
                                  ? " (SbatPolicy reset is refused in secure mode)" : "";
-    struct kt_error se = {0};
+    struct kt_error se = KT_ERROR_INIT;
     const struct kt_sbat_entry *ie, *le;
     if (current && stamp_num(current) >= stamp_num(&cand) &&
         !(policy == KT_SBAT_POLICY_RESET && !secure)) {
@@ -101,7 +101,7 @@ int kt_chain_sbat_link(const uint8_t *buf, size_t len, const struct kt_sbat_leve
 {
     struct kt_pe *pe = NULL;
     struct kt_sbat s = {0};
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     const char *stamp = level->stamp[0] ? level->stamp : "without date stamp";
     bool shim = link->role == KT_LINK_SHIM;
     int rc = kt_pe_parse(buf, len, &pe, &e);

@@ -42,8 +42,7 @@ const char *kt_efivar_name(enum kt_efivar_id id)
 static int load(struct kt_efivar *v, const char *dir, const char *file)
 {
     snprintf(v->path, sizeof(v->path), "%s/%s", dir, file);
-    v->error = (struct kt_error){0};
-    v->error.offset = KT_NO_OFFSET;
+    v->error = (struct kt_error)KT_ERROR_INIT;
     struct kt_file f = {0};
     if (kt_file_open(v->path, &f, &v->error) < 0) {
         v->state = KT_EFIVAR_UNREADABLE;

@@ -59,7 +59,7 @@ int kt_vendor_cert_parse(kt_span section, size_t section_file_offset,
             whole.len == out->authorized.len) {
             out->authorized_is_esl = false;
         } else {
-            struct kt_error e2 = {0};
+            struct kt_error e2 = KT_ERROR_INIT;
             if (kt_esl_foreach(out->authorized.p, out->authorized.len, NULL, NULL, &e2) < 0 ||
                 out->authorized.len < 28)
                 return kt_fail(err, -EBADMSG, out->authorized_offset,
@@ -69,7 +69,7 @@ int kt_vendor_cert_parse(kt_span section, size_t section_file_offset,
         }
     }
     if (out->deauthorized.len) {
-        struct kt_error e2 = {0};
+        struct kt_error e2 = KT_ERROR_INIT;
         if (kt_esl_foreach(out->deauthorized.p, out->deauthorized.len, NULL, NULL, &e2) < 0)
             return kt_fail(err, -EBADMSG,
                            out->deauthorized_offset +

@@ -124,7 +124,7 @@ int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsi
 
     /* the PKCS#7 is parsed over its own span: offsets in errors are relative
      * to it; shift them to the module */
-    struct kt_error sub = {0};
+    struct kt_error sub = KT_ERROR_INIT;
     rc = kt_pkcs7_parse(res->info.sig.p, res->info.sig.len, &res->msg, &sub);
     if (rc < 0) {
         rc = sig_fail(res, err, rc, &sub, "module signature: ");
@@ -165,7 +165,7 @@ int kt_modsig_finish(struct kt_modsig_result *res, const struct kt_trust_set *tr
 {
     if (res->rc < 0 || !res->has_sig)
         return res->rc;
-    struct kt_error sub = {0};
+    struct kt_error sub = KT_ERROR_INIT;
     int rc;
     if (!res->msg) { /* prepared with keep: the copy parsed as it was then */
         if ((rc = kt_pkcs7_parse(res->info.sig.p, res->info.sig.len, &res->msg, &sub)) < 0)

@@ -69,7 +69,7 @@ static void check_blacklist(struct ctx *c)
  * certificates and the keyrings) so that the report can name it. */
 static void resolve_signer(struct ctx *c, struct kt_pe_signature *sig)
 {
-    struct kt_error ignored = {0};
+    struct kt_error ignored = KT_ERROR_INIT;
     sig->msg->policy.allow_sha1 = c->allow_sha1;
     (void)kt_pkcs7_verify_digests(sig->msg, NULL, 0, c->rings, &ignored);
     sig->signer = sig->msg->signers[0].signer_cert;
@@ -79,7 +79,7 @@ static void resolve_signer(struct ctx *c, struct kt_pe_signature *sig)
  * SpcIndirectDataContent, recursively for nested signatures. */
 static void prepare(struct ctx *c, struct kt_pe_signature *sig, kt_span der, int depth)
 {
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     sig->offset = (size_t)(der.p - c->pe->buf);
     int rc = kt_pkcs7_parse(der.p, der.len, &sig->msg, &e);
     if (rc == 0 && sig->msg->n_signers != 1)
@@ -137,7 +137,7 @@ static void prepare(struct ctx *c, struct kt_pe_signature *sig, kt_span der, int
 
 static void check(struct ctx *c, struct kt_pe_signature *sig)
 {
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc;
     for (size_t i = 0; i < sig->n_nested; i++)
         check(c, &sig->nested[i]);
@@ -167,9 +167,8 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
         goto out;
     }
     if (h == KT_HASH_SHA1 && !c->allow_sha1) {
-        rc = kt_fail(&e, -ENOPKG, doff,
-                     "signature %d: SHA-1 image digest refused (use --allow-sha1 to accept it)",
-                     sig->index);
+        rc = kt_fail(&e, -ENOPKG, doff, "signature %d: SHA-1 image digest refused%s", sig->index,
+                     kt_hint_text(KT_HINT_ALLOW_SHA1));
         goto out;
     }
     if (!sig->digest_match) {
@@ -188,9 +187,8 @@ static void check(struct ctx *c, struct kt_pe_signature *sig)
     sig->signer = s->signer_cert;
     if (rc == -ENOPKG && !c->allow_sha1 &&
         (s->digest_alg == KT_HASH_SHA1 || s->sig_alg.hash == KT_HASH_SHA1)) {
-        rc = kt_fail_over(&e, -ENOPKG, s->offset,
-                          "signature %d: SHA-1 signature refused (use --allow-sha1 to accept it)",
-                          sig->index);
+        rc = kt_fail_over(&e, -ENOPKG, s->offset, "signature %d: SHA-1 signature refused%s",
+                          sig->index, kt_hint_text(KT_HINT_ALLOW_SHA1));
         goto out;
     }
     if (rc < 0)
@@ -297,7 +295,7 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
                     .at_time = opts ? opts->at_time : 0};
     struct kt_pe_cert certs[KT_PE_MAX_CERTS];
     size_t n;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     rc = kt_pe_cert_table(pe, certs, KT_PE_MAX_CERTS, &n, &e);
     if (rc < 0) {
         rc = finish(r, rc, &e, err);
@@ -346,7 +344,7 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
     if (c.blacklisted) {
         /* the image itself is listed, whatever its signatures say (even none
          * readable): firmware's and shim's dbx check comes first */
-        struct kt_error bl = {0};
+        struct kt_error bl = KT_ERROR_INIT;
         kt_fail(&bl, -EKEYREJECTED, KT_NO_OFFSET, "image %s digest is blacklisted",
                 kt_hash_name(c.blacklisted_hash));
         rc = finish(r, -EKEYREJECTED, &bl, err);

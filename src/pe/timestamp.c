@@ -73,7 +73,7 @@ static void rfc3161(struct kt_pe_signature *sig, const struct kt_pkcs7_signer *s
     ts->verify_rc = rc;
     if (rc < 0)
         return;
-    struct kt_error terr = {0};
+    struct kt_error terr = KT_ERROR_INIT;
     ts->trust_rc = kt_pkcs7_validate_trust_set(m, trust, &terr);
     ts->trusted_by = m->signers[0].trusted_by;
 }

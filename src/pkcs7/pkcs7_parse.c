@@ -116,7 +116,7 @@ static int add_cert(struct kt_pkcs7 *msg, kt_der *d, struct kt_error *err)
     if (msg->n_certs >= MAX_CERTS)
         return kt_fail(err, -EBADMSG, at, "certificates: more than %d", MAX_CERTS);
     struct kt_x509 *c = NULL;
-    struct kt_error sub = {0};
+    struct kt_error sub = KT_ERROR_INIT;
     int rc = kt_x509_parse(whole.p, whole.len, &c, &sub);
     if (rc < 0) {
         size_t off = sub.offset == KT_NO_OFFSET ? at : at + sub.offset;

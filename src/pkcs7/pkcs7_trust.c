@@ -62,18 +62,17 @@ static int no_key(const struct kt_trust_set *set, const struct kt_pkcs7_signer *
     if (!top)
         return kt_fail(err, -ENOKEY, si->offset,
                        "signerInfo %d: no certificate for the signer and no trusted key matching "
-                       "its id, %s (supply the key with --trust, --kernel or --store)",
-                       si->index, where);
+                       "its id, %s%s",
+                       si->index, where, kt_hint_text(KT_HINT_SUPPLY_KEY));
     if (top->self_signed)
         return kt_fail(err, -ENOKEY, si->offset,
-                       "signerInfo %d: chain ends at the self-signed %s, %s (supply it with "
-                       "--trust or --store)",
-                       si->index, top->description ? top->description : "certificate", where);
+                       "signerInfo %d: chain ends at the self-signed %s, %s%s", si->index,
+                       top->description ? top->description : "certificate", where,
+                       kt_hint_text(KT_HINT_SUPPLY_ROOT));
     return kt_fail(err, -ENOKEY, si->offset,
-                   "signerInfo %d: chain ends at %s, issued by %s, %s (supply the issuer with "
-                   "--trust, --kernel or --store)",
-                   si->index, top->description ? top->description : "?",
-                   top->issuer ? top->issuer : "?", where);
+                   "signerInfo %d: chain ends at %s, issued by %s, %s%s", si->index,
+                   top->description ? top->description : "?", top->issuer ? top->issuer : "?",
+                   where, kt_hint_text(KT_HINT_SUPPLY_ISSUER));
 }
 
 static bool out_of_time(const struct kt_pkcs7 *msg, const struct kt_x509 *c)
@@ -187,10 +186,10 @@ int kt_pkcs7_validate_trust_set(struct kt_pkcs7 *msg, const struct kt_trust_set 
                                 struct kt_error *err)
 {
     int cached = -ENOKEY, hard = 0;
-    struct kt_error first = {0}, hard_err = {0}, pkg_err = {0};
+    struct kt_error first = KT_ERROR_INIT, hard_err = KT_ERROR_INIT, pkg_err = KT_ERROR_INIT;
     for (size_t i = 0; i < msg->n_signers; i++) {
         struct kt_pkcs7_signer *si = &msg->signers[i];
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = trust_one(msg, si, trust, &e);
         si->verdict = rc;
         if (rc < 0 && e.code)
@@ -213,8 +212,6 @@ int kt_pkcs7_validate_trust_set(struct kt_pkcs7 *msg, const struct kt_trust_set 
         }
     }
     if (hard) {
-        if (!hard_err.code)
-            hard_err.offset = KT_NO_OFFSET;
         return kt_fail(err, hard, hard_err.offset, "%s",
                        hard_err.what[0] ? hard_err.what : "signature rejected");
     }

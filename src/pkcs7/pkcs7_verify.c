@@ -7,7 +7,8 @@ static int hash_allowed(const struct kt_pkcs7 *msg, enum kt_hash h, size_t at, c
                         struct kt_error *err)
 {
     if (h == KT_HASH_SHA1 && !msg->policy.allow_sha1)
-        return kt_fail(err, -ENOPKG, at, "%s: SHA-1 refused (use --allow-sha1)", what);
+        return kt_fail(err, -ENOPKG, at, "%s: SHA-1 refused%s", what,
+                       kt_hint_text(KT_HINT_ALLOW_SHA1_BRIEF));
     if (h == KT_HASH_MD2 || h == KT_HASH_MD4 || h == KT_HASH_MD5 || !kt_hash_available(h))
         return kt_fail(err, -ENOPKG, at, "%s: %s unsupported", what, kt_hash_name(h));
     return 0;
@@ -195,17 +196,18 @@ static int verify_all(struct kt_pkcs7 *msg, const uint8_t *data, size_t data_len
                       const struct kt_keyrings *rings, struct kt_error *err)
 {
     int actual = -ENOPKG, first_hard = 0;
-    struct kt_error first_err = {0};
+    struct kt_error first_err = KT_ERROR_INIT;
     if (!data && !digests) {
         if (!msg->has_content)
             return kt_fail(err, -EBADMSG, KT_NO_OFFSET,
-                           "detached signature: the signed data is needed (--data)");
+                           "detached signature: the signed data is needed%s",
+                           kt_hint_text(KT_HINT_DETACHED_DATA));
         data = msg->content.p;
         data_len = msg->content.len;
     }
     for (size_t i = 0; i < msg->n_signers; i++) {
         struct kt_pkcs7_signer *si = &msg->signers[i];
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc;
         si->signer_cert = NULL;
         si->signer_key = NULL;

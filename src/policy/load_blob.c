@@ -27,8 +27,7 @@ struct blob_ctx {
 static int add_one(struct blob_ctx *b, struct kt_keyring *r, const uint8_t *der, size_t len,
                    size_t file_offset, const char *source)
 {
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_keyring_add(b->k, r, der, len, source, b->how, NULL, &e);
     b->n_certs++;
     if (rc == -EEXIST)

@@ -16,7 +16,7 @@ bool kt_keyrings_add_kernel_cert(struct kt_keyrings *k, const uint8_t *der, size
 {
     char src[4096];
     snprintf(src, sizeof(src), "kernel:%s#%zu", source ? source : "", idx);
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     const struct kt_key *key = NULL;
     int rc = kt_keyring_add(k, kt_keyrings_get(k, "builtin"), der, len, src, KT_ADD_EXPLICIT,
                             &key, &e);

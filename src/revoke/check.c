@@ -121,7 +121,7 @@ static int check_certs(const struct kt_pe *pe, const struct kt_dbx *dbx,
     KT_TRY(kt_pe_cert_table(pe, ents, KT_PE_MAX_CERTS, &n, err));
     for (size_t i = 0; i < n; i++) {
         struct kt_pkcs7 *msg = NULL;
-        struct kt_error e = {0};
+        struct kt_error e = KT_ERROR_INIT;
         int rc = kt_pkcs7_parse(ents[i].pkcs7.p, ents[i].pkcs7.len, &msg, &e);
         if (rc < 0)
             return kt_fail(err, rc, e.offset == KT_NO_OFFSET ? ents[i].offset
@@ -149,7 +149,7 @@ int kt_revoke_check(const uint8_t *buf, size_t len, const struct kt_dbx *dbx,
     if (dbx) {
         rc = check_hashes(pe, dbx, res, err);
         if (rc == 0) {
-            struct kt_error ce = {0};
+            struct kt_error ce = KT_ERROR_INIT;
             rc = check_certs(pe, dbx, res, &ce);
             if (rc < 0 && rc != -ENOMEM && res->n)
                 rc = 0; /* revoked by its hash already: a bad signature changes nothing */
@@ -160,7 +160,7 @@ int kt_revoke_check(const uint8_t *buf, size_t len, const struct kt_dbx *dbx,
     if (rc == 0 && level) {
         struct kt_sbat s = {0};
         const struct kt_sbat_entry *ie, *le;
-        struct kt_error se = {0};
+        struct kt_error se = KT_ERROR_INIT;
         rc = kt_sbat_from_pe(pe, &s, err);
         if (rc == 0 && !s.present)
             res->sbat_missing = true;

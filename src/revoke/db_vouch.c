@@ -23,7 +23,7 @@ int kt_revoke_db_vouches(const uint8_t *buf, size_t len, const struct kt_certset
                          const struct kt_x509 **by)
 {
     struct kt_pe_result *r = NULL;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     struct kt_pe_verify_opts opts = {.purpose = KT_PURPOSE_UEFI};
     *by = NULL;
     int rc = kt_pe_verify(buf, len, NULL, &opts, &r, &e);

@@ -100,7 +100,7 @@ int kt_update_check_image(const struct kt_update_check *u, const uint8_t *buf, s
                           struct kt_update_verdict *v)
 {
     memset(v, 0, sizeof(*v));
-    v->error = (struct kt_error){.offset = KT_NO_OFFSET};
+    v->error = (struct kt_error)KT_ERROR_INIT;
     v->db = -1;
     struct kt_revoke_result res = {0};
     v->rc = kt_revoke_check(buf, len, u->have_dbx ? &u->dbx : NULL,
@@ -130,8 +130,7 @@ int kt_update_check_file(const struct kt_update_check *u, const char *path, unsi
                          struct kt_update_verdict *v)
 {
     struct kt_file f = {0};
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
         if ((flags & KT_UPDATE_BOOT_FILES) && !has_efi_name(path))

@@ -20,11 +20,12 @@
 #include <stdint.h>
 
 #include "der/der.h"
+#include "ktrust/sbat.h"
 #include "pe/pe.h"
 #include "util/err.h"
 
-enum { KT_SBAT_COMPONENT, KT_SBAT_GENERATION, KT_SBAT_VENDOR, KT_SBAT_PACKAGE,
-       KT_SBAT_VERSION, KT_SBAT_URL, KT_SBAT_NCOLS };
+/* The columns (enum kt_sbat_column) and the public handles: ktrust/sbat.h.
+ * The structs below are those handles' definitions. */
 
 struct kt_sbat_entry {
     kt_span col[KT_SBAT_NCOLS]; /* image: all six; level: component, generation
@@ -84,10 +85,9 @@ int kt_sbat_level_parse(const uint8_t *buf, size_t len, struct kt_sbat_level *ou
                         struct kt_error *err);
 void kt_sbat_level_free(struct kt_sbat_level *l);
 
-/* The payloads upstream shim 16.x carries (from SbatLevel_Variable.txt):
- * "original" 2021030218, "automatic" 2024040900, "latest" 2025051000.
- * Returns the NUL-terminated text, or NULL for another name. */
-const char *kt_sbat_builtin(const char *name);
+/* kt_sbat_builtin (the payloads upstream shim 16.x carries, from
+ * SbatLevel_Variable.txt: "original" 2021030218, "automatic" 2024040900,
+ * "latest" 2025051000): ktrust/sbat.h. */
 
 /* A shim's `.sbatlevel` section: u32 version (0), u32 automatic offset,
  * u32 latest offset (both from byte 4), each to a NUL-terminated payload.
@@ -114,12 +114,7 @@ int kt_sbat_check(const struct kt_sbat *image, const struct kt_sbat_level *level
                   const struct kt_sbat_entry **img, const struct kt_sbat_entry **lvl,
                   struct kt_error *err);
 
-/* An image's verdict with its SBAT outcome folded in: a signature
- * rejection stands; otherwise a revocation (-EKEYREJECTED) or an unreadable
- * .sbat (-EBADMSG / -ELIBBAD: shim refuses the image) replaces it. */
-int kt_sbat_fold(int verdict, int sbat_rc);
-
-/* A column as a NUL-terminated string into buf (truncated to cap). */
-char *kt_sbat_col(const struct kt_sbat_entry *e, int col, char *buf, size_t cap);
+/* kt_sbat_fold, kt_sbat_col, and the handle API over these structs
+ * (kt_sbat_open_image, accessors, kt_sbat_check_level): ktrust/sbat.h. */
 
 #endif

@@ -93,7 +93,7 @@ static void process(struct worker *w, const char *path, uint64_t seq)
 {
     struct pool *p = w->pool;
     struct kt_file f;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     struct kt_scan_item it = {.path = path, .worker = w->id, .err = &e, .seq = seq};
     it.rc = kt_file_open_buf(path, &w->buf, &f, &e);
     if (it.rc == 0) {
@@ -129,7 +129,7 @@ unsigned kt_scan_default_jobs(void)
 /* Report a problem found while walking, from the walking thread. */
 static void report(struct pool *p, const char *path, int rc, const char *what)
 {
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     kt_fail(&e, rc, KT_NO_OFFSET, "%s", what);
     struct kt_scan_item it = {.path = path, .rc = rc, .err = &e, .type = KT_FT_UNKNOWN,
                               .seq = p->next_seq++};

@@ -77,8 +77,7 @@ static int load_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
             return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "store: key %lld in unknown keyring '%s'",
                            (long long)id, ring ? ring : "");
         }
-        struct kt_error e = {0};
-        e.offset = KT_NO_OFFSET;
+        struct kt_error e = KT_ERROR_INIT;
         const struct kt_key *key = NULL;
         int arc = kt_keyring_restore(k, r, der, len, src, added, trusted, &key, &e);
         if (arc == -EEXIST)

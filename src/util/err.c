@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static int vfail(struct kt_error *e, int code, size_t offset, const char *fmt, va_list ap)
 {
@@ -31,6 +32,42 @@ int kt_fail_over(struct kt_error *e, int code, size_t offset, const char *fmt, .
     vfail(e, code, offset, fmt, ap);
     va_end(ap);
     return code;
+}
+
+int kt_error_prefix(struct kt_error *e, const char *fmt, ...)
+{
+    if (!e)
+        return 0;
+    char old[sizeof(e->what)];
+    memcpy(old, e->what, sizeof(old));
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(e->what, sizeof(e->what), fmt, ap);
+    va_end(ap);
+    size_t at = n < 0 ? 0 : (size_t)n < sizeof(e->what) ? (size_t)n : sizeof(e->what) - 1;
+    const char *parts[2] = {": ", old};
+    for (int i = 0; i < 2; i++) {
+        size_t len = strlen(parts[i]), room = sizeof(e->what) - 1 - at;
+        if (len > room)
+            len = room;
+        memcpy(e->what + at, parts[i], len);
+        at += len;
+    }
+    e->what[at] = 0;
+    return e->code;
+}
+
+static const char *hint_texts[KT_HINT_COUNT];
+
+void kt_hint_set(enum kt_hint hint, const char *text)
+{
+    if ((unsigned)hint < KT_HINT_COUNT)
+        hint_texts[hint] = text;
+}
+
+const char *kt_hint_text(enum kt_hint hint)
+{
+    return (unsigned)hint < KT_HINT_COUNT && hint_texts[hint] ? hint_texts[hint] : "";
 }
 
 enum kt_verdict kt_verdict_of(int rc)

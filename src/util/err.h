@@ -30,6 +30,9 @@ int kt_fail(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
 int kt_fail_over(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The text registered for a hint (kt_hint_set, ktrust/error.h), or "". */
+const char *kt_hint_text(enum kt_hint hint);
+
 #define KT_TRY(expr)                                                           \
     do {                                                                       \
         int kt_try_rc_ = (expr);                                               \

@@ -12,18 +12,6 @@
 #include "verify/verify_int.h"
 #include "x509/x509.h"
 
-void kt_ctx_say(const struct kt_ctx_opts *o, enum kt_ctx_msg kind, const char *fmt, ...)
-{
-    if (!o->msg)
-        return;
-    char line[4600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    o->msg(o->msg_arg, kind, line);
-}
-
 static size_t key_count(const struct kt_keyrings *k)
 {
     size_t n = 0;
@@ -54,50 +42,6 @@ int kt_ctx_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char 
         mark_run_only(r, before);
     kt_file_close(&f);
     return rc;
-}
-
-const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *name)
-{
-    switch (kt_detect(p, n, name)) {
-    case KT_FT_EMPTY: return "an empty file";
-    case KT_FT_PE: return "a PE image";
-    case KT_FT_MODULE: return "a kernel module";
-    case KT_FT_PKCS7: return "a PKCS#7 message";
-    case KT_FT_KERNEL: return "a kernel image without a builtin key list";
-    case KT_FT_ESL: return NULL; /* the right kind, but broken: its own error */
-    case KT_FT_X509:
-        if (p[0] == 0x30 || !memchr(p, 0, n < 4096 ? n : 4096))
-            return NULL; /* DER or PEM text */
-        break;
-    default: break;
-    }
-    if (n >= 4 && !memcmp(p, "\x7f" "ELF", 4))
-        return "an ELF file";
-    /* binary, and not DER: a PEM "BEGIN" inside it is an accident */
-    if (n && p[0] != 0x30 && memchr(p, 0, n < 4096 ? n : 4096))
-        return "a binary file of another kind";
-    return NULL;
-}
-
-/* Errors in an option's file: an unreadable one keeps its errno (66); the
- * wrong kind of file is a usage error (-EMEDIUMTYPE); anything else wrong
- * with its content is malformed -- never unsigned, untrusted or refused,
- * which are verdicts about the inputs. */
-int kt_ctx_option_error(int rc, const char *opt, const char *path, const uint8_t *p, size_t n,
-                        const char *want, struct kt_error *err)
-{
-    char label[4200];
-    struct kt_error e = *err;
-    snprintf(label, sizeof(label), "%s %s", opt, path);
-    const char *kind = p ? kt_ctx_wrong_kind(p, n, path) : NULL;
-    if (kind)
-        return kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET, "%s: %s, not %s", label, kind, want);
-    enum kt_verdict v = kt_verdict_of(rc);
-    bool io = rc == -ENOENT || rc == -EACCES || rc == -EISDIR || rc == -EFBIG ||
-              rc == -ENOTDIR || rc == -EIO;
-    if (io || rc == -ENOMEM || v == KT_UNSUPPORTED || v == KT_REJECTED || v == KT_MALFORMED)
-        return kt_fail_over(err, rc, e.offset, "%s: %s", label, e.what);
-    return kt_fail_over(err, -EBADMSG, e.offset, "%s: %s", label, e.what);
 }
 
 /* One certificate of a --trust bundle the strict parser refuses: skipped. */
@@ -179,8 +123,7 @@ static int open_read(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const char
                      struct kt_error *err)
 {
     const char *path = ctx->store_path;
-    struct kt_error e = {0};
-    e.offset = KT_NO_OFFSET;
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_store_open(path, KT_STORE_READ, &ctx->store, &e);
     if (rc == 0 && (rc = kt_store_load(ctx->store, ctx->rings, &e)) < 0) {
         kt_store_close(ctx->store);

@@ -78,7 +78,7 @@ int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt
 static void *bg_main(void *arg)
 {
     struct kt_ctx_bg *bg = arg;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     struct kt_kcache_save *later = NULL;
     int rc = add_kernel(bg->ctx, &bg->o, &later, &e);
     pthread_mutex_lock(&bg->mu);

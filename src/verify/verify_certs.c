@@ -26,7 +26,7 @@ static int one_cert(void *ctx, const uint8_t *der, size_t len, size_t off)
 {
     struct cert_walk *w = ctx;
     struct kt_x509 *c = NULL;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_x509_parse(der, len, &c, &e);
     w->n_certs++;
     if (rc == 0) {

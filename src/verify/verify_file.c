@@ -41,7 +41,7 @@ static void verify_pe(const struct kt_ctx *ctx, const uint8_t *buf, size_t len,
     if (p->sbat_level && r->pe && r->pe->pe) {
         /* shim's SBAT check: a revocation or an unreadable .sbat decides
          * unless a signature was rejected first */
-        struct kt_error se = {0};
+        struct kt_error se = KT_ERROR_INIT;
         r->sbat_checked = true;
         r->sbat_level = p->sbat_level;
         r->sbat_rc = kt_sbat_from_pe(r->pe->pe, &r->sbat, &se);
@@ -88,7 +88,7 @@ static void pair_detached(const char *name, struct kt_result *r)
     if (!dot || (strcmp(dot, ".p7s") && strcmp(dot, ".sig") && strcmp(dot, ".p7")))
         return;
     char *data_path = strndup(name, (size_t)(dot - name));
-    struct kt_error de = {0};
+    struct kt_error de = KT_ERROR_INIT;
     if (data_path && kt_file_open(data_path, &r->data, &de) == 0)
         r->has_data = true;
     free(data_path);

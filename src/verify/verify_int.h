@@ -29,7 +29,7 @@ struct kt_ctx {
 };
 
 /* For the files of the context: a message to o->msg (printf-style), and
- * the error of an option's file ("--trust FILE: ..."; see ctx.c). */
+ * the error of an option's file ("--trust FILE: ..."; ctx_msg.c). */
 void kt_ctx_say(const struct kt_ctx_opts *o, enum kt_ctx_msg kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int kt_ctx_option_error(int rc, const char *opt, const char *path, const uint8_t *p, size_t n,

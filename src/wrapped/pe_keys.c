@@ -42,7 +42,7 @@ static int add_part(struct kt_keyrings *rings, struct kt_keyring *r, kt_span blo
                     struct kt_error *err)
 {
     size_t before = kt_keyring_count(r), n = 0;
-    struct kt_error e = {0};
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_keyrings_add_blob(rings, r, blob.p, blob.len, source, KT_ADD_VOUCHED, &n, &e);
     if (rc < 0) {
         /* error offsets from add_blob are relative to the blob */
@@ -81,10 +81,10 @@ static int check_scope(struct kt_keyrings *rings, struct kt_keyring *target,
         return 0;
     return kt_fail(err, -EPERM, KT_NO_OFFSET,
                    "refused: only %s in keyring %s vouched for this image; platform keys vouch "
-                   "for boot images, never for %s keys (use --keyring platform, or --trust its "
-                   "authority for this run)",
+                   "for boot images, never for %s keys%s",
                    plat && plat->cert->description ? plat->cert->description : "a key",
-                   plat ? kt_keyring_name(plat->ring) : "?", kt_keyring_name(target));
+                   plat ? kt_keyring_name(plat->ring) : "?", kt_keyring_name(target),
+                   kt_hint_text(KT_HINT_PLATFORM_VOUCH));
 }
 
 int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
@@ -124,7 +124,7 @@ int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
         struct kt_keyring *bl = kt_keyrings_get(rings, "blacklist");
         if (w.vendor.deauthorized.len) {
             size_t before = kt_blacklist_hash_count(rings) + kt_keyring_count(bl);
-            struct kt_error e = {0};
+            struct kt_error e = KT_ERROR_INIT;
             size_t n = 0;
             snprintf(src, sizeof(src), "pe:%s.vendor_cert dbx", source ? source : "");
             rc = kt_keyrings_add_blob(rings, bl, w.vendor.deauthorized.p, w.vendor.deauthorized.len,

@@ -387,7 +387,7 @@ static int parse_spki(kt_der *tbs, struct kt_x509 *c, struct kt_error *err)
     c->key_algo = key_algo_of_spki(c->spki);
     if (c->key_algo == KT_PKEY_UNKNOWN)
         return 0;
-    struct kt_error e2 = {0};
+    struct kt_error e2 = KT_ERROR_INIT;
     int rc = kt_pubkey_from_spki(c->spki, &c->pub, &e2);
     if (rc == -ENOMEM)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");

@@ -1,6 +1,7 @@
 /* test_err.c - the result convention (util/err.h, ktrust/error.h): the
  * errno -> verdict table of CONTRACT.md's exit codes, verdict and errno
- * names, and kt_fail's first-failure-wins rule. */
+ * names, kt_fail's first-failure-wins rule, KT_ERROR_INIT and
+ * kt_error_prefix. */
 #include <errno.h>
 #include <string.h>
 
@@ -72,6 +73,30 @@ static void fail_rules(void)
     CHECK_EQ_INT(strlen(l.what), sizeof(l.what) - 1, "long message truncated");
 }
 
+static void init_and_prefix(void)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    CHECK_EQ_INT(e.code, 0, "init: no code");
+    CHECK(e.offset == KT_NO_OFFSET, "init: no offset, not offset 0");
+    CHECK_EQ_STR(e.what, "", "init: no text");
+    kt_fail(&e, -EBADMSG, 7, "length runs past the end");
+    CHECK_EQ_INT(kt_error_prefix(&e, "--trust %s", "a.pem"), -EBADMSG, "prefix returns the code");
+    CHECK_EQ_STR(e.what, "--trust a.pem: length runs past the end", "prefixed");
+    CHECK_EQ_INT(e.offset, 7, "prefix keeps the offset");
+    CHECK_EQ_INT(kt_error_prefix(NULL, "x"), 0, "NULL error");
+    /* a long prefix or message is cut, still NUL-terminated */
+    char big[1000];
+    memset(big, 'b', sizeof(big) - 1);
+    big[sizeof(big) - 1] = 0;
+    kt_error_prefix(&e, "%s", big + 700);
+    CHECK_EQ_INT(strlen(e.what), 299 + 2 + 39, "long prefix: whole");
+    CHECK(!memcmp(e.what + 299, ": --trust", 9), "long prefix: separator kept");
+    kt_error_prefix(&e, "%s", big + 800);
+    CHECK_EQ_INT(strlen(e.what), sizeof(e.what) - 1, "message cut at the end");
+    kt_error_prefix(&e, "%s", big);
+    CHECK_EQ_INT(strlen(e.what), sizeof(e.what) - 1, "prefix over the size: cut");
+}
+
 static int try_twice(int first, int second, int *reached)
 {
     KT_TRY(first);
@@ -95,5 +120,6 @@ int main(void)
     verdicts();
     fail_rules();
     try_macro();
+    init_and_prefix();
     KT_TEST_END();
 }

@@ -156,7 +156,15 @@ int main(void)
     const char *goat = "peers/uthenticode/64/pegoat-authenticode.exe";
     rc = verify(goat, NULL, NULL, &r, &e, &f);
     CHECK_EQ_INT(rc, -ENOPKG, "SHA-1 refused by default");
-    CHECK(strstr(e.what, "--allow-sha1") != NULL, "message names --allow-sha1: %s", e.what);
+    CHECK(strstr(e.what, "SHA-1 image digest refused") != NULL, "says SHA-1: %s", e.what);
+    CHECK(strstr(e.what, "--") == NULL, "the library names no option: %s", e.what);
+    kt_pe_result_free(r);
+    kt_file_close(&f);
+    kt_hint_set(KT_HINT_ALLOW_SHA1, " (use --allow-sha1 to accept it)");
+    rc = verify(goat, NULL, NULL, &r, &e, &f);
+    CHECK(strstr(e.what, "refused (use --allow-sha1 to accept it)") != NULL,
+          "the application's hint follows the condition: %s", e.what);
+    kt_hint_set(KT_HINT_ALLOW_SHA1, NULL);
     kt_pe_result_free(r);
     kt_file_close(&f);
     struct kt_pe_verify_opts sha1 = {.purpose = KT_PURPOSE_UEFI, .allow_sha1 = true};
