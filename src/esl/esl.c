@@ -100,40 +100,42 @@ static size_t hash_trailer(enum kt_esl_type t)
                : 0;
 }
 
-/* Check one list header at buf+off without reporting: true if consistent. */
-static bool header_ok(const uint8_t *buf, size_t len, size_t off)
+/* Is there a consistent list header at the start of c?  (Without
+ * reporting; c is a copy.) */
+static bool header_ok(kt_le c)
 {
-    if (len - off < ESL_HDR)
+    size_t len = kt_le_left(&c);
+    uint32_t lsize, hsize, ssize;
+    if (kt_le_skip(&c, GUID_LEN, NULL) < 0 || kt_le_u32(&c, &lsize, NULL) < 0 ||
+        kt_le_u32(&c, &hsize, NULL) < 0 || kt_le_u32(&c, &ssize, NULL) < 0)
         return false;
-    const uint8_t *p = buf + off;
-    size_t lsize = kt_le32(p + 16), hsize = kt_le32(p + 20), ssize = kt_le32(p + 24);
-    if (lsize < ESL_HDR || lsize > len - off || hsize > lsize - ESL_HDR || ssize <= GUID_LEN)
+    if (lsize < ESL_HDR || lsize > len || hsize > lsize - ESL_HDR || ssize <= GUID_LEN)
         return false;
     return (lsize - ESL_HDR - hsize) % ssize == 0;
 }
 
-/* Where the lists start: skip an efivarfs attribute word and/or an
- * EFI_VARIABLE_AUTHENTICATION_2 header. */
-static size_t lists_start(const uint8_t *buf, size_t len)
+/* Move c to where the lists start: past an efivarfs attribute word and/or
+ * an EFI_VARIABLE_AUTHENTICATION_2 header. */
+static void skip_var_headers(kt_le *c)
 {
-    size_t off = 0;
-    if (len >= 4 && !header_ok(buf, len, 0)) {
-        uint32_t attr = kt_le32(buf);
-        if (attr != 0 && (attr & ~EFI_VARIABLE_ATTRIBUTES_MASK) == 0)
-            off = 4;
-    }
+    kt_le w = *c;
+    uint32_t attr, dwlen;
+    if (kt_le_u32(&w, &attr, NULL) == 0 && !header_ok(*c) && attr != 0 &&
+        (attr & ~EFI_VARIABLE_ATTRIBUTES_MASK) == 0)
+        *c = w;
     /* EFI_TIME, then WIN_CERTIFICATE_UEFI_GUID {u32 dwLength, u16 wRevision,
      * u16 wCertificateType, GUID CertType, data}; dwLength covers the
      * WIN_CERTIFICATE_UEFI_GUID. */
-    if (len - off >= EFI_TIME_LEN + 24) {
-        const uint8_t *w = buf + off + EFI_TIME_LEN;
-        uint32_t dwlen = kt_le32(w);
-        if (kt_le16(w + 4) == 0x0200 && kt_le16(w + 6) == WIN_CERT_TYPE_EFI_GUID &&
-            !memcmp(w + 8, guid_pkcs7, 16) && dwlen >= 24 &&
-            dwlen <= len - off - EFI_TIME_LEN)
-            off += EFI_TIME_LEN + dwlen;
-    }
-    return off;
+    uint16_t revision, cert_type;
+    const uint8_t *guid;
+    w = *c;
+    if (kt_le_skip(&w, EFI_TIME_LEN, NULL) < 0 || kt_le_u32(&w, &dwlen, NULL) < 0 ||
+        kt_le_u16(&w, &revision, NULL) < 0 || kt_le_u16(&w, &cert_type, NULL) < 0 ||
+        kt_le_bytes(&w, GUID_LEN, &guid, NULL) < 0)
+        return;
+    if (revision == 0x0200 && cert_type == WIN_CERT_TYPE_EFI_GUID &&
+        !memcmp(guid, guid_pkcs7, 16) && dwlen >= 24 && dwlen <= kt_le_left(c) - EFI_TIME_LEN)
+        kt_le_skip(c, EFI_TIME_LEN + dwlen, NULL);
 }
 
 bool kt_esl_looks_like(const uint8_t *buf, size_t len)
@@ -143,8 +145,11 @@ bool kt_esl_looks_like(const uint8_t *buf, size_t len)
     /* A known SignatureType GUID is 128 bits no certificate, PEM or text
      * starts with; whether the sizes are right is kt_esl_foreach's to say
      * (with the precise field), so a broken list is still an ESL. */
-    size_t off = lists_start(buf, len);
-    return len - off >= 16 && type_of(buf + off) != KT_ESL_OTHER;
+    kt_le c;
+    const uint8_t *type;
+    kt_le_init(&c, buf, len, NULL);
+    skip_var_headers(&c);
+    return kt_le_bytes(&c, GUID_LEN, &type, NULL) == 0 && type_of(type) != KT_ESL_OTHER;
 }
 
 int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
@@ -152,7 +157,7 @@ int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
 {
     kt_le c, hdr, list, slot;
     kt_le_init(&c, buf, len, NULL);
-    kt_le_skip(&c, lists_start(c.p, c.len), NULL); /* within the input */
+    skip_var_headers(&c);
     size_t list_index = 0;
     while (kt_le_left(&c)) {
         size_t off = kt_le_offset(&c);
