@@ -34,7 +34,7 @@ const uint8_t *kt_authvar_vendor(const char *name)
 static int parse_time(kt_le *c, struct kt_authvar *v, struct kt_error *err)
 {
     struct kt_efi_time *t = &v->time;
-    uint16_t timezone;
+    uint16_t tz;
     kt_le_u16(c, &t->year, NULL);
     kt_le_u8(c, &t->month, NULL);
     kt_le_u8(c, &t->day, NULL);
@@ -43,8 +43,8 @@ static int parse_time(kt_le *c, struct kt_authvar *v, struct kt_error *err)
     kt_le_u8(c, &t->second, NULL);
     kt_le_u8(c, &t->pad1, NULL);
     kt_le_u32(c, &t->nanosecond, NULL);
-    kt_le_u16(c, &timezone, NULL);
-    t->timezone = (int16_t)timezone;
+    kt_le_u16(c, &tz, NULL);
+    t->timezone = (int16_t)tz;
     kt_le_u8(c, &t->daylight, NULL);
     kt_le_u8(c, &t->pad2, NULL);
     if (t->pad1)
