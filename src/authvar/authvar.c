@@ -30,20 +30,23 @@ const uint8_t *kt_authvar_vendor(const char *name)
     return NULL;
 }
 
-static int parse_time(const uint8_t *p, struct kt_authvar *v, struct kt_error *err)
+/* EFI_TIME from the 16 bytes of c. */
+static int parse_time(kt_le *c, struct kt_authvar *v, struct kt_error *err)
 {
     struct kt_efi_time *t = &v->time;
-    t->year = kt_le16(p);
-    t->month = p[2];
-    t->day = p[3];
-    t->hour = p[4];
-    t->minute = p[5];
-    t->second = p[6];
-    t->pad1 = p[7];
-    t->nanosecond = kt_le32(p + 8);
-    t->timezone = (int16_t)kt_le16(p + 12);
-    t->daylight = p[14];
-    t->pad2 = p[15];
+    uint16_t tz;
+    kt_le_u16(c, &t->year, NULL);
+    kt_le_u8(c, &t->month, NULL);
+    kt_le_u8(c, &t->day, NULL);
+    kt_le_u8(c, &t->hour, NULL);
+    kt_le_u8(c, &t->minute, NULL);
+    kt_le_u8(c, &t->second, NULL);
+    kt_le_u8(c, &t->pad1, NULL);
+    kt_le_u32(c, &t->nanosecond, NULL);
+    kt_le_u16(c, &tz, NULL);
+    t->timezone = (int16_t)tz;
+    kt_le_u8(c, &t->daylight, NULL);
+    kt_le_u8(c, &t->pad2, NULL);
     if (t->pad1)
         return kt_fail(err, -EBADMSG, 7, "EFI_TIME.Pad1 is %u, must be 0", t->pad1);
     if (t->nanosecond)
@@ -75,20 +78,30 @@ int kt_authvar_parse(const uint8_t *buf, size_t len, struct kt_authvar *out,
                      struct kt_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (len < 40 || memcmp(buf + 24, guid_pkcs7, 16) != 0)
+    if (!kt_authvar_looks_like(buf, len))
         return kt_fail(err, -ENODATA, KT_NO_OFFSET,
                        "no EFI_VARIABLE_AUTHENTICATION_2 header (not a signed update)");
-    if (kt_le16(buf + 20) != 0x0200)
+    /* EFI_TIME, then WIN_CERTIFICATE_UEFI_GUID {u32 dwLength, u16 wRevision,
+     * u16 wCertificateType, GUID CertType (checked above), CertData} */
+    kt_le c, time, cert_data;
+    uint32_t dwlen;
+    uint16_t revision, cert_type;
+    kt_le_init(&c, buf, len, NULL);
+    kt_le_sub(&c, 16, &time, NULL); /* 40 bytes: checked */
+    kt_le_u32(&c, &dwlen, NULL);
+    kt_le_u16(&c, &revision, NULL);
+    kt_le_u16(&c, &cert_type, NULL);
+    kt_le_skip(&c, 16, NULL);
+    if (revision != 0x0200)
         return kt_fail(err, -EBADMSG, 20, "WIN_CERTIFICATE.wRevision is 0x%04x, must be 0x0200",
-                       kt_le16(buf + 20));
-    if (kt_le16(buf + 22) != 0x0ef1)
+                       revision);
+    if (cert_type != 0x0ef1)
         return kt_fail(err, -EBADMSG, 22,
-                       "WIN_CERTIFICATE.wCertificateType is 0x%04x, must be 0x0EF1",
-                       kt_le16(buf + 22));
-    KT_TRY(parse_time(buf, out, err));
+                       "WIN_CERTIFICATE.wCertificateType is 0x%04x, must be 0x0EF1", cert_type);
+    KT_TRY(parse_time(&time, out, err));
     out->time_raw.p = buf;
     out->time_raw.len = 16;
-    out->cert_len = kt_le32(buf + 16);
+    out->cert_len = dwlen;
     if (out->cert_len < 24)
         return kt_fail(err, -EBADMSG, 16, "WIN_CERTIFICATE.dwLength %u is below its header (24)",
                        out->cert_len);
@@ -96,8 +109,9 @@ int kt_authvar_parse(const uint8_t *buf, size_t len, struct kt_authvar *out,
         return kt_fail(err, -EBADMSG, 16,
                        "WIN_CERTIFICATE.dwLength %u runs past the end of the file (%zu)",
                        out->cert_len, len);
-    const uint8_t *p7 = buf + 40;
-    size_t p7cap = out->cert_len - 24;
+    kt_le_sub(&c, out->cert_len - 24, &cert_data, NULL); /* within the file: checked */
+    const uint8_t *p7 = cert_data.p;
+    size_t p7cap = cert_data.len;
     size_t el = kt_x509_element_len(p7, p7cap);
     if (p7cap == 0 || p7[0] != 0x30 || el == 0)
         return kt_fail(err, -EBADMSG, 40, "CertData: not a DER SEQUENCE inside dwLength");
@@ -114,9 +128,9 @@ int kt_authvar_parse(const uint8_t *buf, size_t len, struct kt_authvar *out,
     if (kt_der_get(&d, KT_TAG_SEQUENCE, &seq, "CertData") < 0 || seq.len < 1)
         return kt_fail(err, -EBADMSG, 40, "CertData: not a PKCS#7 SEQUENCE");
     out->content_info_wrapped = seq.p[0] == 0x06;
-    out->payload.p = buf + 16 + out->cert_len;
-    out->payload.len = len - 16 - out->cert_len;
-    out->payload_offset = 16 + out->cert_len;
+    out->payload.p = c.p;
+    out->payload.len = kt_le_left(&c);
+    out->payload_offset = kt_le_offset(&c);
     return 0;
 }
 

@@ -38,17 +38,21 @@ const char *kt_comp_name(enum kt_comp c)
 
 enum kt_comp kt_comp_sniff(const uint8_t *p, size_t len)
 {
+    kt_le c;
+    uint32_t magic = 0; /* no format's 4-byte magic */
     if (!p)
         return KT_COMP_NONE;
+    kt_le_init(&c, p, len, NULL);
+    kt_le_u32(&c, &magic, NULL);
     if (len >= 3 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8)
         return KT_COMP_GZIP;
     if (len >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
         return KT_COMP_XZ;
     if (len >= 13 && p[0] == 0x5d && p[1] == 0 && p[2] == 0)
         return KT_COMP_LZMA;
-    if (len >= 4 && kt_le32(p) == 0xFD2FB528u)
+    if (magic == 0xFD2FB528u)
         return KT_COMP_ZSTD;
-    if (len >= 4 && (kt_le32(p) == LZ4_LEGACY_MAGIC || kt_le32(p) == LZ4_FRAME_MAGIC))
+    if (magic == LZ4_LEGACY_MAGIC || magic == LZ4_FRAME_MAGIC)
         return KT_COMP_LZ4;
     return KT_COMP_NONE;
 }
@@ -199,6 +203,15 @@ static int step_lz4_frame(struct kt_decoder *k, uint8_t *buf, size_t cap, size_t
  * block of at most 8 MiB output); the magic may repeat (concatenated
  * streams); the kernel appends a 4-byte size after the last block.  A step
  * hands out the rest of the decoded block, else decodes the next block. */
+/* Does the input start with the lz4 legacy magic? */
+static bool starts_lz4_legacy(const uint8_t *in, size_t len)
+{
+    kt_le c;
+    uint32_t magic;
+    kt_le_init(&c, in, len, NULL);
+    return kt_le_u32(&c, &magic, NULL) == 0 && magic == LZ4_LEGACY_MAGIC;
+}
+
 static int step_lz4_legacy(struct kt_decoder *k, uint8_t *buf, size_t cap, size_t *n)
 {
     struct dec *d = &k->d;
@@ -209,14 +222,17 @@ static int step_lz4_legacy(struct kt_decoder *k, uint8_t *buf, size_t cap, size_
         *n = m;
         return 0;
     }
-    while (d->len - k->pos >= 4) {
-        uint32_t csize = kt_le32(d->in + k->pos);
+    kt_le in, block;
+    uint32_t csize;
+    kt_le_init(&in, d->in, d->len, NULL);
+    kt_le_skip(&in, k->pos, NULL); /* k->pos <= d->len */
+    while (kt_le_u32(&in, &csize, NULL) == 0) {
         if (csize == LZ4_LEGACY_MAGIC) {
             k->pos += 4;
             continue;
         }
-        if (csize > d->len - k->pos - 4) {
-            if (k->blocks && d->len - k->pos == 4)
+        if (kt_le_sub(&in, csize, &block, NULL) < 0) {
+            if (k->blocks && kt_le_left(&in) == 0)
                 break; /* the kernel's 4-byte size trailer */
             return corrupt(d, k->pos, k->blocks ? "truncated" : "block size runs past the end");
         }
@@ -225,8 +241,8 @@ static int step_lz4_legacy(struct kt_decoder *k, uint8_t *buf, size_t cap, size_
         if (!k->blk && !(k->blk = malloc(LZ4_LEGACY_BLOCK)))
             return kt_fail(d->err, -ENOMEM, KT_NO_OFFSET, "%s%s%s: out of memory (%zu bytes)",
                            d->what, d->sep, d->name, LZ4_LEGACY_BLOCK);
-        int r = LZ4_decompress_safe((const char *)d->in + k->pos + 4, (char *)k->blk,
-                                    (int)csize, (int)LZ4_LEGACY_BLOCK);
+        int r = LZ4_decompress_safe((const char *)block.p, (char *)k->blk, (int)csize,
+                                    (int)LZ4_LEGACY_BLOCK);
         if (r < 0)
             return corrupt(d, k->pos + 4, "corrupt block");
         k->blk_len = (size_t)r;
@@ -306,7 +322,7 @@ int kt_decoder_new(enum kt_comp c, const uint8_t *in, size_t len, size_t base_of
             ZSTD_DCtx_setParameter(k->zd, ZSTD_d_windowLogMax, 27);
         break;
     case KT_COMP_LZ4:
-        if (d->len >= 4 && kt_le32(d->in) == LZ4_LEGACY_MAGIC) {
+        if (starts_lz4_legacy(d->in, d->len)) {
             k->legacy = true;
             k->pos = 4;
         } else if (LZ4F_isError(LZ4F_createDecompressionContext(&k->lf, LZ4F_VERSION))) {

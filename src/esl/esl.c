@@ -100,40 +100,42 @@ static size_t hash_trailer(enum kt_esl_type t)
                : 0;
 }
 
-/* Check one list header at buf+off without reporting: true if consistent. */
-static bool header_ok(const uint8_t *buf, size_t len, size_t off)
+/* Is there a consistent list header at the start of c?  (Without
+ * reporting; c is a copy.) */
+static bool header_ok(kt_le c)
 {
-    if (len - off < ESL_HDR)
+    size_t len = kt_le_left(&c);
+    uint32_t lsize, hsize, ssize;
+    if (kt_le_skip(&c, GUID_LEN, NULL) < 0 || kt_le_u32(&c, &lsize, NULL) < 0 ||
+        kt_le_u32(&c, &hsize, NULL) < 0 || kt_le_u32(&c, &ssize, NULL) < 0)
         return false;
-    const uint8_t *p = buf + off;
-    size_t lsize = kt_le32(p + 16), hsize = kt_le32(p + 20), ssize = kt_le32(p + 24);
-    if (lsize < ESL_HDR || lsize > len - off || hsize > lsize - ESL_HDR || ssize <= GUID_LEN)
+    if (lsize < ESL_HDR || lsize > len || hsize > lsize - ESL_HDR || ssize <= GUID_LEN)
         return false;
     return (lsize - ESL_HDR - hsize) % ssize == 0;
 }
 
-/* Where the lists start: skip an efivarfs attribute word and/or an
- * EFI_VARIABLE_AUTHENTICATION_2 header. */
-static size_t lists_start(const uint8_t *buf, size_t len)
+/* Move c to where the lists start: past an efivarfs attribute word and/or
+ * an EFI_VARIABLE_AUTHENTICATION_2 header. */
+static void skip_var_headers(kt_le *c)
 {
-    size_t off = 0;
-    if (len >= 4 && !header_ok(buf, len, 0)) {
-        uint32_t attr = kt_le32(buf);
-        if (attr != 0 && (attr & ~EFI_VARIABLE_ATTRIBUTES_MASK) == 0)
-            off = 4;
-    }
+    kt_le w = *c;
+    uint32_t attr, dwlen;
+    if (kt_le_u32(&w, &attr, NULL) == 0 && !header_ok(*c) && attr != 0 &&
+        (attr & ~EFI_VARIABLE_ATTRIBUTES_MASK) == 0)
+        *c = w;
     /* EFI_TIME, then WIN_CERTIFICATE_UEFI_GUID {u32 dwLength, u16 wRevision,
      * u16 wCertificateType, GUID CertType, data}; dwLength covers the
      * WIN_CERTIFICATE_UEFI_GUID. */
-    if (len - off >= EFI_TIME_LEN + 24) {
-        const uint8_t *w = buf + off + EFI_TIME_LEN;
-        uint32_t dwlen = kt_le32(w);
-        if (kt_le16(w + 4) == 0x0200 && kt_le16(w + 6) == WIN_CERT_TYPE_EFI_GUID &&
-            !memcmp(w + 8, guid_pkcs7, 16) && dwlen >= 24 &&
-            dwlen <= len - off - EFI_TIME_LEN)
-            off += EFI_TIME_LEN + dwlen;
-    }
-    return off;
+    uint16_t revision, cert_type;
+    const uint8_t *guid;
+    w = *c;
+    if (kt_le_skip(&w, EFI_TIME_LEN, NULL) < 0 || kt_le_u32(&w, &dwlen, NULL) < 0 ||
+        kt_le_u16(&w, &revision, NULL) < 0 || kt_le_u16(&w, &cert_type, NULL) < 0 ||
+        kt_le_bytes(&w, GUID_LEN, &guid, NULL) < 0)
+        return;
+    if (revision == 0x0200 && cert_type == WIN_CERT_TYPE_EFI_GUID &&
+        !memcmp(guid, guid_pkcs7, 16) && dwlen >= 24 && dwlen <= kt_le_left(c) - EFI_TIME_LEN)
+        kt_le_skip(c, EFI_TIME_LEN + dwlen, NULL);
 }
 
 bool kt_esl_looks_like(const uint8_t *buf, size_t len)
@@ -143,102 +145,121 @@ bool kt_esl_looks_like(const uint8_t *buf, size_t len)
     /* A known SignatureType GUID is 128 bits no certificate, PEM or text
      * starts with; whether the sizes are right is kt_esl_foreach's to say
      * (with the precise field), so a broken list is still an ESL. */
-    size_t off = lists_start(buf, len);
-    return len - off >= 16 && type_of(buf + off) != KT_ESL_OTHER;
+    kt_le c;
+    const uint8_t *type;
+    kt_le_init(&c, buf, len, NULL);
+    skip_var_headers(&c);
+    return kt_le_bytes(&c, GUID_LEN, &type, NULL) == 0 && type_of(type) != KT_ESL_OTHER;
+}
+
+/* One list's header at the front of c: on success *list is the list's
+ * signatures (after the header and SignatureHeader), *type_guid its
+ * SignatureType and *ssize its SignatureSize, checked against the type. */
+static int read_list_header(kt_le *c, size_t list_index, kt_le *list, const uint8_t **type_guid,
+                            uint32_t *ssize, struct kt_error *err)
+{
+    size_t off = kt_le_offset(c);
+    uint32_t lsize, hsize;
+    kt_le hdr = *c;
+    if (kt_le_bytes(&hdr, GUID_LEN, type_guid, NULL) < 0 || kt_le_u32(&hdr, &lsize, NULL) < 0 ||
+        kt_le_u32(&hdr, &hsize, NULL) < 0 || kt_le_u32(&hdr, ssize, NULL) < 0)
+        return kt_fail(err, -EBADMSG, off,
+                       "EFI_SIGNATURE_LIST %zu: header truncated (%zu bytes left, need 28)",
+                       list_index, kt_le_left(c));
+    if (lsize < ESL_HDR)
+        return kt_fail(err, -EBADMSG, off + 16,
+                       "EFI_SIGNATURE_LIST %zu: SignatureListSize %zu is smaller than "
+                       "the 28-byte header",
+                       list_index, (size_t)lsize);
+    if (kt_le_sub(c, lsize, list, NULL) < 0)
+        return kt_fail(err, -EBADMSG, off + 16,
+                       "EFI_SIGNATURE_LIST %zu: SignatureListSize %zu runs past the end "
+                       "(%zu bytes left)",
+                       list_index, (size_t)lsize, kt_le_left(c));
+    if (hsize & 1)
+        return kt_fail(err, -EBADMSG, off + 20,
+                       "EFI_SIGNATURE_LIST %zu: SignatureHeaderSize %zu is odd", list_index,
+                       (size_t)hsize);
+    if (kt_le_skip(list, ESL_HDR, NULL) < 0 || kt_le_skip(list, hsize, NULL) < 0)
+        return kt_fail(err, -EBADMSG, off + 20,
+                       "EFI_SIGNATURE_LIST %zu: SignatureHeaderSize %zu exceeds the list",
+                       list_index, (size_t)hsize);
+    if (*ssize == 0)
+        return kt_fail(err, -EBADMSG, off + 24, "EFI_SIGNATURE_LIST %zu: SignatureSize is 0",
+                       list_index);
+    if (*ssize <= GUID_LEN)
+        return kt_fail(err, -EBADMSG, off + 24,
+                       "EFI_SIGNATURE_LIST %zu: SignatureSize %zu leaves no room for data "
+                       "after the owner GUID",
+                       list_index, (size_t)*ssize);
+    size_t body = kt_le_left(list);
+    if (body % *ssize != 0)
+        return kt_fail(err, -EBADMSG, off + 24,
+                       "EFI_SIGNATURE_LIST %zu: SignatureSize %zu does not divide the "
+                       "%zu bytes of signatures",
+                       list_index, (size_t)*ssize, body);
+    enum kt_esl_type t = type_of(*type_guid);
+    if (hash_len(t) && *ssize - GUID_LEN != hash_len(t) + hash_trailer(t))
+        return kt_fail(err, -EBADMSG, off + 24,
+                       "EFI_SIGNATURE_LIST %zu: SignatureSize %zu is wrong for %s entries "
+                       "(want %zu)",
+                       list_index, (size_t)*ssize, kt_esl_type_name(t),
+                       GUID_LEN + hash_len(t) + hash_trailer(t));
+    return 0;
+}
+
+/* Each signature of one list (the slots of ssize bytes in list) to cb. */
+static int list_entries(kt_le *list, size_t list_index, const uint8_t *type_guid, uint32_t ssize,
+                        kt_esl_cb cb, void *ctx, struct kt_error *err)
+{
+    enum kt_esl_type t = type_of(type_guid);
+    size_t dlen = ssize - GUID_LEN;
+    kt_le slot;
+    for (size_t i = 0; kt_le_sub(list, ssize, &slot, NULL) == 0; i++) {
+        const uint8_t *owner;
+        kt_le_bytes(&slot, GUID_LEN, &owner, NULL); /* ssize > GUID_LEN */
+        struct kt_esl_entry e = {
+            .type = t,
+            .type_guid = type_guid,
+            .owner = owner,
+            .data = {slot.p, dlen},
+            .offset = kt_le_offset(&slot),
+            .list_index = list_index,
+            .entry_index = i,
+        };
+        if (hash_len(t)) {
+            e.data.len = hash_len(t);
+        } else if (t == KT_ESL_X509) {
+            /* One DER certificate; some tools pad the slot, so the
+             * certificate's own length decides. */
+            kt_der d;
+            kt_span whole;
+            kt_der_init(&d, e.data.p, e.data.len, KT_DER_STRICT, NULL);
+            if (!kt_der_peek(&d, KT_TAG_SEQUENCE) ||
+                kt_der_get_element(&d, KT_TAG_SEQUENCE, &whole, "certificate") < 0)
+                return kt_fail(err, -EBADMSG, e.offset,
+                               "EFI_SIGNATURE_LIST %zu entry %zu: X509 data is not a "
+                               "DER certificate SEQUENCE within the %zu-byte slot",
+                               list_index, i, dlen);
+            e.data = whole;
+        }
+        if (cb)
+            KT_TRY(cb(ctx, &e));
+    }
+    return 0;
 }
 
 int kt_esl_foreach(const uint8_t *buf, size_t len, kt_esl_cb cb, void *ctx,
                    struct kt_error *err)
 {
-    kt_le c, hdr, list, slot;
+    kt_le c, list;
     kt_le_init(&c, buf, len, NULL);
-    kt_le_skip(&c, lists_start(c.p, c.len), NULL); /* within the input */
-    size_t list_index = 0;
-    while (kt_le_left(&c)) {
-        size_t off = kt_le_offset(&c);
-        const uint8_t *p;
-        uint32_t lsize, hsize, ssize;
-        hdr = c;
-        if (kt_le_bytes(&hdr, GUID_LEN, &p, NULL) < 0 || kt_le_u32(&hdr, &lsize, NULL) < 0 ||
-            kt_le_u32(&hdr, &hsize, NULL) < 0 || kt_le_u32(&hdr, &ssize, NULL) < 0)
-            return kt_fail(err, -EBADMSG, off,
-                           "EFI_SIGNATURE_LIST %zu: header truncated (%zu bytes left, need 28)",
-                           list_index, kt_le_left(&c));
-        if (lsize < ESL_HDR)
-            return kt_fail(err, -EBADMSG, off + 16,
-                           "EFI_SIGNATURE_LIST %zu: SignatureListSize %zu is smaller than "
-                           "the 28-byte header",
-                           list_index, (size_t)lsize);
-        if (kt_le_sub(&c, lsize, &list, NULL) < 0)
-            return kt_fail(err, -EBADMSG, off + 16,
-                           "EFI_SIGNATURE_LIST %zu: SignatureListSize %zu runs past the end "
-                           "(%zu bytes left)",
-                           list_index, (size_t)lsize, kt_le_left(&c));
-        if (hsize & 1)
-            return kt_fail(err, -EBADMSG, off + 20,
-                           "EFI_SIGNATURE_LIST %zu: SignatureHeaderSize %zu is odd", list_index,
-                           (size_t)hsize);
-        if (kt_le_skip(&list, ESL_HDR, NULL) < 0 || kt_le_skip(&list, hsize, NULL) < 0)
-            return kt_fail(err, -EBADMSG, off + 20,
-                           "EFI_SIGNATURE_LIST %zu: SignatureHeaderSize %zu exceeds the list",
-                           list_index, (size_t)hsize);
-        if (ssize == 0)
-            return kt_fail(err, -EBADMSG, off + 24,
-                           "EFI_SIGNATURE_LIST %zu: SignatureSize is 0", list_index);
-        if (ssize <= GUID_LEN)
-            return kt_fail(err, -EBADMSG, off + 24,
-                           "EFI_SIGNATURE_LIST %zu: SignatureSize %zu leaves no room for data "
-                           "after the owner GUID",
-                           list_index, (size_t)ssize);
-        size_t body = kt_le_left(&list);
-        if (body % ssize != 0)
-            return kt_fail(err, -EBADMSG, off + 24,
-                           "EFI_SIGNATURE_LIST %zu: SignatureSize %zu does not divide the "
-                           "%zu bytes of signatures",
-                           list_index, (size_t)ssize, body);
-        enum kt_esl_type t = type_of(p);
-        size_t dlen = ssize - GUID_LEN;
-        if (hash_len(t) && dlen != hash_len(t) + hash_trailer(t))
-            return kt_fail(err, -EBADMSG, off + 24,
-                           "EFI_SIGNATURE_LIST %zu: SignatureSize %zu is wrong for %s entries "
-                           "(want %zu)",
-                           list_index, (size_t)ssize, kt_esl_type_name(t),
-                           GUID_LEN + hash_len(t) + hash_trailer(t));
-        for (size_t i = 0; kt_le_sub(&list, ssize, &slot, NULL) == 0; i++) {
-            const uint8_t *owner;
-            kt_le_bytes(&slot, GUID_LEN, &owner, NULL); /* ssize > GUID_LEN */
-            struct kt_esl_entry e = {
-                .type = t,
-                .type_guid = p,
-                .owner = owner,
-                .data = {slot.p, dlen},
-                .offset = kt_le_offset(&slot),
-                .list_index = list_index,
-                .entry_index = i,
-            };
-            if (hash_len(t)) {
-                e.data.len = hash_len(t);
-            } else if (t == KT_ESL_X509) {
-                /* One DER certificate; some tools pad the slot, so the
-                 * certificate's own length decides. */
-                kt_der d;
-                kt_span whole;
-                kt_der_init(&d, e.data.p, e.data.len, KT_DER_STRICT, NULL);
-                if (!kt_der_peek(&d, KT_TAG_SEQUENCE) ||
-                    kt_der_get_element(&d, KT_TAG_SEQUENCE, &whole, "certificate") < 0)
-                    return kt_fail(err, -EBADMSG, e.offset,
-                                   "EFI_SIGNATURE_LIST %zu entry %zu: X509 data is not a "
-                                   "DER certificate SEQUENCE within the %zu-byte slot",
-                                   list_index, i, dlen);
-                e.data = whole;
-            }
-            if (cb) {
-                int rc = cb(ctx, &e);
-                if (rc < 0)
-                    return rc;
-            }
-        }
-        list_index++;
+    skip_var_headers(&c);
+    for (size_t list_index = 0; kt_le_left(&c); list_index++) {
+        const uint8_t *type_guid;
+        uint32_t ssize;
+        KT_TRY(read_list_header(&c, list_index, &list, &type_guid, &ssize, err));
+        KT_TRY(list_entries(&list, list_index, type_guid, ssize, cb, ctx, err));
     }
     return 0;
 }

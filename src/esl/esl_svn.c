@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "esl/esl_svn.h"
+#include "util/le.h"
 
 /* 9d132b6c-59d5-4388-ab1c-185cfcb2eb92 */
 const uint8_t kt_esl_svn_owner[16] = {0x6c, 0x2b, 0x13, 0x9d, 0xd5, 0x59, 0x88, 0x43,
@@ -18,14 +19,19 @@ int kt_esl_svn_parse(const struct kt_esl_entry *e, struct kt_esl_svn *out)
 {
     if (!kt_esl_is_svn(e))
         return -EINVAL;
-    const uint8_t *p = e->data.p;
-    out->version = p[0];
-    memcpy(out->guid, p + 1, 16);
-    out->minor = (uint16_t)(p[17] | p[18] << 8);
-    out->major = (uint16_t)(p[19] | p[20] << 8);
+    /* u8 version; GUID application; u16 minor; u16 major; 11 reserved bytes */
+    kt_le c;
+    const uint8_t *guid, *reserved;
+    kt_le_init(&c, e->data.p, e->data.len, NULL); /* 32 bytes */
+    kt_le_u8(&c, &out->version, NULL);
+    kt_le_bytes(&c, 16, &guid, NULL);
+    memcpy(out->guid, guid, 16);
+    kt_le_u16(&c, &out->minor, NULL);
+    kt_le_u16(&c, &out->major, NULL);
+    kt_le_bytes(&c, 11, &reserved, NULL);
     out->reserved_zero = true;
-    for (int i = 21; i < 32; i++)
-        if (p[i])
+    for (int i = 0; i < 11; i++)
+        if (reserved[i])
             out->reserved_zero = false;
     return 0;
 }

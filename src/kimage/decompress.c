@@ -42,6 +42,78 @@ static int unsupported_magic(const uint8_t *p, size_t len, size_t at, struct kt_
                    len > 3 ? p[3] : 0);
 }
 
+/* Are the n bytes at off the given magic? */
+static bool magic_at(const kt_le *whole, size_t off, const char *magic, size_t n)
+{
+    kt_le w;
+    return kt_le_window(whole, off, n, &w, NULL) == 0 && !memcmp(w.p, magic, n);
+}
+
+/* An x86 bzImage's payload: 1 with *w over it, 0 when this is no bzImage
+ * (no "HdrS" setup header), or an error. */
+static int locate_bzimage(const kt_le *whole, kt_le *w, struct kt_error *err)
+{
+    kt_le hdr;
+    uint8_t setup_sects;
+    uint16_t version;
+    uint32_t poff, plen;
+    if (kt_le_window(whole, 0, 0x250, &hdr, NULL) < 0 || !magic_at(whole, 0x202, "HdrS", 4))
+        return 0;
+    kt_le_seek(&hdr, 0x1f1, NULL);
+    kt_le_u8(&hdr, &setup_sects, NULL);
+    kt_le_seek(&hdr, 0x206, NULL);
+    kt_le_u16(&hdr, &version, NULL);
+    if (version < 0x208)
+        return kt_fail(err, -ENOPKG, 0x206,
+                       "bzImage: boot protocol %u.%02u has no payload fields (need 2.08)",
+                       version >> 8, version & 0xff);
+    kt_le_seek(&hdr, 0x248, NULL);
+    kt_le_u32(&hdr, &poff, NULL); /* payload_offset */
+    kt_le_u32(&hdr, &plen, NULL); /* payload_length */
+    size_t pm = ((size_t)(setup_sects ? setup_sects : 4) + 1) * 512;
+    if (kt_le_window(whole, pm + poff, plen, w, NULL) < 0 || plen == 0)
+        return kt_fail(err, -EBADMSG, 0x248,
+                       "bzImage: payload (offset %zu + %zu, length %zu) lies outside the "
+                       "%zu-byte file",
+                       pm, (size_t)poff, (size_t)plen, kt_le_left(whole));
+    return 1;
+}
+
+/* An EFI zboot image's payload: 1 with *w over it, 0 when this is no zboot
+ * image ("MZ", then "zimg" at 4), or an error. */
+static int locate_zboot(const kt_le *whole, kt_le *w, struct kt_error *err)
+{
+    kt_le hdr;
+    uint32_t poff, plen;
+    if (kt_le_window(whole, 0, 0x40, &hdr, NULL) < 0 || !magic_at(whole, 0, "MZ", 2) ||
+        !magic_at(whole, 4, "zimg", 4))
+        return 0;
+    kt_le_seek(&hdr, 8, NULL);
+    kt_le_u32(&hdr, &poff, NULL);
+    kt_le_u32(&hdr, &plen, NULL);
+    if (kt_le_window(whole, poff, plen, w, NULL) < 0 || plen == 0)
+        return kt_fail(err, -EBADMSG, 8,
+                       "zboot image: payload (offset %zu, length %zu) lies outside the "
+                       "%zu-byte file",
+                       (size_t)poff, (size_t)plen, kt_le_left(whole));
+    return 1;
+}
+
+/* What a file without a container or compressed stream is: a raw kernel
+ * Image (arm64 "ARM\x64" at 0x38, riscv "RSC\x05" at 0x34, uncompressed and
+ * scanned as it is: 0), an unsupported compression or not a kernel. */
+static int classify_raw(const kt_le *whole, struct kt_error *err)
+{
+    if ((kt_le_left(whole) >= 0x40 && magic_at(whole, 0x38, "ARM\x64", 4)) ||
+        (kt_le_left(whole) >= 0x40 && magic_at(whole, 0x34, "RSC\x05", 4)))
+        return 0;
+    if (magic_at(whole, 0, "BZh", 3) || magic_at(whole, 0, "\x89LZO", 4))
+        return unsupported_magic(whole->p, kt_le_left(whole), 0, err);
+    return kt_fail(err, -EBADMSG, 0,
+                   "not a kernel image: no bzImage setup header, ELF header or known "
+                   "compression magic");
+}
+
 int kt_kimage_locate(const uint8_t *img, size_t len, const uint8_t **payload,
                      size_t *payload_len, size_t *payload_off, bool *container,
                      enum kt_comp *comp, struct kt_error *err)
@@ -50,64 +122,26 @@ int kt_kimage_locate(const uint8_t *img, size_t len, const uint8_t **payload,
     *payload_len = *payload_off = 0;
     *container = false;
     *comp = KT_COMP_NONE;
-    if (!img)
-        len = 0;
-    const uint8_t *pl = img;
-    size_t pl_len = len, pl_off = 0;
-    bool cont = false;
     kt_le whole, w;
-    kt_le_init(&whole, img, len, NULL);
-    if (len >= 0x250 && !memcmp(img + 0x202, "HdrS", 4)) {
-        unsigned version = kt_le16(img + 0x206);
-        if (version < 0x208)
-            return kt_fail(err, -ENOPKG, 0x206,
-                           "bzImage: boot protocol %u.%02u has no payload fields (need 2.08)",
-                           version >> 8, version & 0xff);
-        size_t setup_sects = img[0x1f1] ? img[0x1f1] : 4;
-        size_t pm = (setup_sects + 1) * 512;
-        size_t poff = kt_le32(img + 0x248), plen = kt_le32(img + 0x24c);
-        if (kt_le_window(&whole, pm + poff, plen, &w, NULL) < 0 || plen == 0)
-            return kt_fail(err, -EBADMSG, 0x248,
-                           "bzImage: payload (offset %zu + %zu, length %zu) lies outside the "
-                           "%zu-byte file",
-                           pm, poff, plen, len);
-        pl_off = kt_le_offset(&w);
-        pl = w.p;
-        pl_len = w.len;
-        cont = true;
-    } else if (len >= 0x40 && img[0] == 'M' && img[1] == 'Z' && !memcmp(img + 4, "zimg", 4)) {
-        size_t poff = kt_le32(img + 8), plen = kt_le32(img + 12);
-        if (kt_le_window(&whole, poff, plen, &w, NULL) < 0 || plen == 0)
-            return kt_fail(err, -EBADMSG, 8,
-                           "zboot image: payload (offset %zu, length %zu) lies outside the "
-                           "%zu-byte file",
-                           poff, plen, len);
-        pl_off = kt_le_offset(&w);
-        pl = w.p;
-        pl_len = w.len;
-        cont = true;
-    }
+    kt_le_init(&whole, img, len, NULL); /* img NULL: empty */
+    int cont = locate_bzimage(&whole, &w, err);
+    if (cont == 0)
+        cont = locate_zboot(&whole, &w, err);
+    if (cont < 0)
+        return cont;
+    if (!cont)
+        w = whole;
 
     enum kt_comp c;
-    if (sniff(pl, pl_len, &c) < 0) {
+    if (sniff(w.p, w.len, &c) < 0) {
         if (cont)
-            return unsupported_magic(pl, pl_len, pl_off, err);
-        /* raw kernel Image formats (arm64 "ARM\x64" at 0x38, riscv "RSC\x05"
-         * at 0x34) are uncompressed and scanned as they are */
-        if ((len >= 0x40 && !memcmp(img + 0x38, "ARM\x64", 4)) ||
-            (len >= 0x40 && !memcmp(img + 0x34, "RSC\x05", 4)))
-            c = KT_COMP_NONE;
-        else if ((len >= 3 && !memcmp(img, "BZh", 3)) ||
-                 (len >= 4 && !memcmp(img, "\x89LZO", 4)))
-            return unsupported_magic(img, len, 0, err);
-        else
-            return kt_fail(err, -EBADMSG, 0,
-                           "not a kernel image: no bzImage setup header, ELF header or known "
-                           "compression magic");
+            return unsupported_magic(w.p, w.len, kt_le_offset(&w), err);
+        KT_TRY(classify_raw(&whole, err));
+        c = KT_COMP_NONE;
     }
-    *payload = pl;
-    *payload_len = pl_len;
-    *payload_off = pl_off;
+    *payload = w.p;
+    *payload_len = w.len;
+    *payload_off = kt_le_offset(&w);
     *container = cont;
     *comp = c;
     return 0;
@@ -140,11 +174,13 @@ int kt_kimage_vmlinux(const uint8_t *img, size_t len, size_t max_out,
     struct kt_decompress_opts o = {.what = "vmlinux"};
     /* The kernel appends the uncompressed size as a u32: a hint for the
      * first allocation when it is sane. */
-    if (container && pl_len >= 8) {
-        size_t hint = kt_le32(pl + pl_len - 4);
-        if (hint > 0 && hint <= max_out && hint <= (pl_len + 64) * 64)
-            o.size_hint = hint;
-    }
+    kt_le payload, trailer;
+    uint32_t hint;
+    kt_le_init(&payload, pl, pl_len, NULL);
+    if (container && pl_len >= 8 && kt_le_window(&payload, pl_len - 4, 4, &trailer, NULL) == 0 &&
+        kt_le_u32(&trailer, &hint, NULL) == 0 && hint > 0 && hint <= max_out &&
+        hint <= (pl_len + 64) * 64)
+        o.size_hint = hint;
     size_t out_len;
     int rc = kt_decompress_ex(c, pl, pl_len, pl_off, max_out, &o, owned, &out_len, err);
     if (rc < 0)

@@ -73,6 +73,15 @@ static const uint8_t *at(const struct view *v, size_t x)
     return v->p + (x - v->base);
 }
 
+/* A cursor over the vmlinux bytes [x, end) the view holds; valid until the
+ * next has(), which may move the window. */
+static kt_le view_at(const struct view *v, size_t x)
+{
+    kt_le c;
+    kt_le_init(&c, at(v, x), v->end - x, NULL);
+    return c;
+}
+
 /* Decode the next piece into the window, dropping the bytes before keep or
  * growing the window when less than half of it is free. */
 static int fill(struct view *v)
@@ -236,19 +245,27 @@ static int run_score(struct view *v, size_t start, size_t end, size_t first_len)
     if (limit < end)
         limit = SIZE_MAX;
     for (size_t q = (end + 3) & ~(size_t)3; q + 4 <= limit && has(v, q + 4); q += 4) {
-        uint32_t w = kt_le32(at(v, q));
+        kt_le words = view_at(v, q); /* 4 bytes at least: has() */
+        uint32_t w, hi, m32;
+        uint64_t m;
+        kt_le_u32(&words, &w, NULL);
         if (w == 0 || w == 1)
             continue;
         if (w != (uint32_t)size)
             return 0;
         /* u64 on an 8-byte boundary, then module_cert_size */
-        if ((q & 7) == 0 && has(v, q + 16) && kt_le32(at(v, q + 4)) == (uint32_t)(size >> 32)) {
-            uint64_t m = kt_le64(at(v, q + 8));
-            return (m == 0 || m == first_len) ? 2 : 1;
+        if ((q & 7) == 0 && has(v, q + 16)) {
+            words = view_at(v, q + 4);
+            kt_le_u32(&words, &hi, NULL);
+            if (hi == (uint32_t)(size >> 32)) {
+                kt_le_u64(&words, &m, NULL);
+                return (m == 0 || m == first_len) ? 2 : 1;
+            }
         }
         if (has(v, q + 8)) {
-            uint32_t m = kt_le32(at(v, q + 4));
-            return (m == 0 || m == first_len) ? 2 : 1;
+            words = view_at(v, q + 4);
+            kt_le_u32(&words, &m32, NULL);
+            return (m32 == 0 || m32 == first_len) ? 2 : 1;
         }
         return 1;
     }

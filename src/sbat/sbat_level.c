@@ -82,15 +82,23 @@ int kt_sbat_level_from_shim(const struct kt_pe *pe, const char *which, const uin
     size_t base = sec->raw_off;
     if (s.len < 12)
         return kt_fail(err, -EBADMSG, base, ".sbatlevel: %zu bytes, header needs 12", s.len);
-    if (kt_le32(s.p) != 0)
-        return kt_fail(err, -EBADMSG, base, ".sbatlevel: version %u, only 0 is known",
-                       kt_le32(s.p));
-    uint32_t off = kt_le32(s.p + 4 + 4 * (size_t)idx);
+    /* u32 version; u32 offsets of the "automatic" and "latest" payloads,
+     * counted from after the version */
+    kt_le c, payload;
+    uint32_t version, offs[2];
+    kt_le_init(&c, s.p, s.len, NULL);
+    kt_le_u32(&c, &version, NULL); /* 12 bytes: checked */
+    kt_le_u32(&c, &offs[0], NULL);
+    kt_le_u32(&c, &offs[1], NULL);
+    if (version != 0)
+        return kt_fail(err, -EBADMSG, base, ".sbatlevel: version %u, only 0 is known", version);
+    uint32_t off = offs[idx];
     if ((uint64_t)off + 4 >= s.len)
         return kt_fail(err, -EBADMSG, base + 4 + 4 * (size_t)idx,
                        ".sbatlevel: %s offset %u outside the section", which, off);
-    const uint8_t *start = s.p + 4 + off;
-    const uint8_t *nul = memchr(start, 0, s.len - 4 - off);
+    kt_le_window(&c, 4 + (size_t)off, s.len - 4 - off, &payload, NULL); /* checked */
+    const uint8_t *start = payload.p;
+    const uint8_t *nul = memchr(start, 0, payload.len);
     if (!nul)
         return kt_fail(err, -EBADMSG, base + 4 + off, ".sbatlevel: %s payload has no NUL",
                        which);

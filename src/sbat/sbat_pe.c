@@ -8,16 +8,26 @@ int kt_sbat_from_pe(const struct kt_pe *pe, struct kt_sbat *out, struct kt_error
 {
     static const uint8_t name[8] = {'.', 's', 'b', 'a', 't', 0, 0, 0};
     const struct kt_pe_section *sec = NULL;
+    kt_le file, hdr;
+    kt_le_init(&file, pe->buf, pe->len, NULL);
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < pe->n_sections; i++) {
         const struct kt_pe_section *s = &pe->sections[i];
-        const uint8_t *h = pe->buf + s->header_off; /* a 40-byte header the parser checked */
-        if (memcmp(h, name, 8) != 0)
+        const uint8_t *raw_name;
+        uint32_t reloc_off;
+        uint16_t n_relocs;
+        kt_le_window(&file, s->header_off, 40, &hdr, NULL); /* a header the parser checked */
+        kt_le_bytes(&hdr, 8, &raw_name, NULL);
+        if (memcmp(raw_name, name, 8) != 0)
             continue;
         if (sec)
             return kt_fail(err, -ELIBBAD, s->header_off,
                            "two .sbat sections (shim refuses the image)");
-        if (kt_le32(h + 24) != 0 || (h[32] | h[33]) != 0)
+        kt_le_skip(&hdr, 16, NULL); /* VirtualSize .. PointerToRawData */
+        kt_le_u32(&hdr, &reloc_off, NULL); /* PointerToRelocations */
+        kt_le_skip(&hdr, 4, NULL);         /* PointerToLinenumbers */
+        kt_le_u16(&hdr, &n_relocs, NULL);  /* NumberOfRelocations */
+        if (reloc_off != 0 || n_relocs != 0)
             return kt_fail(err, -ELIBBAD, s->header_off,
                            ".sbat section has relocations (shim refuses the image)");
         sec = s;

@@ -51,6 +51,15 @@ int kt_le_skip(kt_le *c, size_t n, const char *field)
     return kt_le_bytes(c, n, NULL, field);
 }
 
+int kt_le_seek(kt_le *c, size_t off, const char *field)
+{
+    size_t at = kt_le_offset(c);
+    if (off < at)
+        return kt_fail(c->err, -EBADMSG, at, "%s: offset %zu is behind the cursor",
+                       field ? field : "field", off);
+    return kt_le_skip(c, off - at, field);
+}
+
 int kt_le_sub(kt_le *c, size_t n, kt_le *child, const char *field)
 {
     const uint8_t *p = NULL; /* set whenever kt_le_bytes succeeds */

@@ -65,6 +65,12 @@ int kt_le_u64(kt_le *c, uint64_t *v, const char *field);
 /* A big-endian u32 (struct module_signature's sig_len, the one such field). */
 int kt_le_u32be(kt_le *c, uint32_t *v, const char *field);
 
+/* Move forward to absolute offset off (from base), for a header whose
+ * fields are documented at fixed offsets: kt_le_seek(&hdr, 0x202, "magic").
+ * -EBADMSG (nothing moved) when off lies before the current position or
+ * past the end of the window. */
+int kt_le_seek(kt_le *c, size_t off, const char *field);
+
 /* The next n bytes as a span (pointing into the input), or skip them. */
 int kt_le_bytes(kt_le *c, size_t n, const uint8_t **p, const char *field);
 int kt_le_skip(kt_le *c, size_t n, const char *field);

@@ -105,10 +105,36 @@ static void windows_and_subs(void)
     CHECK_EQ_INT(kt_le_u8(&c, &b, NULL), -EBADMSG, "read from empty, err NULL");
 }
 
+/* kt_le_seek: forward to an absolute offset within the window, never back. */
+static void seeks(void)
+{
+    kt_le c, w;
+    struct kt_error e = {0};
+    uint16_t v;
+    kt_le_init(&c, buf, sizeof(buf), &e);
+    CHECK_EQ_INT(kt_le_window(&c, 4, 8, &w, "hdr"), 0, "window [4, 12)");
+    CHECK_EQ_INT(kt_le_seek(&w, 6, "f"), 0, "seek forward");
+    CHECK_EQ_INT(kt_le_offset(&w), 6, "at the absolute offset");
+    CHECK_EQ_INT(kt_le_left(&w), 6, "left after the seek");
+    CHECK_EQ_INT(kt_le_u16(&w, &v, "f"), 0, "read after the seek");
+    CHECK_EQ_INT(v, 0x0807, "value at 6");
+    CHECK_EQ_INT(kt_le_seek(&w, 8, "f"), 0, "seek to where it is");
+    CHECK_EQ_INT(kt_le_seek(&w, 12, "f"), 0, "seek to the end of the window");
+    CHECK_EQ_INT(kt_le_left(&w), 0, "nothing left");
+    CHECK_EQ_INT(kt_le_seek(&w, 13, "SizeOfThing"), -EBADMSG, "seek past the window");
+    CHECK(strstr(e.what, "SizeOfThing: truncated") != NULL, "past: %s", e.what);
+    e = (struct kt_error){0};
+    CHECK_EQ_INT(kt_le_seek(&w, 5, "back"), -EBADMSG, "seek backwards");
+    CHECK(strstr(e.what, "back: offset 5 is behind") != NULL, "back: %s", e.what);
+    CHECK_EQ_INT(e.offset, 12, "error at the cursor");
+    CHECK_EQ_INT(kt_le_offset(&w), 12, "a failed seek moves nothing");
+}
+
 int main(void)
 {
     loads();
     reads();
     windows_and_subs();
+    seeks();
     KT_TEST_END();
 }
