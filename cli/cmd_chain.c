@@ -9,7 +9,7 @@
 #include "sbat_print.h"
 #include "cli.h"
 #include "pe/pe.h"
-#include "scan/detect.h"
+#include "verify/detect.h"
 #include "util/file.h"
 
 #define MAX_VARS 32

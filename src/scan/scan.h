@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "scan/detect.h"
+#include "verify/detect.h"
 #include "util/err.h"
 
 #define KT_SCAN_QUEUE 256

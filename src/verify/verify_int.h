@@ -12,7 +12,7 @@
 #include "policy/load.h"
 #include "policy/restrict.h"
 #include "sbat/sbat.h"
-#include "scan/detect.h"
+#include "verify/detect.h"
 #include "store/store.h"
 #include "util/file.h"
 

@@ -15,7 +15,7 @@
 #include "policy/load.h"
 #include "policy/restrict.h"
 #include "policy/verify.h"
-#include "scan/detect.h"
+#include "verify/detect.h"
 #include "x509/x509.h"
 
 static struct kt_keyrings *rings;

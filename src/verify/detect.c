@@ -1,4 +1,4 @@
-#include "scan/detect.h"
+#include "verify/detect.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* detect.h - what kind of signed object a file is, by its content. */
-#ifndef KT_SCAN_DETECT_H
-#define KT_SCAN_DETECT_H
+#ifndef KT_VERIFY_DETECT_H
+#define KT_VERIFY_DETECT_H
 
 #include <stddef.h>
 #include <stdint.h>
