@@ -30,6 +30,6 @@ const char *kt_ftype_name(enum kt_ftype t);
  * UEFI (firmware and shim load them); modules, detached/attached PKCS#7
  * (firmware, unspecified) and certificates (would secondary accept it?):
  * MODULE, whose keyrings are builtin, secondary and machine only. */
-enum kt_purpose kt_ftype_purpose(enum kt_ftype t);
+enum kt_verify_purpose kt_ftype_purpose(enum kt_ftype t);
 
 #endif

@@ -9,17 +9,11 @@
 #include "policy/verify.h"
 #include "verify/verify_int.h"
 
-_Static_assert((int)KT_VERIFY_PURPOSE_MODULE == (int)KT_PURPOSE_MODULE + 1 &&
-                   (int)KT_VERIFY_PURPOSE_UEFI == (int)KT_PURPOSE_UEFI + 1 &&
-                   (int)KT_VERIFY_PURPOSE_KEXEC == (int)KT_PURPOSE_KEXEC + 1 &&
-                   (int)KT_VERIFY_PURPOSE_BUILTIN == (int)KT_PURPOSE_BUILTIN + 1,
-               "public purposes are the internal ones plus one");
-
-static enum kt_purpose purpose_of(const struct kt_policy *p, enum kt_ftype t)
+static enum kt_verify_purpose purpose_of(const struct kt_policy *p, enum kt_ftype t)
 {
     if (p->purpose == KT_VERIFY_PURPOSE_DEFAULT || p->purpose > KT_VERIFY_PURPOSE_BUILTIN)
         return kt_ftype_purpose(t);
-    return (enum kt_purpose)(p->purpose - 1);
+    return p->purpose;
 }
 
 static struct kt_pkcs7_policy pkcs7_policy(const struct kt_policy *p)
@@ -62,7 +56,7 @@ static void verify_pe(const struct kt_ctx *ctx, const uint8_t *buf, size_t len,
 static void module_finish(const struct kt_ctx *ctx, struct kt_result *r)
 {
     struct kt_trust_set s;
-    kt_trust_set_for(ctx->rings, KT_PURPOSE_MODULE, &s);
+    kt_trust_set_for(ctx->rings, KT_VERIFY_PURPOSE_MODULE, &s);
     r->rc = kt_modsig_finish(&r->mod, &s, &r->err);
     r->pending = false;
     if (kt_signer_tree_from_pkcs7(&r->sigs, r->mod.msg, r->rc, &r->err, true) < 0)

@@ -111,8 +111,8 @@ static void detect(const char *corpus)
         free(b);
     }
     CHECK_EQ_STR(kt_ftype_name((enum kt_ftype)99), "unknown", "name of a bad type");
-    CHECK_EQ_INT(kt_ftype_purpose(KT_FT_PE), KT_PURPOSE_UEFI, "PE: UEFI purpose");
-    CHECK_EQ_INT(kt_ftype_purpose(KT_FT_MODULE), KT_PURPOSE_MODULE, "module: module purpose");
+    CHECK_EQ_INT(kt_ftype_purpose(KT_FT_PE), KT_VERIFY_PURPOSE_UEFI, "PE: UEFI purpose");
+    CHECK_EQ_INT(kt_ftype_purpose(KT_FT_MODULE), KT_VERIFY_PURPOSE_MODULE, "module: module purpose");
 }
 
 /* ---- the walk ------------------------------------------------------------ */
