@@ -39,7 +39,6 @@ struct cli_common {
     bool json;                         /* --json */
     bool quiet;                        /* -q */
     bool verbose;                      /* -v: per-signature lines, which store */
-    bool kernel_in_background;         /* scan: decode --kernel while reading files */
 };
 
 /* --trust-system: the distribution's CA bundle (Debian, Ubuntu, Fedora's

@@ -27,7 +27,7 @@ struct queue {
 
 struct pool {
     struct queue q;
-    kt_scan_fn fn;
+    kt_pool_fn fn;
     void *ctx;
     uint64_t next_seq; /* walking thread only */
     volatile sig_atomic_t *stop;
@@ -94,12 +94,11 @@ static void process(struct worker *w, const char *path, uint64_t seq)
     struct pool *p = w->pool;
     struct kt_file f;
     struct kt_error e = {0};
-    struct kt_scan_item it = {.path = path, .worker = w->id, .err = &e, .seq = seq};
+    struct kt_pool_item it = {.path = path, .worker = w->id, .err = &e, .seq = seq};
     it.rc = kt_file_open_buf(path, &w->buf, &f, &e);
     if (it.rc == 0) {
         it.buf = f.data;
         it.len = f.len;
-        it.type = kt_detect(f.data, f.len, path);
     }
     p->fn(p->ctx, &it);
     if (it.rc == 0)
@@ -131,7 +130,7 @@ static void report(struct pool *p, const char *path, int rc, const char *what)
 {
     struct kt_error e = {0};
     kt_fail(&e, rc, KT_NO_OFFSET, "%s", what);
-    struct kt_scan_item it = {.path = path, .rc = rc, .err = &e, .type = KT_FT_UNKNOWN,
+    struct kt_pool_item it = {.path = path, .rc = rc, .err = &e,
                               .seq = p->next_seq++};
     p->fn(p->ctx, &it);
 }
@@ -191,8 +190,8 @@ static void scan_visit(void *ctx, FTSENT *ent)
     }
 }
 
-int kt_scan(const char *const *paths, size_t n_paths, const struct kt_scan_opts *opts,
-            kt_scan_fn fn, void *ctx, struct kt_error *err)
+int kt_pool_run(const char *const *paths, size_t n_paths, const struct kt_pool_opts *opts,
+            kt_pool_fn fn, void *ctx, struct kt_error *err)
 {
     unsigned jobs = opts && opts->jobs ? opts->jobs : kt_scan_default_jobs();
     if (jobs > KT_SCAN_MAX_JOBS)

@@ -110,8 +110,8 @@ static void verify_pkcs7(const struct kt_ctx *ctx, const char *name, const uint8
         r->rc = -ENOMEM;
 }
 
-static enum kt_ftype type_of(const struct kt_policy *p, const char *name, const uint8_t *buf,
-                             size_t len)
+enum kt_ftype kt_policy_ftype(const struct kt_policy *p, const char *name, const uint8_t *buf,
+                              size_t len)
 {
     switch (p->type) {
     case KT_VERIFY_PE: return KT_FT_PE;
@@ -121,16 +121,25 @@ static enum kt_ftype type_of(const struct kt_policy *p, const char *name, const 
     }
 }
 
+static const struct kt_policy default_policy;
+
 int kt_verify_buf(const struct kt_ctx *ctx, const char *name, const uint8_t *buf, size_t len,
                   const struct kt_policy *policy, struct kt_result **res, struct kt_error *err)
 {
-    static const struct kt_policy defaults;
-    const struct kt_policy *p = policy ? policy : &defaults;
+    const struct kt_policy *p = policy ? policy : &default_policy;
+    return kt_verify_buf_as(ctx, name, buf, len, p, kt_policy_ftype(p, name, buf, len), res, err);
+}
+
+int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *buf, size_t len,
+                     const struct kt_policy *policy, enum kt_ftype t, struct kt_result **res,
+                     struct kt_error *err)
+{
+    const struct kt_policy *p = policy ? policy : &default_policy;
     struct kt_result *r = calloc(1, sizeof(*r));
     *res = NULL;
     if (!r)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
-    r->ftype = type_of(p, name, buf, len);
+    r->ftype = t;
     r->type = kt_ftype_name(r->ftype);
     switch (r->ftype) {
     case KT_FT_PE: verify_pe(ctx, buf, len, p, r); break;
@@ -156,13 +165,12 @@ int kt_verify_buf(const struct kt_ctx *ctx, const char *name, const uint8_t *buf
     return r->rc;
 }
 
-int kt_verify_prepare(const char *name, const uint8_t *buf, size_t len,
-                      const struct kt_policy *policy, struct kt_result **res)
+int kt_verify_prepare(const uint8_t *buf, size_t len, const struct kt_policy *policy,
+                      enum kt_ftype t, struct kt_result **res)
 {
-    static const struct kt_policy defaults;
-    const struct kt_policy *p = policy ? policy : &defaults;
+    const struct kt_policy *p = policy ? policy : &default_policy;
     *res = NULL;
-    if (type_of(p, name, buf, len) != KT_FT_MODULE)
+    if (t != KT_FT_MODULE)
         return 0;
     struct kt_result *r = calloc(1, sizeof(*r));
     if (!r)
