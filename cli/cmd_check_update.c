@@ -1,7 +1,6 @@
 /* ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...
  * [--dbx-info JSON] PATH... : would a dbx and/or SbatLevel update revoke
  * any boot binary under PATH (an ESP mount, files or directories)? */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "ktrust/advanced.h"
 #include "revoke/dbx_info.h"
 #include "revoke/revoke.h"
 #include "sbat_print.h"
@@ -58,8 +58,6 @@ struct run {
     size_t files, revoked, unreadable;
     int worst;
 };
-
-static struct run *g_run; /* for the nftw callback */
 
 static void print_file(struct run *R, const char *path, int rc, const struct kt_error *e,
                        const struct kt_revoke_result *res, int db_state,
@@ -174,14 +172,12 @@ static void check_file(struct run *R, const char *path)
     kt_file_close(&f);
 }
 
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int walk_cb(void *arg, const struct kt_walk_entry *e)
 {
-    (void)st;
-    (void)ftw;
-    if (type == FTW_F)
-        check_file(g_run, path);
-    else if (type == FTW_DNR)
-        cli_errorf(path, "cannot read the directory");
+    if (e->kind == KT_WALK_FILE)
+        check_file(arg, e->path);
+    else if (e->kind == KT_WALK_UNREADABLE && e->is_dir)
+        cli_errorf(e->path, "cannot read the directory");
     return 0;
 }
 
@@ -247,7 +243,6 @@ int cmd_check_update(int argc, char **argv)
         rc = cli_usage_error("check-update", "nothing to check: give --dbx and/or --sbat-level");
         goto out;
     }
-    g_run = &R;
     for (int i = optind; i < argc; i++) {
         struct stat st;
         if (stat(argv[i], &st) < 0) {
@@ -257,7 +252,7 @@ int cmd_check_update(int argc, char **argv)
             continue;
         }
         if (S_ISDIR(st.st_mode))
-            nftw(argv[i], walk_cb, 32, FTW_PHYS);
+            kt_walk((const char *const *)&argv[i], 1, NULL, walk_cb, &R);
         else
             check_file(&R, argv[i]);
     }

@@ -1,13 +1,12 @@
 /* audit_modules.c - every module under the modules directory verified
  * against the chain's keyrings (builtin from a trusted kernel, machine from
  * trusted MOK); those that would not load grouped by verdict and reason. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "audit/audit.h"
+#include "scan/walk.h"
 #include "util/file.h"
 
 struct names {
@@ -45,31 +44,17 @@ static int push(struct names *s, const char *p)
 
 /* Regular files named *.ko[.xz|.zst|.gz] under dir (symlinks not followed:
  * lib/modules/X/build points at the sources); depth-bounded. */
-static int walk(const char *dir, int depth, struct names *out)
+static int walk_one(void *arg, const struct kt_walk_entry *e)
 {
-    if (depth > 16)
+    if (e->kind != KT_WALK_FILE || !is_module_name(e->name) || strlen(e->path) >= KT_AUDIT_PATH)
         return 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    struct dirent *de;
-    int rc = 0;
-    while (rc == 0 && (de = readdir(d)) != NULL) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        char p[KT_AUDIT_PATH];
-        if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) >= sizeof(p))
-            continue;
-        struct stat st;
-        if (lstat(p, &st) < 0)
-            continue;
-        if (S_ISDIR(st.st_mode))
-            rc = walk(p, depth + 1, out);
-        else if (S_ISREG(st.st_mode) && is_module_name(de->d_name))
-            rc = push(out, p);
-    }
-    closedir(d);
-    return rc;
+    return push(arg, e->path);
+}
+
+static int walk(const char *dir, struct names *out)
+{
+    struct kt_walk_opts wo = {.max_depth = 16};
+    return kt_walk(&dir, 1, &wo, walk_one, out);
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -136,7 +121,7 @@ int kt_audit_modules(struct kt_audit *a, struct kt_chain *ch, const struct kt_au
         return 0;
     struct names s = {0};
     const char *dir = a->path[KT_AUDIT_MODULES];
-    int rc = walk(dir, 0, &s);
+    int rc = walk(dir, &s);
     if (rc == 0)
         qsort(s.v, s.n, sizeof(*s.v), cmp_str);
     size_t dl = strlen(dir);
