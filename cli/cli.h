@@ -39,7 +39,6 @@ struct cli_common {
     bool json;                         /* --json */
     bool quiet;                        /* -q */
     bool verbose;                      /* -v: per-signature lines, which store */
-    bool kernel_in_background;         /* scan: decode --kernel while reading files */
 };
 
 /* --trust-system: the distribution's CA bundle (Debian, Ubuntu, Fedora's
@@ -83,9 +82,7 @@ const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap);
 
 /* --purpose NAME: "uefi", "kexec" (and with module_ok "module", "builtin").
  * Returns 0, or -1 for an unknown name. */
-int cli_parse_purpose(const char *s, bool module_ok, enum kt_purpose *p);
-/* The same, as a verification policy's purpose (include/ktrust/verify.h). */
-int cli_parse_verify_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p);
+int cli_parse_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p);
 
 /* Subcommands: argv[0] is the subcommand name. */
 int cmd_x509(int argc, char **argv);

@@ -1,7 +1,6 @@
 /* ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...
  * [--dbx-info JSON] PATH... : would a dbx and/or SbatLevel update revoke
  * any boot binary under PATH (an ESP mount, files or directories)? */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +51,6 @@ struct run {
     size_t files, revoked, unreadable;
     int worst;
 };
-
-static struct run *g_run; /* for the nftw callback */
 
 static void print_file(struct run *R, const char *path, const struct kt_update_verdict *v)
 {
@@ -128,14 +125,12 @@ static void check_file(struct run *R, const char *path)
     kt_update_verdict_free(&v);
 }
 
-static int walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int walk_cb(void *arg, const struct kt_walk_entry *e)
 {
-    (void)st;
-    (void)ftw;
-    if (type == FTW_F)
-        check_file(g_run, path);
-    else if (type == FTW_DNR)
-        cli_errorf(path, "cannot read the directory");
+    if (e->kind == KT_WALK_FILE)
+        check_file(arg, e->path);
+    else if (e->kind == KT_WALK_UNREADABLE && e->is_dir)
+        cli_errorf(e->path, "cannot read the directory");
     return 0;
 }
 
@@ -209,7 +204,6 @@ int cmd_check_update(int argc, char **argv)
             goto out;
         }
     }
-    g_run = &R;
     for (int i = optind; i < argc; i++) {
         struct stat st;
         if (stat(argv[i], &st) < 0) {
@@ -219,7 +213,7 @@ int cmd_check_update(int argc, char **argv)
             continue;
         }
         if (S_ISDIR(st.st_mode))
-            nftw(argv[i], walk_cb, 32, FTW_PHYS);
+            kt_walk((const char *const *)&argv[i], 1, NULL, walk_cb, &R);
         else
             check_file(&R, argv[i]);
     }

@@ -89,7 +89,7 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
 int cmd_load_pe_key(int argc, char **argv)
 {
     struct cli_common co = {0};
-    struct kt_pe_verify_opts vo = {.purpose = KT_PURPOSE_UEFI};
+    struct kt_pe_verify_opts vo = {.purpose = KT_VERIFY_PURPOSE_UEFI};
     const char *ring_name = "secondary";
     struct cli_getopt g;
     int c;

@@ -31,7 +31,6 @@ void cli_ctx_opts(const struct cli_common *co, enum kt_ctx_store_mode mode,
     o->trust = c->trust;
     o->n_trust = co->n_trust;
     o->kernel = co->kernel;
-    o->kernel_in_background = co->kernel_in_background;
     o->msg = on_msg;
     o->msg_arg = (void *)co;
     o->store_make_dirs = cli_store_is_default(co);

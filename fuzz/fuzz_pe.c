@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         kt_pe_free(pe);
     }
     struct kt_pe_result *r = NULL;
-    struct kt_pe_verify_opts o = {.purpose = KT_PURPOSE_UEFI, .allow_sha1 = true};
+    struct kt_pe_verify_opts o = {.purpose = KT_VERIFY_PURPOSE_UEFI, .allow_sha1 = true};
     struct kt_error e2 = {0};
     kt_pe_verify_set(data, size, NULL, &o, &r, &e2);
     kt_pe_result_free(r);

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int rc = kt_pkcs7_verify(m, m->has_content ? NULL : data, size, NULL, &e);
         if (rc == 0 || rc == -ENOPKG)
             kt_pkcs7_validate_trust_set(m, NULL, &e);
-        kt_pkcs7_check_purpose(m, KT_PURPOSE_MODULE, &e);
+        kt_pkcs7_check_purpose(m, KT_VERIFY_PURPOSE_MODULE, &e);
         char name[256];
         for (size_t i = 0; i < m->n_signers; i++)
             kt_pkcs7_name_string(m->signers[i].issuer_raw, name, sizeof(name));

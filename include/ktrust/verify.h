@@ -70,11 +70,6 @@ struct kt_ctx_opts {
     const struct kt_ctx_trust *trust;
     size_t n_trust;
     const char *kernel;      /* a kernel image whose compiled-in keys are added */
-    /* not WRITE: when the store has no keys cached for the kernel image, decode it
-     * on a thread of its own while the caller starts reading files; until
-     * kt_ctx_keys_ready says so, the caller may only prepare modules
-     * (kt_verify_prepare) and must kt_ctx_wait_keys before anything else */
-    bool kernel_in_background;
     /* --keyring NAME: these keyrings vouch for every purpose in this run */
     const char *const *vouch;
     size_t n_vouch;
@@ -101,18 +96,12 @@ KT_API int kt_ctx_commit(struct kt_ctx *ctx, struct kt_error *err);
 /* A writer: forget every change (also what kt_ctx_free does uncommitted). */
 KT_API void kt_ctx_rollback(struct kt_ctx *ctx);
 KT_API void kt_ctx_free(struct kt_ctx *ctx);
-/* kernel_in_background: whether the kernel image's keys are in the
- * keyrings yet (true when nothing runs in the background), and waiting for
- * them: 0, or the error the decode met (as kt_ctx_open would have returned
- * it; then the context holds no kernel keys and must not be used to verify). */
-KT_API bool kt_ctx_keys_ready(const struct kt_ctx *ctx);
-KT_API int kt_ctx_wait_keys(const struct kt_ctx *ctx, struct kt_error *err);
 /* The store file (NULL: none), and whether it was open (false: none or
  * missing). */
 KT_API const char *kt_ctx_store_path(const struct kt_ctx *ctx);
 KT_API bool kt_ctx_has_store(const struct kt_ctx *ctx);
 /* The context's keyrings (ktrust/keyring.h): add keys, make or list
- * keyrings before verifying (not while a kernel_in_background decode runs);
+ * keyrings before verifying;
  * a writer's kt_ctx_commit saves what changed.  Owned by the context. */
 KT_API struct kt_keyrings *kt_ctx_keyrings(struct kt_ctx *ctx);
 
@@ -178,19 +167,6 @@ KT_API int kt_verify_buf(const struct kt_ctx *ctx, const char *name, const uint8
                          size_t len, const struct kt_policy *policy, struct kt_result **res,
                          struct kt_error *err);
 KT_API void kt_result_free(struct kt_result *res);
-
-/* kt_verify_buf in two halves, for a caller that reads files before the
- * context's keys are ready (kt_ctx_opts.kernel_in_background): for a kernel
- * module, kt_verify_prepare does all that needs no key (decompress, parse,
- * digest; nothing of buf is kept, so buf may be reused) and returns 1 with
- * *res to be finished; for anything else it returns 0 (*res NULL: verify it
- * with kt_verify_buf once kt_ctx_wait_keys has returned), or -ENOMEM.
- * kt_verify_finish checks the signatures and returns the verdict, as
- * kt_verify_buf would have.  The result is the one kt_verify_buf gives. */
-KT_API int kt_verify_prepare(const char *name, const uint8_t *buf, size_t len,
-                             const struct kt_policy *policy, struct kt_result **res);
-KT_API int kt_verify_finish(const struct kt_ctx *ctx, struct kt_result *res,
-                            struct kt_error *err);
 
 /* 0 trusted, or -errno (-ENODATA unsigned, -ENOKEY untrusted, ...). */
 KT_API int kt_result_rc(const struct kt_result *res);

@@ -1,13 +1,12 @@
 /* audit_modules.c - the modules under the modules directory (the boot
  * engine verifies them), and those that would not load grouped by verdict,
  * reason and signer. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "audit/audit.h"
+#include "scan/walk.h"
 
 struct names {
     char **v;
@@ -44,31 +43,17 @@ static int push(struct names *s, const char *p)
 
 /* Regular files named *.ko[.xz|.zst|.gz] under dir (symlinks not followed:
  * lib/modules/X/build points at the sources); depth-bounded. */
-static int walk(const char *dir, int depth, struct names *out)
+static int walk_one(void *arg, const struct kt_walk_entry *e)
 {
-    if (depth > 16)
+    if (e->kind != KT_WALK_FILE || !is_module_name(e->name) || strlen(e->path) >= KT_AUDIT_PATH)
         return 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    struct dirent *de;
-    int rc = 0;
-    while (rc == 0 && (de = readdir(d)) != NULL) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        char p[KT_AUDIT_PATH];
-        if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) >= sizeof(p))
-            continue;
-        struct stat st;
-        if (lstat(p, &st) < 0)
-            continue;
-        if (S_ISDIR(st.st_mode))
-            rc = walk(p, depth + 1, out);
-        else if (S_ISREG(st.st_mode) && is_module_name(de->d_name))
-            rc = push(out, p);
-    }
-    closedir(d);
-    return rc;
+    return push(arg, e->path);
+}
+
+static int walk(const char *dir, struct names *out)
+{
+    struct kt_walk_opts wo = {.max_depth = 16};
+    return kt_walk(&dir, 1, &wo, walk_one, out);
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -111,7 +96,7 @@ int kt_audit_module_list(const struct kt_audit *a, char ***list, size_t *n)
     *n = 0;
     if (!a->found[KT_AUDIT_MODULES])
         return 0;
-    int rc = walk(a->path[KT_AUDIT_MODULES], 0, &s);
+    int rc = walk(a->path[KT_AUDIT_MODULES], &s);
     if (rc < 0) {
         for (size_t i = 0; i < s.n; i++)
             free(s.v[i]);

@@ -148,7 +148,7 @@ static void pe_describe(struct kt_chain_link *l, const struct kt_pe_result *r,
 static int pe_link(struct kt_chain *c, const uint8_t *buf, size_t len, struct kt_chain_link *l,
                    const char *vouchers)
 {
-    struct kt_pe_verify_opts opts = {.purpose = KT_PURPOSE_UEFI, .allow_sha1 = false};
+    struct kt_pe_verify_opts opts = {.purpose = KT_VERIFY_PURPOSE_UEFI, .allow_sha1 = false};
     struct kt_pe_result *r = NULL;
     struct kt_error e = KT_ERROR_INIT;
     l->verdict = kt_pe_verify(buf, len, c->rings, &opts, &r, &e);

@@ -3,7 +3,7 @@
 #include "chain/chain.h"
 
 #include "pe/pe.h"
-#include "scan/detect.h"
+#include "verify/detect.h"
 #include "util/file.h"
 
 /* What a link's file is: 'S' a PE with shim's .vendor_cert, 'P' another PE,

@@ -131,7 +131,7 @@ int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsi
         goto out;
     }
     res->msg->policy = res->policy;
-    rc = kt_pkcs7_check_purpose(res->msg, KT_PURPOSE_MODULE, err);
+    rc = kt_pkcs7_check_purpose(res->msg, KT_VERIFY_PURPOSE_MODULE, err);
     if (rc < 0)
         goto out;
     if (res->msg->has_content &&

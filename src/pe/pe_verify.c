@@ -12,7 +12,7 @@ struct ctx {
     const struct kt_pe *pe;
     const struct kt_trust_set *trust;
     const struct kt_keyrings *rings; /* trust->all: the blacklist, any-key lookups */
-    enum kt_purpose purpose;
+    enum kt_verify_purpose purpose;
     bool allow_sha1;
     bool check_time;
     int64_t at_time;
@@ -289,7 +289,7 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
         trust = &none;
     }
     struct ctx c = {.pe = pe, .trust = trust, .rings = trust->all,
-                    .purpose = opts ? opts->purpose : KT_PURPOSE_UEFI,
+                    .purpose = opts ? opts->purpose : KT_VERIFY_PURPOSE_UEFI,
                     .allow_sha1 = opts && opts->allow_sha1,
                     .check_time = opts && opts->check_time,
                     .at_time = opts ? opts->at_time : 0};
@@ -306,7 +306,7 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
         rc = finish(r, -ENODATA, &e, err);
         goto done;
     }
-    if (c.purpose == KT_PURPOSE_KEXEC && certs[0].pkcs7.len >= 2 && certs[0].pkcs7.p[1] >= 0x83) {
+    if (c.purpose == KT_VERIFY_PURPOSE_KEXEC && certs[0].pkcs7.len >= 2 && certs[0].pkcs7.p[1] >= 0x83) {
         /* the kernel's pefile_strip_sig_wrapper reads at most a two-byte
          * length and refuses a longer one (-EMSGSIZE): kexec never gets
          * to the signature of a PKCS#7 of 64 KiB or more */
@@ -340,7 +340,7 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
     r->blacklisted = c.blacklisted;
     struct agg a = {0};
     for (size_t i = 0; i < n; i++)
-        aggregate(&a, &r->sigs[i], c.purpose != KT_PURPOSE_KEXEC || i == 0);
+        aggregate(&a, &r->sigs[i], c.purpose != KT_VERIFY_PURPOSE_KEXEC || i == 0);
     if (c.blacklisted) {
         /* the image itself is listed, whatever its signatures say (even none
          * readable): firmware's and shim's dbx check comes first */
@@ -357,7 +357,7 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
     else if (a.unsupported)
         rc = finish(r, -ENOPKG, a.why_unsupported, err);
     else if (a.trusted_not_vouching) {
-        const char *why = c.purpose == KT_PURPOSE_KEXEC
+        const char *why = c.purpose == KT_VERIFY_PURPOSE_KEXEC
                               ? "a signature other than the first entry's is trusted, but kexec "
                                 "reads the first entry only"
                               : "a nested signature is trusted, but nested signatures never "

@@ -35,7 +35,7 @@
 #include "pkcs7/pkcs7.h"
 
 struct kt_pe_verify_opts {
-    enum kt_purpose purpose; /* KT_PURPOSE_UEFI (default when opts is NULL) or _KEXEC */
+    enum kt_verify_purpose purpose; /* KT_VERIFY_PURPOSE_UEFI (default when opts is NULL) or _KEXEC */
     bool allow_sha1;         /* accept SHA-1 image digests and signatures */
     bool check_time;         /* enforce the chain's validity periods at at_time (the
                               * Authenticode timestamp is not used for it) */

@@ -174,9 +174,9 @@ int kt_pkcs7_verify_digests(struct kt_pkcs7 *msg, const struct kt_pkcs7_digest *
                             size_t n, const struct kt_keyrings *rings, struct kt_error *err);
 
 /* Purpose checks the kernel makes before trusting (pkcs7_verify usage):
- * KT_PURPOSE_MODULE: content type data, no authenticated attributes;
- * KT_PURPOSE_UEFI/KEXEC: content type msIndirectData.  -EKEYREJECTED. */
-int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_purpose purpose,
+ * KT_VERIFY_PURPOSE_MODULE: content type data, no authenticated attributes;
+ * KT_VERIFY_PURPOSE_UEFI/KEXEC: content type msIndirectData.  -EKEYREJECTED. */
+int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_verify_purpose purpose,
                            struct kt_error *err);
 
 /* Trust (pkcs7_validate_trust): for each signer that verified, walk its chain;

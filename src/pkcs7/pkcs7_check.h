@@ -17,7 +17,7 @@ struct kt_pkcs7_check {
  * message parsed.  Free with kt_pkcs7_check_free.  policy/verify.h's
  * kt_pkcs7_check takes keyrings and a purpose instead. */
 int kt_pkcs7_check_set(const uint8_t *sig, size_t sig_len, const uint8_t *data,
-                       size_t data_len, const struct kt_trust_set *trust, enum kt_purpose purpose,
+                       size_t data_len, const struct kt_trust_set *trust, enum kt_verify_purpose purpose,
                        bool check_purpose, const struct kt_pkcs7_policy *policy,
                        struct kt_pkcs7_check *out, struct kt_error *err);
 void kt_pkcs7_check_free(struct kt_pkcs7_check *c);

@@ -286,11 +286,12 @@ int kt_pkcs7_verify_digests(struct kt_pkcs7 *msg, const struct kt_pkcs7_digest *
     return verify_all(msg, NULL, 0, digests, n, rings, err);
 }
 
-int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_purpose purpose,
+int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_verify_purpose purpose,
                            struct kt_error *err)
 {
     switch (purpose) {
-    case KT_PURPOSE_MODULE:
+    case KT_VERIFY_PURPOSE_DEFAULT:
+    case KT_VERIFY_PURPOSE_MODULE:
         if (msg->content_type != KT_OID_DATA)
             return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
                            "module signature: content type is not data");
@@ -299,13 +300,13 @@ int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_purpose purpose,
                 return kt_fail(err, -EKEYREJECTED, msg->signers[i].offset,
                                "module signature: signer %zu has authenticated attributes", i);
         return 0;
-    case KT_PURPOSE_UEFI:
-    case KT_PURPOSE_KEXEC:
+    case KT_VERIFY_PURPOSE_UEFI:
+    case KT_VERIFY_PURPOSE_KEXEC:
         if (msg->content_type != KT_OID_MS_INDIRECT_DATA)
             return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
                            "PE signature: content type is not msIndirectData");
         /* the kernel's parser: Authenticode requires authenticated attributes */
-        for (size_t i = 0; purpose == KT_PURPOSE_KEXEC && i < msg->n_signers; i++)
+        for (size_t i = 0; purpose == KT_VERIFY_PURPOSE_KEXEC && i < msg->n_signers; i++)
             if (!msg->signers[i].has_auth_attrs)
                 return kt_fail(err, -EBADMSG, msg->signers[i].offset,
                                "kexec: signer %zu has no authenticated attributes "

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-int kt_cert_validate_trust(const struct kt_keyrings *k, enum kt_purpose p,
+int kt_cert_validate_trust(const struct kt_keyrings *k, enum kt_verify_purpose p,
                            const struct kt_x509 *c, const struct kt_key **by)
 {
     const struct kt_key *unused;

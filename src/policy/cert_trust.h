@@ -13,7 +13,7 @@
  * NULL, is that key), -EKEYREJECTED (blacklisted, or a bad signature),
  * -ENOPKG (unsupported algorithm), -ENOKEY.  The public way: kt_verify_buf
  * of the certificate (ktrust/verify.h). */
-int kt_cert_validate_trust(const struct kt_keyrings *k, enum kt_purpose p,
+int kt_cert_validate_trust(const struct kt_keyrings *k, enum kt_verify_purpose p,
                            const struct kt_x509 *c, const struct kt_key **by);
 
 #endif

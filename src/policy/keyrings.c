@@ -37,39 +37,40 @@ const struct kt_keyring *kt_keyrings_default(const struct kt_keyrings *k,
     return r;
 }
 
-const char *kt_purpose_text(enum kt_purpose p)
+const char *kt_purpose_text(enum kt_verify_purpose p)
 {
     switch (p) {
-    case KT_PURPOSE_MODULE: return "modules";
-    case KT_PURPOSE_UEFI: return "UEFI images";
-    case KT_PURPOSE_KEXEC: return "kexec images";
-    case KT_PURPOSE_BUILTIN: return "builtin-only checks";
+    case KT_VERIFY_PURPOSE_DEFAULT:
+    case KT_VERIFY_PURPOSE_MODULE: return "modules";
+    case KT_VERIFY_PURPOSE_UEFI: return "UEFI images";
+    case KT_VERIFY_PURPOSE_KEXEC: return "kexec images";
+    case KT_VERIFY_PURPOSE_BUILTIN: return "builtin-only checks";
     }
     return "?";
 }
 
 /* Default keyrings a purpose may use (the kernel's VERIFY_USE_* choices). */
-static bool purpose_uses(const struct kt_keyrings *k, enum kt_purpose p,
+static bool purpose_uses(const struct kt_keyrings *k, enum kt_verify_purpose p,
                          const struct kt_keyring *r)
 {
     if (r == kt_keyrings_default(k, KT_RING_BUILTIN))
         return true;
     if (r == kt_keyrings_default(k, KT_RING_SECONDARY) ||
         r == kt_keyrings_default(k, KT_RING_MACHINE))
-        return p != KT_PURPOSE_BUILTIN;
+        return p != KT_VERIFY_PURPOSE_BUILTIN;
     if (r == kt_keyrings_default(k, KT_RING_PLATFORM))
-        return p == KT_PURPOSE_UEFI || p == KT_PURPOSE_KEXEC;
+        return p == KT_VERIFY_PURPOSE_UEFI || p == KT_VERIFY_PURPOSE_KEXEC;
     return false;
 }
 
 bool kt_keyring_vouches_for(const struct kt_keyrings *k, const struct kt_keyring *r,
-                            enum kt_purpose p)
+                            enum kt_verify_purpose p)
 {
     return r && r != kt_keyrings_blacklist(k) &&
            (purpose_uses(k, p, r) || kt_keyring_is_run_voucher(r));
 }
 
-void kt_trust_set_for(const struct kt_keyrings *k, enum kt_purpose p, struct kt_trust_set *out)
+void kt_trust_set_for(const struct kt_keyrings *k, enum kt_verify_purpose p, struct kt_trust_set *out)
 {
     memset(out, 0, sizeof(*out));
     out->all = k;
@@ -90,7 +91,7 @@ void kt_trust_set_for(const struct kt_keyrings *k, enum kt_purpose p, struct kt_
     }
 }
 
-const struct kt_key *kt_trust_find(const struct kt_keyrings *k, enum kt_purpose p,
+const struct kt_key *kt_trust_find(const struct kt_keyrings *k, enum kt_verify_purpose p,
                                    const struct kt_key_ids *ids)
 {
     if (!k || !ids || kt_key_ids_empty(ids))
@@ -101,14 +102,14 @@ const struct kt_key *kt_trust_find(const struct kt_keyrings *k, enum kt_purpose 
 }
 
 const struct kt_key *kt_trust_find_by_issuer_serial(const struct kt_keyrings *k,
-                                                   enum kt_purpose p, kt_span issuer_raw,
+                                                   enum kt_verify_purpose p, kt_span issuer_raw,
                                                    kt_span serial)
 {
     struct kt_key_ids ids = {.issuer = issuer_raw, .serial = serial};
     return issuer_raw.len && serial.len ? kt_trust_find(k, p, &ids) : NULL;
 }
 
-const struct kt_key *kt_trust_find_by_skid(const struct kt_keyrings *k, enum kt_purpose p,
+const struct kt_key *kt_trust_find_by_skid(const struct kt_keyrings *k, enum kt_verify_purpose p,
                                           kt_span skid)
 {
     struct kt_key_ids ids = {.skid = skid};

@@ -30,21 +30,21 @@ const struct kt_keyring *kt_keyrings_default(const struct kt_keyrings *k,
  * order: builtin, secondary, machine, platform (those p may use), then
  * keyrings named for the run (kt_keyring_set_run_voucher).  k may be NULL
  * (an empty set). */
-void kt_trust_set_for(const struct kt_keyrings *k, enum kt_purpose p, struct kt_trust_set *out);
+void kt_trust_set_for(const struct kt_keyrings *k, enum kt_verify_purpose p, struct kt_trust_set *out);
 /* Does keyring r vouch for purpose p? */
 bool kt_keyring_vouches_for(const struct kt_keyrings *k, const struct kt_keyring *r,
-                            enum kt_purpose p);
+                            enum kt_verify_purpose p);
 /* "modules", "UEFI images", "kexec images", "builtin-only checks". */
-const char *kt_purpose_text(enum kt_purpose p);
+const char *kt_purpose_text(enum kt_verify_purpose p);
 
 /* kt_trust_set_find over purpose p's search set.  NULL if none. */
-const struct kt_key *kt_trust_find(const struct kt_keyrings *k, enum kt_purpose p,
+const struct kt_key *kt_trust_find(const struct kt_keyrings *k, enum kt_verify_purpose p,
                                    const struct kt_key_ids *ids);
 /* Shorthands of kt_trust_find with one id. */
 const struct kt_key *kt_trust_find_by_issuer_serial(const struct kt_keyrings *k,
-                                                   enum kt_purpose p, kt_span issuer_raw,
+                                                   enum kt_verify_purpose p, kt_span issuer_raw,
                                                    kt_span serial);
-const struct kt_key *kt_trust_find_by_skid(const struct kt_keyrings *k, enum kt_purpose p,
+const struct kt_key *kt_trust_find_by_skid(const struct kt_keyrings *k, enum kt_verify_purpose p,
                                           kt_span skid);
 
 #endif

@@ -204,7 +204,7 @@ int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *d
     /* none / trusted-only: trusted when a trusted key signed it */
     {
         struct kt_trust_set set;
-        kt_trust_set_for(k, KT_PURPOSE_MODULE, &set);
+        kt_trust_set_for(k, KT_VERIFY_PURPOSE_MODULE, &set);
         for (size_t i = 0; i < set.n && !signer; i++)
             signer = find_signer_in(set.rings[i], c, true);
     }

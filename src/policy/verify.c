@@ -2,7 +2,7 @@
 #include "policy/verify.h"
 
 int kt_pkcs7_validate_trust(struct kt_pkcs7 *msg, const struct kt_keyrings *rings,
-                            enum kt_purpose purpose, struct kt_error *err)
+                            enum kt_verify_purpose purpose, struct kt_error *err)
 {
     struct kt_trust_set s;
     kt_trust_set_for(rings, purpose, &s);
@@ -10,7 +10,7 @@ int kt_pkcs7_validate_trust(struct kt_pkcs7 *msg, const struct kt_keyrings *ring
 }
 
 int kt_pkcs7_check(const uint8_t *sig, size_t sig_len, const uint8_t *data, size_t data_len,
-                   const struct kt_keyrings *rings, enum kt_purpose purpose, bool check_purpose,
+                   const struct kt_keyrings *rings, enum kt_verify_purpose purpose, bool check_purpose,
                    const struct kt_pkcs7_policy *policy, struct kt_pkcs7_check *out,
                    struct kt_error *err)
 {
@@ -25,7 +25,7 @@ int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings
                  struct kt_error *err)
 {
     struct kt_trust_set s;
-    kt_trust_set_for(rings, opts ? opts->purpose : KT_PURPOSE_UEFI, &s);
+    kt_trust_set_for(rings, opts ? opts->purpose : KT_VERIFY_PURPOSE_UEFI, &s);
     return kt_pe_verify_set(buf, len, &s, opts, out, err);
 }
 
@@ -33,6 +33,6 @@ int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *r
                      struct kt_modsig_result *res, struct kt_error *err)
 {
     struct kt_trust_set s;
-    kt_trust_set_for(rings, KT_PURPOSE_MODULE, &s);
+    kt_trust_set_for(rings, KT_VERIFY_PURPOSE_MODULE, &s);
     return kt_modsig_verify_set(buf, len, &s, res, err);
 }

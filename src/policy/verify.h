@@ -15,10 +15,10 @@
 /* kt_pkcs7_validate_trust_set over purpose's keyrings (rings may be NULL:
  * nothing trusted). */
 int kt_pkcs7_validate_trust(struct kt_pkcs7 *msg, const struct kt_keyrings *rings,
-                            enum kt_purpose purpose, struct kt_error *err);
+                            enum kt_verify_purpose purpose, struct kt_error *err);
 /* kt_pkcs7_check_set over purpose's keyrings. */
 int kt_pkcs7_check(const uint8_t *sig, size_t sig_len, const uint8_t *data, size_t data_len,
-                   const struct kt_keyrings *rings, enum kt_purpose purpose, bool check_purpose,
+                   const struct kt_keyrings *rings, enum kt_verify_purpose purpose, bool check_purpose,
                    const struct kt_pkcs7_policy *policy, struct kt_pkcs7_check *out,
                    struct kt_error *err);
 /* kt_pe_verify_set over opts->purpose's keyrings (UEFI when opts is NULL). */

@@ -24,7 +24,7 @@ int kt_revoke_db_vouches(const uint8_t *buf, size_t len, const struct kt_certset
 {
     struct kt_pe_result *r = NULL;
     struct kt_error e = KT_ERROR_INIT;
-    struct kt_pe_verify_opts opts = {.purpose = KT_PURPOSE_UEFI};
+    struct kt_pe_verify_opts opts = {.purpose = KT_VERIFY_PURPOSE_UEFI};
     *by = NULL;
     int rc = kt_pe_verify(buf, len, NULL, &opts, &r, &e);
     (void)rc; /* untrusted (no keyrings) is expected: look at each signature */

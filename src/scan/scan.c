@@ -1,13 +1,12 @@
 #include "scan/scan.h"
 
-#include <fts.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "scan/walk.h"
 #include "util/file.h"
 
 struct qent {
@@ -27,7 +26,7 @@ struct queue {
 
 struct pool {
     struct queue q;
-    kt_scan_fn fn;
+    kt_pool_fn fn;
     void *ctx;
     uint64_t next_seq; /* walking thread only */
     volatile sig_atomic_t *stop;
@@ -94,12 +93,11 @@ static void process(struct worker *w, const char *path, uint64_t seq)
     struct pool *p = w->pool;
     struct kt_file f;
     struct kt_error e = KT_ERROR_INIT;
-    struct kt_scan_item it = {.path = path, .worker = w->id, .err = &e, .seq = seq};
+    struct kt_pool_item it = {.path = path, .worker = w->id, .err = &e, .seq = seq};
     it.rc = kt_file_open_buf(path, &w->buf, &f, &e);
     if (it.rc == 0) {
         it.buf = f.data;
         it.len = f.len;
-        it.type = kt_detect(f.data, f.len, path);
     }
     p->fn(p->ctx, &it);
     if (it.rc == 0)
@@ -131,68 +129,39 @@ static void report(struct pool *p, const char *path, int rc, const char *what)
 {
     struct kt_error e = KT_ERROR_INIT;
     kt_fail(&e, rc, KT_NO_OFFSET, "%s", what);
-    struct kt_scan_item it = {.path = path, .rc = rc, .err = &e, .type = KT_FT_UNKNOWN,
+    struct kt_pool_item it = {.path = path, .rc = rc, .err = &e,
                               .seq = p->next_seq++};
     p->fn(p->ctx, &it);
 }
 
-typedef void (*visit_fn)(void *ctx, FTSENT *ent);
-
-static int by_name(const FTSENT **a, const FTSENT **b)
-{
-    return strcmp((*a)->fts_name, (*b)->fts_name);
-}
-
-/* fts over the paths, one at a time in the order given, each directory in
- * name order; visit gets every regular file and every problem; stops early
- * when *stop is set. */
-static void walk(const char *const *paths, size_t n, bool follow, visit_fn visit, void *ctx,
-                 volatile sig_atomic_t *stop)
-{
-    int flags = FTS_NOCHDIR | FTS_COMFOLLOW | (follow ? FTS_LOGICAL : FTS_PHYSICAL);
-    for (size_t i = 0; i < n && !(stop && *stop); i++) {
-        char *argv[2] = {(char *)paths[i], NULL};
-        FTS *fts = fts_open(argv, flags, by_name);
-        if (!fts)
-            continue;
-        FTSENT *ent;
-        while (!(stop && *stop) && (ent = fts_read(fts)) != NULL)
-            visit(ctx, ent);
-        fts_close(fts);
-    }
-}
-
-static void scan_visit(void *ctx, FTSENT *ent)
+static int scan_visit(void *ctx, const struct kt_walk_entry *e)
 {
     struct pool *p = ctx;
     char what[160];
-    switch (ent->fts_info) {
-    case FTS_F:
+    switch (e->kind) {
+    case KT_WALK_FILE:
         {
-            char *copy = strdup(ent->fts_path);
+            char *copy = strdup(e->path);
             if (copy)
                 q_push(&p->q, copy, p->next_seq++);
         }
         break;
-    case FTS_DC:
-        report(p, ent->fts_path, -ELOOP, "directory cycle (symbolic link loop): not followed");
+    case KT_WALK_LOOP:
+        report(p, e->path, -ELOOP, "directory cycle (symbolic link loop): not followed");
         break;
-    case FTS_DNR:
-    case FTS_ERR:
-    case FTS_NS:
-        snprintf(what, sizeof(what), "cannot read: %s", strerror(ent->fts_errno));
-        report(p, ent->fts_path, -ent->fts_errno ? -ent->fts_errno : -EIO, what);
+    case KT_WALK_UNREADABLE:
+        snprintf(what, sizeof(what), "cannot read: %s", strerror(e->error));
+        report(p, e->path, -e->error, what);
         break;
-    case FTS_SLNONE:
-        report(p, ent->fts_path, -ENOENT, "dangling symbolic link");
+    case KT_WALK_DANGLING:
+        report(p, e->path, -ENOENT, "dangling symbolic link");
         break;
-    default:
-        break; /* directories, symlinks not followed, special files */
     }
+    return 0;
 }
 
-int kt_scan(const char *const *paths, size_t n_paths, const struct kt_scan_opts *opts,
-            kt_scan_fn fn, void *ctx, struct kt_error *err)
+int kt_pool_run(const char *const *paths, size_t n_paths, const struct kt_pool_opts *opts,
+            kt_pool_fn fn, void *ctx, struct kt_error *err)
 {
     unsigned jobs = opts && opts->jobs ? opts->jobs : kt_scan_default_jobs();
     if (jobs > KT_SCAN_MAX_JOBS)
@@ -214,8 +183,11 @@ int kt_scan(const char *const *paths, size_t n_paths, const struct kt_scan_opts 
             break;
         }
     }
-    if (started > 0)
-        walk(paths, n_paths, opts && opts->follow_symlinks, scan_visit, &p, p.stop);
+    if (started > 0) {
+        struct kt_walk_opts wo = {.follow_symlinks = opts && opts->follow_symlinks,
+                                  .stop = p.stop};
+        kt_walk(paths, n_paths, &wo, scan_visit, &p);
+    }
     q_close(&p.q);
     for (unsigned i = 0; i < started; i++)
         pthread_join(w[i].thread, NULL);
@@ -235,21 +207,22 @@ struct counter {
     uint64_t files, bytes;
 };
 
-static void count_visit(void *ctx, FTSENT *ent)
+static int count_visit(void *ctx, const struct kt_walk_entry *e)
 {
     struct counter *c = ctx;
-    if (ent->fts_info == FTS_F) {
+    if (e->kind == KT_WALK_FILE) {
         c->files++;
-        if (ent->fts_statp)
-            c->bytes += (uint64_t)ent->fts_statp->st_size;
+        c->bytes += e->size;
     }
+    return 0;
 }
 
 void kt_scan_count(const char *const *paths, size_t n_paths, bool follow_symlinks,
                    uint64_t *files, uint64_t *bytes)
 {
     struct counter c = {0, 0};
-    walk(paths, n_paths, follow_symlinks, count_visit, &c, NULL);
+    struct kt_walk_opts wo = {.follow_symlinks = follow_symlinks};
+    kt_walk(paths, n_paths, &wo, count_visit, &c);
     *files = c.files;
     *bytes = c.bytes;
 }

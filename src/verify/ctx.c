@@ -194,6 +194,12 @@ static int open_write(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const cha
 int kt_ctx_open(const struct kt_ctx_opts *o, struct kt_ctx **out, const char **err_file,
                 struct kt_error *err)
 {
+    return kt_ctx_open_bg(o, false, out, err_file, err);
+}
+
+int kt_ctx_open_bg(const struct kt_ctx_opts *o, bool kernel_in_background, struct kt_ctx **out,
+                   const char **err_file, struct kt_error *err)
+{
     int rc;
     *out = NULL;
     if (err_file)
@@ -225,7 +231,7 @@ int kt_ctx_open(const struct kt_ctx_opts *o, struct kt_ctx **out, const char **e
     case KT_CTX_STORE_WRITE: rc = open_write(ctx, o, err_file, err); break;
     default: rc = kt_fail(err, -EINVAL, KT_NO_OFFSET, "bad store mode"); break;
     }
-    bool bg = o->kernel && o->kernel_in_background && ctx->mode != KT_CTX_STORE_WRITE;
+    bool bg = o->kernel && kernel_in_background && ctx->mode != KT_CTX_STORE_WRITE;
     if (rc < 0 || (rc = add_run_keys(ctx, o, bg, err)) < 0 ||
         (rc = name_vouchers(ctx, o, err)) < 0 || (bg && (rc = kt_ctx_start_kernel(ctx, o, err)) < 0))
         goto fail;

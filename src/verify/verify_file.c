@@ -9,17 +9,11 @@
 #include "policy/verify.h"
 #include "verify/verify_int.h"
 
-_Static_assert((int)KT_VERIFY_PURPOSE_MODULE == (int)KT_PURPOSE_MODULE + 1 &&
-                   (int)KT_VERIFY_PURPOSE_UEFI == (int)KT_PURPOSE_UEFI + 1 &&
-                   (int)KT_VERIFY_PURPOSE_KEXEC == (int)KT_PURPOSE_KEXEC + 1 &&
-                   (int)KT_VERIFY_PURPOSE_BUILTIN == (int)KT_PURPOSE_BUILTIN + 1,
-               "public purposes are the internal ones plus one");
-
-static enum kt_purpose purpose_of(const struct kt_policy *p, enum kt_ftype t)
+static enum kt_verify_purpose purpose_of(const struct kt_policy *p, enum kt_ftype t)
 {
     if (p->purpose == KT_VERIFY_PURPOSE_DEFAULT || p->purpose > KT_VERIFY_PURPOSE_BUILTIN)
         return kt_ftype_purpose(t);
-    return (enum kt_purpose)(p->purpose - 1);
+    return p->purpose;
 }
 
 static struct kt_pkcs7_policy pkcs7_policy(const struct kt_policy *p)
@@ -62,7 +56,7 @@ static void verify_pe(const struct kt_ctx *ctx, const uint8_t *buf, size_t len,
 static void module_finish(const struct kt_ctx *ctx, struct kt_result *r)
 {
     struct kt_trust_set s;
-    kt_trust_set_for(ctx->rings, KT_PURPOSE_MODULE, &s);
+    kt_trust_set_for(ctx->rings, KT_VERIFY_PURPOSE_MODULE, &s);
     r->rc = kt_modsig_finish(&r->mod, &s, &r->err);
     r->pending = false;
     if (kt_signer_tree_from_pkcs7(&r->sigs, r->mod.msg, r->rc, &r->err, true) < 0)
@@ -116,8 +110,8 @@ static void verify_pkcs7(const struct kt_ctx *ctx, const char *name, const uint8
         r->rc = -ENOMEM;
 }
 
-static enum kt_ftype type_of(const struct kt_policy *p, const char *name, const uint8_t *buf,
-                             size_t len)
+enum kt_ftype kt_policy_ftype(const struct kt_policy *p, const char *name, const uint8_t *buf,
+                              size_t len)
 {
     switch (p->type) {
     case KT_VERIFY_PE: return KT_FT_PE;
@@ -127,16 +121,25 @@ static enum kt_ftype type_of(const struct kt_policy *p, const char *name, const 
     }
 }
 
+static const struct kt_policy default_policy;
+
 int kt_verify_buf(const struct kt_ctx *ctx, const char *name, const uint8_t *buf, size_t len,
                   const struct kt_policy *policy, struct kt_result **res, struct kt_error *err)
 {
-    static const struct kt_policy defaults;
-    const struct kt_policy *p = policy ? policy : &defaults;
+    const struct kt_policy *p = policy ? policy : &default_policy;
+    return kt_verify_buf_as(ctx, name, buf, len, p, kt_policy_ftype(p, name, buf, len), res, err);
+}
+
+int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *buf, size_t len,
+                     const struct kt_policy *policy, enum kt_ftype t, struct kt_result **res,
+                     struct kt_error *err)
+{
+    const struct kt_policy *p = policy ? policy : &default_policy;
     struct kt_result *r = calloc(1, sizeof(*r));
     *res = NULL;
     if (!r)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
-    r->ftype = type_of(p, name, buf, len);
+    r->ftype = t;
     r->type = kt_ftype_name(r->ftype);
     switch (r->ftype) {
     case KT_FT_PE: verify_pe(ctx, buf, len, p, r); break;
@@ -162,13 +165,12 @@ int kt_verify_buf(const struct kt_ctx *ctx, const char *name, const uint8_t *buf
     return r->rc;
 }
 
-int kt_verify_prepare(const char *name, const uint8_t *buf, size_t len,
-                      const struct kt_policy *policy, struct kt_result **res)
+int kt_verify_prepare(const uint8_t *buf, size_t len, const struct kt_policy *policy,
+                      enum kt_ftype t, struct kt_result **res)
 {
-    static const struct kt_policy defaults;
-    const struct kt_policy *p = policy ? policy : &defaults;
+    const struct kt_policy *p = policy ? policy : &default_policy;
     *res = NULL;
-    if (type_of(p, name, buf, len) != KT_FT_MODULE)
+    if (t != KT_FT_MODULE)
         return 0;
     struct kt_result *r = calloc(1, sizeof(*r));
     if (!r)

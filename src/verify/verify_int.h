@@ -12,7 +12,7 @@
 #include "policy/load.h"
 #include "policy/restrict.h"
 #include "sbat/sbat.h"
-#include "scan/detect.h"
+#include "verify/detect.h"
 #include "store/store.h"
 #include "util/file.h"
 
@@ -40,6 +40,20 @@ int kt_ctx_option_error(int rc, const char *opt, const char *path, const uint8_t
 int kt_ctx_add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err);
 int kt_ctx_start_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err);
 void kt_ctx_end_kernel(struct kt_ctx *ctx);
+
+/* kt_ctx_open; with kernel_in_background (not WRITE), when the store has
+ * no keys cached for the kernel image, it is decoded on a thread of its own
+ * while the caller starts reading files: until kt_ctx_keys_ready says so,
+ * the caller may only prepare modules (kt_verify_prepare) and must
+ * kt_ctx_wait_keys before anything else.  scan (kt_scan_verify) does this. */
+int kt_ctx_open_bg(const struct kt_ctx_opts *o, bool kernel_in_background, struct kt_ctx **out,
+                   const char **err_file, struct kt_error *err);
+/* Whether the kernel image's keys are in the keyrings yet (true when nothing
+ * runs in the background), and waiting for them: 0, or the error the decode
+ * met (as kt_ctx_open would have returned it; then the context holds no
+ * kernel keys and must not be used to verify). */
+bool kt_ctx_keys_ready(const struct kt_ctx *ctx);
+int kt_ctx_wait_keys(const struct kt_ctx *ctx, struct kt_error *err);
 
 /* The keyrings of a const context (kt_ctx_keyrings: ktrust/verify.h). */
 const struct kt_keyrings *kt_ctx_keyrings_const(const struct kt_ctx *ctx);
@@ -137,6 +151,25 @@ struct kt_result {
     struct kt_file self, data;
     bool has_self, has_data;
 };
+
+/* The type a policy verifies buf as: its forced type, else kt_detect. */
+enum kt_ftype kt_policy_ftype(const struct kt_policy *p, const char *name, const uint8_t *buf,
+                              size_t len);
+/* kt_verify_buf for a buffer whose type t is known already
+ * (kt_policy_ftype): scan detects each file once. */
+int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *buf, size_t len,
+                     const struct kt_policy *policy, enum kt_ftype t, struct kt_result **res,
+                     struct kt_error *err);
+/* kt_verify_buf_as in two halves, for a caller that reads files before the
+ * context's keys are ready (kt_ctx_open_bg): for a kernel module (t),
+ * kt_verify_prepare does all that needs no key (decompress, parse, digest;
+ * nothing of buf is kept, so buf may be reused) and returns 1 with *res to
+ * be finished; for anything else it returns 0 (*res NULL: verify it once
+ * kt_ctx_wait_keys has returned), or -ENOMEM.  kt_verify_finish checks the
+ * signatures and returns the verdict, as kt_verify_buf would have. */
+int kt_verify_prepare(const uint8_t *buf, size_t len, const struct kt_policy *policy,
+                      enum kt_ftype t, struct kt_result **res);
+int kt_verify_finish(const struct kt_ctx *ctx, struct kt_result *res, struct kt_error *err);
 
 /* Certificates and signature lists: each certificate's trust for the
  * module purpose, aggregated into r (rc, err, counts). */

@@ -74,7 +74,7 @@ static int check_scope(struct kt_keyrings *rings, struct kt_keyring *target,
             continue;
         if (by->ring == platform)
             plat = plat ? plat : by;
-        else if (kt_keyring_vouches_for(rings, by->ring, KT_PURPOSE_MODULE))
+        else if (kt_keyring_vouches_for(rings, by->ring, KT_VERIFY_PURPOSE_MODULE))
             system = system ? system : by;
     }
     if (system || target == platform)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # scan -j 2 --kernel decodes the kernel image on a thread of its own while the
-# workers read and digest modules (kt_ctx_opts.kernel_in_background, modules
+# workers read and digest modules (kt_scan_verify with -j 2 or more, modules
 # kept prepared until the keys are in).  The results must be exactly those of
 # -j 1, which decodes first: on the corpus (modules, PE images, certificates),
 # on a tampered and an unsigned module, past the 4,096 modules kept waiting

@@ -200,17 +200,17 @@ static void test_lookups(void)
 
     const struct kt_x509 *ic = inter->cert, *sc = stranger->cert;
     /* purposes */
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, ic->skid) == inter, "module finds secondary");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_BUILTIN, ic->skid) == NULL, "builtin-only skips secondary");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_BUILTIN, root->cert->skid) == root, "builtin finds root");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, sc->skid) == NULL, "module never uses platform");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_UEFI, sc->skid) == stranger, "uefi uses platform");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_KEXEC, sc->skid) == stranger, "kexec uses platform");
-    CHECK(kt_trust_find_by_issuer_serial(k, KT_PURPOSE_MODULE, ic->issuer_raw, ic->serial) == inter,
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, ic->skid) == inter, "module finds secondary");
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_BUILTIN, ic->skid) == NULL, "builtin-only skips secondary");
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_BUILTIN, root->cert->skid) == root, "builtin finds root");
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, sc->skid) == NULL, "module never uses platform");
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_UEFI, sc->skid) == stranger, "uefi uses platform");
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_KEXEC, sc->skid) == stranger, "kexec uses platform");
+    CHECK(kt_trust_find_by_issuer_serial(k, KT_VERIFY_PURPOSE_MODULE, ic->issuer_raw, ic->serial) == inter,
           "issuer+serial");
-    CHECK(kt_trust_find_by_issuer_serial(k, KT_PURPOSE_MODULE, sc->issuer_raw, sc->serial) == NULL,
+    CHECK(kt_trust_find_by_issuer_serial(k, KT_VERIFY_PURPOSE_MODULE, sc->issuer_raw, sc->serial) == NULL,
           "issuer+serial honours purpose");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_UEFI, loose->cert->skid) == NULL,
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_UEFI, loose->cert->skid) == NULL,
           "untrusted keys never vouch");
     /* user keyrings vouch for no purpose unless named for the run */
     const struct kt_key *vleaf = NULL;
@@ -221,12 +221,12 @@ static void test_lookups(void)
           "leaf in vend, trusted (inter signed it)");
     if (vleaf) {
         const struct kt_x509 *lc = vleaf->cert;
-        CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, lc->skid) == NULL,
+        CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, lc->skid) == NULL,
               "a user keyring does not vouch for modules");
-        CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_UEFI, lc->skid) == NULL,
+        CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_UEFI, lc->skid) == NULL,
               "a user keyring does not vouch for UEFI images");
         CHECK(kt_keyring_set_run_voucher(vend, true) == 0, "name vend for the run");
-        CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, lc->skid) == vleaf,
+        CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, lc->skid) == vleaf,
               "named for the run: vouches");
         CHECK(kt_keyring_set_run_voucher(vend, false) == 0, "unname vend");
         struct kt_key_ids any = kt_key_ids_of_cert(lc);
@@ -235,7 +235,7 @@ static void test_lookups(void)
     CHECK(kt_keyring_set_run_voucher(kt_keyrings_get(k, "blacklist"), true) == -EINVAL,
           "the blacklist never vouches");
     CHECK(kt_keyring_set_run_voucher(kt_keyrings_get(k, "platform"), true) == 0 &&
-              kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, sc->skid) == stranger,
+              kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, sc->skid) == stranger,
           "platform named for the run vouches for modules");
     kt_keyring_set_run_voucher(kt_keyrings_get(k, "platform"), false);
     /* a purpose's search set, in the kernel's order; run vouchers after */
@@ -243,30 +243,30 @@ static void test_lookups(void)
         struct kt_trust_set ts;
         const char *want_mod[] = {"builtin", "secondary", "machine"};
         const char *want_uefi[] = {"builtin", "secondary", "machine", "platform", "vend"};
-        kt_trust_set_for(k, KT_PURPOSE_MODULE, &ts);
+        kt_trust_set_for(k, KT_VERIFY_PURPOSE_MODULE, &ts);
         CHECK(ts.n == 3 && ts.all == k && !strcmp(ts.what, "modules"), "module set: %zu", ts.n);
         for (size_t i = 0; i < ts.n && i < 3; i++)
             CHECK(!strcmp(kt_keyring_name(ts.rings[i]), want_mod[i]), "module set %zu", i);
         kt_keyring_set_run_voucher(vend, true);
-        kt_trust_set_for(k, KT_PURPOSE_UEFI, &ts);
+        kt_trust_set_for(k, KT_VERIFY_PURPOSE_UEFI, &ts);
         CHECK(ts.n == 5, "uefi set with a run voucher: %zu", ts.n);
         for (size_t i = 0; i < ts.n && i < 5; i++)
             CHECK(!strcmp(kt_keyring_name(ts.rings[i]), want_uefi[i]), "uefi set %zu", i);
         CHECK(kt_trust_set_has(&ts, vend) && !kt_trust_set_has(&ts, kt_keyrings_get(k, "loose")),
               "set membership");
         kt_keyring_set_run_voucher(vend, false);
-        kt_trust_set_for(k, KT_PURPOSE_BUILTIN, &ts);
+        kt_trust_set_for(k, KT_VERIFY_PURPOSE_BUILTIN, &ts);
         CHECK(ts.n == 1 && kt_trust_set_has(&ts, kt_keyrings_get(k, "builtin")), "builtin set");
-        kt_trust_set_for(NULL, KT_PURPOSE_MODULE, &ts);
+        kt_trust_set_for(NULL, KT_VERIFY_PURPOSE_MODULE, &ts);
         CHECK(ts.n == 0 && !ts.all, "no keyrings: an empty set");
     }
     /* find_asymmetric_key: id0 and id1 given, both must match */
     struct kt_key_ids both = kt_key_ids_of_cert(ic);
-    CHECK(kt_trust_find(k, KT_PURPOSE_MODULE, &both) == inter, "id0+id1 of inter");
+    CHECK(kt_trust_find(k, KT_VERIFY_PURPOSE_MODULE, &both) == inter, "id0+id1 of inter");
     both.skid = sc->skid;
-    CHECK(kt_trust_find(k, KT_PURPOSE_MODULE, &both) == NULL, "id0 matches, id1 differs: none");
+    CHECK(kt_trust_find(k, KT_VERIFY_PURPOSE_MODULE, &both) == NULL, "id0 matches, id1 differs: none");
     struct kt_key_ids by_name = {.subject = ic->subject_raw};
-    CHECK(kt_trust_find(k, KT_PURPOSE_MODULE, &by_name) == inter, "id2: subject name");
+    CHECK(kt_trust_find(k, KT_VERIFY_PURPOSE_MODULE, &by_name) == inter, "id2: subject name");
     CHECK(kt_keyrings_find_cert(k, (kt_span){0}, (kt_span){0}, loose->cert->skid) == loose,
           "find_cert finds untrusted keys");
     CHECK(kt_keyrings_find_cert(k, sc->issuer_raw, sc->serial, (kt_span){0}) == stranger,
@@ -281,7 +281,7 @@ static void test_lookups(void)
     kt_span mag = kt_integer_magnitude(ic->serial);
     padded[0] = 0;
     memcpy(padded + 1, mag.p, mag.len);
-    CHECK(kt_trust_find_by_issuer_serial(k, KT_PURPOSE_MODULE, ic->issuer_raw,
+    CHECK(kt_trust_find_by_issuer_serial(k, KT_VERIFY_PURPOSE_MODULE, ic->issuer_raw,
                                          (kt_span){padded, mag.len + 1}) == inter,
           "serial with leading zero");
 
@@ -289,7 +289,7 @@ static void test_lookups(void)
     clock_t t0 = clock();
     size_t hits = 0;
     for (int i = 0; i < 200000; i++)
-        hits += kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, ic->skid) == inter;
+        hits += kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, ic->skid) == inter;
     double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
     CHECK(hits == 200000, "200k lookups all found (%.3fs; speed is for make bench)", secs);
     printf("200000 trust lookups by SKID: %.3f s\n", secs);
@@ -323,10 +323,10 @@ static void test_lookups(void)
     CHECK(kt_keyring_remove(k, kt_keyrings_get(k, "secondary"), head) == 0, "remove: no match");
     CHECK(kt_keyring_remove(k, kt_keyrings_get(k, "secondary"), tail) == 1, "remove by tail");
     CHECK(kt_keyring_count(kt_keyrings_get(k, "secondary")) == 0, "secondary empty");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, skid) == NULL, "removed key not found");
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, skid) == NULL, "removed key not found");
     const struct kt_key *again;
     CHECK(add(k, "secondary", INTER, KT_ADD_EXPLICIT, &again, &e) == 0, "re-add after remove");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, again->cert->skid) == again, "found again");
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, again->cert->skid) == again, "found again");
     kt_keyrings_free(k);
 }
 

@@ -15,7 +15,7 @@
 #include "policy/load.h"
 #include "policy/restrict.h"
 #include "policy/verify.h"
-#include "scan/detect.h"
+#include "verify/detect.h"
 #include "x509/x509.h"
 
 static struct kt_keyrings *rings;
@@ -61,7 +61,7 @@ static void run_all(enum kind k, const char *name, const uint8_t *b, size_t n)
     switch (k) {
     case K_PE: {
         struct kt_pe_result *r = NULL;
-        struct kt_pe_verify_opts o = {.purpose = KT_PURPOSE_UEFI, .allow_sha1 = true};
+        struct kt_pe_verify_opts o = {.purpose = KT_VERIFY_PURPOSE_UEFI, .allow_sha1 = true};
         rc = kt_pe_verify(b, n, rings, &o, &r, &e);
         kt_pe_result_free(r);
         check_rc("kt_pe_verify", name, rc, &e);
@@ -95,7 +95,7 @@ static void run_all(enum kind k, const char *name, const uint8_t *b, size_t n)
         if (rc == 0) {
             rc = kt_pkcs7_verify(m, NULL, 0, rings, &e);
             if (rc == 0)
-                rc = kt_pkcs7_validate_trust(m, rings, KT_PURPOSE_UEFI, &e);
+                rc = kt_pkcs7_validate_trust(m, rings, KT_VERIFY_PURPOSE_UEFI, &e);
         }
         kt_pkcs7_free(m);
         check_rc("kt_pkcs7", name, rc, &e);

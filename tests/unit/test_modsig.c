@@ -225,7 +225,7 @@ static void test_prepared(const char *corpus)
                  "kernel keys");
     free(kimg);
     struct kt_trust_set ts;
-    kt_trust_set_for(k, KT_PURPOSE_MODULE, &ts);
+    kt_trust_set_for(k, KT_VERIFY_PURPOSE_MODULE, &ts);
     snprintf(path, sizeof(path), "%.4000s/debian/modules/crc7.ko", corpus);
     size_t len;
     unsigned char *m = kt_test_slurp(path, &len);

@@ -72,7 +72,7 @@ static void run(const struct scenario *s)
     struct kt_keyring *target = kt_keyrings_get(rings, s->target);
     struct kt_pe_load_result res;
     memset(&res, 0, sizeof(res));
-    struct kt_pe_verify_opts o = {.purpose = KT_PURPOSE_UEFI};
+    struct kt_pe_verify_opts o = {.purpose = KT_VERIFY_PURPOSE_UEFI};
     e = (struct kt_error){0};
     int rc = kt_pe_load_keys(b, n, rings, target, &o, s->file, &res, &e);
     CHECK(rc == s->rc, "%s: rc %d, want %d (%s)", s->name, rc, s->rc, e.what);

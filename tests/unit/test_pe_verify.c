@@ -146,7 +146,7 @@ int main(void)
     CHECK_EQ_INT(rc, -ENOKEY, "shim without keys");
     kt_pe_result_free(r);
     kt_file_close(&f);
-    struct kt_pe_verify_opts kexec = {.purpose = KT_PURPOSE_KEXEC};
+    struct kt_pe_verify_opts kexec = {.purpose = KT_VERIFY_PURPOSE_KEXEC};
     rc = verify(shim, ms11, &kexec, &r, &e, &f);
     CHECK_EQ_INT(rc, 0, "shim for kexec");
     kt_pe_result_free(r);
@@ -167,7 +167,7 @@ int main(void)
     kt_hint_set(KT_HINT_ALLOW_SHA1, NULL);
     kt_pe_result_free(r);
     kt_file_close(&f);
-    struct kt_pe_verify_opts sha1 = {.purpose = KT_PURPOSE_UEFI, .allow_sha1 = true};
+    struct kt_pe_verify_opts sha1 = {.purpose = KT_VERIFY_PURPOSE_UEFI, .allow_sha1 = true};
     rc = verify(goat, NULL, &sha1, &r, &e, &f);
     CHECK_EQ_INT(rc, -ENOKEY, "SHA-1 allowed: untrusted without keys");
     if (r && r->n_sigs == 1) {

@@ -113,39 +113,39 @@ static void test_parse_attached(void)
         CHECK_EQ_INT(rc, 0, "verify without keyrings");
         CHECK(s->signer_cert == m->certs[0] || s->signer_cert != NULL, "signer found in message");
         CHECK_EQ_INT(s->chain_len, 3, "chain leaf->inter->root");
-        rc = kt_pkcs7_validate_trust(m, NULL, KT_PURPOSE_MODULE, &e);
+        rc = kt_pkcs7_validate_trust(m, NULL, KT_VERIFY_PURPOSE_MODULE, &e);
         CHECK_EQ_INT(rc, -ENOKEY, "no keyrings -> ENOKEY");
         /* trusted root in builtin */
         struct kt_keyrings *k = rings_with("builtin", "root.der");
         e = (struct kt_error){0};
         CHECK_EQ_INT(kt_pkcs7_verify(m, NULL, 0, k, &e), 0, "verify");
-        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_PURPOSE_MODULE, &e), 0, "trusted via root");
+        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_VERIFY_PURPOSE_MODULE, &e), 0, "trusted via root");
         CHECK(s->trusted_by && s->trusted_by->cert && strstr(s->trusted_by->cert->description, "Unit Root"),
               "trusted_by root");
         /* the module purpose refuses authenticated attributes */
         e = (struct kt_error){0};
-        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_MODULE, &e), -EKEYREJECTED, "module purpose");
-        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_UEFI, &e), -EKEYREJECTED, "uefi purpose wants msIndirectData");
+        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_VERIFY_PURPOSE_MODULE, &e), -EKEYREJECTED, "module purpose");
+        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_VERIFY_PURPOSE_UEFI, &e), -EKEYREJECTED, "uefi purpose wants msIndirectData");
         /* blacklisting the intermediate rejects */
         kt_blacklist_add_hash(k, "tbs", KT_HASH_SHA256, m->certs[1]->tbs_sha256, "test");
         kt_blacklist_add_hash(k, "tbs", KT_HASH_SHA256, m->certs[2]->tbs_sha256, "test");
         kt_blacklist_add_hash(k, "tbs", KT_HASH_SHA256, m->certs[0]->tbs_sha256, "test");
         e = (struct kt_error){0};
-        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_PURPOSE_MODULE, &e), -EKEYREJECTED, "blacklisted -> rejected");
+        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_VERIFY_PURPOSE_MODULE, &e), -EKEYREJECTED, "blacklisted -> rejected");
         kt_keyrings_free(k);
         /* trusted intermediate in builtin: any link may be the anchor */
         k = rings_with("builtin", "inter.der");
         e = (struct kt_error){0};
         kt_pkcs7_verify(m, NULL, 0, k, &e);
-        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_PURPOSE_MODULE, &e), 0, "trusted via intermediate");
+        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_VERIFY_PURPOSE_MODULE, &e), 0, "trusted via intermediate");
         kt_keyrings_free(k);
         /* a platform key vouches for UEFI, not for modules */
         k = rings_with("platform", "root.der");
         e = (struct kt_error){0};
         kt_pkcs7_verify(m, NULL, 0, k, &e);
-        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_PURPOSE_MODULE, &e), -ENOKEY, "platform: not for modules");
+        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_VERIFY_PURPOSE_MODULE, &e), -ENOKEY, "platform: not for modules");
         e = (struct kt_error){0};
-        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_PURPOSE_UEFI, &e), 0, "platform: for UEFI");
+        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_VERIFY_PURPOSE_UEFI, &e), 0, "platform: for UEFI");
         kt_keyrings_free(k);
         /* wrong detached data */
         data[0] ^= 1;
@@ -176,7 +176,7 @@ static void test_parse_attached(void)
         CHECK_EQ_INT(rc2, -EKEYREJECTED, "flipped signature byte");
         CHECK(strstr(e.what, "signature") != NULL, "reason names the signature: %s", e.what);
         e = (struct kt_error){0};
-        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_PURPOSE_MODULE, &e), -EKEYREJECTED, "trust keeps the rejection");
+        CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_VERIFY_PURPOSE_MODULE, &e), -EKEYREJECTED, "trust keeps the rejection");
         kt_keyrings_free(k);
     } else {
         CHECK(0, "parse after signature flip: %s", e.what);
@@ -205,7 +205,7 @@ static void test_detached_keyid(void)
     CHECK(!s->has_auth_attrs, "no attributes");
     CHECK_EQ_INT(kt_pkcs7_verify(m, NULL, 0, NULL, &e), -EBADMSG, "detached needs data");
     e = (struct kt_error){0};
-    CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_MODULE, &e), 0, "module purpose ok");
+    CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_VERIFY_PURPOSE_MODULE, &e), 0, "module purpose ok");
     /* one certificate in the message, the signer; but a signer named by
      * SKID is never matched against the message's certificates
      * (pkcs7_find_key): without keyrings nothing is checked and trust
@@ -213,12 +213,12 @@ static void test_detached_keyid(void)
     CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, NULL, &e), 0, "verify detached");
     CHECK(!s->signer_cert && s->verify_rc == -ENOKEY, "SKID signer not matched in the message");
     e = (struct kt_error){0};
-    CHECK_EQ_INT(kt_pkcs7_validate_trust(m, NULL, KT_PURPOSE_MODULE, &e), -ENOKEY,
+    CHECK_EQ_INT(kt_pkcs7_validate_trust(m, NULL, KT_VERIFY_PURPOSE_MODULE, &e), -ENOKEY,
                  "no keyrings: untrusted");
     struct kt_keyrings *root = rings_with("builtin", "root.der");
     e = (struct kt_error){0};
     CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, root, &e), 0, "verify with the root trusted");
-    CHECK_EQ_INT(kt_pkcs7_validate_trust(m, root, KT_PURPOSE_MODULE, &e), -ENOKEY,
+    CHECK_EQ_INT(kt_pkcs7_validate_trust(m, root, KT_VERIFY_PURPOSE_MODULE, &e), -ENOKEY,
                  "SKID signer does not chain to a trusted root");
     kt_keyrings_free(root);
     /* the leaf itself as a builtin key: found by its SKID, verified, trusted */
@@ -226,7 +226,7 @@ static void test_detached_keyid(void)
     e = (struct kt_error){0};
     CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, k, &e), 0, "verify with the leaf key");
     CHECK(s->signer_key && s->verify_rc == 0, "signer verified with the keyring key");
-    CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_PURPOSE_MODULE, &e), 0, "leaf itself trusted");
+    CHECK_EQ_INT(kt_pkcs7_validate_trust(m, k, KT_VERIFY_PURPOSE_MODULE, &e), 0, "leaf itself trusted");
     data[100] ^= 1;
     e = (struct kt_error){0};
     CHECK_EQ_INT(kt_pkcs7_verify(m, data, dn, k, &e), -EKEYREJECTED, "modified data");
@@ -286,7 +286,7 @@ static void test_malformed(void)
         if (rc == 0) {
             rc = kt_pkcs7_verify(m, NULL, 0, NULL, &e);
             if (rc == 0)
-                kt_pkcs7_validate_trust(m, NULL, KT_PURPOSE_MODULE, &e);
+                kt_pkcs7_validate_trust(m, NULL, KT_VERIFY_PURPOSE_MODULE, &e);
         } else if (!e.what[0]) {
             crashes++;
         }
@@ -346,12 +346,12 @@ static void test_authenticode(const char *corpus)
         CHECK_EQ_INT(rc, 0, "messageDigest over the SpcIndirectDataContent and signature verify");
         CHECK(s->signer_cert && strstr(s->signer_cert->subject, "Microsoft Corporation"), "signer");
         CHECK_EQ_INT(s->chain_len, 2, "chain signer -> PCA 2010");
-        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_UEFI, &e), 0, "uefi purpose");
-        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_KEXEC, &e), 0, "kexec purpose");
+        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_VERIFY_PURPOSE_UEFI, &e), 0, "uefi purpose");
+        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_VERIFY_PURPOSE_KEXEC, &e), 0, "kexec purpose");
         /* the kernel's parser: msIndirectData without authenticated attributes */
         m->signers[0].has_auth_attrs = false;
         e = (struct kt_error){0};
-        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_PURPOSE_KEXEC, &e), -EBADMSG,
+        CHECK_EQ_INT(kt_pkcs7_check_purpose(m, KT_VERIFY_PURPOSE_KEXEC, &e), -EBADMSG,
                      "kexec: no authenticated attributes -> malformed");
         CHECK(strstr(e.what, "authenticated attributes") != NULL, "... and says why: %s", e.what);
     }

@@ -1,5 +1,5 @@
 /* test_scan.c - content detection (kt_detect) on real and generated files,
- * and the directory walk (kt_scan, kt_scan_count): every regular file once,
+ * and the directory walk (kt_pool_run, kt_scan_count): every regular file once,
  * symbolic links only on request, loops reported, never followed. */
 #include <pthread.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "kt_test.h"
 #include "scan/scan.h"
+#include "verify/detect.h"
 
 static char dir[256];
 
@@ -111,8 +112,8 @@ static void detect(const char *corpus)
         free(b);
     }
     CHECK_EQ_STR(kt_ftype_name((enum kt_ftype)99), "unknown", "name of a bad type");
-    CHECK_EQ_INT(kt_ftype_purpose(KT_FT_PE), KT_PURPOSE_UEFI, "PE: UEFI purpose");
-    CHECK_EQ_INT(kt_ftype_purpose(KT_FT_MODULE), KT_PURPOSE_MODULE, "module: module purpose");
+    CHECK_EQ_INT(kt_ftype_purpose(KT_FT_PE), KT_VERIFY_PURPOSE_UEFI, "PE: UEFI purpose");
+    CHECK_EQ_INT(kt_ftype_purpose(KT_FT_MODULE), KT_VERIFY_PURPOSE_MODULE, "module: module purpose");
 }
 
 /* ---- the walk ------------------------------------------------------------ */
@@ -125,7 +126,7 @@ struct seen {
     unsigned max_worker;
 };
 
-static void on_item(void *ctx, const struct kt_scan_item *it)
+static void on_item(void *ctx, const struct kt_pool_item *it)
 {
     struct seen *s = ctx;
     pthread_mutex_lock(&s->mu);
@@ -135,7 +136,7 @@ static void on_item(void *ctx, const struct kt_scan_item *it)
             s->loops++;
     } else if (s->n < 64) {
         snprintf(s->paths[s->n], sizeof(s->paths[s->n]), "%s", it->path + strlen(dir) + 1);
-        s->types[s->n] = it->type;
+        s->types[s->n] = kt_detect(it->buf, it->len, it->path);
         s->n++;
     }
     if (it->worker > s->max_worker)
@@ -170,9 +171,9 @@ static void walk(void)
     size_t nwant = sizeof(want) / sizeof(want[0]);
     for (int follow = 0; follow <= 1; follow++) {
         struct seen s = {.mu = PTHREAD_MUTEX_INITIALIZER};
-        struct kt_scan_opts o = {.jobs = 2, .follow_symlinks = follow};
+        struct kt_pool_opts o = {.jobs = 2, .follow_symlinks = follow};
         struct kt_error e = {0};
-        CHECK_EQ_INT(kt_scan(paths, 1, &o, on_item, &s, &e), 0, "kt_scan");
+        CHECK_EQ_INT(kt_pool_run(paths, 1, &o, on_item, &s, &e), 0, "kt_pool_run");
         for (size_t i = 0; i < nwant; i++) {
             CHECK(count_of(&s, want[i].path) == 1, "follow=%d: %s seen %zu times", follow,
                   want[i].path, count_of(&s, want[i].path));
@@ -201,8 +202,8 @@ static void walk(void)
     const char *mp[] = {missing};
     struct seen s = {.mu = PTHREAD_MUTEX_INITIALIZER};
     struct kt_error e = {0};
-    CHECK_EQ_INT(kt_scan(mp, 1, &(struct kt_scan_opts){.jobs = 1}, on_item, &s, &e), 0,
-                 "kt_scan of a missing path");
+    CHECK_EQ_INT(kt_pool_run(mp, 1, &(struct kt_pool_opts){.jobs = 1}, on_item, &s, &e), 0,
+                 "kt_pool_run of a missing path");
     CHECK(s.errors == 1 && s.n == 0, "missing path: one error (%zu), no file", s.errors);
     CHECK(kt_scan_default_jobs() >= 1, "default jobs");
 }

@@ -123,7 +123,7 @@ int main(void)
     const struct kt_key *ok = kt_keyring_key(kt_keyrings_get(k, "loose"), 0);
     CHECK(ok && !ok->trusted, "untrusted stays untrusted");
     CHECK(kt_blacklist_has_bin(k, KT_HASH_SHA256, h), "hash kept");
-    CHECK(kt_trust_find_by_skid(k, KT_PURPOSE_MODULE, lk->cert->skid) == lk, "lookups after load");
+    CHECK(kt_trust_find_by_skid(k, KT_VERIFY_PURPOSE_MODULE, lk->cert->skid) == lk, "lookups after load");
     kt_keyrings_free(k);
 
     /* remove + rollback: nothing changes; remove + commit: gone */

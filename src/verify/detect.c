@@ -1,4 +1,4 @@
-#include "scan/detect.h"
+#include "verify/detect.h"
 
 #include <string.h>
 
@@ -118,7 +118,7 @@ enum kt_ftype kt_detect(const uint8_t *b, size_t len, const char *name)
     return KT_FT_UNKNOWN;
 }
 
-enum kt_purpose kt_ftype_purpose(enum kt_ftype t)
+enum kt_verify_purpose kt_ftype_purpose(enum kt_ftype t)
 {
-    return t == KT_FT_PE ? KT_PURPOSE_UEFI : KT_PURPOSE_MODULE;
+    return t == KT_FT_PE ? KT_VERIFY_PURPOSE_UEFI : KT_VERIFY_PURPOSE_MODULE;
 }

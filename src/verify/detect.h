@@ -1,6 +1,6 @@
 /* detect.h - what kind of signed object a file is, by its content. */
-#ifndef KT_SCAN_DETECT_H
-#define KT_SCAN_DETECT_H
+#ifndef KT_VERIFY_DETECT_H
+#define KT_VERIFY_DETECT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +30,6 @@ const char *kt_ftype_name(enum kt_ftype t);
  * UEFI (firmware and shim load them); modules, detached/attached PKCS#7
  * (firmware, unspecified) and certificates (would secondary accept it?):
  * MODULE, whose keyrings are builtin, secondary and machine only. */
-enum kt_purpose kt_ftype_purpose(enum kt_ftype t);
+enum kt_verify_purpose kt_ftype_purpose(enum kt_ftype t);
 
 #endif
