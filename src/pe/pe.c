@@ -133,8 +133,8 @@ static int read_dos_header(const kt_le *file, uint32_t *lfanew, struct kt_error 
     kt_le_bytes(&dos, 2, &mz, NULL); /* e_magic */
     if (mz[0] != 'M' || mz[1] != 'Z')
         return kt_fail(err, -ELIBBAD, 0, "DOS header: no MZ signature");
-    kt_le_skip(&dos, 0x3c - 2, NULL); /* e_cblp .. e_res2 */
-    kt_le_u32(&dos, lfanew, NULL);    /* e_lfanew, at 0x3c */
+    kt_le_seek(&dos, 0x3c, NULL);
+    kt_le_u32(&dos, lfanew, NULL); /* e_lfanew */
     if (kt_le_window(file, *lfanew, 4 + COFF_HDR_SIZE, &sig, NULL) < 0)
         return kt_fail(err, -ELIBBAD, 0x3c, "DOS header: e_lfanew %u points past the end",
                        *lfanew);
@@ -190,13 +190,13 @@ static int read_optional_header(const kt_le *file, struct kt_pe *pe, uint16_t op
                        "optional header: SizeOfOptionalHeader %u too small for %s", optsize,
                        pe->pe32plus ? "PE32+" : "PE32");
     uint32_t ndirs;
-    kt_le_skip(&opt, 58, NULL); /* linker version .. SizeOfImage */
-    kt_le_u32(&opt, &pe->header_size, NULL); /* at 60 */
+    kt_le_seek(&opt, pe->opt_off + 60, NULL);
+    kt_le_u32(&opt, &pe->header_size, NULL); /* SizeOfHeaders */
     pe->checksum_off = pe->opt_off + 64;
     kt_le_u32(&opt, &pe->checksum, NULL);
     kt_le_u16(&opt, &pe->subsystem, NULL);
-    kt_le_skip(&opt, fixed - 4 - 70, NULL); /* DllCharacteristics .. LoaderFlags */
-    kt_le_u32(&opt, &ndirs, NULL);           /* at fixed - 4 */
+    kt_le_seek(&opt, pe->opt_off + fixed - 4, NULL);
+    kt_le_u32(&opt, &ndirs, NULL); /* NumberOfRvaAndSizes, before the directories */
     pe->dirs_off = pe->opt_off + fixed;
     if ((uint64_t)ndirs * 8 > optsize - fixed)
         return kt_fail(err, -ELIBBAD, pe->opt_off + fixed - 4,

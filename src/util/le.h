@@ -10,8 +10,9 @@
  * own words (and with their own error code) pass err NULL and test the
  * result.  Nothing here allocates.
  *
- * kt_le16/kt_le32/kt_le64 read at a pointer whose bounds the caller has
- * already checked (a fixed-size header inside a checked window).
+ * kt_le16/kt_le32/kt_le64 are the loads behind the cursor, at a pointer
+ * whose bounds are already checked; parsers read through the cursor, not
+ * with these at p + off.
  */
 #ifndef KT_UTIL_LE_H
 #define KT_UTIL_LE_H
