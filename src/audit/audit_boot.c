@@ -19,13 +19,15 @@
 static size_t ucs2(const uint8_t *p, size_t len, char *out, size_t cap, bool slashes)
 {
     size_t o = 0;
-    for (size_t i = 0; i + 1 < len; i += 2) {
-        uint16_t c = kt_le16(p + i);
-        if (c == 0) {
+    kt_le c;
+    uint16_t ch16;
+    kt_le_init(&c, p, len, NULL);
+    while (kt_le_u16(&c, &ch16, "character") == 0) {
+        if (ch16 == 0) {
             out[o < cap ? o : cap - 1] = 0;
-            return i + 2;
+            return kt_le_offset(&c);
         }
-        char ch = c < 0x20 || c > 0x7e ? '?' : (char)c;
+        char ch = ch16 < 0x20 || ch16 > 0x7e ? '?' : (char)ch16;
         if (slashes && ch == '\\')
             ch = '/';
         if (o + 1 < cap)
