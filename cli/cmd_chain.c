@@ -55,11 +55,13 @@ static void usage(FILE *f)
         "given as LOADER, a module as KERNEL ...) get a warning saying so.\n"
         "--json: one object per link {file, type, role, verdict, error, reason, signer,\n"
         "trusted_by, parent, keys_added}; verdict null for a file that cannot be read.\n"
-        "SBAT (on with --efivars, --sbat-level or --sbat-policy): shim sets SbatLevel from\n"
-        "--sbat-policy latest|automatic|reset (default automatic) and its .sbatlevel,\n"
-        "never older than the variable (--sbat-level SPEC, or SbatLevelRT in --efivars)\n"
-        "and never revoking itself; shim checks its own .sbat (a revoked shim powers the\n"
-        "machine off) and the loader's (required); the kernel needs none.\n",
+        "SBAT, always, as shim applies it in secure mode: shim sets SbatLevel from\n"
+        "--sbat-policy latest|automatic|reset (default: SbatPolicy in --efivars, else\n"
+        "automatic) and its .sbatlevel, never older than the variable (--sbat-level SPEC,\n"
+        "or SbatLevelRT in --efivars; none: no variable yet); a level that would revoke\n"
+        "shim itself is not set, and shim then stops in secure mode (nothing boots);\n"
+        "shim checks its own .sbat (a revoked shim powers the machine off) and the\n"
+        "loader's (required); the kernel needs none.\n",
         opts, NULL);
 }
 
@@ -274,7 +276,7 @@ int cmd_chain(int argc, char **argv)
     struct vars db = {0}, dbx = {0}, mok = {0};
     const char *dot = NULL, *efivars = NULL;
     struct kt_sbat_level *level = NULL;
-    struct kt_chain_opts co = {.strict_vars = true};
+    struct kt_chain_opts co = {.strict_vars = true, .sbat = true}; /* shim in secure mode */
     bool json = false, quiet = false, verbose = false;
     struct cli_getopt g;
     int c;
@@ -287,19 +289,17 @@ int cmd_chain(int argc, char **argv)
         case OPT_MOK: if (push(&mok, optarg)) return EXIT_USAGE; break;
         case OPT_DOT: dot = optarg; break;
         case OPT_MOK_TRUSTED: co.mok_trusted = true; break;
-        case OPT_EFIVARS: efivars = optarg; co.sbat = true; break;
+        case OPT_EFIVARS: efivars = optarg; break;
         case OPT_SBAT_LEVEL:
             if ((c = cli_sbat_level_load(optarg, &level)) != 0)
                 return c;
             co.sbat_level = level;
-            co.sbat = true;
             break;
         case OPT_SBAT_POLICY:
             if (kt_sbat_policy_parse(optarg, &co.sbat_policy) < 0) {
                 kt_sbat_level_close(level);
                 return cli_usage_error("chain", "--sbat-policy latest, automatic or reset");
             }
-            co.sbat = true;
             break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;

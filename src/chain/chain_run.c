@@ -191,6 +191,22 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
         return NULL;
     }
     r->have_sbat_applied = true;
+    if (rc == 1 && r->secure) {
+        /* shim.c efi_main: set_sbat_uefi_variable failed in secure mode -> die */
+        const char *why = "shim stopped: its new SbatLevel would revoke shim itself";
+        struct kt_chain_link *S = &r->link[KT_CHAIN_AT_SHIM];
+        kt_file_close(&f);
+        if (S->verdict == 0) {
+            S->verdict = -EKEYREJECTED;
+            fmt(S->reason, sizeof(S->reason), "%s (its SbatLevel cannot be set, so it stops)",
+                r->sbat_note);
+        }
+        fmt(r->sbat[KT_CHAIN_AT_SHIM], sizeof(r->sbat[0]), "%s", r->sbat_note);
+        for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++)
+            if (r->present[i])
+                never_loaded(&r->link[i], why);
+        return why;
+    }
     rc = kt_chain_sbat_link(f.data, f.len, &run->applied, true, &r->link[KT_CHAIN_AT_SHIM],
                             r->sbat[KT_CHAIN_AT_SHIM], sizeof(r->sbat[0]));
     kt_file_close(&f);

@@ -83,6 +83,8 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
             rc = kt_sbat_level_parse((const uint8_t *)"", 0, applied, err);
         snprintf(note, note_cap, "shim's %s level %s not applied: it would revoke shim itself (%s)",
                  which, cand.stamp, se.what);
+        if (rc == 0)
+            rc = 1; /* set_sbat_uefi_variable fails: efi_main dies in secure mode */
     } else {
         rc = copy_level(&cand, applied, err);
         snprintf(note, note_cap, "shim sets SbatLevel to its %s %s (was %s)%s", which, cand.stamp,

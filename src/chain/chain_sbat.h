@@ -19,8 +19,11 @@
  * outside secure mode); kept as `current` when current is at least as new
  * (date stamps compared as numbers) or when the candidate would revoke shim
  * itself.  current may be NULL (no variable yet).  *applied owns its text;
- * note (one line) says what happened.  Errors: the shim's PE/.sbatlevel
- * errors (-ELIBBAD, -EBADMSG), -ENOMEM. */
+ * note (one line) says what happened.  Returns 0, or 1 when the candidate
+ * would revoke shim itself (*applied is then the current level; shim's
+ * set_sbat_uefi_variable fails, and in secure mode efi_main goes to die:
+ * nothing boots).  Errors: the shim's PE/.sbatlevel errors (-ELIBBAD,
+ * -EBADMSG), -ENOMEM. */
 int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_level *current,
                         enum kt_sbat_policy policy, bool secure, struct kt_sbat_level *applied,
                         char *note, size_t note_cap, struct kt_error *err);

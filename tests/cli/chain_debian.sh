@@ -53,7 +53,11 @@ expect_eq "$rc" 2 "db = an unrelated CA: untrusted (2)"
 
 # MOK: a loader signed by an owner-enrolled key is trusted through shim + MOK
 gen_self mok "Owner" "Owner MOK"
-"$KTRUST" wrap-key mok.pem -o loader.efi >/dev/null
+"$KTRUST" wrap-key mok.pem -o loader.u >/dev/null
+# a loader shim starts needs a .sbat that its level does not revoke
+printf 'sbat,1,SBAT Version,sbat,1,https://x\ngrub,5,T,grub,2,https://y\n' > grub.csv
+objcopy --add-section .sbat=grub.csv --set-section-flags .sbat=contents,alloc,load,readonly,data \
+    loader.u loader.efi
 sbsign_pe loader.efi loader.signed.efi mok
 expect_exit 2 "a MOK-signed loader without the MOK: untrusted" -- "$KTRUST" chain -q --db "$MS11" "$SHIM" loader.signed.efi "$KERNEL"
 cert-to-efi-sig-list mok.pem mok.esl >/dev/null 2>&1 || openssl x509 -in mok.pem -outform DER -out mok.esl

@@ -78,17 +78,51 @@ sbsign --key vendor.key --cert vendor.pem --output loader.efi grub.u 2>/dev/null
 sbsign --key vendor.key --cert vendor.pem --output nosbat.efi plain.u 2>/dev/null
 sbsign --key vendor.key --cert vendor.pem --output kernel.efi plain.u 2>/dev/null
 # (kernel.efi is no kernel image: its link is malformed; shim and loader are what count here)
+# a candidate level that would revoke the running shim: set_sbat_uefi_variable
+# fails, and in secure mode efi_main goes to die: nothing boots (#23.2)
 j=$(CH --json --db db.pem --sbat-policy automatic shim.efi loader.efi kernel.efi)
+expect_eq $? 5 "generated shim,3 whose own level revokes it: exit 5"
 expect_eq "$(jq -r 'select(.role == "shim" or .role == "loader") | .verdict' <<<"$j" | tr '\n' ' ')" \
-    "trusted trusted " "generated chain with shim,3: shim and loader trusted (its level is not applied)"
+    "rejected rejected " "generated chain with shim,3: shim stops, the loader is never loaded"
 expect_match "$(jq -r 'select(.type == "sbat_level") | .note' <<<"$j")" \
     "shim's automatic level 2025021800 not applied: it would revoke shim itself" "self-revoking level refused"
+expect_match "$(jq -r 'select(.role == "shim") | .reason' <<<"$j")" "its SbatLevel cannot be set, so it stops" \
+    "the shim's reason says why it stops"
+expect_match "$(jq -r 'select(.role == "loader") | .reason' <<<"$j")" \
+    "never loaded: shim stopped: its new SbatLevel would revoke shim itself" "the loader's reason"
 expect_eq "$(lvl <<<"$j")" "null null" "no level applied"
-j=$(CH --json --db db.pem --sbat-policy automatic shim.efi nosbat.efi kernel.efi)
+# ... outside secure mode shim goes on (the level is still not set)
+mkdir -p off
+cert-to-efi-sig-list db.pem off/db.esl >/dev/null 2>&1 || openssl x509 -in db.pem -outform DER -out off/db.esl
+{ printf '\x27\x00\x00\x00'; cat off/db.esl; } > off/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f
+printf '\x06\x00\x00\x00\x00' > off/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+j=$(CH --json --efivars off shim.efi loader.efi kernel.efi)
+expect_eq "$(jq -r 'select(.role == "shim" or .role == "loader") | .verdict' <<<"$j" | tr '\n' ' ')" \
+    "trusted trusted " "Secure Boot off: shim goes on without setting the level"
+# a shim that passes its own level (shim,4): SBAT applies with no SBAT option at
+# all, as shim applies it in secure mode (#23.2)
+printf 'sbat,1,SBAT Version,sbat,1,https://x\nshim,4,UEFI shim,shim,1,https://y\n' > shim4.csv
+objcopy --add-section .sbat=shim4.csv --set-section-flags .sbat=contents,alloc,load,readonly,data \
+    --add-section .sbatlevel=sbatlevel.bin --set-section-flags .sbatlevel=contents,alloc,load,readonly,data \
+    shim.u shim4.u
+sbsign --key db.key --cert db.pem --output shim4.efi shim4.u 2>/dev/null
+printf 'sbat,1,SBAT Version,sbat,1,https://x\ngrub,4,T,grub,2,https://y\n' > grub4.csv
+objcopy --add-section .sbat=grub4.csv --set-section-flags .sbat=contents,alloc,load,readonly,data plain.u grub4.u
+sbsign --key vendor.key --cert vendor.pem --output grub4.efi grub4.u 2>/dev/null
+j=$(CH --json --db db.pem shim4.efi loader.efi kernel.efi)
+expect_eq "$(role loader <<<"$j")" '["trusted","passes level 2025021800: sbat 1 >= 1, grub 5 >= 5"]' \
+    "no SBAT option: the shim's automatic level applies, grub,5 passes"
+j=$(CH --json --db db.pem shim4.efi grub4.efi kernel.efi)
+expect_eq $? 5 "no SBAT option: a grub,4 loader: exit 5"
+expect_eq "$(role loader <<<"$j")" \
+    '["rejected","revoked by SBAT: grub 4 < 5 (level 2025021800)"]' "no SBAT option: grub,4 revoked by the shim's own level"
+expect_match "$(CH --db db.pem shim4.efi grub4.efi kernel.efi)" "chain: NOT every link is trusted" \
+    "the text verdict says so"
+j=$(CH --json --db db.pem --sbat-policy automatic shim4.efi nosbat.efi kernel.efi)
 expect_eq $? 5 "a loader without .sbat: exit 5"
 expect_eq "$(role loader <<<"$j")" '["rejected","no .sbat section: shim refuses to load it"]' "loader without .sbat"
-expect_eq "$(CH --json --db db.pem shim.efi nosbat.efi kernel.efi | jq -c 'select(.role == "loader") | [.verdict, .sbat]')" \
-    '["trusted",null]' "without SBAT options, chain behaves as before"
+expect_eq "$(CH --json --db db.pem shim4.efi nosbat.efi kernel.efi | jq -c 'select(.role == "loader") | [.verdict, .sbat]')" \
+    '["rejected","no .sbat section: shim refuses to load it"]' "without SBAT options, a loader without .sbat is refused too"
 # usage
 expect_exit 64 "bad --sbat-policy" -- CH --db db.pem --sbat-policy newest shim.efi loader.efi kernel.efi
 expect_exit 66 "missing --efivars dir" -- CH --efivars nonexistent shim.efi loader.efi kernel.efi

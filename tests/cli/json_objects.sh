@@ -39,7 +39,9 @@ expect_eq "$(printf '%s\n' "$out" | py '[print(r["file"], r["error"], r["index"]
 garbage EBADMSG None" "kernel-keys: an object per image"
 
 # chain: an unreadable link has verdict null
-$KTRUST wrap-key signer.pem -o w.efi >/dev/null
+$KTRUST wrap-key signer.pem -o w.u >/dev/null
+printf 'sbat,1,SBAT Version,sbat,1,https://x\nshim,4,UEFI shim,shim,1,https://y\n' > shim.csv
+objcopy --add-section .sbat=shim.csv --set-section-flags .sbat=contents,alloc,load,readonly,data w.u w.efi
 osslsign w.efi w.signed.efi signer ca
 out=$($KTRUST chain --json --db ca.pem w.signed.efi nope.efi w.signed.efi 2>/dev/null)
 expect_eq "$(printf '%s\n' "$out" | py '[print(r["role"], r["verdict"], r["error"]) for r in rows[:2]]')" \
