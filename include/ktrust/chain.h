@@ -94,6 +94,7 @@ struct kt_chain_report {
     int sbat_rc;                               /* the level could not be worked out: why */
     struct kt_error sbat_error;
     bool mok_trusted;                          /* MOK keys went to machine */
+    bool ignore_db;                            /* MokIgnoreDB: shim and the kernel left db out */
     size_t vars_loaded;                        /* variables given to the chain */
     struct kt_error var_error[KT_EFIVAR__COUNT]; /* a variable left out (code != 0) and why */
     size_t n_modules, n_modules_trusted;

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "esl/esl.h"
+#include "esl/esl_svn.h"
 #include "modsig/modsig.h"
+#include "pe/pe.h"
 #include "pe/pe_verify.h"
 #include "policy/load.h"
 #include "policy/verify.h"
@@ -21,10 +24,68 @@ struct kt_chain {
     } mok[MAX_MOK];
     size_t n_mok;
     bool mok_trusted; /* MokListTrustedRT: MOK keys go to machine */
+    bool ignore_db;   /* MokIgnoreDB: shim does not use db for what it verifies */
     bool shim_trusted, kernel_trusted;
+    /* SHA-256 image hashes in db and MokList: shim admits such an image
+     * (check_allowlist), signed or not; the kernel's keyrings ignore them */
+    struct {
+        uint8_t sha256[32];
+        bool mok;     /* from MokList, else from db */
+    } *allow;
+    size_t n_allow;
 };
 
 void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted) { c->mok_trusted = trusted; }
+void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore) { c->ignore_db = ignore; }
+
+struct allow_ctx {
+    struct kt_chain *c;
+    bool mok;
+};
+
+static int allow_hash(void *ctx, const struct kt_esl_entry *e)
+{
+    struct allow_ctx *a = ctx;
+    if (e->type != KT_ESL_SHA256 || e->data.len != 32 || kt_esl_is_svn(e))
+        return 0;
+    void *n = realloc(a->c->allow, (a->c->n_allow + 1) * sizeof(*a->c->allow));
+    if (!n)
+        return -ENOMEM;
+    a->c->allow = n;
+    memcpy(a->c->allow[a->c->n_allow].sha256, e->data.p, 32);
+    a->c->allow[a->c->n_allow++].mok = a->mok;
+    return 0;
+}
+
+/* The SHA-256 image hashes of an EFI signature list (anything else holds none). */
+static int collect_allow(struct kt_chain *c, const uint8_t *buf, size_t len, bool mok)
+{
+    struct allow_ctx a = {c, mok};
+    struct kt_error e = KT_ERROR_INIT;
+    if (!kt_esl_looks_like(buf, len))
+        return 0;
+    int rc = kt_esl_foreach(buf, len, allow_hash, &a, &e);
+    return rc == -ENOMEM ? rc : 0; /* a list that does not parse: add_blob says so */
+}
+
+/* Is the image's SHA-256 Authenticode hash in db (unless MokIgnoreDB) or
+ * MokList?  Returns "db", "MokList" or NULL. */
+static const char *allowed_by_hash(const struct kt_chain *c, const uint8_t *buf, size_t len)
+{
+    if (!c->n_allow)
+        return NULL;
+    struct kt_pe *pe = NULL;
+    struct kt_error e = KT_ERROR_INIT;
+    const enum kt_hash h = KT_HASH_SHA256;
+    uint8_t d[1][KT_HASH_MAX_SIZE];
+    const char *by = NULL;
+    if (kt_pe_parse(buf, len, &pe, &e) == 0 && kt_pe_image_digest(pe, &h, 1, d, &e) == 0)
+        for (size_t i = 0; i < c->n_allow && !by; i++)
+            if ((c->allow[i].mok || !c->ignore_db) && !memcmp(c->allow[i].sha256, d[0], 32))
+                by = c->allow[i].mok ? "MokList" : "db";
+    kt_pe_free(pe);
+    return by;
+}
 
 const char *kt_chain_role_name(enum kt_chain_role r)
 {
@@ -55,6 +116,7 @@ void kt_chain_free(struct kt_chain *c)
         free(c->mok[i].name);
     }
     kt_keyrings_free(c->rings);
+    free(c->allow);
     free(c);
 }
 
@@ -75,7 +137,8 @@ static int add_to(struct kt_chain *c, const char *ring, const uint8_t *buf, size
 int kt_chain_add_db(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_error *err)
 {
-    return add_to(c, "platform", buf, len, name, "db", err);
+    int rc = collect_allow(c, buf, len, false);
+    return rc < 0 ? rc : add_to(c, "platform", buf, len, name, "db", err);
 }
 
 int kt_chain_add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
@@ -89,6 +152,9 @@ int kt_chain_add_mok(struct kt_chain *c, const uint8_t *buf, size_t len, const c
 {
     if (c->n_mok >= MAX_MOK)
         return kt_fail(err, -E2BIG, KT_NO_OFFSET, "too many MOK lists (at most %d)", MAX_MOK);
+    int rc = collect_allow(c, buf, len, true);
+    if (rc < 0)
+        return rc;
     uint8_t *copy = malloc(len ? len : 1);
     char *n = strdup(name);
     if (!copy || !n) {
@@ -154,6 +220,15 @@ static int pe_link(struct kt_chain *c, const uint8_t *buf, size_t len, struct kt
     l->verdict = kt_pe_verify(buf, len, c->rings, &opts, &r, &e);
     pe_describe(l, r, &e, vouchers);
     kt_pe_result_free(r);
+    const char *by = NULL;
+    /* shim's check_allowlist: an image hash in db or MokList admits it,
+     * signed or not (a dbx/MokListX entry has refused it already) */
+    if (c->shim_trusted && (l->verdict == -ENODATA || l->verdict == -ENOKEY) &&
+        (by = allowed_by_hash(c, buf, len)) != NULL) {
+        l->verdict = 0;
+        snprintf(l->reason, sizeof(l->reason), "its SHA-256 image hash is in %s", by);
+        snprintf(l->trusted_by, sizeof(l->trusted_by), "%s: SHA-256 image hash", by);
+    }
     return l->verdict;
 }
 
@@ -177,6 +252,10 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
     if (!c->shim_trusted)
         return l->verdict;
     l->keys_added = res.n_added;
+    /* MokIgnoreDB: shim verifies nothing more with db, and the kernel does
+     * not load db into platform (uefi_check_ignore_db) */
+    if (c->ignore_db)
+        kt_keyring_remove_by_source(kt_keyrings_get(c->rings, "platform"), "db:");
     /* the kernel loads MokListRT into platform, into machine only when
      * MokListTrustedRT is set (load_uefi.c / machine_keyring.c) */
     struct kt_keyring *mok = kt_keyrings_get(c->rings, c->mok_trusted ? "machine" : "platform");
@@ -197,11 +276,20 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
     return l->verdict;
 }
 
+/* Who vouches for what shim verifies, in words. */
+static const char *shim_vouchers(const struct kt_chain *c)
+{
+    if (!c->shim_trusted)
+        return "db (shim is not trusted)";
+    return c->ignore_db ? "shim's vendor certificate or MOK (MokIgnoreDB: not db)"
+                        : "db, shim's vendor certificate or MOK";
+}
+
 int kt_chain_loader(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_chain_link *l)
 {
     link_init(l, KT_LINK_LOADER, name, KT_LINK_SHIM);
-    pe_link(c, buf, len, l, c->shim_trusted ? "db, shim's vendor certificate or MOK" : "db (shim is not trusted)");
+    pe_link(c, buf, len, l, shim_vouchers(c));
     return l->verdict;
 }
 
@@ -209,7 +297,7 @@ int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
                     struct kt_chain_link *l)
 {
     link_init(l, KT_LINK_KERNEL, name, KT_LINK_SHIM);
-    pe_link(c, buf, len, l, c->shim_trusted ? "db, shim's vendor certificate or MOK" : "db (shim is not trusted)");
+    pe_link(c, buf, len, l, shim_vouchers(c));
     c->kernel_trusted = l->verdict == 0;
     if (!c->kernel_trusted)
         return l->verdict;

@@ -45,6 +45,10 @@ int kt_chain_add_mok(struct kt_chain *c, const uint8_t *buf, size_t len, const c
 /* MokListTrustedRT is set: MOK keys go to `machine` (vouching for modules
  * too) instead of `platform` (boot images only), as the kernel does. */
 void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted);
+/* MokIgnoreDB is set: once shim runs, db no longer vouches (for shim's
+ * links, nor in the kernel's platform keyring); its image hashes no longer
+ * admit anything. */
+void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore);
 
 /* Verify one link; returns link->verdict. */
 int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,

@@ -283,10 +283,13 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
         rc = feed_vars(ch, o, r, err);
         /* the kernel checks only that MokListTrustedRT exists (uefi_check_trust_mok_keys) */
         r->mok_trusted |= o->vars->var[KT_EFIVAR_MOKLIST_TRUSTED].state != KT_EFIVAR_ABSENT;
+        /* shim mirrors MokDBState as MokIgnoreDB; the kernel checks that it exists */
+        r->ignore_db = o->vars->var[KT_EFIVAR_MOK_IGNORE_DB].state != KT_EFIVAR_ABSENT;
     }
     if (rc == 0 && o->sbat)
         rc = sbat_inputs(o, r, &run, &policy, err);
     kt_chain_set_mok_trusted(ch, r->mok_trusted);
+    kt_chain_set_ignore_db(ch, r->ignore_db);
     if (rc == 0)
         rc = feed_files(ch, o->db, o->n_db, kt_chain_add_db, r, err);
     if (rc == 0)

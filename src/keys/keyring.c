@@ -329,6 +329,24 @@ int kt_keyring_remove(struct kt_keyrings *k, struct kt_keyring *r, const char *i
     return removed;
 }
 
+int kt_keyring_remove_by_source(struct kt_keyring *r, const char *prefix)
+{
+    int removed = 0;
+    size_t j = 0, pl = strlen(prefix);
+    for (size_t i = 0; i < r->n; i++) {
+        struct ikey *key = r->keys[i];
+        if (!key->pub.source || strncmp(key->pub.source, prefix, pl)) {
+            r->keys[j++] = key;
+            continue;
+        }
+        ring_unindex(r, key);
+        kt_key_free(&key->pub);
+        removed++;
+    }
+    r->n = j;
+    return removed;
+}
+
 const struct kt_key *kt_keyrings_find_any(const struct kt_keyrings *k,
                                           const struct kt_key_ids *ids)
 {

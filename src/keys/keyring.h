@@ -48,6 +48,9 @@ bool kt_keyring_is_run_voucher(const struct kt_keyring *r);
  * caller (policy's kt_keyring_add) applied the restriction.  -ENOMEM (the
  * key stays the caller's). */
 int kt_keyring_link(struct kt_keyring *r, struct kt_key *key);
+/* Drop the keys of r whose source starts with prefix ("db:"); returns how
+ * many (the boot engine's MokIgnoreDB: shim stops using db's keys). */
+int kt_keyring_remove_by_source(struct kt_keyring *r, const char *prefix);
 
 /* Key lookups inside one keyring (any key, trusted or not); NULL if none. */
 const struct kt_key *kt_keyring_find_by_skid(const struct kt_keyring *r, kt_span skid);
