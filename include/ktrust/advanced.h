@@ -47,7 +47,12 @@ KT_API int kt_file_write_atomic(const char *path, const void *data, size_t len,
 
 /* ---- errors and formatting --------------------------------------------- */
 
+/* Lower-case hex of p[0..len) into out (2*len+1 bytes); returns out. */
+KT_API char *kt_hex(const uint8_t *p, size_t len, char *out);
+
 /* ---- verdicts, scan ---------------------------------------------------- */
+
+struct kt_result; /* ktrust/verify.h */
 
 /* The one directory walker (scan, audit's modules, check-update): each
  * path in the order given, each directory in name order (strcmp), depth
@@ -83,6 +88,43 @@ struct kt_walk_opts {
 typedef int (*kt_walk_fn)(void *arg, const struct kt_walk_entry *e);
 KT_API int kt_walk(const char *const *paths, size_t n_paths, const struct kt_walk_opts *opts,
                    kt_walk_fn fn, void *arg);
+
+/* A signed variable update's details (a result of type "variable"). */
+struct kt_var_update {
+    const char *name;          /* the variable: PK, KEK, db, dbx, dbt, dbr */
+    bool parsed;               /* false: no EFI_VARIABLE_AUTHENTICATION_2 could be
+                                * read (the fields below are 0) */
+    uint32_t attributes;       /* the attribute set the signature covers (0: neither) */
+    bool append;               /* it includes EFI_VARIABLE_APPEND_WRITE */
+    int64_t timestamp;         /* the EFI_TIME, seconds since the epoch (UTC) */
+    bool content_info_wrapped; /* a ContentInfo around the SignedData */
+    /* the payload's signature list entries, per type (SVN records apart) */
+    size_t n_x509, n_sha256, n_x509_sha256, n_sha384, n_sha512, n_svn, n_other;
+};
+/* NULL when res is no variable update. */
+KT_API const struct kt_var_update *kt_result_var(const struct kt_result *res);
+
+/* One entry of an update's payload (EFI signature lists). */
+struct kt_var_entry {
+    const char *type;          /* "x509", "sha256", "x509_sha256", "sha384", "svn", ... */
+    char owner[37];            /* the SignatureOwner GUID */
+    const uint8_t *data;       /* SignatureData */
+    size_t len;
+    bool x509;                 /* data is a certificate (kt_x509_parse) */
+    bool svn;                  /* an SVN record: */
+    unsigned svn_version, svn_major, svn_minor;
+    char svn_guid[37];         /* the application it versions */
+};
+/* fn for each entry of a parsed update's payload, in order; a non-zero
+ * return stops.  Returns 0, what fn returned, or -EBADMSG for a malformed
+ * payload (the entries before the fault were given). */
+KT_API int kt_result_var_entries(const struct kt_result *res,
+                                 int (*fn)(void *arg, const struct kt_var_entry *e), void *arg);
+/* The bytes a parsed update's signature covers (name, vendor GUID,
+ * attributes, timestamp, payload; the append form when it covers neither),
+ * for checking with other tools.  *out is malloc'd.  Errors: -ENODATA (not
+ * parsed), -ENOMEM. */
+KT_API int kt_result_var_signed(const struct kt_result *res, uint8_t **out, size_t *len);
 
 /* ---- keys, certificates, signature lists, SBAT ------------------------- */
 

@@ -4,6 +4,7 @@
 #define KT_VERIFY_VERIFY_INT_H
 
 #include "authvar/authvar.h"
+#include "ktrust/advanced.h"
 #include "ktrust/verify.h"
 #include "modsig/modsig.h"
 #include "pe/pe_verify.h"
@@ -147,6 +148,10 @@ struct kt_result {
     const struct kt_sbat_level *sbat_level;
     const struct kt_sbat_entry *sbat_img, *sbat_lvl;
     int sbat_rc;
+    /* a signed variable update (verify_var.c) */
+    struct kt_authvar var;
+    struct kt_authvar_result av;
+    struct kt_var_update var_info;
     /* owned mappings: the file itself (kt_verify_file), FILE of FILE.p7s */
     struct kt_file self, data;
     bool has_self, has_data;
@@ -170,6 +175,13 @@ int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *
 int kt_verify_prepare(const uint8_t *buf, size_t len, const struct kt_policy *policy,
                       enum kt_ftype t, struct kt_result **res);
 int kt_verify_finish(const struct kt_ctx *ctx, struct kt_result *res, struct kt_error *err);
+
+/* The PK and KEK of kt_policy.var_keys. */
+struct kt_var_keys {
+    struct kt_certset pk, kek;
+};
+/* A signed variable update of policy->var_name, into r (verify_var.c). */
+void kt_verify_var(const uint8_t *buf, size_t len, const struct kt_policy *p, struct kt_result *r);
 
 /* Certificates and signature lists: each certificate's trust for the
  * module purpose, aggregated into r (rc, err, counts). */
