@@ -180,7 +180,8 @@ struct kt_result;
  * holds the verdict, reason and signers.  Returns the verdict (0 trusted or
  * -errno, as kt_result_rc), or an error reading the file (-ENOENT, -EACCES
  * ...), when *res is NULL and err says why.  ctx may be NULL for a signed
- * variable update (checked against policy->var_keys only). */
+ * variable update (checked against policy->var_keys only); for another
+ * verified type the result is then -EINVAL. */
 KT_API int kt_verify_file(const struct kt_ctx *ctx, const char *path,
                           const struct kt_policy *policy, struct kt_result **res,
                           struct kt_error *err);

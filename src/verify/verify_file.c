@@ -145,6 +145,11 @@ int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     r->ftype = t;
     r->type = kt_ftype_name(r->ftype);
+    if (!ctx && t >= KT_FT_PE && t <= KT_FT_ESL) { /* these need the context's keys */
+        r->rc = kt_fail(&r->err, -EINVAL, KT_NO_OFFSET, "no verification context for a %s",
+                        r->type);
+        goto out;
+    }
     switch (r->ftype) {
     case KT_FT_PE: verify_pe(ctx, buf, len, p, r); break;
     case KT_FT_MODULE: verify_module(ctx, buf, len, p, false, r); break;
@@ -164,6 +169,7 @@ int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *
                         "skipped: not a signed object ktrust verifies");
         break;
     }
+out:
     if (r->rc < 0 && err && !err->code)
         *err = r->err;
     *res = r;
