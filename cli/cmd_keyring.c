@@ -11,6 +11,7 @@
 #include "keyload.h"
 #include "keyring_cmd.h"
 #include "util/file.h"
+#include "verify/verify_int.h" /* kt_ctx_wrong_kind, kt_ctx_add_key_file (keyload.h no longer includes it) */
 
 enum {
     OPT_KEYRING = OPT_FIRST_PRIVATE,

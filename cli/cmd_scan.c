@@ -39,9 +39,8 @@ static void on_signal(int sig) { interrupted = sig; }
 
 /* Erase the progress line (caller holds s->mu), so that no result line is
  * written after it on a terminal that shows both stdout and stderr. */
-static void clear_progress(void *ctx)
+static void clear_progress(struct scan_ctx *s)
 {
-    struct scan_ctx *s = ctx;
     if (s->drawn) {
         fprintf(stderr, "\r%70s\r", "");
         s->drawn = false;

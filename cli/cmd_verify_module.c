@@ -43,7 +43,7 @@ static int verify_one(const char *path, const struct kt_ctx *ctx, const struct k
     vp_print(&r, co->json, co->quiet, verbose);
     if (rc < 0 && kt_verdict_of(rc) >= KT_MALFORMED && kt_verdict_of(rc) != KT_REJECTED &&
         !co->quiet)
-        cli_error(path, &res->err);
+        cli_error(path, kt_result_error(res));
     kt_result_free(res);
     return cli_exit_code(rc);
 }

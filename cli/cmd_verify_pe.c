@@ -78,12 +78,14 @@ int cmd_verify_pe(int argc, char **argv)
 
     struct kt_sbat_level *level = NULL;
     if (sbat_spec) {
-        int lrc = cli_sbat_level_load(sbat_spec, &level);
-        if (lrc)
-            return lrc;
-    }
-    if (sbat_spec)
+        struct kt_error le = KT_ERROR_INIT;
+        int lrc = kt_sbat_level_open(sbat_spec, &level, &le);
+        if (lrc < 0) {
+            cli_error(sbat_spec, &le);
+            return cli_exit_code(lrc);
+        }
         pol.sbat_level = level;
+    }
     struct kt_ctx *ctx = NULL;
     int rc = vp_open_ctx(&co, &ctx, "pe", argv + optind, argc - optind);
     if (rc > 0) {
@@ -101,16 +103,15 @@ int cmd_verify_pe(int argc, char **argv)
         } else {
             struct vp_result vr;
             vp_from_result(&vr, path, r);
-            struct cli_sbat cs = {.sbat = &r->sbat, .level = r->sbat_level, .img = r->sbat_img,
-                                  .lvl = r->sbat_lvl, .rc = r->sbat_rc};
-            if (r->sbat_checked) {
+            struct cli_sbat cs;
+            if (kt_result_sbat(r, &cs.sbat, &cs.level, &cs.img, &cs.lvl, &cs.rc)) {
                 vr.extra_json = cli_sbat_json;
                 vr.extra_text = cli_sbat_text;
                 vr.extra_ctx = &cs;
             }
             vp_print(&vr, co.json, co.quiet, true);
             if (kt_verdict_of(rc) == KT_MALFORMED || kt_verdict_of(rc) == KT_INTERNAL)
-                cli_error(path, &r->err); /* the one-line error with its offset */
+                cli_error(path, kt_result_error(r)); /* the one-line error with its offset */
             kt_result_free(r);
         }
         int code = cli_exit_code(rc);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "util/file.h"
+#include "ktrust/advanced.h"
 #include "verdict_print.h"
 
 enum { OPT_DATA = OPT_FIRST_PRIVATE, OPT_PURPOSE };
@@ -80,10 +80,10 @@ int cmd_verify_pkcs7(int argc, char **argv)
     }
     if (data_path && (rc = kt_file_open(data_path, &data, &err)) < 0) {
         cli_error(data_path, &err);
-        char why[sizeof(err.what)];
-        snprintf(why, sizeof(why), "%s", err.what);
-        kt_fail_over(&err, rc, KT_NO_OFFSET, "--data %s: %s", data_path, why);
-        cli_json_setup_failed(&co, "pkcs7", argv + optind, 1, rc, &err);
+        struct kt_error de = {.code = rc, .offset = KT_NO_OFFSET};
+        if (snprintf(de.what, sizeof(de.what), "--data %s: %s", data_path, err.what) < 0)
+            de.what[0] = 0;
+        cli_json_setup_failed(&co, "pkcs7", argv + optind, 1, rc, &de);
         kt_file_close(&sig);
         return cli_exit_code(rc);
     }
@@ -110,7 +110,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
         vp_print(&r, co.json, co.quiet, verbose);
         if (rc < 0 && kt_verdict_of(rc) >= KT_MALFORMED && kt_verdict_of(rc) != KT_REJECTED &&
             !co.quiet)
-            cli_error(path, &res->err);
+            cli_error(path, kt_result_error(res));
     }
     kt_result_free(res);
     kt_ctx_free(ctx);

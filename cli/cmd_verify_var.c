@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "authvar/authvar.h"
 #include "cert_print.h"
 #include "cli.h"
-#include "esl/esl_svn.h"
-#include "util/file.h"
+#include "ktrust/advanced.h"
+#include "ktrust/verify.h"
 #include "verdict_print.h"
 
 enum { OPT_VAR = OPT_FIRST_PRIVATE, OPT_PK, OPT_KEK, OPT_LIST, OPT_SIGNED_DATA };
@@ -46,77 +45,73 @@ static void usage(FILE *f)
 }
 
 struct var_ctx {
-    const char *var;
-    const struct kt_authvar *v;
-    const struct kt_authvar_result *res;
+    const struct kt_result *r;
+    const struct kt_var_update *u;
     bool list;
 };
 
-static void counts_json(struct jw *w, const struct kt_authvar_counts *c)
+static void counts_json(struct jw *w, const struct kt_var_update *u)
 {
     jw_obj(w, "payload");
-    jw_int(w, "x509", (long long)c->x509);
-    jw_int(w, "sha256", (long long)c->sha256);
-    jw_int(w, "x509_sha256", (long long)c->x509_sha256);
-    jw_int(w, "sha384", (long long)c->sha384);
-    jw_int(w, "sha512", (long long)c->sha512);
-    jw_int(w, "svn", (long long)c->svn);
-    jw_int(w, "other", (long long)c->other);
+    jw_int(w, "x509", (long long)u->n_x509);
+    jw_int(w, "sha256", (long long)u->n_sha256);
+    jw_int(w, "x509_sha256", (long long)u->n_x509_sha256);
+    jw_int(w, "sha384", (long long)u->n_sha384);
+    jw_int(w, "sha512", (long long)u->n_sha512);
+    jw_int(w, "svn", (long long)u->n_svn);
+    jw_int(w, "other", (long long)u->n_other);
     jw_obj_end(w);
 }
 
-static int entry_json(void *ctx, const struct kt_esl_entry *e)
+static int entry_json(void *ctx, const struct kt_var_entry *e)
 {
     struct jw *w = ctx;
-    char g[40];
     jw_obj(w, NULL);
-    jw_str(w, "type", kt_authvar_entry_type(e));
-    jw_str(w, "owner", kt_guid_str(e->owner, g));
-    struct kt_esl_svn svn;
-    if (kt_esl_svn_parse(e, &svn) == 0) {
+    jw_str(w, "type", e->type);
+    jw_str(w, "owner", e->owner);
+    if (e->svn) {
         jw_obj(w, "value");
-        jw_int(w, "version", svn.version);
-        jw_str(w, "guid", kt_guid_str(svn.guid, g));
-        jw_int(w, "major", svn.major);
-        jw_int(w, "minor", svn.minor);
+        jw_int(w, "version", e->svn_version);
+        jw_str(w, "guid", e->svn_guid);
+        jw_int(w, "major", e->svn_major);
+        jw_int(w, "minor", e->svn_minor);
         jw_obj_end(w);
-    } else if (e->type == KT_ESL_X509) {
+    } else if (e->x509) {
         struct kt_x509 *x = NULL;
         struct kt_error xe = KT_ERROR_INIT;
-        if (kt_x509_parse(e->data.p, e->data.len, &x, &xe) == 0) {
+        if (kt_x509_parse(e->data, e->len, &x, &xe) == 0) {
             cli_cert_json(w, "value", x);
             kt_x509_free(x);
         } else {
-            jw_hex(w, "value", e->data.p, e->data.len);
+            jw_hex(w, "value", e->data, e->len);
         }
     } else {
-        jw_hex(w, "value", e->data.p, e->data.len);
+        jw_hex(w, "value", e->data, e->len);
     }
     jw_obj_end(w);
     return 0;
 }
 
-static int entry_text(void *ctx, const struct kt_esl_entry *e)
+static int entry_text(void *ctx, const struct kt_var_entry *e)
 {
     (void)ctx;
-    char g[40], h[2 * 64 + 1];
-    struct kt_esl_svn svn;
-    if (kt_esl_svn_parse(e, &svn) == 0) {
-        printf("    svn: application %s, version %u.%u (record version %u)\n",
-               kt_guid_str(svn.guid, g), svn.major, svn.minor, svn.version);
-    } else if (e->type == KT_ESL_X509) {
+    char h[2 * 64 + 1];
+    if (e->svn) {
+        printf("    svn: application %s, version %u.%u (record version %u)\n", e->svn_guid,
+               e->svn_major, e->svn_minor, e->svn_version);
+    } else if (e->x509) {
         struct kt_x509 *x = NULL;
         struct kt_error xe = KT_ERROR_INIT;
-        if (kt_x509_parse(e->data.p, e->data.len, &x, &xe) == 0) {
-            printf("    x509: %s\n", x->description);
+        if (kt_x509_parse(e->data, e->len, &x, &xe) == 0) {
+            printf("    x509: %s\n", kt_x509_description(x));
             kt_x509_free(x);
         } else {
             printf("    x509: (unparsable: %s)\n", xe.what);
         }
-    } else if (e->data.len <= 64) {
-        printf("    %s: %s\n", kt_authvar_entry_type(e), kt_hex(e->data.p, e->data.len, h));
+    } else if (e->len <= 64) {
+        printf("    %s: %s\n", e->type, kt_hex(e->data, e->len, h));
     } else {
-        printf("    %s: %zu bytes\n", kt_authvar_entry_type(e), e->data.len);
+        printf("    %s: %zu bytes\n", e->type, e->len);
     }
     return 0;
 }
@@ -124,22 +119,22 @@ static int entry_text(void *ctx, const struct kt_esl_entry *e)
 static void var_json(struct jw *w, const void *p)
 {
     const struct var_ctx *c = p;
-    jw_str(w, "var", c->var);
-    if (!c->v) {
+    const struct kt_var_update *u = c->u;
+    jw_str(w, "var", u->name);
+    if (!u->parsed) {
         jw_null(w, "write");
         jw_null(w, "timestamp");
         jw_null(w, "content_info_wrapped");
         jw_null(w, "payload");
         return;
     }
-    jw_str(w, "write", !c->res->attributes ? NULL : c->res->append ? "append" : "replace");
-    jw_time(w, "timestamp", c->v->timestamp);
-    jw_bool(w, "content_info_wrapped", c->v->content_info_wrapped);
-    counts_json(w, &c->res->counts);
+    jw_str(w, "write", !u->attributes ? NULL : u->append ? "append" : "replace");
+    jw_time(w, "timestamp", u->timestamp);
+    jw_bool(w, "content_info_wrapped", u->content_info_wrapped);
+    counts_json(w, u);
     if (c->list) {
-        struct kt_error e = KT_ERROR_INIT;
         jw_arr(w, "entries");
-        kt_esl_foreach(c->v->payload.p, c->v->payload.len, entry_json, w, &e);
+        kt_result_var_entries(c->r, entry_json, w);
         jw_arr_end(w);
     }
 }
@@ -147,21 +142,20 @@ static void var_json(struct jw *w, const void *p)
 static void var_text(FILE *f, const void *p)
 {
     const struct var_ctx *c = p;
-    if (!c->v)
+    const struct kt_var_update *u = c->u;
+    if (!u->parsed)
         return;
-    const struct kt_authvar_counts *n = &c->res->counts;
     char t[40];
-    fprintf(f, "  variable %s, %s write, timestamp %s%s\n", c->var,
-            !c->res->attributes ? "unverified" : c->res->append ? "append" : "replace",
-            kt_iso_time(c->v->timestamp, t, sizeof(t)),
-            c->v->content_info_wrapped ? ", PKCS#7 in a ContentInfo" : "");
+    fprintf(f, "  variable %s, %s write, timestamp %s%s\n", u->name,
+            !u->attributes ? "unverified" : u->append ? "append" : "replace",
+            kt_iso_time(u->timestamp, t, sizeof(t)),
+            u->content_info_wrapped ? ", PKCS#7 in a ContentInfo" : "");
     fprintf(f, "  payload: %zu x509, %zu sha256, %zu x509_sha256, %zu sha384, %zu sha512, "
                "%zu svn, %zu other\n",
-            n->x509, n->sha256, n->x509_sha256, n->sha384, n->sha512, n->svn, n->other);
-    if (c->list) {
-        struct kt_error e = KT_ERROR_INIT;
-        kt_esl_foreach(c->v->payload.p, c->v->payload.len, entry_text, NULL, &e);
-    }
+            u->n_x509, u->n_sha256, u->n_x509_sha256, u->n_sha384, u->n_sha512, u->n_svn,
+            u->n_other);
+    if (c->list)
+        kt_result_var_entries(c->r, entry_text, NULL);
 }
 
 /* NAME from an efivarfs-style file name NAME-GUID, into buf. */
@@ -182,13 +176,13 @@ static const char *name_from_path(const char *path, char *buf, size_t cap)
     return buf;
 }
 
-static int load_set(struct kt_certset *s, const char *path)
+static int load_keys(struct kt_var_keys *keys, bool kek, const char *path)
 {
     struct kt_file f = {0};
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc == 0)
-        rc = kt_certset_add(s, f.data, f.len, &e);
+        rc = kt_var_keys_add(keys, kek, f.data, f.len, &e);
     kt_file_close(&f);
     if (rc < 0) {
         cli_error(path, &e);
@@ -197,13 +191,12 @@ static int load_set(struct kt_certset *s, const char *path)
     return 0;
 }
 
-static int write_signed(const char *out, const struct kt_authvar *v, const char *var,
-                        uint32_t attrs)
+static int write_signed(const char *out, const struct kt_result *r)
 {
     uint8_t *b;
     size_t n;
     struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_authvar_signed(v, var, kt_authvar_vendor(var), attrs, &b, &n);
+    int rc = kt_result_var_signed(r, &b, &n);
     if (rc == 0) {
         rc = kt_file_write_atomic(out, b, n, &e);
         free(b);
@@ -215,57 +208,41 @@ static int write_signed(const char *out, const struct kt_authvar *v, const char 
     return 0;
 }
 
-static int one(const char *path, const char *var_opt, const struct kt_certset *pk,
-               const struct kt_certset *kek, bool list, const char *signed_out,
-               const struct cli_common *co)
+static int one(const char *path, const char *var_opt, const struct kt_var_keys *keys, bool list,
+               const char *signed_out, const struct cli_common *co)
 {
     char nb[64];
     const char *var = var_opt ? var_opt : name_from_path(path, nb, sizeof(nb));
-    struct kt_file f = {0};
-    struct kt_error e = KT_ERROR_INIT;
-    struct kt_authvar v;
-    struct kt_authvar_result res = {0};
-    struct kt_signer_tree sigs = {0};
-    if (!var || !kt_authvar_vendor(var)) {
+    if (!kt_var_name_known(var)) {
         cli_errorf(path, "which variable? give --var PK|KEK|db|dbx|dbt|dbr%s%s",
                    var ? " (not " : "", var ? var : "");
         return EXIT_USAGE;
     }
-    int rc = kt_file_open(path, &f, &e);
-    if (rc < 0) {
+    struct kt_policy pol = {.type = KT_VERIFY_VAR, .var_name = var, .var_keys = keys};
+    struct kt_error e = KT_ERROR_INIT;
+    struct kt_result *r = NULL;
+    int rc = kt_verify_file(NULL, path, &pol, &r, &e);
+    if (!r) {
         vp_print_unreadable(path, "variable", rc, &e, co->json);
         return cli_exit_code(rc);
     }
-    bool parsed = false;
-    rc = kt_authvar_parse(f.data, f.len, &v, &e);
-    if (rc == 0) {
-        parsed = true;
-        rc = kt_authvar_verify(&v, var, NULL, pk, kek, &res);
-        e = res.error;
-        if (kt_signer_tree_from_authvar(&sigs, &res, rc, &e) < 0) {
-            kt_fail(&e, -ENOMEM, KT_NO_OFFSET, "out of memory");
-            rc = -ENOMEM;
-        }
-    }
-    struct var_ctx vc = {.var = var, .v = parsed ? &v : NULL, .res = &res, .list = list};
-    struct vp_result vr = {.file = path, .type = "variable", .rc = rc, .error = &e,
-                           .sigs = sigs.sigs, .n_sigs = sigs.n, .extra_json = var_json,
-                           .extra_text = var_text, .extra_ctx = &vc};
+    struct var_ctx vc = {.r = r, .u = kt_result_var(r), .list = list};
+    struct vp_result vr;
+    vp_from_result(&vr, path, r);
+    vr.extra_json = var_json;
+    vr.extra_text = var_text;
+    vr.extra_ctx = &vc;
     vp_print(&vr, co->json, co->quiet, true);
     enum kt_verdict vd = kt_verdict_of(rc);
     if (vd == KT_MALFORMED || vd == KT_INTERNAL)
-        cli_error(path, &e);
+        cli_error(path, kt_result_error(r));
     int code = cli_exit_code(rc);
-    if (signed_out && parsed) {
-        int wc = write_signed(signed_out, &v, var,
-                              res.attributes ? res.attributes
-                                             : KT_EFI_VAR_AUTH_ATTRS | KT_EFI_VAR_APPEND_WRITE);
+    if (signed_out && vc.u->parsed) {
+        int wc = write_signed(signed_out, r);
         if (wc > code)
             code = wc;
     }
-    kt_signer_tree_free(&sigs);
-    kt_authvar_result_free(&res);
-    kt_file_close(&f);
+    kt_result_free(r);
     return code;
 }
 
@@ -274,10 +251,10 @@ int cmd_verify_var(int argc, char **argv)
     struct cli_common co = {0};
     const char *var = NULL, *signed_out = NULL;
     bool list = false;
-    struct kt_certset pk = {0}, kek = {0};
+    struct kt_var_keys *keys = NULL;
     struct cli_getopt g;
     int c, rc = 0;
-    if (cli_opts_init(&g, opts) < 0)
+    if (cli_opts_init(&g, opts) < 0 || kt_var_keys_new(&keys) < 0)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
@@ -285,7 +262,7 @@ int cmd_verify_var(int argc, char **argv)
         case 'q': co.quiet = true; break;
         case 'h': usage(stdout); goto out;
         case OPT_VAR:
-            if (!kt_authvar_vendor(optarg)) {
+            if (!kt_var_name_known(optarg)) {
                 rc = cli_usage_error("verify-var", "--var %s: PK, KEK, db, dbx, dbt or dbr",
                                      optarg);
                 goto out;
@@ -293,11 +270,11 @@ int cmd_verify_var(int argc, char **argv)
             var = optarg;
             break;
         case OPT_PK:
-            if ((rc = load_set(&pk, optarg)) != 0)
+            if ((rc = load_keys(keys, false, optarg)) != 0)
                 goto out;
             break;
         case OPT_KEK:
-            if ((rc = load_set(&kek, optarg)) != 0)
+            if ((rc = load_keys(keys, true, optarg)) != 0)
                 goto out;
             break;
         case OPT_LIST: list = true; break;
@@ -314,12 +291,11 @@ int cmd_verify_var(int argc, char **argv)
         goto out;
     }
     for (int i = optind; i < argc; i++) {
-        int code = one(argv[i], var, &pk, &kek, list, signed_out, &co);
+        int code = one(argv[i], var, keys, list, signed_out, &co);
         if (code > rc)
             rc = code;
     }
 out:
-    kt_certset_free(&pk);
-    kt_certset_free(&kek);
+    kt_var_keys_free(keys);
     return rc;
 }

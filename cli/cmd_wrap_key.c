@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "keyload.h"
+#include "ktrust/advanced.h"
 #include "esl/esl.h"
 #include "pe/pe.h"
 #include "util/file.h"

@@ -10,24 +10,28 @@ void vp_from_result(struct vp_result *vr, const char *file, const struct kt_resu
 {
     memset(vr, 0, sizeof(*vr));
     vr->file = file;
-    vr->type = res->type;
-    vr->rc = res->rc;
-    vr->error = &res->err;
-    vr->sigs = res->sigs.sigs;
-    vr->n_sigs = res->sigs.n;
-    vr->compression = res->compression;
+    vr->type = kt_result_type(res);
+    vr->rc = kt_result_rc(res);
+    vr->error = kt_result_error(res);
+    vr->sigs = kt_result_signers(res, &vr->n_sigs);
+    vr->compression = kt_result_compression(res);
 }
 
 static const char *verdict_word(int rc) { return kt_verdict_name(kt_verdict_of(rc)); }
+
+/* The description of a key's certificate (NULL: no key). */
+static const char *key_description(const struct kt_key *k)
+{
+    return k ? kt_x509_description(kt_key_cert(k)) : NULL;
+}
 
 static void signer_id_json(struct jw *w, const struct kt_signer *s)
 {
     char name[512], serial[160];
     jw_obj(w, "signer");
     if (s->signer_issuer.len) {
-        jw_str(w, "issuer", kt_pkcs7_name_string(s->signer_issuer, name, sizeof(name)));
-        kt_x509_serial_hex_of(s->signer_serial, serial, sizeof(serial));
-        jw_str(w, "serial", serial);
+        jw_str(w, "issuer", kt_signer_issuer_name(s, name, sizeof(name)));
+        jw_str(w, "serial", kt_signer_serial_hex(s, serial, sizeof(serial)));
     } else {
         jw_null(w, "issuer");
         jw_null(w, "serial");
@@ -40,8 +44,8 @@ static void sig_json(struct jw *w, const struct kt_signer *s)
 {
     jw_obj(w, NULL);
     jw_int(w, "index", s->index);
-    if (s->digest_alg != KT_HASH_NONE)
-        jw_str(w, "digest_algorithm", kt_hash_name(s->digest_alg));
+    if (s->digest_name)
+        jw_str(w, "digest_algorithm", s->digest_name);
     else
         jw_null(w, "digest_algorithm");
     jw_hex(w, "digest", s->digest, s->digest ? s->digest_len : 0);
@@ -51,9 +55,9 @@ static void sig_json(struct jw *w, const struct kt_signer *s)
         signer_id_json(w, s);
     jw_arr(w, "chain");
     for (size_t i = 0; i < s->chain_len; i++)
-        jw_str(w, NULL, s->chain[i]->description);
+        jw_str(w, NULL, kt_x509_description(s->chain[i]));
     jw_arr_end(w);
-    jw_str(w, "trusted_by", s->trusted_by ? s->trusted_by->cert->description : NULL);
+    jw_str(w, "trusted_by", key_description(s->trusted_by));
     if (s->chain_len)
         jw_bool(w, "time_valid", !s->time_invalid);
     else
@@ -70,7 +74,7 @@ static void sig_json(struct jw *w, const struct kt_signer *s)
             cli_cert_json(w, "signer", t->signer);
         else
             jw_null(w, "signer");
-        jw_str(w, "trusted_by", t->trusted_by ? t->trusted_by->cert->description : NULL);
+        jw_str(w, "trusted_by", key_description(t->trusted_by));
         jw_str(w, "verdict", verdict_word(t->verdict));
         jw_obj_end(w);
     } else {
@@ -114,35 +118,36 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
 {
     char name[512], serial[160];
     fprintf(f, "%ssignature %d: %s, %s", indent, s->index,
-            s->digest_alg != KT_HASH_NONE ? kt_hash_name(s->digest_alg) : "?",
+            s->digest_name ? s->digest_name : "?",
             verdict_word(s->verdict));
     if (s->verdict && s->reason)
         fprintf(f, " (%s)", s->reason);
     fputc('\n', f);
     if (s->signer) {
-        fprintf(f, "%s  signer: %s\n", indent, s->signer->description);
+        fprintf(f, "%s  signer: %s\n", indent, kt_x509_description(s->signer));
     } else if (s->signer_issuer.len) {
-        kt_x509_serial_hex_of(s->signer_serial, serial, sizeof(serial));
+        kt_signer_serial_hex(s, serial, sizeof(serial));
         fprintf(f, "%s  signer: issuer %s, serial %s\n", indent,
-                kt_pkcs7_name_string(s->signer_issuer, name, sizeof(name)), serial);
+                kt_signer_issuer_name(s, name, sizeof(name)), serial);
     } else if (s->signer_skid.len && s->signer_skid.len * 2 + 1 <= sizeof(serial)) {
         fprintf(f, "%s  signer: skid %s\n", indent,
                 kt_hex(s->signer_skid.p, s->signer_skid.len, serial));
     }
     for (size_t i = 1; i < s->chain_len; i++)
-        fprintf(f, "%s  issued by: %s\n", indent, s->chain[i]->description);
+        fprintf(f, "%s  issued by: %s\n", indent, kt_x509_description(s->chain[i]));
     if (s->trusted_by)
-        fprintf(f, "%s  trusted by: %s\n", indent, s->trusted_by->cert->description);
+        fprintf(f, "%s  trusted by: %s\n", indent, key_description(s->trusted_by));
     if (s->chain_len && s->time_invalid)
     {
         const struct kt_x509 *c = s->time_invalid_cert;
         char nb[32], na[32];
         if (c) {
-            kt_iso_time(c->not_before, nb, sizeof(nb));
-            kt_iso_time(c->not_after, na, sizeof(na));
+            kt_iso_time(kt_x509_not_before(c), nb, sizeof(nb));
+            kt_iso_time(kt_x509_not_after(c), na, sizeof(na));
             fprintf(f, "%s  note: %s is valid only from %s to %s (dates not enforced; "
                        "--check-time enforces them)\n",
-                    indent, c->description ? c->description : "a certificate", nb, na);
+                    indent, kt_x509_description(c) ? kt_x509_description(c) : "a certificate",
+                    nb, na);
         } else {
             fprintf(f, "%s  note: a certificate is outside its validity period (not enforced)\n",
                     indent);

@@ -14,14 +14,12 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "crypto/crypto.h"
 #include "json.h"
-#include "policy/keyrings.h"
-#include "pkcs7/pkcs7.h"
-#include "verify/verify_int.h"
-#include "x509/x509.h"
+#include "ktrust/advanced.h"
+#include "ktrust/verify.h"
+#include "ktrust/x509.h"
 
-/* One signature: struct kt_signer (verify/verify_int.h), as the library
+/* One signature: struct kt_signer (ktrust/advanced.h), as the library
  * fills it for every result type. */
 
 struct vp_result {

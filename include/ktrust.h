@@ -39,6 +39,8 @@
  *                       SBAT, loader, kernel, modules) on a variable state
  *   ktrust/update.h     would a dbx update or an SbatLevel revoke a boot
  *                       binary: struct kt_update_check
+ *   ktrust/scan.h       kt_scan_verify: every file under some paths, each
+ *                       detected once, verified on workers, in walk order
  *   ktrust/audit.h      a whole system: kt_audit_run
  *
  * ktrust/advanced.h (not included here) is the advanced tier: what the
@@ -53,6 +55,7 @@
 #include "ktrust/efivars.h"
 #include "ktrust/error.h"
 #include "ktrust/keyring.h"
+#include "ktrust/scan.h"
 #include "ktrust/update.h"
 #include "ktrust/verify.h"
 #include "ktrust/x509.h"

@@ -112,6 +112,8 @@ enum kt_verify_type {
     KT_VERIFY_PE,        /* as an Authenticode PE image, whatever it looks like */
     KT_VERIFY_MODULE,    /* as a kernel module */
     KT_VERIFY_PKCS7,     /* as a PKCS#7 signature */
+    KT_VERIFY_VAR,       /* as a signed EFI variable update (EFI_VARIABLE_AUTHENTICATION_2)
+                          * of var_name, checked as firmware checks a SetVariable() */
 };
 
 enum kt_verify_purpose {
@@ -133,6 +135,20 @@ KT_API int kt_sbat_level_open(const char *spec, struct kt_sbat_level **out,
                               struct kt_error *err);
 KT_API void kt_sbat_level_close(struct kt_sbat_level *level);
 
+/* The certificates that may authorise a signed variable update: the PK and
+ * the KEK (kt_policy.var_keys).  kt_var_keys_add takes a file's contents:
+ * DER/PEM certificates, or EFI signature lists (an efivarfs dump, a signed
+ * update or plain; their X509 entries); errors -EBADMSG (nothing usable, a
+ * bad list), -ENOMEM. */
+struct kt_var_keys;
+KT_API int kt_var_keys_new(struct kt_var_keys **out);
+KT_API int kt_var_keys_add(struct kt_var_keys *keys, bool kek, const uint8_t *buf, size_t len,
+                           struct kt_error *err);
+KT_API void kt_var_keys_free(struct kt_var_keys *keys);
+/* Whether name is a variable whose signed updates ktrust checks: PK, KEK,
+ * db, dbx, dbt, dbr. */
+KT_API bool kt_var_name_known(const char *name);
+
 struct kt_policy {
     enum kt_verify_type type;
     enum kt_verify_purpose purpose;
@@ -148,6 +164,12 @@ struct kt_policy {
     bool has_detached;
     /* ... or, by name, FILE for FILE.p7s / FILE.sig / FILE.p7 when it exists */
     bool pair_detached;
+    /* a signed EFI variable update (type KT_VERIFY_VAR, or AUTO when the
+     * file has an EFI_VARIABLE_AUTHENTICATION_2 header): the variable it
+     * writes (kt_var_name_known) and the keys that may authorise it (NULL:
+     * none, so no update is trusted) */
+    const char *var_name;
+    const struct kt_var_keys *var_keys;
 };
 
 /* ---- the result ---------------------------------------------------------- */
@@ -157,7 +179,9 @@ struct kt_result;
 /* Verify the file at path under policy; *res (freed with kt_result_free)
  * holds the verdict, reason and signers.  Returns the verdict (0 trusted or
  * -errno, as kt_result_rc), or an error reading the file (-ENOENT, -EACCES
- * ...), when *res is NULL and err says why. */
+ * ...), when *res is NULL and err says why.  ctx may be NULL for a signed
+ * variable update (checked against policy->var_keys only); for another
+ * verified type the result is then -EINVAL. */
 KT_API int kt_verify_file(const struct kt_ctx *ctx, const char *path,
                           const struct kt_policy *policy, struct kt_result **res,
                           struct kt_error *err);
@@ -173,7 +197,8 @@ KT_API int kt_result_rc(const struct kt_result *res);
 KT_API enum kt_verdict kt_result_verdict(const struct kt_result *res);
 /* Why not trusted ("" when trusted), and the byte offset (KT_NO_OFFSET). */
 KT_API const struct kt_error *kt_result_error(const struct kt_result *res);
-/* "pe", "module", "pkcs7", "x509", "esl", "kernel" (what was verified). */
+/* "pe", "module", "pkcs7", "x509", "esl", "kernel", "variable" (what was
+ * verified). */
 KT_API const char *kt_result_type(const struct kt_result *res);
 /* Nothing ktrust verifies (unknown content, an empty file): not verified. */
 KT_API bool kt_result_skipped(const struct kt_result *res);

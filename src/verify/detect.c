@@ -12,8 +12,9 @@ static const char modsig_magic[] = "~Module signature appended~\n";
 
 const char *kt_ftype_name(enum kt_ftype t)
 {
-    static const char *const names[] = {"unknown", "empty", "pe", "module", "pkcs7", "x509", "esl", "kernel"};
-    return t <= KT_FT_KERNEL ? names[t] : "unknown";
+    static const char *const names[] = {"unknown", "empty", "pe",     "module",  "pkcs7",
+                                        "x509",    "esl",   "kernel", "variable"};
+    return t <= KT_FT_VAR ? names[t] : "unknown";
 }
 
 static bool is_pe(const uint8_t *b, size_t len)

@@ -16,13 +16,15 @@ enum kt_ftype {
     KT_FT_X509,        /* a certificate, DER or PEM */
     KT_FT_ESL,         /* EFI signature lists (db, dbx, MokList...) */
     KT_FT_KERNEL,      /* a kernel image without a PE signature table */
+    KT_FT_VAR,         /* a signed EFI variable update (only when a policy names the
+                        * variable: kt_policy_ftype; kt_detect never says it) */
 };
 
 /* Classify buf.  name (may be NULL) only disambiguates compressed modules
  * (".ko.xz", ".ko.zst", ".ko.gz"), which cannot be told from any other
  * compressed file without decompressing it. */
 enum kt_ftype kt_detect(const uint8_t *buf, size_t len, const char *name);
-/* "pe", "module", "pkcs7", "x509", "esl", "kernel", "empty", "unknown" */
+/* "pe", "module", "pkcs7", "x509", "esl", "kernel", "variable", "empty", "unknown" */
 const char *kt_ftype_name(enum kt_ftype t);
 
 /* The purpose a file of this type is verified for unless the user picks

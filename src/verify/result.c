@@ -32,6 +32,37 @@ const char *kt_result_signer_trusted_by(const struct kt_result *r, size_t i)
     return r->sigs.sigs[i].trusted_by->cert->description;
 }
 
+const struct kt_signer *kt_result_signers(const struct kt_result *r, size_t *n)
+{
+    *n = r->sigs.n;
+    return r->sigs.sigs;
+}
+
+const char *kt_result_compression(const struct kt_result *r) { return r->compression; }
+
+char *kt_signer_issuer_name(const struct kt_signer *s, char *buf, size_t cap)
+{
+    return kt_pkcs7_name_string((kt_span){s->signer_issuer.p, s->signer_issuer.len}, buf, cap);
+}
+
+char *kt_signer_serial_hex(const struct kt_signer *s, char *buf, size_t cap)
+{
+    kt_x509_serial_hex_of((kt_span){s->signer_serial.p, s->signer_serial.len}, buf, cap);
+    return buf;
+}
+
+bool kt_result_sbat(const struct kt_result *r, const struct kt_sbat **sbat,
+                    const struct kt_sbat_level **level, const struct kt_sbat_entry **img,
+                    const struct kt_sbat_entry **lvl, int *rc)
+{
+    *sbat = &r->sbat;
+    *level = r->sbat_level;
+    *img = r->sbat_img;
+    *lvl = r->sbat_lvl;
+    *rc = r->sbat_rc;
+    return r->sbat_checked;
+}
+
 int kt_parse_time(const char *arg, int64_t *t)
 {
     if (!arg) {

@@ -6,18 +6,22 @@
 
 #include "verify/verify_int.h"
 
+static struct kt_bytes bytes(kt_span s) { return (struct kt_bytes){s.p, s.len}; }
+
+static const char *digest_name(enum kt_hash h) { return h != KT_HASH_NONE ? kt_hash_name(h) : NULL; }
+
 void kt_signer_from_pkcs7(struct kt_signer *s, const struct kt_pkcs7_signer *si,
                           const char *reason)
 {
     memset(s, 0, sizeof(*s));
     s->index = si->index;
-    s->digest_alg = si->digest_alg;
+    s->digest_name = digest_name(si->digest_alg);
     s->digest = si->digest_len ? si->digest : NULL;
     s->digest_len = si->digest_len;
     s->signer = si->signer_cert;
-    s->signer_issuer = si->issuer_raw;
-    s->signer_serial = si->serial;
-    s->signer_skid = si->skid;
+    s->signer_issuer = bytes(si->issuer_raw);
+    s->signer_serial = bytes(si->serial);
+    s->signer_skid = bytes(si->skid);
     s->chain = si->chain;
     s->chain_len = si->chain_len;
     s->trusted_by = si->trusted_by;
@@ -51,7 +55,7 @@ int kt_signer_tree_from_pe(struct kt_signer_tree *t, const struct kt_pe_signatur
         if (p->msg && p->msg->n_signers)
             kt_signer_from_pkcs7(v, &p->msg->signers[0], NULL);
         v->index = p->index;
-        v->digest_alg = p->digest_alg;
+        v->digest_name = digest_name(p->digest_alg);
         v->digest = p->digest_len ? p->image_digest : NULL;
         v->digest_len = p->digest_len;
         v->signer = p->signer;

@@ -117,7 +117,11 @@ enum kt_ftype kt_policy_ftype(const struct kt_policy *p, const char *name, const
     case KT_VERIFY_PE: return KT_FT_PE;
     case KT_VERIFY_MODULE: return KT_FT_MODULE;
     case KT_VERIFY_PKCS7: return KT_FT_PKCS7;
-    default: return kt_detect(buf, len, name);
+    case KT_VERIFY_VAR: return KT_FT_VAR;
+    default:
+        if (p->var_name && kt_authvar_looks_like(buf, len))
+            return KT_FT_VAR;
+        return kt_detect(buf, len, name);
     }
 }
 
@@ -141,12 +145,18 @@ int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     r->ftype = t;
     r->type = kt_ftype_name(r->ftype);
+    if (!ctx && t >= KT_FT_PE && t <= KT_FT_ESL) { /* these need the context's keys */
+        r->rc = kt_fail(&r->err, -EINVAL, KT_NO_OFFSET, "no verification context for a %s",
+                        r->type);
+        goto out;
+    }
     switch (r->ftype) {
     case KT_FT_PE: verify_pe(ctx, buf, len, p, r); break;
     case KT_FT_MODULE: verify_module(ctx, buf, len, p, false, r); break;
     case KT_FT_PKCS7: verify_pkcs7(ctx, name, buf, len, p, r); break;
     case KT_FT_X509:
     case KT_FT_ESL: kt_verify_certs(ctx->rings, buf, len, r->ftype, r); break;
+    case KT_FT_VAR: kt_verify_var(buf, len, p, r); break;
     case KT_FT_KERNEL:
         /* a kernel image that is no PE carries no Authenticode signature: to
          * firmware, shim and kexec it is unsigned */
@@ -159,6 +169,7 @@ int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *
                         "skipped: not a signed object ktrust verifies");
         break;
     }
+out:
     if (r->rc < 0 && err && !err->code)
         *err = r->err;
     *res = r;
@@ -218,6 +229,7 @@ void kt_result_free(struct kt_result *r)
     kt_pe_result_free(r->pe);
     kt_modsig_result_free(&r->mod);
     kt_pkcs7_check_free(&r->p7);
+    kt_authvar_result_free(&r->av);
     if (r->has_data)
         kt_file_close(&r->data);
     if (r->has_self)

@@ -4,6 +4,7 @@
 #define KT_VERIFY_VERIFY_INT_H
 
 #include "authvar/authvar.h"
+#include "ktrust/advanced.h"
 #include "ktrust/verify.h"
 #include "modsig/modsig.h"
 #include "pe/pe_verify.h"
@@ -58,10 +59,7 @@ int kt_ctx_wait_keys(const struct kt_ctx *ctx, struct kt_error *err);
 /* The keyrings of a const context (kt_ctx_keyrings: ktrust/verify.h). */
 const struct kt_keyrings *kt_ctx_keyrings_const(const struct kt_ctx *ctx);
 
-/* What a file given where certificates (or a kernel) are wanted is instead:
- * "a PE image", "a kernel module", "an empty file", "an ELF file", "a binary
- * file of another kind" ...; NULL for certificates, ESLs and text. */
-const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *name);
+/* kt_ctx_wrong_kind: ktrust/advanced.h */
 
 /* Add the keys of one file to ring r (flagged ephemeral when run_only).
  * source is "file:PATH".  *n_added may be NULL. */
@@ -69,36 +67,7 @@ int kt_ctx_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char 
                         enum kt_add_how how, bool run_only, size_t *n_added,
                         struct kt_error *err);
 
-/* A signer's timestamp (PE countersignature or RFC 3161 token). */
-struct kt_signer_ts {
-    const char *kind;             /* "rfc3161", "countersignature" */
-    int64_t time;
-    const struct kt_x509 *signer; /* TSA certificate, or NULL */
-    const struct kt_key *trusted_by;
-    int verdict;                  /* 0 / -errno */
-};
-
-/* One signature of a result (pointers into the result or the keyrings). */
-struct kt_signer {
-    int index;
-    enum kt_hash digest_alg;
-    const uint8_t *digest;        /* NULL or digest_len 0: none */
-    size_t digest_len;
-    const struct kt_x509 *signer; /* the certificate, or NULL: then the id below */
-    kt_span signer_issuer;        /* Name TLV of the signer id (issuer+serial) */
-    kt_span signer_serial;        /* INTEGER content bytes */
-    kt_span signer_skid;          /* SKID signer id */
-    const struct kt_x509 *const *chain;
-    size_t chain_len;
-    const struct kt_key *trusted_by;
-    int verdict;                  /* 0 / -errno */
-    const char *reason;           /* NULL when trusted */
-    bool time_invalid;            /* a chain certificate is outside its validity period */
-    const struct kt_x509 *time_invalid_cert;
-    const struct kt_signer_ts *timestamp; /* NULL: none */
-    const struct kt_signer *nested;       /* nested signatures (PE) */
-    size_t n_nested;
-};
+/* struct kt_signer, kt_signer_ts: ktrust/advanced.h ("verdicts, scan"). */
 
 /* A signer from a kt_pkcs7 signer after verify/validate_trust; reason is
  * the fallback when the signer has no reason of its own. */
@@ -147,6 +116,10 @@ struct kt_result {
     const struct kt_sbat_level *sbat_level;
     const struct kt_sbat_entry *sbat_img, *sbat_lvl;
     int sbat_rc;
+    /* a signed variable update (verify_var.c) */
+    struct kt_authvar var;
+    struct kt_authvar_result av;
+    struct kt_var_update var_info;
     /* owned mappings: the file itself (kt_verify_file), FILE of FILE.p7s */
     struct kt_file self, data;
     bool has_self, has_data;
@@ -170,6 +143,13 @@ int kt_verify_buf_as(const struct kt_ctx *ctx, const char *name, const uint8_t *
 int kt_verify_prepare(const uint8_t *buf, size_t len, const struct kt_policy *policy,
                       enum kt_ftype t, struct kt_result **res);
 int kt_verify_finish(const struct kt_ctx *ctx, struct kt_result *res, struct kt_error *err);
+
+/* The PK and KEK of kt_policy.var_keys. */
+struct kt_var_keys {
+    struct kt_certset pk, kek;
+};
+/* A signed variable update of policy->var_name, into r (verify_var.c). */
+void kt_verify_var(const uint8_t *buf, size_t len, const struct kt_policy *p, struct kt_result *r);
 
 /* Certificates and signature lists: each certificate's trust for the
  * module purpose, aggregated into r (rc, err, counts). */

@@ -458,6 +458,83 @@ static void test_corpus(const char *corpus)
     }
 }
 
+static int count_entry(void *arg, const struct kt_var_entry *e)
+{
+    size_t *n = arg;
+    if (e->x509 && e->owner[8] == '-')
+        (*n)++;
+    return 0;
+}
+
+/* A signed variable update through the verdict engine: forced type, AUTO
+ * with a variable named, the PK/KEK rule, the details. */
+static void test_var(void)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "python3 '%s/tests/fixtures/gen_authvar.py' '%s' >/dev/null 2>&1",
+             getenv("KT_SRC") ? getenv("KT_SRC") : ".", dir);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "gen_authvar.py failed (python3-cryptography?): signed variables skipped\n");
+        return;
+    }
+    struct kt_var_keys *keys = NULL;
+    CHECK_EQ_INT(kt_var_keys_new(&keys), 0, "kt_var_keys_new");
+    struct kt_file kek;
+    struct kt_error e = {0};
+    CHECK_EQ_INT(kt_file_open(fx("kekca.der"), &kek, &e), 0, "kekca.der");
+    CHECK_EQ_INT(kt_var_keys_add(keys, true, kek.data, kek.len, &e), 0, "the KEK");
+    kt_file_close(&kek);
+    CHECK(kt_var_name_known("db") && kt_var_name_known("PK") && !kt_var_name_known("Boot0000") &&
+              !kt_var_name_known(NULL),
+          "kt_var_name_known");
+
+    struct kt_policy pol = {.type = KT_VERIFY_VAR, .var_name = "db", .var_keys = keys};
+    struct kt_result *r = NULL;
+    CHECK_EQ_INT(kt_verify_file(NULL, fx("db-append.auth"), &pol, &r, &e), 0, "db append: trusted");
+    if (r) {
+        CHECK_EQ_STR(kt_result_type(r), "variable", "type");
+        const struct kt_var_update *u = kt_result_var(r);
+        CHECK(u && u->parsed && u->append && u->attributes == 0x67, "append write");
+        CHECK(u && !strcmp(u->name, "db"), "the variable");
+        size_t n = 0;
+        CHECK_EQ_INT(kt_result_var_entries(r, count_entry, &n), 0, "entries");
+        CHECK(u && n == u->n_x509 && n > 0, "every X509 entry listed (%zu)", n);
+        size_t ns = 0;
+        const struct kt_signer *sg = kt_result_signers(r, &ns);
+        CHECK(ns >= 1 && sg[0].verdict == 0 && sg[0].trusted_by, "the signer, vouched for");
+        uint8_t *b = NULL;
+        size_t bl = 0;
+        CHECK_EQ_INT(kt_result_var_signed(r, &b, &bl), 0, "the signed bytes");
+        CHECK(bl > 4 && b[0] == 'd' && b[1] == 0 && b[2] == 'b', "... start with the name");
+        free(b);
+        kt_result_free(r);
+    }
+    /* AUTO finds the update only when the policy names a variable */
+    pol.type = KT_VERIFY_AUTO;
+    CHECK_EQ_INT(kt_verify_file(NULL, fx("db-append.auth"), &pol, &r, &e), 0, "AUTO + var_name");
+    if (r) {
+        CHECK(kt_result_var(r) != NULL, "AUTO: a variable");
+        kt_result_free(r);
+    }
+    /* no keys: untrusted; a variable without signed updates: refused */
+    struct kt_policy none = {.type = KT_VERIFY_VAR, .var_name = "db"};
+    CHECK_EQ_INT(kt_verify_file(NULL, fx("db-append.auth"), &none, &r, &e), -ENOKEY, "no keys");
+    kt_result_free(r);
+    none.var_name = "Boot0000";
+    CHECK_EQ_INT(kt_verify_file(NULL, fx("db-append.auth"), &none, &r, &e), -EINVAL,
+                 "not a signed-update variable");
+    kt_result_free(r);
+    /* not an update at all: the parse's answer, no details */
+    CHECK(kt_verify_file(NULL, fx("kekca.der"), &pol, &r, &e) < 0 || !kt_result_var(r),
+          "a certificate under AUTO + var_name is no variable");
+    kt_result_free(r);
+    pol.type = KT_VERIFY_VAR;
+    CHECK(kt_verify_file(NULL, fx("kekca.der"), &pol, &r, &e) < 0, "a certificate as a variable");
+    CHECK(r && kt_result_var(r) && !kt_result_var(r)->parsed, "... not parsed");
+    kt_result_free(r);
+    kt_var_keys_free(keys);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof(dir), "%s/kt-verify.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -482,6 +559,7 @@ int main(void)
     test_certs_and_kinds();
     test_store();
     test_time();
+    test_var();
     const char *corpus = kt_test_corpus();
     if (corpus)
         test_corpus(corpus);
