@@ -13,7 +13,7 @@
 #define MODULES_SHOWN 40
 
 enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT, OPT_MOK_TRUSTED, OPT_EFIVARS,
-       OPT_SBAT_LEVEL, OPT_SBAT_POLICY };
+       OPT_SBAT_LEVEL, OPT_SBAT_POLICY, OPT_MOK_UNTRUSTED };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
@@ -21,9 +21,14 @@ static const struct cli_opt opts[] = {
             "required without --efivars)"),
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE", "the dbx, the same way (repeatable)"),
     CLI_OPT("mok", 0, required_argument, OPT_MOK, "FILE",
-            "MOK keys, the same way (repeatable); they join platform"),
+            "MOK keys, the same way (repeatable); a SHA-256 image hash in them admits an image "
+            "at shim's links"),
     CLI_OPT("mok-trusted", 0, no_argument, OPT_MOK_TRUSTED, NULL,
-            "MokListTrustedRT is set: MOK keys join machine and vouch for modules too"),
+            "MokListTrustedRT is set: MOK keys join machine and vouch for modules too "
+            "(without --efivars the default, as shim 16.x sets it)"),
+    CLI_OPT("mok-untrusted", 0, no_argument, OPT_MOK_UNTRUSTED, NULL,
+            "MokListTrustedRT is not set (a shim before 15.7, or MokListTrusted says no): MOK "
+            "keys join platform, boot images only"),
     CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
             "db, dbx, MokListRT, MokListXRT, SbatLevelRT, SecureBoot by their efivarfs "
             "names (/sys/firmware/efi/efivars on a live system)"),
@@ -41,7 +46,7 @@ static void usage(FILE *f)
 {
     cli_usage_print(
         f,
-        "usage: ktrust chain --db FILE... [--dbx FILE...] [--mok FILE... [--mok-trusted]] [--json]\n"
+        "usage: ktrust chain --db FILE... [--dbx FILE...] [--mok FILE... [--mok-[un]trusted]] [--json]\n"
         "                    [--dot OUT.dot] [-q] [-v]\n"
         "                    SHIM LOADER KERNEL [MODULE...]\n\n"
         "Simulate secure boot offline: db vouches for shim (dbx revokes); shim's vendor\n"
@@ -49,9 +54,11 @@ static void usage(FILE *f)
         "revokes); the kernel's builtin keys vouch for the modules.  Prints a tree of\n"
         "verdicts with the reason for each link; exit code: the highest over all links.\n"
         "db, dbx and MOK files: certificates (DER/PEM) or EFI signature lists (efivarfs\n"
-        "files with their attribute prefix are fine).  MOK keys join platform (boot\n"
-        "images only); with --mok-trusted (MokListTrustedRT set) they join machine and\n"
-        "vouch for modules too, as the kernel does.  Files in the wrong order (a shim\n"
+        "files with their attribute prefix are fine).  MOK keys join machine and vouch\n"
+        "for modules too when MokListTrustedRT is set (the kernel's rule): with --efivars\n"
+        "when it is there; without, assumed, as shim 16.x creates it (--mok-untrusted:\n"
+        "platform, boot images only).  MokIgnoreDB in --efivars: db vouches for shim\n"
+        "only.  Files in the wrong order (a shim\n"
         "given as LOADER, a module as KERNEL ...) get a warning saying so.\n"
         "--json: one object per link {file, type, role, verdict, error, reason, signer,\n"
         "trusted_by, parent, keys_added}; verdict null for a file that cannot be read.\n"
@@ -183,17 +190,32 @@ static int keep_module(void *ctx, size_t i, const struct kt_chain_link *l)
     return 0;
 }
 
+/* Where MOK keys went, and whether that was assumed (no variables). */
+struct mok_note {
+    size_t n_files;
+    bool assumed;
+};
+
 static void print_json(const struct kt_chain_report *r, const struct kt_chain_link *links,
-                       size_t n_links)
+                       size_t n_links, const struct mok_note *m)
 {
     for (size_t i = 0; i < n_links; i++) {
         g_sbat_text = r->sbat_on && i < 3 ? r->sbat[i] : NULL;
         json_link(&links[i]);
     }
     g_sbat_text = NULL;
+    struct jw w;
+    if (m->n_files) {
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "type", "mok");
+        jw_str(&w, "keyring", r->mok_trusted ? "machine" : "platform");
+        jw_bool(&w, "assumed", m->assumed);
+        jw_obj_end(&w);
+        jw_newline(&w);
+    }
     if (!r->sbat_on)
         return;
-    struct jw w;
     jw_init(&w, stdout);
     jw_obj(&w, NULL);
     jw_str(&w, "type", "sbat_level");
@@ -206,7 +228,7 @@ static void print_json(const struct kt_chain_report *r, const struct kt_chain_li
 
 static void print_text(const struct kt_chain_report *r, const struct kt_chain_link *links,
                        size_t n_links, const char *efivars, const struct vars *db,
-                       const struct vars *dbx, bool verbose, int worst)
+                       const struct vars *dbx, const struct mok_note *m, bool verbose, int worst)
 {
     size_t counts[8] = {0};
     for (size_t i = 3; i < n_links; i++)
@@ -219,6 +241,11 @@ static void print_text(const struct kt_chain_report *r, const struct kt_chain_li
     if (dbx->n)
         printf("  (dbx: %zu file%s)", dbx->n, dbx->n == 1 ? "" : "s");
     printf("\n");
+    if (m->n_files)
+        printf("MOK: %zu file%s, into %s%s\n", m->n_files, m->n_files == 1 ? "" : "s",
+               r->mok_trusted ? "machine (vouches for modules too)" : "platform (boot images only)",
+               m->assumed ? "; assumed MokListTrustedRT, as shim 16.x sets it (--mok-untrusted: "
+                            "platform)" : "");
     if (r->sbat_on)
         printf("SbatLevel: %s\n", r->sbat_note);
     for (size_t i = 0; i < 3; i++) {
@@ -278,6 +305,7 @@ int cmd_chain(int argc, char **argv)
     struct kt_sbat_level *level = NULL;
     struct kt_chain_opts co = {.strict_vars = true, .sbat = true}; /* shim in secure mode */
     bool json = false, quiet = false, verbose = false;
+    int mok_trust = -1; /* --mok-trusted 1, --mok-untrusted 0, neither -1 */
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -288,7 +316,8 @@ int cmd_chain(int argc, char **argv)
         case OPT_DBX: if (push(&dbx, optarg)) return EXIT_USAGE; break;
         case OPT_MOK: if (push(&mok, optarg)) return EXIT_USAGE; break;
         case OPT_DOT: dot = optarg; break;
-        case OPT_MOK_TRUSTED: co.mok_trusted = true; break;
+        case OPT_MOK_TRUSTED: mok_trust = 1; break;
+        case OPT_MOK_UNTRUSTED: mok_trust = 0; break;
         case OPT_EFIVARS: efivars = optarg; break;
         case OPT_SBAT_LEVEL:
             if ((c = cli_sbat_level_load(optarg, &level)) != 0)
@@ -316,6 +345,10 @@ int cmd_chain(int argc, char **argv)
     }
 
     check_order(argv + optind, (size_t)(argc - optind));
+    /* shim 16.x creates MokListTrustedRT unless MokListTrusted says no: with
+     * no variables to say, assume it (--efivars: the variable decides) */
+    co.mok_trusted = mok_trust == 1 || (mok_trust < 0 && !efivars);
+    bool mok_assumed = mok_trust < 0 && !efivars;
     struct kt_efivars vars = {0};
     if (efivars) {
         struct kt_error e = KT_ERROR_INIT;
@@ -345,13 +378,14 @@ int cmd_chain(int argc, char **argv)
     co.modules = (const char *const *)&argv[optind + 3];
     co.n_modules = n_links - 3;
     struct kt_chain_report r;
+    struct mok_note mn = {mok.n, mok_assumed};
     bool failed;
     int worst = run(&co, &r, links, n_links, &failed);
     if (!failed) {
         if (json)
-            print_json(&r, links, n_links);
+            print_json(&r, links, n_links, &mn);
         else if (!quiet)
-            print_text(&r, links, n_links, efivars, &db, &dbx, verbose, worst);
+            print_text(&r, links, n_links, efivars, &db, &dbx, &mn, verbose, worst);
         if (dot) {
             int drc = write_dot(dot, &db, links, n_links);
             if (drc > worst)

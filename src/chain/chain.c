@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "esl/esl.h"
+#include "keys/blacklist.h"
 #include "esl/esl_svn.h"
 #include "modsig/modsig.h"
 #include "pe/pe.h"
@@ -69,17 +70,20 @@ static int collect_allow(struct kt_chain *c, const uint8_t *buf, size_t len, boo
 }
 
 /* Is the image's SHA-256 Authenticode hash in db (unless MokIgnoreDB) or
- * MokList?  Returns "db", "MokList" or NULL. */
+ * MokList, and neither its SHA-1 nor its SHA-256 hash denied (dbx, vendor
+ * dbx, MokListX: check_denylist comes first)?  Returns "db", "MokList" or
+ * NULL. */
 static const char *allowed_by_hash(const struct kt_chain *c, const uint8_t *buf, size_t len)
 {
     if (!c->n_allow)
         return NULL;
     struct kt_pe *pe = NULL;
     struct kt_error e = KT_ERROR_INIT;
-    const enum kt_hash h = KT_HASH_SHA256;
-    uint8_t d[1][KT_HASH_MAX_SIZE];
+    const enum kt_hash h[2] = {KT_HASH_SHA256, KT_HASH_SHA1};
+    uint8_t d[2][KT_HASH_MAX_SIZE];
     const char *by = NULL;
-    if (kt_pe_parse(buf, len, &pe, &e) == 0 && kt_pe_image_digest(pe, &h, 1, d, &e) == 0)
+    if (kt_pe_parse(buf, len, &pe, &e) == 0 && kt_pe_image_digest(pe, h, 2, d, &e) == 0 &&
+        !kt_blacklist_has_bin(c->rings, h[0], d[0]) && !kt_blacklist_has_bin(c->rings, h[1], d[1]))
         for (size_t i = 0; i < c->n_allow && !by; i++)
             if ((c->allow[i].mok || !c->ignore_db) && !memcmp(c->allow[i].sha256, d[0], 32))
                 by = c->allow[i].mok ? "MokList" : "db";

@@ -64,14 +64,23 @@ cert-to-efi-sig-list mok.pem mok.esl >/dev/null 2>&1 || openssl x509 -in mok.pem
 expect_exit 0 "with --mok holding its key: trusted" -- "$KTRUST" chain -q --db "$MS11" --mok mok.esl "$SHIM" loader.signed.efi "$KERNEL"
 expect_exit 2 "MOK never vouches for shim itself" -- "$KTRUST" chain -q --db other.pem --mok mok.esl "$SHIM" loader.signed.efi "$KERNEL"
 # MOK keys go to platform (boot images only) unless MokListTrustedRT puts
-# them in machine (issue #11.7): a module the MOK key signed
+# them in machine (issue #11.7); without variables chain assumes what shim
+# 16.x does: it creates MokListTrustedRT (#23.4): a module the MOK key signed
 head -c 3000 /dev/urandom > mokmod.body
 sign_module mokmod.body mokmod.ko mok.pem mok.key
-out=$("$KTRUST" chain --json --db "$MS11" --mok mok.esl "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko); rc=$?
-expect_eq "$rc" 2 "a MOK-signed module: untrusted by default (MOK is in platform)"
+out=$("$KTRUST" chain --json --db "$MS11" --mok mok.esl --mok-untrusted "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko); rc=$?
+expect_eq "$rc" 2 "a MOK-signed module: untrusted with --mok-untrusted (MOK is in platform)"
 expect_match "$(grep '"role":"loader"' <<<"$out")" '"verdict":"trusted"' "... while the MOK-signed loader is trusted"
 expect_match "$(grep '"role":"module"' <<<"$out")" '"verdict":"untrusted"' "... and the module is not"
+expect_eq "$(jq -c 'select(.type == "mok")' <<<"$out")" '{"type":"mok","keyring":"platform","assumed":false}' \
+    "--mok-untrusted: MOK into platform, not assumed"
 expect_exit 0 "with --mok-trusted (MokListTrustedRT): the module is trusted" -- "$KTRUST" chain -q --db "$MS11" --mok mok.esl --mok-trusted "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko
+out=$("$KTRUST" chain --json --db "$MS11" --mok mok.esl "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko); rc=$?
+expect_eq "$rc" 0 "by default (shim 16.x sets MokListTrustedRT): the MOK-signed module is trusted"
+expect_eq "$(jq -c 'select(.type == "mok")' <<<"$out")" '{"type":"mok","keyring":"machine","assumed":true}' \
+    "... and the JSON says it was assumed"
+expect_match "$("$KTRUST" chain --db "$MS11" --mok mok.esl "$SHIM" loader.signed.efi "$KERNEL")" \
+    "MOK: 1 file, into machine .*assumed MokListTrustedRT" "the text says what was assumed"
 # the same from an efivarfs directory: MokListTrustedRT's presence decides
 mkdir -p ev
 MOKG=605dab50-e046-4300-abb6-3dd810dd8b23
