@@ -22,6 +22,15 @@ void cli_hints_register(void)
         {KT_HINT_PLATFORM_VOUCH, " (use --keyring platform, or --trust its authority for this run)"},
         {KT_HINT_PK, " (--pk)"},
         {KT_HINT_PK_KEK, " (--pk, --kek)"},
+        {KT_HINT_NO_STORE, " (--store and $KTRUST_STORE name an existing store; "
+                           "'ktrust keyring add' makes one)"},
+        {KT_HINT_NO_STORE_KEYRING, " (keys are stored by 'ktrust keyring add'; "
+                                   "--store PATH or $KTRUST_STORE picks another)"},
+        {KT_HINT_NO_KEYRING, " (see keyring list)"},
+        {KT_HINT_STORE_NONE, " (--trust/--kernel keys only; --store PATH adds one)"},
+        {KT_HINT_NAME_TRUST, "--trust"},
+        {KT_HINT_NAME_KERNEL, "--kernel"},
+        {KT_HINT_NAME_KEYRING, "--keyring"},
     };
     for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
         kt_hint_set(hints[i].hint, hints[i].text);

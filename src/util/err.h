@@ -30,8 +30,10 @@ int kt_fail(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
 int kt_fail_over(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* The text registered for a hint (kt_hint_set, ktrust/error.h), or "". */
+/* The text registered for a hint (kt_hint_set, ktrust/error.h), or "";
+ * kt_hint_or: or `dflt` (for the KT_HINT_NAME_* ones). */
 const char *kt_hint_text(enum kt_hint hint);
+const char *kt_hint_or(enum kt_hint hint, const char *dflt);
 
 #define KT_TRY(expr)                                                           \
     do {                                                                       \
