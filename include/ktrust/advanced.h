@@ -46,6 +46,18 @@ KT_API int kt_file_write_atomic(const char *path, const void *data, size_t len,
 
 /* ---- errors and formatting --------------------------------------------- */
 
+/* Record an error in e (may be NULL): the first one wins (a later call does
+ * not overwrite a detail already set, so the innermost cause is kept).
+ * Returns code (negative). */
+KT_API int kt_fail(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Like kt_fail but always overwrites. */
+KT_API int kt_fail_over(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Lower-case hex of p[0..len) into out (2*len+1 bytes); returns out. */
+KT_API char *kt_hex(const uint8_t *p, size_t len, char *out);
+
 /* ---- verdicts, scan ---------------------------------------------------- */
 
 /* ---- keys, certificates, signature lists, SBAT ------------------------- */

@@ -93,7 +93,6 @@ int kt_pubkey_verify_digest(const struct kt_pubkey *k, const struct kt_sigalg *a
 /* SHA-256 of the key's SubjectPublicKeyInfo encoding: an identity for caches. */
 int kt_pubkey_id(const struct kt_pubkey *k, uint8_t out[32]);
 
-/* Lowercase hex into out (2*len+1 bytes). Returns out. */
-char *kt_hex(const uint8_t *p, size_t len, char *out);
+/* kt_hex: ktrust/advanced.h. */
 
 #endif
