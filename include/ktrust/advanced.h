@@ -18,6 +18,7 @@
 
 #include "ktrust/api.h"
 #include "ktrust/error.h"
+#include "ktrust/x509.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +62,21 @@ KT_API char *kt_hex(const uint8_t *p, size_t len, char *out);
 /* ---- verdicts, scan ---------------------------------------------------- */
 
 /* ---- keys, certificates, signature lists, SBAT ------------------------- */
+
+/* The builtin trusted keys compiled into a kernel image (bzImage with any
+ * kernel compression, EFI zboot, a compressed vmlinux stream, or vmlinux):
+ * cb gets each certificate of the list (der lives only during the call;
+ * file_offset is in the decompressed vmlinux), once the answer is certain.
+ * max_out bounds the decoded size (0: the default, 512 MiB); *comp (may
+ * be NULL) is the payload's compression ("none", "gzip", "xz", "lzma",
+ * "zstd", "lz4"), set once the header is read, also when an error follows.
+ * Errors: -ENODATA (no builtin certificate list), -EBADMSG (not a kernel
+ * image, corrupt stream; with the offset), -ENOPKG (an unsupported
+ * compression or boot protocol), -E2BIG (over max_out: a bomb), -ENOMEM,
+ * cb's negative result. */
+KT_API int kt_kernel_certs_foreach(const uint8_t *img, size_t len, size_t max_out,
+                                   kt_cert_cb cb, void *ctx, const char **comp,
+                                   struct kt_error *err);
 
 /* ---- the boot chain, efivars, audit, updates --------------------------- */
 
