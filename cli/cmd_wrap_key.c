@@ -5,11 +5,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "keyload.h"
-#include "esl/esl.h"
-#include "pe/pe.h"
-#include "util/file.h"
-#include "x509/x509.h"
+#include "ktrust/advanced.h"
+#include "ktrust/esl.h"
+#include "ktrust/x509.h"
 
 enum { OPT_MACHINE = OPT_FIRST_PRIVATE, OPT_VENDOR_CERT, OPT_ESL, OPT_DBX };
 

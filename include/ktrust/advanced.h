@@ -18,6 +18,7 @@
 
 #include "ktrust/api.h"
 #include "ktrust/error.h"
+#include "ktrust/span.h"
 #include "ktrust/x509.h"
 
 #ifdef __cplusplus
@@ -62,6 +63,29 @@ KT_API char *kt_hex(const uint8_t *p, size_t len, char *out);
 /* ---- verdicts, scan ---------------------------------------------------- */
 
 /* ---- keys, certificates, signature lists, SBAT ------------------------- */
+
+/* wrap-key: a minimal unsigned PE32+ EFI application (subsystem 10) for
+ * machine m (X64 or AA64) whose entry point returns EFI_UNSUPPORTED and
+ * whose `.keylist` section holds the n DER certificates back to back.  *out
+ * is malloc'd (caller frees).  Errors: -EINVAL, -ENOMEM, -EFBIG (too large). */
+enum kt_pe_machine {
+    KT_PE_MACHINE_I386 = 0x014c,
+    KT_PE_MACHINE_X64 = 0x8664,
+    KT_PE_MACHINE_AA64 = 0xaa64,
+};
+KT_API int kt_pe_build_keylist(const kt_span *certs, size_t n, enum kt_pe_machine m,
+                               uint8_t **out, size_t *out_len);
+/* The same with any section name (up to 64 bytes; past 8 it goes to the COFF
+ * string table as "/4", like shim's .vendor_cert) holding the n parts back
+ * to back: kt_pe_build_keylist is kt_pe_build_section(".keylist", ...). */
+KT_API int kt_pe_build_section(const char *name, const kt_span *parts, size_t n,
+                               enum kt_pe_machine m, uint8_t **out, size_t *out_len);
+
+/* What a file given where certificates (or a kernel) are wanted is
+ * instead: "a PE image", "a kernel module", "an empty file", "an ELF file",
+ * "a binary file of another kind" ...; NULL for certificates, ESLs and text
+ * (a broken one gets its parser's own error).  name: the file's name. */
+KT_API const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *name);
 
 /* The builtin trusted keys compiled into a kernel image (bzImage with any
  * kernel compression, EFI zboot, a compressed vmlinux stream, or vmlinux):

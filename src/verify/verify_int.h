@@ -44,10 +44,8 @@ void kt_ctx_end_kernel(struct kt_ctx *ctx);
 /* The keyrings of a const context (kt_ctx_keyrings: ktrust/verify.h). */
 const struct kt_keyrings *kt_ctx_keyrings_const(const struct kt_ctx *ctx);
 
-/* What a file given where certificates (or a kernel) are wanted is instead:
- * "a PE image", "a kernel module", "an empty file", "an ELF file", "a binary
- * file of another kind" ...; NULL for certificates, ESLs and text. */
-const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *name);
+/* kt_ctx_wrong_kind (what a file given where certificates are wanted is
+ * instead): ktrust/advanced.h. */
 
 /* Add the keys of one file to ring r (flagged ephemeral when run_only).
  * source is "file:PATH".  *n_added may be NULL. */
