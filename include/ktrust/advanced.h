@@ -18,7 +18,9 @@
 
 #include "ktrust/api.h"
 #include "ktrust/error.h"
+#include "ktrust/keyring.h"
 #include "ktrust/span.h"
+#include "ktrust/verify.h"
 #include "ktrust/x509.h"
 
 #ifdef __cplusplus
@@ -101,6 +103,38 @@ KT_API const char *kt_ctx_wrong_kind(const uint8_t *p, size_t n, const char *nam
 KT_API int kt_kernel_certs_foreach(const uint8_t *img, size_t len, size_t max_out,
                                    kt_cert_cb cb, void *ctx, const char **comp,
                                    struct kt_error *err);
+
+/* load-pe-key: the keys a signed PE image wraps (a `.keylist` section of
+ * DER certificates, or shim's `.vendor_cert` with its vendor dbx). */
+enum kt_wrap_kind { KT_WRAP_NONE = 0, KT_WRAP_KEYLIST, KT_WRAP_VENDOR_CERT };
+/* ".keylist", ".vendor_cert" */
+KT_API const char *kt_wrap_kind_name(enum kt_wrap_kind k);
+
+#define KT_PE_LOAD_MAX_KEYS 256
+
+struct kt_pe_result;
+struct kt_pe_load_result {
+    struct kt_pe_result *verify;     /* the verification (owned; may be NULL if unparsable) */
+    enum kt_wrap_kind kind;
+    const struct kt_key *added[KT_PE_LOAD_MAX_KEYS]; /* keys added to the target keyring */
+    size_t n_added;
+    size_t n_blacklisted;            /* vendor dbx entries added to the blacklist */
+};
+
+/* Verify buf as a PE image under pol (its purpose: uefi by default, or
+ * kexec; allow_sha1, check_time, at_time) and, only if it is trusted, add
+ * the keys it wraps to `target` flagged trusted and its vendor dbx to the
+ * blacklist, in memory (a context's kt_ctx_commit saves them; on any error
+ * discard the context: partial additions may be there).  Returns 0, the
+ * verdict (-ENOKEY, -ENODATA, -EKEYREJECTED, -ELIBBAD, -ENOPKG ...) with
+ * nothing added, -ELIBBAD (a trusted image that wraps no keys), -EPERM
+ * (builtin and blacklist take no such keys), or a keyring's refusal.
+ * Free res with kt_pe_load_result_free (also after an error). */
+KT_API int kt_pe_load_keys_policy(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
+                                  struct kt_keyring *target, const struct kt_policy *pol,
+                                  const char *source, struct kt_pe_load_result *res,
+                                  struct kt_error *err);
+KT_API void kt_pe_load_result_free(struct kt_pe_load_result *res);
 
 /* ---- the boot chain, efivars, audit, updates --------------------------- */
 
