@@ -10,7 +10,8 @@
 #include "cli.h"
 #include "keyload.h"
 #include "keyring_cmd.h"
-#include "util/file.h"
+#include "ktrust/advanced.h"
+#include "ktrust/x509.h"
 
 enum {
     OPT_KEYRING = OPT_FIRST_PRIVATE,
@@ -88,36 +89,38 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
         const struct kt_key *key = kt_keyring_key(r, i);
         if (o->co.json) {
             jw_obj(w, NULL);
-            cli_cert_json_fields(w, key->cert);
+            cli_cert_json_fields(w, kt_key_cert(key));
             jw_str(w, "keyring", kt_keyring_name(r));
-            jw_bool(w, "trusted", key->trusted);
-            jw_str(w, "source", key->source);
-            jw_time(w, "added", key->added);
+            jw_bool(w, "trusted", kt_key_is_trusted(key));
+            jw_str(w, "source", kt_key_source(key));
+            jw_time(w, "added", kt_key_added(key));
             jw_obj_end(w);
             jw_newline(w);
         } else {
-            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(r), key->trusted ? "trusted" : "untrusted",
-                   key->cert->description ? key->cert->description : "?", key->source);
+            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(r), kt_key_is_trusted(key) ? "trusted" : "untrusted",
+                   kt_x509_description(kt_key_cert(key)) ? kt_x509_description(kt_key_cert(key)) : "?", kt_key_source(key));
         }
     }
     if (strcmp(kt_keyring_name(r), "blacklist") != 0)
         return;
     for (size_t i = 0; i < kt_blacklist_hash_count(k); i++) {
         const struct kt_blacklist_hash *b = kt_blacklist_hash_at(k, i);
-        char hex[2 * KT_HASH_MAX_SIZE + 1];
-        kt_hex(b->digest, b->len, hex);
+        char hex[2 * 64 + 1]; /* SHA-512 at most */
+        size_t dlen;
+        const uint8_t *digest = kt_blacklist_hash_digest(b, &dlen);
+        kt_hex(digest, dlen, hex);
         if (o->co.json) {
             jw_obj(w, NULL);
             jw_str(w, "keyring", "blacklist");
-            jw_str(w, "kind", b->kind);
-            jw_str(w, "hash_algorithm", kt_hash_name(b->hash));
+            jw_str(w, "kind", kt_blacklist_hash_kind(b));
+            jw_str(w, "hash_algorithm", kt_blacklist_hash_algorithm(b));
             jw_str(w, "digest", hex);
-            jw_str(w, "source", b->source);
+            jw_str(w, "source", kt_blacklist_hash_source(b));
             jw_obj_end(w);
             jw_newline(w);
         } else {
-            printf("blacklist\t%s:%s\t%s\t%s\n", b->kind, kt_hash_name(b->hash), hex,
-                   b->source ? b->source : "");
+            printf("blacklist\t%s:%s\t%s\t%s\n", kt_blacklist_hash_kind(b), kt_blacklist_hash_algorithm(b), hex,
+                   kt_blacklist_hash_source(b) ? kt_blacklist_hash_source(b) : "");
         }
     }
 }
@@ -181,9 +184,9 @@ static void add_json(const struct kr_opts *o, struct kt_keyring *r, char **files
         for (size_t j = from[i]; rc == 0 && r && j < to[i]; j++) {
             const struct kt_key *key = kt_keyring_key(r, j);
             jw_obj(&w, NULL);
-            cli_cert_json_fields(&w, key->cert);
-            jw_bool(&w, "trusted", key->trusted);
-            jw_str(&w, "source", key->source);
+            cli_cert_json_fields(&w, kt_key_cert(key));
+            jw_bool(&w, "trusted", kt_key_is_trusted(key));
+            jw_str(&w, "source", kt_key_source(key));
             jw_obj_end(&w);
         }
         jw_arr_end(&w);

@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "keyload.h"
-#include "store/store.h"
 #include "update_check.h"
 
 struct kr_opts {
