@@ -97,8 +97,10 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
             jw_obj_end(w);
             jw_newline(w);
         } else {
-            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(r), kt_key_is_trusted(key) ? "trusted" : "untrusted",
-                   kt_x509_description(kt_key_cert(key)) ? kt_x509_description(kt_key_cert(key)) : "?", kt_key_source(key));
+            const char *desc = kt_x509_description(kt_key_cert(key));
+            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(r),
+                   kt_key_is_trusted(key) ? "trusted" : "untrusted", desc ? desc : "?",
+                   kt_key_source(key));
         }
     }
     if (strcmp(kt_keyring_name(r), "blacklist") != 0)

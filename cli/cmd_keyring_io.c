@@ -21,8 +21,9 @@ static int export_json(struct kt_keyring *r, struct kt_keyrings *k)
     jw_init(&w, stdout);
     for (size_t i = 0; i < kt_keyring_count(r); i++) {
         const struct kt_key *key = kt_keyring_key(r, i);
-        size_t n;
-        char *pem = kt_pem_encode_cert(key->der, key->der_len, &n);
+        size_t n, der_len;
+        const uint8_t *der = kt_x509_der(kt_key_cert(key), &der_len);
+        char *pem = kt_pem_encode_cert(der, der_len, &n);
         if (!pem)
             return EXIT_INTERNAL;
         jw_obj(&w, NULL);
@@ -154,8 +155,11 @@ int kr_do_push(const struct kr_opts *o, int nargs)
     jw_init(&w, stdout);
     for (size_t i = 0; r && i < kt_keyring_count(r); i++) {
         const struct kt_key *key = kt_keyring_key(r, i);
-        const char *want = kt_x509_description(kt_key_cert(key)) ? kt_x509_description(kt_key_cert(key)) : "";
-        key_serial_t id = add_key("asymmetric", NULL, key->der, key->der_len, dest);
+        const struct kt_x509 *cert = kt_key_cert(key);
+        const char *want = kt_x509_description(cert) ? kt_x509_description(cert) : "";
+        size_t der_len;
+        const uint8_t *der = kt_x509_der(cert, &der_len);
+        key_serial_t id = add_key("asymmetric", NULL, der, der_len, dest);
         if (id < 0) {
             int er = errno;
             cli_errorf(want, "the kernel refused the key: %s", strerror(er));

@@ -16,9 +16,10 @@
 static void key_line(FILE *f, const char *verb, const char *ring, const struct kt_key *key)
 {
     char hex[65];
-    fprintf(f, "%s %s: %s (sha256 %s)\n", verb, ring,
-            kt_x509_description(kt_key_cert(key)) ? kt_x509_description(kt_key_cert(key)) : "?",
-            kt_hex(kt_x509_sha256(kt_key_cert(key)), 32, hex));
+    const struct kt_x509 *cert = kt_key_cert(key);
+    const char *desc = kt_x509_description(cert);
+    fprintf(f, "%s %s: %s (sha256 %s)\n", verb, ring, desc ? desc : "?",
+            kt_hex(kt_x509_sha256(cert), 32, hex));
 }
 
 /* The JSON object of one id: what it matches and whether that was removed. */

@@ -10,7 +10,6 @@
 #include "ktrust/advanced.h"
 #include "ktrust/verify.h"
 #include "ktrust/x509.h"
-#include "verdict_print.h"
 
 enum { OPT_KEYRING = OPT_FIRST_PRIVATE, OPT_PURPOSE, OPT_SHA1 };
 

@@ -1,5 +1,6 @@
 /* ktrust wrap-key CERT... -o OUT.efi [--machine x64|aa64]: build an unsigned
  * PE32+ EFI image whose .keylist section holds the certificates. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

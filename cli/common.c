@@ -6,6 +6,8 @@
 
 #include "cli.h"
 
+const char cli_system_bundle[] = CLI_SYSTEM_BUNDLE;
+
 /* The advice the library leaves to us: the options that change its answer. */
 void cli_hints_register(void)
 {
@@ -35,9 +37,6 @@ void cli_hints_register(void)
     for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
         kt_hint_set(hints[i].hint, hints[i].text);
 }
-#include "policy/keyrings.h"
-
-const char cli_system_bundle[] = CLI_SYSTEM_BUNDLE;
 
 int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cmd)
 {
@@ -164,34 +163,22 @@ const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap)
     return buf;
 }
 
-int cli_parse_purpose(const char *s, bool module_ok, enum kt_purpose *p)
+int cli_parse_verify_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p)
 {
     static const struct {
         const char *name;
-        enum kt_purpose p;
+        enum kt_verify_purpose p;
         bool module;
-    } names[] = {{"uefi", KT_PURPOSE_UEFI, false},
-                 {"kexec", KT_PURPOSE_KEXEC, false},
-                 {"module", KT_PURPOSE_MODULE, true},
-                 {"builtin", KT_PURPOSE_BUILTIN, true}};
+    } names[] = {{"uefi", KT_VERIFY_PURPOSE_UEFI, false},
+                 {"kexec", KT_VERIFY_PURPOSE_KEXEC, false},
+                 {"module", KT_VERIFY_PURPOSE_MODULE, true},
+                 {"builtin", KT_VERIFY_PURPOSE_BUILTIN, true}};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strcmp(s, names[i].name) && (module_ok || !names[i].module)) {
             *p = names[i].p;
             return 0;
         }
     return -1;
-}
-
-int cli_parse_verify_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p)
-{
-    enum kt_purpose kp;
-    if (cli_parse_purpose(s, module_ok, &kp) < 0)
-        return -1;
-    *p = kp == KT_PURPOSE_UEFI     ? KT_VERIFY_PURPOSE_UEFI
-         : kp == KT_PURPOSE_KEXEC  ? KT_VERIFY_PURPOSE_KEXEC
-         : kp == KT_PURPOSE_MODULE ? KT_VERIFY_PURPOSE_MODULE
-                                   : KT_VERIFY_PURPOSE_BUILTIN;
-    return 0;
 }
 
 int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f),

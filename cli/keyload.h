@@ -5,7 +5,7 @@
 #define KT_CLI_KEYLOAD_H
 
 #include "cli.h"
-#include "verify/verify_int.h"
+#include "ktrust/verify.h"
 
 /* kt_ctx_opts filled from the common options (the trust array lives here). */
 struct cli_ctx_opts {

@@ -66,6 +66,9 @@ KT_API const uint8_t *kt_x509_akid(const struct kt_x509 *c, size_t *len);
  * or NULL and 0 for a key type ktrust does not support. */
 KT_API const char *kt_x509_key_algorithm(const struct kt_x509 *c);
 KT_API unsigned kt_x509_key_bits(const struct kt_x509 *c);
+/* Whether ktrust can check signatures with the public key (its type,
+ * curve and size are supported). */
+KT_API bool kt_x509_key_supported(const struct kt_x509 *c);
 /* The signature algorithm's name, or its dotted OID when ktrust does not
  * know it (written into buf; cap >= 96), or "unknown". */
 KT_API const char *kt_x509_sig_algorithm(const struct kt_x509 *c, char *buf, size_t cap);

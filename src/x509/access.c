@@ -83,3 +83,5 @@ bool kt_x509_eku(const struct kt_x509 *c, const char **names, size_t cap, size_t
         *other = c->has_eku && (c->eku & KT_EKU_OTHER);
     return c->has_eku;
 }
+
+bool kt_x509_key_supported(const struct kt_x509 *c) { return c->pub != NULL; }
