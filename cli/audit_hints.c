@@ -1,6 +1,7 @@
 /* audit_hints.c - what would vouch for an untrusted link or group of
  * modules, and how to supply it: advice that names commands and options,
  * so it is written here, from the verdicts the library reached. */
+#include <errno.h>
 #include <stdio.h>
 
 #include "audit_print.h"

@@ -7,7 +7,8 @@
 #include <stdio.h>
 
 #include "json.h"
-#include "x509/x509.h"
+#include "ktrust/error.h"
+#include "ktrust/x509.h"
 
 /* Write the CONTRACT.md certificate object (key may be NULL at top level or
  * in an array): description, subject, issuer, serial, skid, akid,
@@ -26,7 +27,5 @@ void cli_bad_input_json(const char *file, int index, int rc, const char *reason,
 
 /* "name: value" lines, each prefixed by indent. */
 void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent);
-/* The signature algorithm's name, or its dotted OID when unknown (buf >= 96). */
-const char *cli_cert_sigalg_name(const struct kt_x509 *c, char *buf, size_t cap);
 
 #endif

@@ -10,16 +10,9 @@
 #include <stddef.h>
 
 #include "json.h"
-#include "opts.h"
-#include "keys/blacklist.h"
-#include "keys/keyring.h"
 #include "ktrust/error.h"
 #include "ktrust/verify.h"
-#include "policy/cert_trust.h"
-#include "policy/keyrings.h"
-#include "policy/load.h"
-#include "policy/restrict.h"
-#include "policy/verify.h"
+#include "opts.h"
 
 #define EXIT_USAGE 64
 #define EXIT_NOINPUT 66
@@ -70,6 +63,10 @@ void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(pr
 int cli_exit_code(int rc);
 /* Register the hints (kt_hint_set) that name our options; main does it once. */
 void cli_hints_register(void);
+/* With --json: the objects for inputs never verified because a setup step
+ * (store, --trust, --kernel) failed with rc/e (verdict_print.c). */
+void cli_json_setup_failed(const struct cli_common *co, const char *type, char *const *files,
+                           int n, int rc, const struct kt_error *e);
 /* Print usage text for cmd to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -80,9 +77,9 @@ bool cli_store_is_default(const struct cli_common *co);
 /* The store path the options select (may be NULL when --trust without --store). */
 const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap);
 
-/* --purpose NAME: "uefi", "kexec" (and with module_ok "module", "builtin").
- * Returns 0, or -1 for an unknown name. */
-int cli_parse_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p);
+/* --purpose NAME: "uefi", "kexec" (and with module_ok "module", "builtin"),
+ * as a verification policy's purpose.  Returns 0, or -1 for an unknown name. */
+int cli_parse_verify_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p);
 
 /* Subcommands: argv[0] is the subcommand name. */
 int cmd_x509(int argc, char **argv);

@@ -1,6 +1,7 @@
 /* ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...
  * [--dbx-info JSON] PATH... : would a dbx and/or SbatLevel update revoke
  * any boot binary under PATH (an ESP mount, files or directories)? */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -8,10 +8,9 @@
 
 #include "cert_print.h"
 #include "cli.h"
-#include "esl/esl.h"
-#include "esl/esl_svn.h"
-#include "util/file.h"
-#include "x509/x509.h"
+#include "ktrust/advanced.h"
+#include "ktrust/esl.h"
+#include "ktrust/x509.h"
 
 static void usage(FILE *f)
 {
@@ -84,8 +83,8 @@ static void entry_text(struct show *s, const struct kt_esl_entry *e, const struc
     printf("%s: %zu.%zu %s owner %s", s->file, e->list_index, e->entry_index, entry_type(e),
            kt_guid_str(e->owner, owner));
     if (c) {
-        printf("\n    %s\n    subject %s\n    sha256 %s\n", c->description, c->subject,
-               kt_hex(c->sha256, 32, hex));
+        printf("\n    %s\n    subject %s\n    sha256 %s\n", kt_x509_description(c),
+               kt_x509_subject(c), kt_hex(kt_x509_sha256(c), 32, hex));
     } else if (svn) {
         printf(": %s %u.%u (record version %u)\n", kt_guid_str(svn->guid, g), svn->major,
                svn->minor, svn->version);

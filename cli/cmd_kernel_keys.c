@@ -7,9 +7,8 @@
 
 #include "cert_print.h"
 #include "cli.h"
-#include "kimage/kimage.h"
-#include "util/file.h"
-#include "x509/x509.h"
+#include "ktrust/advanced.h"
+#include "ktrust/x509.h"
 
 enum { OPT_PEM = OPT_FIRST_PRIVATE };
 
@@ -42,7 +41,7 @@ static void usage(FILE *f)
 struct kk_ctx {
     const char *file;
     const struct cli_common *co;
-    enum kt_kimage_comp comp;
+    const char *comp;
     struct jw w;
     int index;
     int worst;
@@ -84,7 +83,7 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
             cli_cert_json_fields(&s->w, c);
             jw_str(&s->w, "file", s->file);
             jw_int(&s->w, "index", s->index);
-            jw_str(&s->w, "compression", kt_kimage_comp_name(s->comp));
+            jw_str(&s->w, "compression", s->comp);
             jw_int(&s->w, "vmlinux_offset", (long long)off);
             jw_obj_end(&s->w);
             jw_newline(&s->w);
@@ -112,7 +111,7 @@ static int one_image(const char *path, const struct cli_common *co, bool pem)
     struct kk_ctx s = {.file = path, .co = co, .pem = pem};
     jw_init(&s.w, stdout);
     /* streaming: decoding stops at the list (bounded memory) */
-    rc = kt_kimage_foreach_cert_ex(f.data, f.len, 0, show_key, &s, &s.comp, &e);
+    rc = kt_kernel_certs_foreach(f.data, f.len, 0, show_key, &s, &s.comp, &e);
     kt_file_close(&f);
     if (rc < 0) {
         if (!co->quiet)

@@ -10,8 +10,8 @@
 #include "cli.h"
 #include "keyload.h"
 #include "keyring_cmd.h"
-#include "util/file.h"
-#include "verify/verify_int.h" /* kt_ctx_wrong_kind, kt_ctx_add_key_file (keyload.h no longer includes it) */
+#include "ktrust/advanced.h"
+#include "ktrust/x509.h"
 
 enum {
     OPT_KEYRING = OPT_FIRST_PRIVATE,
@@ -80,67 +80,6 @@ static void usage(FILE *f)
             "66 unreadable input or read-only store, 70 internal error\n");
 }
 
-int kr_fail(const char *file, int rc, const struct kt_error *e)
-{
-    cli_error(file, e);
-    return cli_exit_code(rc);
-}
-
-int kr_begin(const struct kr_opts *o, struct kt_ctx **ctx, struct kt_keyrings **k,
-             const char **path, struct kt_error *e)
-{
-    static struct cli_ctx_opts c;
-    struct cli_common co = o->co;
-    co.n_trust = 0; /* add: the run-only keys come after the keyring is checked */
-    co.kernel = NULL;
-    cli_ctx_opts(&co, KT_CTX_STORE_WRITE, &c);
-    c.o.msg_arg = (void *)&o->co;
-    *path = c.o.store_path;
-    *k = NULL;
-    int rc = kt_ctx_open(&c.o, ctx, NULL, e);
-    if (rc == 0)
-        *k = kt_ctx_keyrings(*ctx);
-    return rc;
-}
-
-int kr_finish(struct kt_ctx *ctx, struct kt_error *e) { return kt_ctx_commit(ctx, e); }
-
-int kr_load_read(const struct kr_opts *o, struct kt_ctx **ctx, struct kt_keyrings **k,
-                 const char **path)
-{
-    static struct cli_ctx_opts c;
-    struct cli_common co = o->co;
-    co.n_trust = 0;
-    co.kernel = NULL;
-    co.n_vouch = 0;
-    cli_ctx_opts(&co, KT_CTX_STORE_WRITE, &c);
-    c.o.store_mode = KT_CTX_STORE_READ;
-    c.o.store_may_be_missing = false;
-    c.o.missing_store_hint_keyring = true;
-    c.o.msg_arg = (void *)&o->co;
-    *path = c.o.store_path;
-    *k = NULL;
-    struct kt_error e = KT_ERROR_INIT;
-    const char *bad = NULL;
-    int rc = kt_ctx_open(&c.o, ctx, &bad, &e);
-    if (rc < 0)
-        return kr_fail(bad, rc, &e);
-    *k = kt_ctx_keyrings(*ctx);
-    return 0;
-}
-
-struct kt_keyring *kr_need_ring(struct kt_keyrings *k, const char *name, int *ret)
-{
-    struct kt_keyring *r = kt_keyrings_get(k, name);
-    if (!r) {
-        cli_errorf(NULL, "no keyring '%s' (builtin, secondary, platform, machine, blacklist, or "
-                         "one made by 'keyring create')",
-                   name);
-        *ret = EXIT_USAGE;
-    }
-    return r;
-}
-
 /* ---- list ----------------------------------------------------------------- */
 
 static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_keyring *r,
@@ -150,36 +89,40 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
         const struct kt_key *key = kt_keyring_key(r, i);
         if (o->co.json) {
             jw_obj(w, NULL);
-            cli_cert_json_fields(w, key->cert);
+            cli_cert_json_fields(w, kt_key_cert(key));
             jw_str(w, "keyring", kt_keyring_name(r));
-            jw_bool(w, "trusted", key->trusted);
-            jw_str(w, "source", key->source);
-            jw_time(w, "added", key->added);
+            jw_bool(w, "trusted", kt_key_is_trusted(key));
+            jw_str(w, "source", kt_key_source(key));
+            jw_time(w, "added", kt_key_added(key));
             jw_obj_end(w);
             jw_newline(w);
         } else {
-            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(r), key->trusted ? "trusted" : "untrusted",
-                   key->cert->description ? key->cert->description : "?", key->source);
+            const char *desc = kt_x509_description(kt_key_cert(key));
+            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(r),
+                   kt_key_is_trusted(key) ? "trusted" : "untrusted", desc ? desc : "?",
+                   kt_key_source(key));
         }
     }
     if (strcmp(kt_keyring_name(r), "blacklist") != 0)
         return;
     for (size_t i = 0; i < kt_blacklist_hash_count(k); i++) {
         const struct kt_blacklist_hash *b = kt_blacklist_hash_at(k, i);
-        char hex[2 * KT_HASH_MAX_SIZE + 1];
-        kt_hex(b->digest, b->len, hex);
+        char hex[2 * 64 + 1]; /* SHA-512 at most */
+        size_t dlen;
+        const uint8_t *digest = kt_blacklist_hash_digest(b, &dlen);
+        kt_hex(digest, dlen, hex);
         if (o->co.json) {
             jw_obj(w, NULL);
             jw_str(w, "keyring", "blacklist");
-            jw_str(w, "kind", b->kind);
-            jw_str(w, "hash_algorithm", kt_hash_name(b->hash));
+            jw_str(w, "kind", kt_blacklist_hash_kind(b));
+            jw_str(w, "hash_algorithm", kt_blacklist_hash_algorithm(b));
             jw_str(w, "digest", hex);
-            jw_str(w, "source", b->source);
+            jw_str(w, "source", kt_blacklist_hash_source(b));
             jw_obj_end(w);
             jw_newline(w);
         } else {
-            printf("blacklist\t%s:%s\t%s\t%s\n", b->kind, kt_hash_name(b->hash), hex,
-                   b->source ? b->source : "");
+            printf("blacklist\t%s:%s\t%s\t%s\n", kt_blacklist_hash_kind(b), kt_blacklist_hash_algorithm(b), hex,
+                   kt_blacklist_hash_source(b) ? kt_blacklist_hash_source(b) : "");
         }
     }
 }
@@ -243,9 +186,9 @@ static void add_json(const struct kr_opts *o, struct kt_keyring *r, char **files
         for (size_t j = from[i]; rc == 0 && r && j < to[i]; j++) {
             const struct kt_key *key = kt_keyring_key(r, j);
             jw_obj(&w, NULL);
-            cli_cert_json_fields(&w, key->cert);
-            jw_bool(&w, "trusted", key->trusted);
-            jw_str(&w, "source", key->source);
+            cli_cert_json_fields(&w, kt_key_cert(key));
+            jw_bool(&w, "trusted", kt_key_is_trusted(key));
+            jw_str(&w, "source", kt_key_source(key));
             jw_obj_end(&w);
         }
         jw_arr_end(&w);

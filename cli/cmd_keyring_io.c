@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cert_print.h"
-#include "policy/export.h"
 #include "keyring_cmd.h"
-#include "util/file.h"
+#include "ktrust/advanced.h"
+#include "ktrust/x509.h"
 
 /* ---- export ---------------------------------------------------------------- */
 
@@ -21,15 +21,16 @@ static int export_json(struct kt_keyring *r, struct kt_keyrings *k)
     jw_init(&w, stdout);
     for (size_t i = 0; i < kt_keyring_count(r); i++) {
         const struct kt_key *key = kt_keyring_key(r, i);
-        size_t n;
-        char *pem = kt_pem_encode_cert(key->der, key->der_len, &n);
+        size_t n, der_len;
+        const uint8_t *der = kt_x509_der(kt_key_cert(key), &der_len);
+        char *pem = kt_pem_encode_cert(der, der_len, &n);
         if (!pem)
             return EXIT_INTERNAL;
         jw_obj(&w, NULL);
-        cli_cert_json_fields(&w, key->cert);
+        cli_cert_json_fields(&w, kt_key_cert(key));
         jw_str(&w, "keyring", kt_keyring_name(r));
-        jw_bool(&w, "trusted", key->trusted);
-        jw_str(&w, "source", key->source);
+        jw_bool(&w, "trusted", kt_key_is_trusted(key));
+        jw_str(&w, "source", kt_key_source(key));
         jw_str(&w, "pem", pem);
         jw_obj_end(&w);
         jw_newline(&w);
@@ -41,10 +42,12 @@ static int export_json(struct kt_keyring *r, struct kt_keyrings *k)
         const struct kt_blacklist_hash *h = kt_blacklist_hash_at(k, i);
         jw_obj(&w, NULL);
         jw_str(&w, "keyring", "blacklist");
-        jw_str(&w, "kind", h->kind);
-        jw_str(&w, "hash_algorithm", kt_hash_name(h->hash));
-        jw_hex(&w, "digest", h->digest, h->len);
-        jw_str(&w, "source", h->source);
+        jw_str(&w, "kind", kt_blacklist_hash_kind(h));
+        jw_str(&w, "hash_algorithm", kt_blacklist_hash_algorithm(h));
+        size_t dlen;
+        const uint8_t *digest = kt_blacklist_hash_digest(h, &dlen);
+        jw_hex(&w, "digest", digest, dlen);
+        jw_str(&w, "source", kt_blacklist_hash_source(h));
         jw_obj_end(&w);
         jw_newline(&w);
     }
@@ -152,8 +155,11 @@ int kr_do_push(const struct kr_opts *o, int nargs)
     jw_init(&w, stdout);
     for (size_t i = 0; r && i < kt_keyring_count(r); i++) {
         const struct kt_key *key = kt_keyring_key(r, i);
-        const char *want = key->cert->description ? key->cert->description : "";
-        key_serial_t id = add_key("asymmetric", NULL, key->der, key->der_len, dest);
+        const struct kt_x509 *cert = kt_key_cert(key);
+        const char *want = kt_x509_description(cert) ? kt_x509_description(cert) : "";
+        size_t der_len;
+        const uint8_t *der = kt_x509_der(cert, &der_len);
+        key_serial_t id = add_key("asymmetric", NULL, der, der_len, dest);
         if (id < 0) {
             int er = errno;
             cli_errorf(want, "the kernel refused the key: %s", strerror(er));

@@ -8,15 +8,18 @@
 
 #include "cert_print.h"
 #include "keyring_cmd.h"
+#include "ktrust/advanced.h"
+#include "ktrust/x509.h"
 
 #define MAX_SHOWN 20 /* matches listed in an "ambiguous id" error */
 
 static void key_line(FILE *f, const char *verb, const char *ring, const struct kt_key *key)
 {
     char hex[65];
-    fprintf(f, "%s %s: %s (sha256 %s)\n", verb, ring,
-            key->cert->description ? key->cert->description : "?",
-            kt_hex(key->cert->sha256, 32, hex));
+    const struct kt_x509 *cert = kt_key_cert(key);
+    const char *desc = kt_x509_description(cert);
+    fprintf(f, "%s %s: %s (sha256 %s)\n", verb, ring, desc ? desc : "?",
+            kt_hex(kt_x509_sha256(cert), 32, hex));
 }
 
 /* The JSON object of one id: what it matches and whether that was removed. */
@@ -32,8 +35,8 @@ static void id_json(const struct kr_opts *o, const char *id, struct kt_keyring *
     jw_arr(&w, "matches");
     for (size_t i = 0; i < n; i++) {
         jw_obj(&w, NULL);
-        cli_cert_json_fields(&w, m[i]->cert);
-        jw_str(&w, "source", m[i]->source);
+        cli_cert_json_fields(&w, kt_key_cert(m[i]));
+        jw_str(&w, "source", kt_key_source(m[i]));
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
@@ -100,9 +103,11 @@ static int remove_hash_id(const struct kr_opts *o, struct kt_keyrings *k, const 
     int found = -1;
     for (size_t i = 0; i < kt_blacklist_hash_count(k); i++) {
         const struct kt_blacklist_hash *b = kt_blacklist_hash_at(k, i);
-        char hex[2 * KT_HASH_MAX_SIZE + 1];
-        kt_hex(b->digest, b->len, hex);
-        if (!strncmp(id, b->kind, 3) && !strcasecmp(id + 4, hex))
+        char hex[2 * 64 + 1]; /* SHA-512 at most */
+        size_t dlen;
+        const uint8_t *digest = kt_blacklist_hash_digest(b, &dlen);
+        kt_hex(digest, dlen, hex);
+        if (!strncmp(id, kt_blacklist_hash_kind(b), 3) && !strcasecmp(id + 4, hex))
             found = (int)i;
     }
     if (found < 0) {

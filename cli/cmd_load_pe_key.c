@@ -7,9 +7,9 @@
 #include "cert_print.h"
 #include "cli.h"
 #include "keyload.h"
-#include "verdict_print.h"
-#include "util/file.h"
-#include "wrapped/pe_keys.h"
+#include "ktrust/advanced.h"
+#include "ktrust/verify.h"
+#include "ktrust/x509.h"
 
 enum { OPT_KEYRING = OPT_FIRST_PRIVATE, OPT_PURPOSE, OPT_SHA1 };
 
@@ -61,7 +61,7 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
         jw_str(&w, "wrapped", res->kind ? kt_wrap_kind_name(res->kind) : NULL);
         jw_arr(&w, "added");
         for (size_t i = 0; rc == 0 && i < res->n_added; i++)
-            cli_cert_json(&w, NULL, res->added[i]->cert);
+            cli_cert_json(&w, NULL, kt_key_cert(res->added[i]));
         jw_arr_end(&w);
         jw_int(&w, "blacklisted", rc == 0 ? (long long)res->n_blacklisted : 0);
         jw_obj_end(&w);
@@ -78,8 +78,9 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
            res->n_added == 1 ? "" : "s", kt_wrap_kind_name(res->kind), ring);
     for (size_t i = 0; i < res->n_added; i++) {
         char hex[65];
-        printf("  + %s\n    sha256 %s\n", res->added[i]->cert->description,
-               kt_hex(res->added[i]->cert->sha256, 32, hex));
+        const struct kt_x509 *cert = kt_key_cert(res->added[i]);
+        printf("  + %s\n    sha256 %s\n", kt_x509_description(cert),
+               kt_hex(kt_x509_sha256(cert), 32, hex));
     }
     if (res->n_blacklisted)
         printf("  + %zu vendor dbx entr%s added to blacklist\n", res->n_blacklisted,
@@ -89,7 +90,7 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
 int cmd_load_pe_key(int argc, char **argv)
 {
     struct cli_common co = {0};
-    struct kt_pe_verify_opts vo = {.purpose = KT_VERIFY_PURPOSE_UEFI};
+    struct kt_policy pol = {.purpose = KT_VERIFY_PURPOSE_UEFI};
     const char *ring_name = "secondary";
     struct cli_getopt g;
     int c;
@@ -104,9 +105,9 @@ int cmd_load_pe_key(int argc, char **argv)
         switch (c) {
         case 'h': usage(stdout); return 0;
         case OPT_KEYRING: ring_name = optarg; break;
-        case OPT_SHA1: vo.allow_sha1 = true; break;
+        case OPT_SHA1: pol.allow_sha1 = true; break;
         case OPT_PURPOSE:
-            if (cli_parse_purpose(optarg, false, &vo.purpose) < 0)
+            if (cli_parse_verify_purpose(optarg, false, &pol.purpose) < 0)
                 return cli_usage_error("load-pe-key", "--purpose takes uefi or kexec");
             break;
         default: usage(stderr); return EXIT_USAGE;
@@ -140,7 +141,7 @@ int cmd_load_pe_key(int argc, char **argv)
         memset(&res, 0, sizeof(res));
         int frc = kt_file_open(argv[i], &f, &fe);
         if (frc == 0) {
-            frc = kt_pe_load_keys(f.data, f.len, rings, target, &vo, argv[i], &res, &fe);
+            frc = kt_pe_load_keys_policy(f.data, f.len, rings, target, &pol, argv[i], &res, &fe);
             if (frc < 0)
                 cli_error(argv[i], &fe);
             print_one(&co, argv[i], frc, &fe, &res, ring_name);

@@ -66,7 +66,7 @@ int cmd_verify_pe(int argc, char **argv)
         case 'h': usage(stdout); return 0;
         case OPT_SBAT_LEVEL: sbat_spec = optarg; break;
         case OPT_PURPOSE:
-            if (cli_parse_purpose(optarg, false, &pol.purpose) < 0)
+            if (cli_parse_verify_purpose(optarg, false, &pol.purpose) < 0)
                 return cli_usage_error("verify-pe", "unknown purpose '%s' (uefi or kexec)",
                                        optarg);
             break;

@@ -59,7 +59,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
         case 'h': usage(stdout); return 0;
         case OPT_DATA: data_path = optarg; break;
         case OPT_PURPOSE:
-            if (cli_parse_purpose(optarg, true, &policy.purpose) < 0)
+            if (cli_parse_verify_purpose(optarg, true, &policy.purpose) < 0)
                 return cli_usage_error("verify-pkcs7", "unknown purpose '%s'", optarg);
             break;
         default: usage(stderr); return EXIT_USAGE;

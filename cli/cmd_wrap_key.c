@@ -1,16 +1,14 @@
 /* ktrust wrap-key CERT... -o OUT.efi [--machine x64|aa64]: build an unsigned
  * PE32+ EFI image whose .keylist section holds the certificates. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "keyload.h"
 #include "ktrust/advanced.h"
-#include "esl/esl.h"
-#include "pe/pe.h"
-#include "util/file.h"
-#include "x509/x509.h"
+#include "ktrust/esl.h"
+#include "ktrust/x509.h"
 
 enum { OPT_MACHINE = OPT_FIRST_PRIVATE, OPT_VENDOR_CERT, OPT_ESL, OPT_DBX };
 

@@ -6,8 +6,8 @@
 
 #include "cert_print.h"
 #include "cli.h"
-#include "util/file.h"
-#include "x509/x509.h"
+#include "ktrust/advanced.h"
+#include "ktrust/x509.h"
 
 static void usage(FILE *f)
 {
@@ -54,7 +54,7 @@ static int show_one(void *vctx, const uint8_t *der, size_t len, size_t file_offs
         s->reported = true;
         return rc;
     }
-    if (c->sig_alg.unsupported || !c->pub)
+    if (kt_x509_sig_algorithm_unsupported(c) || !kt_x509_key_supported(c))
         s->worst = worse(s->worst, cli_exit_code(-ENOPKG));
     if (!s->co->quiet) {
         if (s->co->json) {

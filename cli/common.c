@@ -6,6 +6,8 @@
 
 #include "cli.h"
 
+const char cli_system_bundle[] = CLI_SYSTEM_BUNDLE;
+
 /* The advice the library leaves to us: the options that change its answer. */
 void cli_hints_register(void)
 {
@@ -22,13 +24,19 @@ void cli_hints_register(void)
         {KT_HINT_PLATFORM_VOUCH, " (use --keyring platform, or --trust its authority for this run)"},
         {KT_HINT_PK, " (--pk)"},
         {KT_HINT_PK_KEK, " (--pk, --kek)"},
+        {KT_HINT_NO_STORE, " (--store and $KTRUST_STORE name an existing store; "
+                           "'ktrust keyring add' makes one)"},
+        {KT_HINT_NO_STORE_KEYRING, " (keys are stored by 'ktrust keyring add'; "
+                                   "--store PATH or $KTRUST_STORE picks another)"},
+        {KT_HINT_NO_KEYRING, " (see keyring list)"},
+        {KT_HINT_STORE_NONE, " (--trust/--kernel keys only; --store PATH adds one)"},
+        {KT_HINT_NAME_TRUST, "--trust"},
+        {KT_HINT_NAME_KERNEL, "--kernel"},
+        {KT_HINT_NAME_KEYRING, "--keyring"},
     };
     for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
         kt_hint_set(hints[i].hint, hints[i].text);
 }
-#include "policy/keyrings.h"
-
-const char cli_system_bundle[] = CLI_SYSTEM_BUNDLE;
 
 int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cmd)
 {
@@ -155,7 +163,7 @@ const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap)
     return buf;
 }
 
-int cli_parse_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p)
+int cli_parse_verify_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p)
 {
     static const struct {
         const char *name;

@@ -1,11 +1,13 @@
-/* keyring_cmd.h - what the `ktrust keyring` actions share (cmd_keyring.c,
- * cmd_keyring_remove.c, cmd_keyring_io.c). */
+/* keyring_cmd.h - what the `ktrust keyring` actions share: their options,
+ * the store session around them (keyring_session.c), and the actions that
+ * live in files of their own (cmd_keyring_remove.c, cmd_keyring_io.c),
+ * which cmd_keyring.c dispatches to.  Calls go one way: cmd_keyring.c ->
+ * the action files -> keyring_session.c. */
 #ifndef KT_CLI_KEYRING_CMD_H
 #define KT_CLI_KEYRING_CMD_H
 
 #include "cli.h"
 #include "keyload.h"
-#include "store/store.h"
 #include "update_check.h"
 
 struct kr_opts {
@@ -14,6 +16,8 @@ struct kr_opts {
     bool all, dry_run;
     struct cli_update_auth ua; /* add: --pk/--kek for signed EFI variable updates */
 };
+
+/* ---- keyring_session.c ---- */
 
 /* Print "ktrust: FILE: WHAT" and return the exit code of rc. */
 int kr_fail(const char *file, int rc, const struct kt_error *e);
@@ -31,6 +35,8 @@ int kr_begin(const struct kr_opts *o, struct kt_ctx **ctx, struct kt_keyrings **
              const char **path, struct kt_error *e);
 /* Save and commit (kt_ctx_commit); on failure everything is rolled back. */
 int kr_finish(struct kt_ctx *ctx, struct kt_error *e);
+
+/* ---- the actions: cmd_keyring_remove.c, cmd_keyring_io.c ---- */
 
 int kr_do_remove(const struct kr_opts *o, int nids, char **ids);
 int kr_do_export(const struct kr_opts *o, int nargs);

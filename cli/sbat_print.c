@@ -1,4 +1,5 @@
 /* SBAT entries and results as JSON and text. */
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"

@@ -64,9 +64,6 @@ void vp_print(const struct vp_result *r, bool json, bool quiet, bool verbose);
  * has its line; returns the exit code (>0). */
 int vp_open_ctx(const struct cli_common *co, struct kt_ctx **ctx, const char *type,
                 char *const *files, int n);
-/* With --json: the objects for inputs never verified because a setup step
- * (store, --trust, --kernel) failed with rc/e. */
-void cli_json_setup_failed(const struct cli_common *co, const char *type, char *const *files,
-                           int n, int rc, const struct kt_error *e);
+/* cli_json_setup_failed (defined in verdict_print.c): cli.h. */
 
 #endif

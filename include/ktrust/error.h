@@ -52,7 +52,10 @@ KT_API int kt_error_prefix(struct kt_error *e, const char *fmt, ...)
  * words (the ktrust program names its options: " (use --allow-sha1 to
  * accept it)").  The library states only the condition ("SHA-1 image
  * digest refused") and puts the text registered for the hint where the
- * advice belongs; with none registered (the default) it adds nothing. */
+ * advice belongs; with none registered (the default) it adds nothing.
+ * The KT_HINT_NAME_* ones are how the application names a context's
+ * inputs in messages ("--kernel"); unregistered, the library says
+ * "trust file", "kernel", "keyring". */
 enum kt_hint {
     KT_HINT_ALLOW_SHA1,       /* after a refused SHA-1 image digest or signature */
     KT_HINT_ALLOW_SHA1_BRIEF, /* after a refused SHA-1 digest in a PKCS#7 message */
@@ -63,6 +66,13 @@ enum kt_hint {
     KT_HINT_PLATFORM_VOUCH,   /* after "platform keys vouch for boot images, never ..." */
     KT_HINT_PK,               /* after "PK" in "no PK given" (verify-var) */
     KT_HINT_PK_KEK,           /* after "PK or KEK" in "no PK or KEK given" */
+    KT_HINT_NO_STORE,         /* after "no store at PATH" (verifying) */
+    KT_HINT_NO_STORE_KEYRING, /* after "no store at PATH" (keyring commands) */
+    KT_HINT_NO_KEYRING,       /* after "no such keyring in the store" */
+    KT_HINT_STORE_NONE,       /* after "store: none" (a context without a store) */
+    KT_HINT_NAME_TRUST,       /* a run-only certificate file (kt_ctx_trust.option unset) */
+    KT_HINT_NAME_KERNEL,      /* the kernel image of kt_ctx_opts.kernel */
+    KT_HINT_NAME_KEYRING,     /* a keyring named in kt_ctx_opts.vouch */
     KT_HINT_COUNT
 };
 

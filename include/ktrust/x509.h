@@ -53,6 +53,49 @@ KT_API const uint8_t *kt_x509_der(const struct kt_x509 *c, size_t *len);
 /* basicConstraints cA; subject == issuer (and its signature verified). */
 KT_API bool kt_x509_is_ca(const struct kt_x509 *c);
 KT_API bool kt_x509_is_self_signed(const struct kt_x509 *c);
+/* A self-signed certificate whose own signature could not be checked
+ * (its algorithm is unsupported). */
+KT_API bool kt_x509_self_signature_unchecked(const struct kt_x509 *c);
+/* The SHA-256 of tbsCertificate (32 bytes): the blacklist's "tbs:" hash. */
+KT_API const uint8_t *kt_x509_tbs_sha256(const struct kt_x509 *c);
+/* subjectKeyIdentifier, and authorityKeyIdentifier's keyIdentifier: the
+ * octets (*len 0 when absent). */
+KT_API const uint8_t *kt_x509_skid(const struct kt_x509 *c, size_t *len);
+KT_API const uint8_t *kt_x509_akid(const struct kt_x509 *c, size_t *len);
+/* The public key's algorithm ("rsa", "ecdsa", "ed25519") and size in bits,
+ * or NULL and 0 for a key type ktrust does not support. */
+KT_API const char *kt_x509_key_algorithm(const struct kt_x509 *c);
+KT_API unsigned kt_x509_key_bits(const struct kt_x509 *c);
+/* Whether ktrust can check signatures with the public key (its type,
+ * curve and size are supported). */
+KT_API bool kt_x509_key_supported(const struct kt_x509 *c);
+/* The signature algorithm's name, or its dotted OID when ktrust does not
+ * know it (written into buf; cap >= 96), or "unknown". */
+KT_API const char *kt_x509_sig_algorithm(const struct kt_x509 *c, char *buf, size_t cap);
+/* Whether signatures with that algorithm cannot be checked. */
+KT_API bool kt_x509_sig_algorithm_unsupported(const struct kt_x509 *c);
+/* basicConstraints: false when absent; else *ca and *path_len (-1: no
+ * pathLenConstraint).  Either pointer may be NULL. */
+KT_API bool kt_x509_basic_constraints(const struct kt_x509 *c, bool *ca, int *path_len);
+/* extendedKeyUsage: false when absent; else the names of the purposes it
+ * lists that ktrust knows ("any", "serverAuth", "clientAuth",
+ * "codeSigning", "emailProtection", "timeStamping",
+ * "msKernelModeCodeSigning", "msUefiCa", "msWindows", "moduleSigning", in
+ * that order) into names[0..*n) (cap entries at most; 10 hold all), and
+ * *other: whether it lists others.  names, n, other may be NULL. */
+KT_API bool kt_x509_eku(const struct kt_x509 *c, const char **names, size_t cap, size_t *n,
+                        bool *other);
+/* An unrecognised critical extension was present. */
+KT_API bool kt_x509_has_unknown_critical(const struct kt_x509 *c);
+
+/* The subject ("CN=..., O=...") of a certificate read leniently (BER, no
+ * checks past the subject), for naming one kt_x509_parse refused; "?"
+ * when even that fails.  Returns buf. */
+KT_API char *kt_x509_peek_subject(const uint8_t *der, size_t len, char *buf, size_t cap);
+/* One certificate as PEM ("-----BEGIN CERTIFICATE-----", 64 columns).
+ * Returns a malloc'd NUL-terminated string (length in *out_len; free()),
+ * or NULL. */
+KT_API char *kt_pem_encode_cert(const uint8_t *der, size_t len, size_t *out_len);
 
 /* Call fn for each certificate in buf: one DER certificate, a PEM or a PEM
  * bundle.  Decoded PEM bytes are temporary: fn copies what it keeps.

@@ -22,12 +22,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "ktrust/span.h" /* kt_span */
 #include "util/err.h"
-
-typedef struct kt_span {
-    const uint8_t *p;
-    size_t len;
-} kt_span;
 
 enum kt_der_mode { KT_DER_STRICT = 0, KT_DER_BER = 1 };
 

@@ -15,21 +15,7 @@
 
 extern const uint8_t kt_esl_svn_owner[16];
 
-struct kt_esl_svn {
-    uint8_t version;
-    uint8_t guid[16];  /* the application GUID, on-disk byte order */
-    uint16_t minor, major;
-    bool reserved_zero; /* the 11 trailing bytes are zero */
-};
-
-/* Is e an SVN record (a SHA256 entry owned by kt_esl_svn_owner)? */
-bool kt_esl_is_svn(const struct kt_esl_entry *e);
-
-/* Decode an SVN record.  Returns 0, or -EINVAL when e is not one. */
-int kt_esl_svn_parse(const struct kt_esl_entry *e, struct kt_esl_svn *out);
-
-/* A 16-byte EFI_GUID (mixed-endian on disk) as "8be4df61-93ca-11d2-aa0d-
- * 00e098032b8c" into buf (>= 37 bytes).  Returns buf. */
-char *kt_guid_str(const uint8_t g[16], char *buf);
+/* struct kt_esl_svn, kt_esl_is_svn, kt_esl_svn_parse, kt_guid_str:
+ * ktrust/esl.h. */
 
 #endif

@@ -160,3 +160,16 @@ bool kt_blacklist_has_cert(const struct kt_keyrings *k, const struct kt_x509 *c)
         return true;
     return c->spki.len && kt_ht_get(&b->by_spki, c->spki.p, c->spki.len, NULL, 0) != NULL;
 }
+
+const char *kt_blacklist_hash_kind(const struct kt_blacklist_hash *b) { return b->kind; }
+const char *kt_blacklist_hash_algorithm(const struct kt_blacklist_hash *b)
+{
+    return kt_hash_name(b->hash);
+}
+const char *kt_blacklist_hash_source(const struct kt_blacklist_hash *b) { return b->source; }
+
+const uint8_t *kt_blacklist_hash_digest(const struct kt_blacklist_hash *b, size_t *len)
+{
+    *len = b->len;
+    return b->digest;
+}

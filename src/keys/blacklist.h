@@ -23,13 +23,9 @@ bool kt_blacklist_has_tbs(const struct kt_keyrings *k, const uint8_t *digest, si
  * a revocation certificate in the blacklist keyring. */
 bool kt_blacklist_has_cert(const struct kt_keyrings *k, const struct kt_x509 *c);
 
-/* Remove blacklist hashes named "bin:HEX" or "tbs:HEX" (the kernel's
- * blacklist key descriptions; the digest's length picks the algorithm).
- * Returns the count removed (0 or 1) or -EINVAL for a malformed id. */
-int kt_blacklist_remove_hash(struct kt_keyrings *k, const char *id);
-/* The hashes in add order, for listing and the store. */
-size_t kt_blacklist_hash_count(const struct kt_keyrings *k);
-const struct kt_blacklist_hash *kt_blacklist_hash_at(const struct kt_keyrings *k, size_t i);
+/* kt_blacklist_remove_hash ("bin:HEX", "tbs:HEX"), and the hashes in add
+ * order with their accessors (kt_blacklist_hash_count, _at, _kind,
+ * _algorithm, _digest, _source): ktrust/advanced.h. */
 
 /* Restore a stored hash (no duplicate error; for src/store). */
 int kt_blacklist_restore_hash(struct kt_keyrings *k, const char *kind, enum kt_hash h,

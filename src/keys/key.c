@@ -143,3 +143,5 @@ const struct kt_x509 *kt_key_cert(const struct kt_key *key) { return key->cert; 
 bool kt_key_is_trusted(const struct kt_key *key) { return key->trusted; }
 const char *kt_key_source(const struct kt_key *key) { return key->source; }
 const struct kt_keyring *kt_key_keyring(const struct kt_key *key) { return key->ring; }
+
+int64_t kt_key_added(const struct kt_key *key) { return key->added; }

@@ -52,9 +52,6 @@ struct kt_key_ids kt_key_ids_of_cert(const struct kt_x509 *c);
 struct kt_key_ids kt_key_ids_of_signer(const struct kt_x509 *c, bool with_issuer_name);
 bool kt_key_ids_empty(const struct kt_key_ids *ids);
 
-/* Does id match key?  id: its description, or hex (optionally "ab:cd",
- * "id:" partial, "ex:" exact) of its SKID, serial, SHA-256 or the kernel's
- * id 0 (serial then raw issuer), with the kernel's trailing-part matching. */
-bool kt_key_matches_id(const struct kt_key *key, const char *id);
+/* kt_key_matches_id (a key against a user's id): ktrust/advanced.h. */
 
 #endif

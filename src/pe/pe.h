@@ -25,11 +25,7 @@
 #include "crypto/crypto.h"
 #include "der/der.h"
 
-enum kt_pe_machine {
-    KT_PE_MACHINE_I386 = 0x014c,
-    KT_PE_MACHINE_X64 = 0x8664,
-    KT_PE_MACHINE_AA64 = 0xaa64,
-};
+/* enum kt_pe_machine: ktrust/advanced.h. */
 
 struct kt_pe_section {
     char name[64];         /* NUL-terminated; "/n" long names resolved through the COFF
@@ -116,17 +112,7 @@ int kt_pe_digest_covers(const struct kt_pe *pe, size_t off, size_t len, struct k
 /* The PE checksum (as in the CheckSum field) computed over the image. */
 uint32_t kt_pe_compute_checksum(const uint8_t *buf, size_t len, size_t checksum_off);
 
-/* Build a minimal unsigned PE32+ EFI application (subsystem 10) for machine
- * m (KT_PE_MACHINE_X64 or KT_PE_MACHINE_AA64) whose entry point returns
- * EFI_UNSUPPORTED and whose `.keylist` section holds the n DER certificates
- * back to back.  *out is malloc'd (caller frees).  Errors: -EINVAL, -ENOMEM,
- * -EFBIG (too large). */
-int kt_pe_build_keylist(const kt_span *certs, size_t n, enum kt_pe_machine m, uint8_t **out,
-                        size_t *out_len);
-/* The same with any section name (up to 64 bytes; past 8 it goes to the COFF
- * string table as "/4", like shim's .vendor_cert) holding the n parts back to
- * back: kt_pe_build_keylist is kt_pe_build_section(".keylist", ...). */
-int kt_pe_build_section(const char *name, const kt_span *parts, size_t n, enum kt_pe_machine m,
-                        uint8_t **out, size_t *out_len);
+/* kt_pe_build_keylist, kt_pe_build_section (wrap-key's images):
+ * ktrust/advanced.h. */
 
 #endif

@@ -10,20 +10,7 @@
 
 #include "keys/keyring.h"
 
-enum kt_export_format {
-    KT_EXPORT_PEM = 0,
-    KT_EXPORT_DER,
-    KT_EXPORT_ESL, /* one EFI_CERT_X509 list; the blacklist adds one list per
-                    * hash type (bin: sha256, tbs: x509_sha256/384/512) */
-};
-
-/* "pem", "der", "esl" to the format; -EINVAL for another name. */
-int kt_export_format_parse(const char *name, enum kt_export_format *out);
-
-/* The keys of r (in order), in format f, into a new buffer *out (*len bytes;
- * NULL when empty; free() it).  *n_hashes (may be NULL) counts the
- * blacklisted hashes written (ESL of the blacklist only).  -ENOMEM. */
-int kt_keyring_export(const struct kt_keyrings *k, const struct kt_keyring *r,
-                      enum kt_export_format f, uint8_t **out, size_t *len, size_t *n_hashes);
+/* enum kt_export_format, kt_export_format_parse, kt_keyring_export:
+ * ktrust/advanced.h. */
 
 #endif

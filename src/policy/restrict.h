@@ -18,9 +18,7 @@
 
 /* "none", "trusted-only", "signed-by:builtin,secondary", "blacklist" into buf. */
 const char *kt_keyring_restriction_str(const struct kt_keyring *r, char *buf, size_t cap);
-/* Parse "none" | "trusted-only" | "signed-by:A[,B...]" (vouchers are
- * pointers into a malloc'd copy *store_buf the caller frees).  -EINVAL. */
-int kt_restriction_parse(const char *s, enum kt_restrict *r, char **store_buf,
-                         const char **vouchers, size_t cap, size_t *n_vouchers);
+/* kt_restriction_parse ("none", "trusted-only", "signed-by:A[,B]"):
+ * ktrust/advanced.h. */
 
 #endif

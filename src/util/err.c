@@ -65,9 +65,14 @@ void kt_hint_set(enum kt_hint hint, const char *text)
         hint_texts[hint] = text;
 }
 
+const char *kt_hint_or(enum kt_hint hint, const char *dflt)
+{
+    return (unsigned)hint < KT_HINT_COUNT && hint_texts[hint] ? hint_texts[hint] : dflt;
+}
+
 const char *kt_hint_text(enum kt_hint hint)
 {
-    return (unsigned)hint < KT_HINT_COUNT && hint_texts[hint] ? hint_texts[hint] : "";
+    return kt_hint_or(hint, "");
 }
 
 enum kt_verdict kt_verdict_of(int rc)

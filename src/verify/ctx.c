@@ -56,15 +56,16 @@ static void skip_warn(void *ctx, size_t index, const uint8_t *der, size_t len,
     struct skip_ctx *s = ctx;
     char subject[512];
     kt_x509_peek_subject(der, len, subject, sizeof(subject));
-    kt_ctx_say(s->o, KT_CTX_MSG_WARNING, "warning: --trust %s: certificate %zu (%s) skipped: %s",
-        s->path, index, subject, why->what[0] ? why->what : "refused");
+    kt_ctx_say(s->o, KT_CTX_MSG_WARNING, "warning: %s %s: certificate %zu (%s) skipped: %s",
+               kt_hint_or(KT_HINT_NAME_TRUST, "trust file"), s->path, index, subject,
+               why->what[0] ? why->what : "refused");
 }
 
 static int add_trust(struct kt_keyrings *k, const struct kt_ctx_opts *o,
                      const struct kt_ctx_trust *t, struct kt_error *err)
 {
     struct kt_keyring *builtin = kt_keyrings_get(k, "builtin");
-    const char *opt = t->option ? t->option : "--trust";
+    const char *opt = t->option ? t->option : kt_hint_or(KT_HINT_NAME_TRUST, "trust file");
     struct kt_file f;
     int rc = kt_file_open(t->path, &f, err);
     if (rc < 0)
@@ -110,11 +111,13 @@ static int name_vouchers(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct
         struct kt_keyring *r = kt_keyrings_get(ctx->rings, o->vouch[i]);
         if (!r)
             return kt_fail(err, -ESRCH, KT_NO_OFFSET,
-                           "--keyring %s: no such keyring in the store (see keyring list)",
-                           o->vouch[i]);
+                           "%s %s: no such keyring in the store%s",
+                           kt_hint_or(KT_HINT_NAME_KEYRING, "keyring"), o->vouch[i],
+                           kt_hint_text(KT_HINT_NO_KEYRING));
         if (kt_keyring_set_run_voucher(r, true) < 0)
             return kt_fail(err, -ESRCH, KT_NO_OFFSET,
-                           "--keyring %s: the blacklist revokes, it never vouches", o->vouch[i]);
+                           "%s %s: the blacklist revokes, it never vouches",
+                           kt_hint_or(KT_HINT_NAME_KEYRING, "keyring"), o->vouch[i]);
     }
     return 0;
 }
@@ -134,13 +137,11 @@ static int open_read(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const char
         return 0;
     }
     if (rc == -ENOENT && o->missing_store_hint_keyring)
-        return kt_fail(err, rc, KT_NO_OFFSET,
-                       "no store at %s (keys are stored by 'ktrust keyring add'; "
-                       "--store PATH or $KTRUST_STORE picks another)", path);
+        return kt_fail(err, rc, KT_NO_OFFSET, "no store at %s%s", path,
+                       kt_hint_text(KT_HINT_NO_STORE_KEYRING));
     if (rc == -ENOENT)
-        return kt_fail(err, rc, KT_NO_OFFSET,
-                       "no store at %s (--store and $KTRUST_STORE name an existing store; "
-                       "'ktrust keyring add' makes one)", path);
+        return kt_fail(err, rc, KT_NO_OFFSET, "no store at %s%s", path,
+                       kt_hint_text(KT_HINT_NO_STORE));
     if (rc < 0) {
         if (err_file)
             *err_file = o->store_path; /* the caller's: ctx is freed on failure */
@@ -223,8 +224,7 @@ int kt_ctx_open_bg(const struct kt_ctx_opts *o, bool kernel_in_background, struc
     }
     switch (o->store_mode) {
     case KT_CTX_STORE_NONE:
-        kt_ctx_say(o, KT_CTX_MSG_STORE,
-            "store: none (--trust/--kernel keys only; --store PATH adds one)");
+        kt_ctx_say(o, KT_CTX_MSG_STORE, "store: none%s", kt_hint_text(KT_HINT_STORE_NONE));
         rc = 0;
         break;
     case KT_CTX_STORE_READ: rc = open_read(ctx, o, err_file, err); break;

@@ -25,7 +25,8 @@ struct kt_ctx_bg {
 
 static void say_how(const struct kt_ctx_opts *o, enum kt_kcache how)
 {
-    kt_ctx_say(o, KT_CTX_MSG_INFO, "--kernel %s: builtin keys %s", o->kernel,
+    kt_ctx_say(o, KT_CTX_MSG_INFO, "%s %s: builtin keys %s", kt_hint_or(KT_HINT_NAME_KERNEL, "kernel"),
+               o->kernel,
                how == KT_KCACHE_HIT         ? "from the store's cache (same SHA-256)"
                : how == KT_KCACHE_SAVED     ? "decoded, and cached in the store"
                : how == KT_KCACHE_NOT_SAVED ? "decoded (the store could not cache them)"
@@ -40,8 +41,9 @@ static int add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o,
     const char *path = o->kernel;
     struct kt_file f;
     int rc = kt_file_open(path, &f, err);
+    const char *name = kt_hint_or(KT_HINT_NAME_KERNEL, "kernel");
     if (rc < 0)
-        return kt_ctx_option_error(rc, "--kernel", path, NULL, 0, NULL, err);
+        return kt_ctx_option_error(rc, name, path, NULL, 0, NULL, err);
     enum kt_kcache how;
     struct kt_store *cache = ctx->mode == KT_CTX_STORE_READ ? ctx->store : NULL;
     rc = kt_store_add_kernel_keys(cache, ctx->rings, f.data, f.len, path, true, NULL, &how,
@@ -62,9 +64,9 @@ static int add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o,
         }
         if (kind)
             rc = kt_fail_over(err, -EMEDIUMTYPE, KT_NO_OFFSET,
-                              "--kernel %s: %s, not a kernel image", path, kind);
+                              "%s %s: %s, not a kernel image", name, path, kind);
         else
-            rc = kt_ctx_option_error(rc, "--kernel", path, NULL, 0, NULL, err);
+            rc = kt_ctx_option_error(rc, name, path, NULL, 0, NULL, err);
     }
     kt_file_close(&f);
     return rc;

@@ -59,13 +59,10 @@ int kt_ctx_wait_keys(const struct kt_ctx *ctx, struct kt_error *err);
 /* The keyrings of a const context (kt_ctx_keyrings: ktrust/verify.h). */
 const struct kt_keyrings *kt_ctx_keyrings_const(const struct kt_ctx *ctx);
 
-/* kt_ctx_wrong_kind: ktrust/advanced.h */
+/* kt_ctx_wrong_kind (what a file given where certificates are wanted is
+ * instead): ktrust/advanced.h. */
 
-/* Add the keys of one file to ring r (flagged ephemeral when run_only).
- * source is "file:PATH".  *n_added may be NULL. */
-int kt_ctx_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char *path,
-                        enum kt_add_how how, bool run_only, size_t *n_added,
-                        struct kt_error *err);
+/* kt_ctx_add_key_file (the keys of one file into a ring): ktrust/advanced.h. */
 
 /* struct kt_signer, kt_signer_ts: ktrust/advanced.h ("verdicts, scan"). */
 

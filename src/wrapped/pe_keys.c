@@ -147,6 +147,27 @@ int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
     return 0;
 }
 
+int kt_pe_load_keys_policy(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
+                           struct kt_keyring *target, const struct kt_policy *pol,
+                           const char *source, struct kt_pe_load_result *res,
+                           struct kt_error *err)
+{
+    struct kt_pe_verify_opts o = {.purpose = KT_VERIFY_PURPOSE_UEFI};
+    memset(res, 0, sizeof(*res));
+    if (pol) {
+        if (pol->purpose == KT_VERIFY_PURPOSE_KEXEC)
+            o.purpose = KT_VERIFY_PURPOSE_KEXEC;
+        else if (pol->purpose != KT_VERIFY_PURPOSE_DEFAULT &&
+                 pol->purpose != KT_VERIFY_PURPOSE_UEFI)
+            return kt_fail(err, -EINVAL, KT_NO_OFFSET,
+                           "a PE image's wrapped keys are loaded for uefi or kexec only");
+        o.allow_sha1 = pol->allow_sha1;
+        o.check_time = pol->check_time;
+        o.at_time = pol->at_time;
+    }
+    return kt_pe_load_keys(buf, len, rings, target, &o, source, res, err);
+}
+
 void kt_pe_load_result_free(struct kt_pe_load_result *res)
 {
     if (res && res->verify) {

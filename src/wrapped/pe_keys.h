@@ -22,7 +22,8 @@
 #include "policy/restrict.h"
 #include "policy/verify.h"
 
-enum kt_wrap_kind { KT_WRAP_NONE = 0, KT_WRAP_KEYLIST, KT_WRAP_VENDOR_CERT };
+/* enum kt_wrap_kind, kt_wrap_kind_name, struct kt_pe_load_result,
+ * kt_pe_load_result_free and kt_pe_load_keys_policy: ktrust/advanced.h. */
 
 struct kt_wrapped {
     enum kt_wrap_kind kind;
@@ -36,18 +37,6 @@ struct kt_wrapped {
  * -EBADMSG (a malformed .vendor_cert). */
 int kt_pe_find_wrapped(const struct kt_pe *pe, struct kt_wrapped *w, struct kt_error *err);
 
-const char *kt_wrap_kind_name(enum kt_wrap_kind k); /* ".keylist", ".vendor_cert" */
-
-#define KT_PE_LOAD_MAX_KEYS 256
-
-struct kt_pe_load_result {
-    struct kt_pe_result *verify;     /* the verification (owned; may be NULL if unparsable) */
-    enum kt_wrap_kind kind;
-    const struct kt_key *added[KT_PE_LOAD_MAX_KEYS]; /* keys added to the target keyring */
-    size_t n_added;
-    size_t n_blacklisted;            /* vendor dbx entries added to the blacklist */
-};
-
 /* Verify buf and, if trusted, add the keys it wraps to `target` (trusted) and
  * its vendor dbx to the blacklist, all in memory (the caller persists them in
  * one store transaction, or discards everything on failure).
@@ -55,10 +44,10 @@ struct kt_pe_load_result {
  * -ELIBBAD, -ENOPKG ...) with nothing added, or -ELIBBAD (a trusted image
  * that wraps no keys: neither section), or a keyring refusal (-EKEYREJECTED for a blacklisted key).
  * On any error the keyrings may hold partial additions: discard them.
- * res->verify must be freed with kt_pe_load_result_free. */
+ * res->verify must be freed with kt_pe_load_result_free.  Public face:
+ * kt_pe_load_keys_policy (ktrust/advanced.h). */
 int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
                     struct kt_keyring *target, const struct kt_pe_verify_opts *opts,
                     const char *source, struct kt_pe_load_result *res, struct kt_error *err);
-void kt_pe_load_result_free(struct kt_pe_load_result *res);
 
 #endif

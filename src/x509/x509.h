@@ -89,13 +89,7 @@ size_t kt_x509_element_len(const uint8_t *buf, size_t len);
 
 /* kt_certs_foreach (DER, PEM, a PEM bundle): ktrust/x509.h. */
 
-/* The subject ("CN=..., O=...") of a certificate read leniently (BER, no
- * checks past the subject), for naming one the strict parser refused; "?"
- * when even that fails.  Returns buf. */
-char *kt_x509_peek_subject(const uint8_t *der, size_t len, char *buf, size_t cap);
-
-/* One certificate as PEM ("-----BEGIN CERTIFICATE-----", 64 columns).
- * Returns a malloc'd NUL-terminated string (length in *out_len), or NULL. */
-char *kt_pem_encode_cert(const uint8_t *der, size_t len, size_t *out_len);
+/* kt_x509_peek_subject (a refused certificate's subject) and
+ * kt_pem_encode_cert: ktrust/x509.h. */
 
 #endif

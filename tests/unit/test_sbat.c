@@ -7,6 +7,7 @@
 
 #include "kt_test.h"
 #include "pe/pe.h"
+#include "ktrust/verify.h" /* kt_sbat_level_close */
 #include "sbat/sbat.h"
 
 static int parse_str(const char *s, struct kt_sbat *out, struct kt_error *e)
@@ -262,6 +263,61 @@ static void test_sbatlevel_section(void)
     free(img);
 }
 
+/* ktrust/sbat.h: the same rules through the public handles */
+static void test_public_api(void)
+{
+    static const char csv[] = "sbat,1,SBAT Version,sbat,1,https://x/\n"
+                              "grub,3,Free Software Foundation,grub,2.06,https://y/\n";
+    size_t len;
+    uint8_t *hdr;
+    uint8_t *img = build(".sbat", csv, sizeof(csv) - 1, &len, &hdr);
+    CHECK(img != NULL, "built a PE with .sbat");
+    if (!img)
+        return;
+    struct kt_sbat *s = NULL;
+    struct kt_error e = KT_ERROR_INIT;
+    CHECK_EQ_INT(kt_sbat_open_image(img, len, &s, &e), 0, "open image");
+    CHECK(kt_sbat_present(s), "present");
+    CHECK_EQ_INT(kt_sbat_count(s), 2, "two entries");
+    const struct kt_sbat_entry *grub = kt_sbat_entry_at(s, 1);
+    size_t n;
+    const char *p = kt_sbat_entry_col(grub, KT_SBAT_VERSION, &n);
+    CHECK(n == 4 && !memcmp(p, "2.06", 4), "version column");
+    CHECK_EQ_INT(kt_sbat_entry_generation(grub), 3, "generation");
+    CHECK(kt_sbat_entry_offset(grub) > kt_sbat_entry_offset(kt_sbat_entry_at(s, 0)),
+          "offsets in the file");
+    CHECK(kt_sbat_entry_at(s, 2) == NULL, "past the end");
+
+    static const char lvl[] = "sbat,1,2024010100\ngrub,4\n";
+    struct kt_sbat_level *l = NULL;
+    CHECK_EQ_INT(kt_sbat_level_open_buf((const uint8_t *)lvl, sizeof(lvl) - 1, "SbatLevelRT",
+                                        &l, &e),
+                 0, "level from a buffer");
+    CHECK_EQ_STR(kt_sbat_level_stamp(l), "2024010100", "stamp");
+    CHECK_EQ_STR(kt_sbat_level_source(l), "SbatLevelRT", "source");
+    CHECK_EQ_INT(kt_sbat_level_count(l), 2, "level entries");
+    const struct kt_sbat_entry *ie = NULL, *le = NULL;
+    CHECK_EQ_INT(kt_sbat_check_level(s, l, &ie, &le, &e), -EKEYREJECTED, "grub 3 < 4: revoked");
+    CHECK(ie == grub && le == kt_sbat_level_entry_at(l, 1), "the deciding pair");
+    CHECK(strstr(e.what, "grub 3 < 4") != NULL, "detail: %s", e.what);
+    kt_sbat_level_close(l);
+
+    struct kt_error e2 = KT_ERROR_INIT;
+    CHECK_EQ_INT(kt_sbat_level_open_buf((const uint8_t *)"sbat,1,x\ngrub\n", 14, NULL, &l, &e2),
+                 -EBADMSG, "a level line without a generation");
+    CHECK(l == NULL, "nothing on failure");
+
+    struct kt_sbat *c = NULL;
+    CHECK_EQ_INT(kt_sbat_open_csv((const uint8_t *)csv, sizeof(csv) - 1, 0, &c, &e2), 0, "csv");
+    CHECK(kt_sbat_present(c) && kt_sbat_count(c) == 2, "csv entries");
+    kt_sbat_close(c);
+    kt_sbat_close(s);
+    CHECK_EQ_INT(kt_sbat_open_image((const uint8_t *)csv, sizeof(csv) - 1, &s, &e2), -ELIBBAD,
+                 "not a PE");
+    CHECK(s == NULL, "no handle for a non-PE");
+    free(img);
+}
+
 int main(void)
 {
     test_csv();
@@ -269,5 +325,6 @@ int main(void)
     test_level_and_check();
     test_sections();
     test_sbatlevel_section();
+    test_public_api();
     KT_TEST_END();
 }
