@@ -59,8 +59,8 @@ void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent)
     fprintf(f, "%s%-20s %s\n", indent, "issuer:", kt_x509_issuer(c));
     fprintf(f, "%s%-20s %s\n", indent, "serial:", serial);
     fprintf(f, "%s%-20s %s to %s\n", indent, "validity:",
-            kt_iso_time(kt_x509_not_before(c), t1, sizeof(t1)),
-            kt_iso_time(kt_x509_not_after(c), t2, sizeof(t2)));
+            cli_iso_time(kt_x509_not_before(c), t1, sizeof(t1)),
+            cli_iso_time(kt_x509_not_after(c), t2, sizeof(t2)));
     if (kt_x509_key_algorithm(c))
         fprintf(f, "%s%-20s %s %u bits\n", indent, "key:", kt_x509_key_algorithm(c),
                 kt_x509_key_bits(c));

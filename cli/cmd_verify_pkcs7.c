@@ -80,9 +80,9 @@ int cmd_verify_pkcs7(int argc, char **argv)
     }
     if (data_path && (rc = kt_file_open(data_path, &data, &err)) < 0) {
         cli_error(data_path, &err);
-        struct kt_error de = {.code = rc, .offset = KT_NO_OFFSET};
-        if (snprintf(de.what, sizeof(de.what), "--data %s: %s", data_path, err.what) < 0)
-            de.what[0] = 0;
+        struct kt_error de = err;
+        kt_error_prefix(&de, "--data %s", data_path);
+        de.offset = KT_NO_OFFSET;
         cli_json_setup_failed(&co, "pkcs7", argv + optind, 1, rc, &de);
         kt_file_close(&sig);
         return cli_exit_code(rc);

@@ -148,7 +148,7 @@ static void var_text(FILE *f, const void *p)
     char t[40];
     fprintf(f, "  variable %s, %s write, timestamp %s%s\n", u->name,
             !u->attributes ? "unverified" : u->append ? "append" : "replace",
-            kt_iso_time(u->timestamp, t, sizeof(t)),
+            cli_iso_time(u->timestamp, t, sizeof(t)),
             u->content_info_wrapped ? ", PKCS#7 in a ContentInfo" : "");
     fprintf(f, "  payload: %zu x509, %zu sha256, %zu x509_sha256, %zu sha384, %zu sha512, "
                "%zu svn, %zu other\n",

@@ -131,7 +131,7 @@ void jw_hex(struct jw *w, const char *k, const uint8_t *p, size_t n)
     fputc('"', w->f);
 }
 
-char *kt_iso_time(int64_t t, char *buf, size_t cap)
+char *cli_iso_time(int64_t t, char *buf, size_t cap)
 {
     struct tm tm;
     time_t tt = (time_t)t;
@@ -143,7 +143,7 @@ char *kt_iso_time(int64_t t, char *buf, size_t cap)
 void jw_time(struct jw *w, const char *k, int64_t t)
 {
     char buf[40];
-    jw_str(w, k, kt_iso_time(t, buf, sizeof(buf)));
+    jw_str(w, k, cli_iso_time(t, buf, sizeof(buf)));
 }
 
 void jw_newline(struct jw *w)

@@ -32,6 +32,6 @@ void jw_time(struct jw *w, const char *key, int64_t t);                 /* ISO 8
 void jw_newline(struct jw *w);
 
 /* ISO 8601 UTC into buf (>= 32 bytes). */
-char *kt_iso_time(int64_t t, char *buf, size_t cap);
+char *cli_iso_time(int64_t t, char *buf, size_t cap);
 
 #endif

@@ -142,8 +142,8 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
         const struct kt_x509 *c = s->time_invalid_cert;
         char nb[32], na[32];
         if (c) {
-            kt_iso_time(kt_x509_not_before(c), nb, sizeof(nb));
-            kt_iso_time(kt_x509_not_after(c), na, sizeof(na));
+            cli_iso_time(kt_x509_not_before(c), nb, sizeof(nb));
+            cli_iso_time(kt_x509_not_after(c), na, sizeof(na));
             fprintf(f, "%s  note: %s is valid only from %s to %s (dates not enforced; "
                        "--check-time enforces them)\n",
                     indent, kt_x509_description(c) ? kt_x509_description(c) : "a certificate",
@@ -156,7 +156,7 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
     if (s->timestamp) {
         char t[40];
         fprintf(f, "%s  timestamp: %s (%s), %s\n", indent,
-                kt_iso_time(s->timestamp->time, t, sizeof(t)), s->timestamp->kind,
+                cli_iso_time(s->timestamp->time, t, sizeof(t)), s->timestamp->kind,
                 verdict_word(s->timestamp->verdict));
     }
     for (size_t i = 0; i < s->n_nested; i++) {

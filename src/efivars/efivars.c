@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/file.h"
 
@@ -44,6 +45,14 @@ static int load(struct kt_efivar *v, const char *dir, const char *file)
     snprintf(v->path, sizeof(v->path), "%s/%s", dir, file);
     v->error = (struct kt_error)KT_ERROR_INIT;
     struct kt_file f = {0};
+    struct stat st;
+    if (lstat(v->path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        /* efivarfs holds no links: one under an audited root must not lead
+         * to a file of the host's */
+        v->state = KT_EFIVAR_UNREADABLE;
+        kt_fail(&v->error, -ELOOP, KT_NO_OFFSET, "a symbolic link (efivarfs holds none)");
+        return 0;
+    }
     if (kt_file_open(v->path, &f, &v->error) < 0) {
         v->state = KT_EFIVAR_UNREADABLE;
         return 0;

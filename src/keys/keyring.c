@@ -309,15 +309,15 @@ void kt_key_set_ephemeral(const struct kt_key *key, bool e) { kt_ikey(key)->ephe
 bool kt_key_is_ephemeral(const struct kt_key *key) { return kt_ikey(key)->ephemeral; }
 
 
-int kt_keyring_remove(struct kt_keyrings *k, struct kt_keyring *r, const char *id)
+/* Drop the keys of r that match (match(key, arg)); returns how many. */
+static int remove_matching(struct kt_keyring *r, bool (*match)(const struct kt_key *, const void *),
+                           const void *arg)
 {
-    if (!k || !r || !id || !*id)
-        return -EINVAL;
     int removed = 0;
     size_t j = 0;
     for (size_t i = 0; i < r->n; i++) {
         struct ikey *key = r->keys[i];
-        if (!kt_key_matches_id(&key->pub, id)) {
+        if (!match(&key->pub, arg)) {
             r->keys[j++] = key;
             continue;
         }
@@ -329,22 +329,26 @@ int kt_keyring_remove(struct kt_keyrings *k, struct kt_keyring *r, const char *i
     return removed;
 }
 
+static bool id_matches(const struct kt_key *key, const void *id)
+{
+    return kt_key_matches_id(key, id);
+}
+
+int kt_keyring_remove(struct kt_keyrings *k, struct kt_keyring *r, const char *id)
+{
+    if (!k || !r || !id || !*id)
+        return -EINVAL;
+    return remove_matching(r, id_matches, id);
+}
+
+static bool source_matches(const struct kt_key *key, const void *prefix)
+{
+    return key->source && !strncmp(key->source, prefix, strlen(prefix));
+}
+
 int kt_keyring_remove_by_source(struct kt_keyring *r, const char *prefix)
 {
-    int removed = 0;
-    size_t j = 0, pl = strlen(prefix);
-    for (size_t i = 0; i < r->n; i++) {
-        struct ikey *key = r->keys[i];
-        if (!key->pub.source || strncmp(key->pub.source, prefix, pl)) {
-            r->keys[j++] = key;
-            continue;
-        }
-        ring_unindex(r, key);
-        kt_key_free(&key->pub);
-        removed++;
-    }
-    r->n = j;
-    return removed;
+    return remove_matching(r, source_matches, prefix);
 }
 
 const struct kt_key *kt_keyrings_find_any(const struct kt_keyrings *k,
