@@ -286,7 +286,7 @@ int kt_root_resolve(const char *root, const char *path, char *out, size_t cap, s
                 res[0] = 0;
             char rest[PATH_MAX];
             if (join2(rest, sizeof(rest), todo + pos, NULL, NULL) < 0 ||
-                join2(todo, sizeof(todo), tgt, "/", rest) < 0) {
+                join2(todo, sizeof(todo), tgt, rest[strspn(rest, "/")] ? "/" : "", rest) < 0) {
                 rc = -ENAMETOOLONG;
                 break;
             }
