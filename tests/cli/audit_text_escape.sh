@@ -23,6 +23,8 @@ cp "$D/vmlinuz-$REL" "$R/boot/"
 cp -r "$EV" "$R/$VARS"
 # an unsigned module whose name carries a fake summary line
 head -c 4096 "$(ls "$D"/modules/*.ko | head -1)" > "$R/lib/modules/$REL/kernel/x"$'\n'"$FAKE.ko"
+# and one with a right-to-left override, a byte that is not UTF-8, a C1 CSI, a backslash
+head -c 4096 "$(ls "$D"/modules/*.ko | head -1)" > "$R/lib/modules/$REL/kernel/y"$'\xe2\x80\xae\xff\xc2\x9b\\'".ko"
 # db gains a certificate whose CN holds a newline, the fake line and ESC[2J
 $PY - "$R/$VARS" "$FAKE" <<'PY'
 import datetime, glob, struct, sys, uuid
@@ -54,11 +56,13 @@ expect_match "$out" '- Evil CA\\x0asummary: every link present is trusted\\x1b\[
 expect_match "$out" "      kernel/x\\\\x0a$FAKE.ko" "the module's name on one line"
 expect_match "$out" '^ktrust audit of r\\x0asummary: forged by the root name$' "the root's name on one line"
 expect_eq "$(grep -c $'\x1b' <<<"$out")" 0 "no raw escape character"
+expect_match "$out" '      kernel/y\\u202e\\xff\\u009b\\\\\.ko' "bidi override, bad byte, C1, backslash escaped"
+expect_match "$out" "The Uncoöperative Organization" "UTF-8 text as it is"
 # JSON keeps the raw strings
 j=$("$KTRUST" audit --root "$R" --json)
 expect_eq "$(jq -r 'select(.section == "firmware") | .variables[] | select(.name == "db") | .certificates[]' <<<"$j" |
     grep -c '^summary: every link')" 1 "JSON: the name as it is (jq decodes the newline)"
-expect_eq "$(jq -c 'select(.section == "modules") | .not_loading[0].modules' <<<"$j")" \
+expect_eq "$(jq -c 'select(.section == "modules") | .not_loading[0].modules | map(select(startswith("kernel/x")))' <<<"$j")" \
     "$(jq -cn --arg m "kernel/x"$'\n'"$FAKE.ko" '[$m]')" "JSON: the module's name as it is"
 echo "audit text escape: $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
