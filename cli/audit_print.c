@@ -4,6 +4,7 @@
 
 #include "audit_print.h"
 #include "cli.h"
+#include "text_escape.h"
 
 #define MODULES_LISTED 5
 
@@ -56,7 +57,7 @@ static void text_var(const struct kt_audit_var *v, bool mok_trusted)
                            : " (boot images only: no MokListTrustedRT)");
     printf("\n");
     if (v->error)
-        printf("             cannot be read in full: %s\n", v->error_what);
+        printf("             cannot be read in full: %s\n", tx(v->error_what));
     if (v->n_owners) {
         printf("             owners:");
         for (size_t i = 0; i < v->n_owners; i++) {
@@ -67,7 +68,7 @@ static void text_var(const struct kt_audit_var *v, bool mok_trusted)
         printf("\n");
     }
     for (size_t i = 0; i < v->n_certs; i++)
-        printf("             - %s\n", v->certs[i]);
+        printf("             - %s\n", tx(v->certs[i]));
 }
 
 static void text_link(const struct kt_audit *a, int i, const char *label)
@@ -75,15 +76,15 @@ static void text_link(const struct kt_audit *a, int i, const char *label)
     const struct kt_audit_link *L = &a->links[i];
     char hint[768];
     if (!L->present) {
-        printf("  %-7s missing (looked for %s)\n", label, L->path);
+        printf("  %-7s missing (looked for %s)\n", label, tx(L->path));
         return;
     }
-    printf("  %-7s %s: %s — %s\n", label, L->path, vname(L->link.verdict), L->link.reason);
+    printf("  %-7s %s: %s — %s\n", label, tx(L->path), vname(L->link.verdict), tx(L->link.reason));
     if (L->sbat[0])
-        printf("          sbat: %s\n", L->sbat);
+        printf("          sbat: %s\n", tx(L->sbat));
     audit_link_hint(a, i, hint, sizeof(hint));
     if (hint[0])
-        printf("          what would vouch: %s\n", hint);
+        printf("          what would vouch: %s\n", tx(hint));
 }
 
 static void text_boot(const struct kt_audit *a)
@@ -94,16 +95,16 @@ static void text_boot(const struct kt_audit *a)
     for (size_t i = 0; i < a->n_boot; i++) {
         const struct kt_audit_boot *b = &a->boot[i];
         printf("  Boot%04X%s %s%s%s", b->number, (int)b->number == a->boot_current ? "*" : " ",
-               b->present ? "\"" : "", b->present ? b->description : "", b->present ? "\" " : "");
+               b->present ? "\"" : "", b->present ? tx(b->description) : "", b->present ? "\" " : "");
         if (b->file[0])
-            printf("%s", b->file);
+            printf("%s", tx(b->file));
         if (!b->active && b->present)
             printf(" (inactive)");
         if (b->checked)
             printf(": %s%s — %s", vname(b->verdict), b->audited ? " (the chain below)" : "",
-                   b->reason);
+                   tx(b->reason));
         else if (b->reason[0])
-            printf(": %s", b->reason);
+            printf(": %s", tx(b->reason));
         printf("\n");
     }
 }
@@ -111,20 +112,20 @@ static void text_boot(const struct kt_audit *a)
 static void text_modules(const struct kt_audit *a, bool verbose)
 {
     if (!a->found[KT_AUDIT_MODULES])
-        printf("  modules missing (looked for %s)\n", a->path[KT_AUDIT_MODULES]);
+        printf("  modules missing (looked for %s)\n", tx(a->path[KT_AUDIT_MODULES]));
     else
         printf("  modules %zu verified: %zu trusted, %zu would not load\n", a->n_modules,
                a->n_modules_trusted, a->n_modules - a->n_modules_trusted);
     for (size_t i = 0; i < a->n_groups; i++) {
         const struct kt_audit_group *g = &a->groups[i];
         char hint[768];
-        printf("    %s (%zu): %s\n", vname(g->verdict), g->n, g->reason);
+        printf("    %s (%zu): %s\n", vname(g->verdict), g->n, tx(g->reason));
         audit_group_hint(a, g, hint, sizeof(hint));
         if (hint[0])
-            printf("      what would vouch: %s\n", hint);
+            printf("      what would vouch: %s\n", tx(hint));
         size_t shown = verbose || g->n <= MODULES_LISTED + 1 ? g->n : MODULES_LISTED;
         for (size_t j = 0; j < shown; j++)
-            printf("      %s\n", g->modules[j]);
+            printf("      %s\n", tx(g->modules[j]));
         if (shown < g->n)
             printf("      ... and %zu more (-v lists them)\n", g->n - shown);
     }
@@ -142,11 +143,11 @@ static void text_outlook(const struct kt_audit *a, const struct kt_audit_opts *o
         printf("\n");
         for (size_t i = 0; i < a->n_outlook; i++) {
             const struct kt_audit_outlook *O = &a->outlook[i];
-            const char *path = a->links[O->link].path;
+            const char *path = tx(a->links[O->link].path);
             if (O->rc < 0)
-                printf("  %-10s %s: cannot be checked: %s\n", kt_audit_link_name(O->link), path, O->error);
+                printf("  %-10s %s: cannot be checked: %s\n", kt_audit_link_name(O->link), path, tx(O->error));
             else if (O->detail[0])
-                printf("  %-10s %s: would be revoked: %s\n", kt_audit_link_name(O->link), path, O->detail);
+                printf("  %-10s %s: would be revoked: %s\n", kt_audit_link_name(O->link), path, tx(O->detail));
             else
                 printf("  %-10s %s: still boots\n", kt_audit_link_name(O->link), path);
         }
@@ -155,10 +156,10 @@ static void text_outlook(const struct kt_audit *a, const struct kt_audit_opts *o
 
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
 {
-    printf("ktrust audit of %s\n", o->root ? o->root : "this system (live)");
+    printf("ktrust audit of %s\n", o->root ? tx(o->root) : "this system (live)");
     printf("parts:\n");
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
-        printf("  %-8s %s%s\n", kt_audit_part_name((enum kt_audit_part)i), a->path[i],
+        printf("  %-8s %s%s\n", kt_audit_part_name((enum kt_audit_part)i), tx(a->path[i]),
                a->found[i] ? "" : ": missing");
     if (!a->found[KT_AUDIT_EFIVARS])
         printf("firmware: no EFI variables (not booted with UEFI, efivarfs not mounted, or "
@@ -177,9 +178,9 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     }
     if (a->have_sbat_current || a->have_sbat_next || a->sbat_note[0])
         printf("SbatLevel: in force %s; next boot: %s\n",
-               a->have_sbat_current ? (a->sbat_current[0] ? a->sbat_current : "(no stamp)")
+               a->have_sbat_current ? (a->sbat_current[0] ? tx(a->sbat_current) : "(no stamp)")
                                     : "none",
-               a->sbat_note[0] ? a->sbat_note : "unknown (no shim)");
+               a->sbat_note[0] ? tx(a->sbat_note) : "unknown (no shim)");
     text_boot(a);
     printf("chain: firmware (db, dbx)\n");
     text_link(a, KT_AUDIT_SHIM, "shim");

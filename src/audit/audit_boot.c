@@ -68,11 +68,17 @@ int kt_audit_load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b)
     return 0;
 }
 
-/* ESP + path, each component matched case-insensitively (FAT). */
+/* ESP + path, each component matched case-insensitively (FAT) and looked
+ * up inside the ESP (kt_root_resolve with the ESP as the root): the file
+ * firmware would open on that volume, never one outside it, whatever a
+ * link on it or ".." says. */
 static bool resolve(const char *esp, const char *path, char *out)
 {
-    char cur[KT_AUDIT_PATH], comp[256];
-    kt_audit_fmt(cur, sizeof(cur), "%s", esp);
+    char cur[KT_AUDIT_PATH], rel[KT_AUDIT_PATH + 256], comp[256];
+    struct stat st;
+    if (kt_root_resolve(esp, "", cur, sizeof(cur), &st) < 0)
+        return false;
+    size_t base = strlen(esp);
     const char *s = path;
     while (*s) {
         while (*s == '/')
@@ -94,18 +100,16 @@ static bool resolve(const char *esp, const char *path, char *out)
         bool found = false;
         while ((de = readdir(d)) != NULL)
             if (!strcasecmp(de->d_name, comp)) {
-                size_t l = strlen(cur);
-                kt_audit_fmt(cur + l, sizeof(cur) - l, "/%s", de->d_name);
+                kt_audit_fmt(rel, sizeof(rel), "%s/%s", cur + base, de->d_name);
                 found = true;
                 break;
             }
         closedir(d);
-        if (!found)
+        if (!found || kt_root_resolve(esp, rel, cur, sizeof(cur), &st) < 0)
             return false;
     }
-    struct stat st;
     kt_audit_fmt(out, KT_AUDIT_PATH, "%s", cur);
-    return stat(cur, &st) == 0 && S_ISREG(st.st_mode);
+    return S_ISREG(st.st_mode);
 }
 
 static bool same_file(const char *x, const char *y)

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "audit/audit.h"
+#include "util/file.h"
 
 void kt_audit_fmt(char *out, size_t cap, const char *fmt, ...)
 {
@@ -30,38 +31,44 @@ const char *kt_audit_link_name(int link)
     return link >= 0 && link < KT_AUDIT__LINKS ? n[link] : "?";
 }
 
-static bool is_dir(const char *p)
+/* PATH looked up inside BASE (kt_root_resolve: a link resolved there, an
+ * absolute target from BASE's top, ".." stopping at it; BASE NULL: the
+ * host's lookup) into out; true when it is an object of that type.  out
+ * holds where it was looked for either way. */
+static bool look(const char *base, const char *path, char *out, mode_t type)
 {
     struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    return kt_root_resolve(base, path, out, KT_AUDIT_PATH, &st) == 0 &&
+           (st.st_mode & S_IFMT) == type;
 }
 
-static bool is_file(const char *p)
+/* The root parts are looked up in: NULL for the live system. */
+static const char *root_of(const struct kt_audit_opts *o)
 {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    return o->root && *o->root && strcmp(o->root, "/") != 0 ? o->root : NULL;
 }
 
-static void under(char *out, const char *root, const char *path)
+/* The part of a path kt_root_resolve wrote under base: the path inside it. */
+static const char *inside(const char *base, const char *p)
 {
-    if (root && *root && strcmp(root, "/") != 0)
-        kt_audit_fmt(out, KT_AUDIT_PATH, "%s%s", root, path);
-    else
-        kt_audit_fmt(out, KT_AUDIT_PATH, "%s", path);
+    return p + strlen(base);
 }
 
-/* DIR/NAME with NAME matched case-insensitively (FAT is), into out. */
-static bool find_ci(const char *dir, const char *name, char *out)
+/* DIR/NAME on the ESP with NAME matched case-insensitively (FAT is), a
+ * regular file, into out; DIR is a directory found on the ESP (a path
+ * look() wrote under esp). */
+static bool find_ci(const char *esp, const char *dir, const char *name, char *out)
 {
     DIR *d = opendir(dir);
     if (!d)
         return false;
     struct dirent *de;
     bool found = false;
+    char rel[KT_AUDIT_PATH + 256];
     while ((de = readdir(d)) != NULL)
         if (!strcasecmp(de->d_name, name)) {
-            kt_audit_fmt(out, KT_AUDIT_PATH, "%s/%s", dir, de->d_name);
-            found = is_file(out);
+            kt_audit_fmt(rel, sizeof(rel), "%s/%s", inside(esp, dir), de->d_name);
+            found = look(esp, rel, out, S_IFREG);
             if (found)
                 break;
         }
@@ -70,35 +77,38 @@ static bool find_ci(const char *dir, const char *name, char *out)
 }
 
 /* The shim on the ESP: EFI/<vendor>/shimx64.efi (vendors in name order,
- * BOOT last), else EFI/BOOT/BOOTX64.EFI; the loader and MokManager beside it. */
+ * BOOT last), else EFI/BOOT/BOOTX64.EFI; the loader and MokManager beside it.
+ * Every file is looked up inside the ESP (look() with the ESP as its base):
+ * firmware reads them from that volume, and a link on it never leads out. */
 static void locate_boot(struct kt_audit *a)
 {
     struct kt_audit_link *L = a->links;
+    const char *esp = a->path[KT_AUDIT_ESP];
     char efi[KT_AUDIT_PATH], best[KT_AUDIT_PATH] = "";
     /* EFI, or efi when only that exists (on /boot, boot/efi is the mount point) */
-    kt_audit_fmt(efi, sizeof(efi), "%s/efi", a->path[KT_AUDIT_ESP]);
-    bool lower = is_dir(efi);
-    kt_audit_fmt(efi, sizeof(efi), "%s/EFI", a->path[KT_AUDIT_ESP]);
-    if (!is_dir(efi) && lower)
-        kt_audit_fmt(efi, sizeof(efi), "%s/efi", a->path[KT_AUDIT_ESP]);
+    bool lower = look(esp, "/efi", efi, S_IFDIR);
+    bool upper = look(esp, "/EFI", efi, S_IFDIR);
+    if (!upper && lower)
+        look(esp, "/efi", efi, S_IFDIR);
     kt_audit_fmt(L[KT_AUDIT_SHIM].path, KT_AUDIT_PATH, "%s/*/shimx64.efi", efi);
-    DIR *d = opendir(efi);
+    DIR *d = upper || lower ? opendir(efi) : NULL;
     if (d) {
         struct dirent *de;
-        char sub[KT_AUDIT_PATH], cand[KT_AUDIT_PATH];
+        char sub[KT_AUDIT_PATH], cand[KT_AUDIT_PATH], rel[KT_AUDIT_PATH + 256];
         while ((de = readdir(d)) != NULL) {
             if (de->d_name[0] == '.' || !strcasecmp(de->d_name, "BOOT"))
                 continue;
-            kt_audit_fmt(sub, sizeof(sub), "%s/%s", efi, de->d_name);
-            if (find_ci(sub, "shimx64.efi", cand) && (!best[0] || strcmp(cand, best) < 0))
+            kt_audit_fmt(rel, sizeof(rel), "%s/%s", inside(esp, efi), de->d_name);
+            if (look(esp, rel, sub, S_IFDIR) && find_ci(esp, sub, "shimx64.efi", cand) &&
+                (!best[0] || strcmp(cand, best) < 0))
                 kt_audit_fmt(best, sizeof(best), "%s", cand);
         }
         closedir(d);
         if (!best[0]) {
-            kt_audit_fmt(sub, sizeof(sub), "%s/BOOT", efi);
-            if (!find_ci(sub, "BOOTX64.EFI", best)) {
-                kt_audit_fmt(sub, sizeof(sub), "%s/boot", efi);
-                if (!find_ci(sub, "BOOTX64.EFI", best))
+            kt_audit_fmt(rel, sizeof(rel), "%s/BOOT", inside(esp, efi));
+            if (!look(esp, rel, sub, S_IFDIR) || !find_ci(esp, sub, "BOOTX64.EFI", best)) {
+                kt_audit_fmt(rel, sizeof(rel), "%s/boot", inside(esp, efi));
+                if (!look(esp, rel, sub, S_IFDIR) || !find_ci(esp, sub, "BOOTX64.EFI", best))
                     best[0] = 0;
             }
         }
@@ -118,15 +128,16 @@ static void locate_boot(struct kt_audit *a)
     for (int i = KT_AUDIT_LOADER; i < KT_AUDIT__LINKS; i++) {
         if (i == KT_AUDIT_KERNEL_LINK)
             continue;
-        if (find_ci(dir, names[i], L[i].path))
+        if (find_ci(esp, dir, names[i], L[i].path))
             L[i].present = true;
         else
             kt_audit_fmt(L[i].path, KT_AUDIT_PATH, "%s/%s", dir, names[i]);
     }
 }
 
-/* The newest boot/vmlinuz-* (by name) when the running release is not there. */
-static bool newest_kernel(const char *bootdir, char *release, size_t cap)
+/* The newest vmlinuz-* (by name) in the boot directory bootdir (a path
+ * look() wrote under root) when the running release is not there. */
+static bool newest_kernel(const char *root, const char *bootdir, char *release, size_t cap)
 {
     DIR *d = opendir(bootdir);
     if (!d)
@@ -136,9 +147,9 @@ static bool newest_kernel(const char *bootdir, char *release, size_t cap)
     while ((de = readdir(d)) != NULL) {
         if (strncmp(de->d_name, "vmlinuz-", 8) || !de->d_name[8])
             continue;
-        char p[KT_AUDIT_PATH];
-        kt_audit_fmt(p, sizeof(p), "%s/%s", bootdir, de->d_name);
-        if (!is_file(p))
+        char rel[KT_AUDIT_PATH + 256], p[KT_AUDIT_PATH];
+        kt_audit_fmt(rel, sizeof(rel), "%s/%s", root ? inside(root, bootdir) : bootdir, de->d_name);
+        if (!look(root, rel, p, S_IFREG))
             continue;
         if (!found || strverscmp(de->d_name + 8, release) > 0)
             kt_audit_fmt(release, cap, "%s", de->d_name + 8);
@@ -148,34 +159,36 @@ static bool newest_kernel(const char *bootdir, char *release, size_t cap)
     return found;
 }
 
+/* Under --root every default part, and everything found in it, is looked up
+ * inside the root as the audited system sees it (look() with the root as
+ * its base): an absolute link is the root's, ".." stops at its top.  An
+ * explicit path is the host's, as given. */
 void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
 {
-    const char *root = o->root;
+    const char *root = root_of(o);
     char *P[KT_AUDIT__PARTS];
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
         P[i] = a->path[i];
     if (o->efivars)
-        kt_audit_fmt(P[KT_AUDIT_EFIVARS], KT_AUDIT_PATH, "%s", o->efivars);
+        a->found[KT_AUDIT_EFIVARS] = look(NULL, o->efivars, P[KT_AUDIT_EFIVARS], S_IFDIR);
     else
-        under(P[KT_AUDIT_EFIVARS], root, "/sys/firmware/efi/efivars");
-    a->found[KT_AUDIT_EFIVARS] = is_dir(P[KT_AUDIT_EFIVARS]);
+        a->found[KT_AUDIT_EFIVARS] = look(root, "/sys/firmware/efi/efivars", P[KT_AUDIT_EFIVARS], S_IFDIR);
 
     if (o->esp) {
-        kt_audit_fmt(P[KT_AUDIT_ESP], KT_AUDIT_PATH, "%s", o->esp);
+        a->found[KT_AUDIT_ESP] = look(NULL, o->esp, P[KT_AUDIT_ESP], S_IFDIR);
     } else {
+        /* the first of these with an EFI folder, else /boot/efi */
         static const char *const esps[] = {"/boot/efi", "/efi", "/boot"};
-        under(P[KT_AUDIT_ESP], root, esps[0]);
+        a->found[KT_AUDIT_ESP] = look(root, esps[0], P[KT_AUDIT_ESP], S_IFDIR);
         for (size_t i = 0; i < 3; i++) {
-            char p[KT_AUDIT_PATH], e[KT_AUDIT_PATH + 8];
-            under(p, root, esps[i]);
-            kt_audit_fmt(e, sizeof(e), "%s/EFI", p);
-            if (is_dir(e)) {
+            char p[KT_AUDIT_PATH], e[KT_AUDIT_PATH];
+            if (look(root, esps[i], p, S_IFDIR) && look(p, "/EFI", e, S_IFDIR)) {
                 kt_audit_fmt(P[KT_AUDIT_ESP], KT_AUDIT_PATH, "%s", p);
+                a->found[KT_AUDIT_ESP] = true;
                 break;
             }
         }
     }
-    a->found[KT_AUDIT_ESP] = is_dir(P[KT_AUDIT_ESP]);
     locate_boot(a);
 
     struct utsname u;
@@ -184,31 +197,33 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
     else if (uname(&u) == 0)
         kt_audit_fmt(a->release, sizeof(a->release), "%s", u.release);
     if (o->kernel) {
-        kt_audit_fmt(P[KT_AUDIT_KERNEL], KT_AUDIT_PATH, "%s", o->kernel);
+        a->found[KT_AUDIT_KERNEL] = look(NULL, o->kernel, P[KT_AUDIT_KERNEL], S_IFREG);
         const char *b = strrchr(o->kernel, '/');
         b = b ? b + 1 : o->kernel;
         if (!o->release && !strncmp(b, "vmlinuz-", 8))
             kt_audit_fmt(a->release, sizeof(a->release), "%s", b + 8);
     } else {
         char boot[KT_AUDIT_PATH], name[KT_AUDIT_PATH + 300];
-        under(boot, root, "/boot");
-        kt_audit_fmt(name, sizeof(name), "%s/vmlinuz-%s", boot, a->release);
-        if (!is_file(name) && !o->release && newest_kernel(boot, a->release, sizeof(a->release)))
-            kt_audit_fmt(name, sizeof(name), "%s/vmlinuz-%s", boot, a->release);
-        kt_audit_fmt(P[KT_AUDIT_KERNEL], KT_AUDIT_PATH, "%s", name);
+        bool have_boot = look(root, "/boot", boot, S_IFDIR);
+        const char *in = have_boot && root ? inside(root, boot) : "/boot";
+        kt_audit_fmt(name, sizeof(name), "%s/vmlinuz-%s", in, a->release);
+        a->found[KT_AUDIT_KERNEL] = look(root, name, P[KT_AUDIT_KERNEL], S_IFREG);
+        if (!a->found[KT_AUDIT_KERNEL] && !o->release && have_boot &&
+            newest_kernel(root, boot, a->release, sizeof(a->release))) {
+            kt_audit_fmt(name, sizeof(name), "%s/vmlinuz-%s", in, a->release);
+            a->found[KT_AUDIT_KERNEL] = look(root, name, P[KT_AUDIT_KERNEL], S_IFREG);
+        }
     }
-    a->found[KT_AUDIT_KERNEL] = is_file(P[KT_AUDIT_KERNEL]);
     struct kt_audit_link *K = &a->links[KT_AUDIT_KERNEL_LINK];
     kt_audit_fmt(K->path, KT_AUDIT_PATH, "%s", P[KT_AUDIT_KERNEL]);
     K->present = a->found[KT_AUDIT_KERNEL];
 
     if (o->modules) {
-        kt_audit_fmt(P[KT_AUDIT_MODULES], KT_AUDIT_PATH, "%s", o->modules);
+        a->found[KT_AUDIT_MODULES] = look(NULL, o->modules, P[KT_AUDIT_MODULES], S_IFDIR);
     } else {
-        char mods[KT_AUDIT_PATH], name[KT_AUDIT_PATH + 300];
-        under(mods, root, "/lib/modules");
-        kt_audit_fmt(name, sizeof(name), "%s/%s", mods, a->release);
-        kt_audit_fmt(P[KT_AUDIT_MODULES], KT_AUDIT_PATH, "%s", name);
+        /* the walk (audit_modules.c) then follows no link inside it */
+        char name[KT_AUDIT_PATH + 300];
+        kt_audit_fmt(name, sizeof(name), "/lib/modules/%s", a->release);
+        a->found[KT_AUDIT_MODULES] = look(root, name, P[KT_AUDIT_MODULES], S_IFDIR);
     }
-    a->found[KT_AUDIT_MODULES] = is_dir(P[KT_AUDIT_MODULES]);
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,4 +212,105 @@ int kt_file_write_atomic(const char *path, const void *data, size_t len, struct 
     }
     free(tmp);
     return 0;
+}
+
+/* out = a then b (either may be NULL); -ENAMETOOLONG when it does not fit. */
+static int join2(char *out, size_t cap, const char *a, const char *b, const char *c)
+{
+    int n = snprintf(out, cap, "%s%s%s", a ? a : "", b ? b : "", c ? c : "");
+    return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+int kt_root_resolve(const char *root, const char *path, char *out, size_t cap, struct stat *st)
+{
+    struct stat tmp;
+    if (!st)
+        st = &tmp;
+    if (!root || !*root) {
+        if (join2(out, cap, path, NULL, NULL) < 0)
+            return -ENAMETOOLONG;
+        return stat(path, st) == 0 ? 0 : -errno;
+    }
+    int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rfd < 0) {
+        int e = errno;
+        join2(out, cap, root, *path == '/' ? "" : "/", path);
+        return -e;
+    }
+    /* res: the resolved part ("" the root, else "/a/b", each component a
+     * real entry, no link); todo + pos: what is left to look up */
+    char res[PATH_MAX] = "", todo[PATH_MAX], tgt[PATH_MAX];
+    size_t pos = 0;
+    int links = 0, rc = join2(todo, sizeof(todo), path, NULL, NULL);
+    while (rc == 0) {
+        while (todo[pos] == '/')
+            pos++;
+        if (!todo[pos])
+            break;
+        size_t n = strcspn(todo + pos, "/");
+        const char *comp = todo + pos;
+        pos += n;
+        if (n == 1 && comp[0] == '.')
+            continue;
+        if (n == 2 && comp[0] == '.' && comp[1] == '.') { /* clamped at the root */
+            char *s = strrchr(res, '/');
+            if (s)
+                *s = 0;
+            continue;
+        }
+        size_t rl = strlen(res);
+        if (rl + 1 + n >= sizeof(res)) {
+            rc = -ENAMETOOLONG;
+            break;
+        }
+        res[rl] = '/';
+        memcpy(res + rl + 1, comp, n);
+        res[rl + 1 + n] = 0;
+        if (fstatat(rfd, res + 1, st, AT_SYMLINK_NOFOLLOW) < 0) {
+            rc = -errno;
+            break;
+        }
+        if (S_ISLNK(st->st_mode)) {
+            if (++links > 40) {
+                rc = -ELOOP;
+                break;
+            }
+            ssize_t l = readlinkat(rfd, res + 1, tgt, sizeof(tgt));
+            if (l < 0 || (size_t)l >= sizeof(tgt)) {
+                rc = l < 0 ? -errno : -ENAMETOOLONG;
+                break;
+            }
+            tgt[l] = 0;
+            res[rl] = 0; /* the link itself is replaced by its target */
+            if (tgt[0] == '/')
+                res[0] = 0;
+            char rest[PATH_MAX];
+            if (join2(rest, sizeof(rest), todo + pos, NULL, NULL) < 0 ||
+                join2(todo, sizeof(todo), tgt, rest[strspn(rest, "/")] ? "/" : "", rest) < 0) {
+                rc = -ENAMETOOLONG;
+                break;
+            }
+            pos = 0;
+            continue;
+        }
+        /* more to look up under something that is not a directory */
+        if (!S_ISDIR(st->st_mode) && todo[pos + strspn(todo + pos, "/")]) {
+            rc = -ENOTDIR;
+            break;
+        }
+    }
+    if (rc == 0) {
+        if ((res[0] ? fstatat(rfd, res + 1, st, AT_SYMLINK_NOFOLLOW) : fstat(rfd, st)) < 0)
+            rc = -errno;
+        if (rc == 0 && join2(out, cap, root, res, NULL) < 0)
+            rc = -ENAMETOOLONG;
+    } else {
+        const char *rest = todo + pos + strspn(todo + pos, "/");
+        join2(out, cap, root, res, "");
+        size_t ol = strlen(out);
+        if (*rest && ol < cap)
+            join2(out + ol, cap - ol, "/", rest, NULL);
+    }
+    close(rfd);
+    return rc;
 }

@@ -26,4 +26,17 @@ int kt_file_open_buf(const char *path, struct kt_filebuf *b, struct kt_file *f,
                      struct kt_error *err);
 void kt_filebuf_free(struct kt_filebuf *b);
 
+/* PATH looked up inside the directory ROOT as a process chrooted to ROOT
+ * would: each component in turn, a symbolic link followed with an absolute
+ * target taken from ROOT's top, ".." at ROOT's top staying there (never a
+ * file outside ROOT, whatever the links say); at most 40 links.  Writes
+ * ROOT then the resolved path ("/a/b": no link, "." or "..") into out, and
+ * the final object's stat into st (may be NULL).  Returns 0, or -ENOENT /
+ * -ENOTDIR (out: where it was looked for, the rest as given), -ELOOP,
+ * -ENAMETOOLONG (a path over cap or PATH_MAX), or open/stat's error.  ROOT
+ * NULL or "": no confinement, out = PATH and stat() (the host's lookup). */
+struct stat;
+int kt_root_resolve(const char *root, const char *path, char *out, size_t cap,
+                    struct stat *st);
+
 #endif

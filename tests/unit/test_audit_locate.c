@@ -3,7 +3,11 @@
  * vendor folders by name before EFI/BOOT/BOOTX64.EFI, case-insensitive names
  * (FAT), the loader and MokManager beside shim, the newest boot/vmlinuz-*
  * by version when the release is not there, modules by release, explicit
- * paths, and an empty root (everything missing, nothing fails). */
+ * paths, and an empty root (everything missing, nothing fails).  Links
+ * under the root (#23 item 6): kt_root_resolve looks a path up as a process
+ * chrooted there would (absolute targets re-rooted, ".." stopping at the
+ * top, loops, a file taken for a directory), and kt_audit_locate finds every
+ * part through links inside the root, never a host file a link names. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "util/file.h"
 #include "kt_test.h"
 
 static char root[256];
@@ -30,6 +35,14 @@ static void mkd(const char *rel)
     char cmd[1200];
     snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
     if (system(cmd) != 0)
+        abort();
+}
+
+static void ln(const char *target, const char *rel_link)
+{
+    char p[512];
+    snprintf(p, sizeof(p), "%s/%s", root, rel_link);
+    if (symlink(target, p) != 0)
         abort();
 }
 
@@ -107,9 +120,125 @@ static void test_load_option(void)
     CHECK_EQ_INT(kt_audit_load_option(opt, 6 + 12, &b), -EBADMSG, "a description with no NUL");
 }
 
+/* kt_root_resolve in root (a fresh tree); host: a file outside it. */
+static void test_root_resolve(const char *host)
+{
+    char out[KT_AUDIT_PATH], want[KT_AUDIT_PATH + 64];
+    struct stat st;
+    mk("a/b/file");
+    ln("/a/b", "abs");                 /* absolute: the root's /a/b */
+    ln("../../../../../../a", "up");   /* climbs: stops at the root's top */
+    ln(host, "bait");                  /* a host file the root does not have */
+    ln("l2", "l1");
+    ln("l1", "l2");
+    ln("file", "a/b/same");            /* relative, in its directory */
+    ln("/a/b/same", "a/chain");        /* a link to a link */
+    ln("nowhere", "dangling");
+    snprintf(want, sizeof(want), "%s/a/b/file", root);
+    CHECK_EQ_INT(kt_root_resolve(root, "/abs/file", out, sizeof(out), &st), 0, "absolute link");
+    CHECK_EQ_STR(out, want, "absolute link: inside the root");
+    CHECK(S_ISREG(st.st_mode), "absolute link: the file's stat");
+    CHECK_EQ_INT(kt_root_resolve(root, "/up/b/file", out, sizeof(out), &st), 0, "climbing link");
+    CHECK_EQ_STR(out, want, "climbing link: stops at the root's top");
+    CHECK_EQ_INT(kt_root_resolve(root, "/../../a/./b//file", out, sizeof(out), &st), 0, ".. in the path");
+    CHECK_EQ_STR(out, want, ".. and . in the path");
+    CHECK_EQ_INT(kt_root_resolve(root, "a/chain", out, sizeof(out), &st), 0, "a chain of links");
+    CHECK_EQ_STR(out, want, "a chain of links, relative path");
+    CHECK_EQ_INT(kt_root_resolve(root, "/bait", out, sizeof(out), &st), -ENOENT, "a host file: not in the root");
+    snprintf(want, sizeof(want), "%s%s", root, host);
+    CHECK_EQ_STR(out, want, "a host file: looked for inside the root");
+    CHECK_EQ_INT(kt_root_resolve(root, "/l1", out, sizeof(out), &st), -ELOOP, "a loop");
+    CHECK_EQ_INT(kt_root_resolve(root, "/a/b/file/x", out, sizeof(out), &st), -ENOTDIR, "a file as a directory");
+    CHECK_EQ_INT(kt_root_resolve(root, "/a/b/file/..", out, sizeof(out), &st), -ENOTDIR, "a file then ..");
+    CHECK_EQ_INT(kt_root_resolve(root, "/dangling", out, sizeof(out), &st), -ENOENT, "a dangling link");
+    CHECK_EQ_INT(kt_root_resolve(root, "/a/missing/x", out, sizeof(out), &st), -ENOENT, "missing");
+    snprintf(want, sizeof(want), "%s/a/missing/x", root);
+    CHECK_EQ_STR(out, want, "missing: where it was looked for");
+    CHECK_EQ_INT(kt_root_resolve(root, "/", out, sizeof(out), &st), 0, "the root itself");
+    CHECK(!strcmp(out, root) && S_ISDIR(st.st_mode), "the root itself: a directory");
+    CHECK_EQ_INT(kt_root_resolve(NULL, host, out, sizeof(out), &st), 0, "no root: the host's lookup");
+    CHECK_EQ_STR(out, host, "no root: the path as given");
+    CHECK_EQ_INT(kt_root_resolve(root, "/abs/file", out, 8, &st), -ENAMETOOLONG, "out too small");
+}
+
+/* kt_audit_locate through links under the root: each part the root's. */
+static void test_locate_links(struct kt_audit *a, const char *host)
+{
+    mk("usr/lib/modules/7.0.0-1/vmlinuz");
+    mkd("usr/lib/modules/7.0.0-1/kernel");
+    ln("usr/lib", "lib");                                    /* merged /usr */
+    mkd("boot");
+    ln("/usr/lib/modules/7.0.0-1/vmlinuz", "boot/vmlinuz-7.0.0-1");
+    ln(host, "boot/vmlinuz-9.0.0-1");                        /* a host file: not the root's */
+    mk("esp-real/EFI/debian/shimx64.efi");
+    mk("esp-real/EFI/debian/grub-2.12.efi");
+    ln("grub-2.12.efi", "esp-real/EFI/debian/grubx64.efi");  /* stays on the ESP */
+    ln(host, "esp-real/EFI/debian/mmx64.efi");               /* leaves the ESP */
+    ln("/esp-real", "boot/efi");
+    mk("sys/firmware/efi/efivars-real/x");
+    ln("../../../../../../sys/firmware/efi/efivars-real", "sys/firmware/efi/efivars");
+    struct kt_audit_opts o = {.root = root};
+    memset(a, 0, sizeof(*a));
+    kt_audit_locate(&o, a);
+    CHECK(a->found[KT_AUDIT_EFIVARS], "efivars through a climbing link");
+    CHECK_EQ_STR(rel(a->path[KT_AUDIT_EFIVARS]), "/sys/firmware/efi/efivars-real", "efivars: the root's");
+    CHECK(a->found[KT_AUDIT_ESP], "the ESP through an absolute link");
+    CHECK_EQ_STR(rel(a->path[KT_AUDIT_ESP]), "/esp-real", "the ESP: the root's");
+    CHECK_EQ_STR(rel(a->links[KT_AUDIT_SHIM].path), "/esp-real/EFI/debian/shimx64.efi", "shim on it");
+    CHECK(a->links[KT_AUDIT_LOADER].present, "GRUB through a link on the ESP");
+    CHECK_EQ_STR(rel(a->links[KT_AUDIT_LOADER].path), "/esp-real/EFI/debian/grub-2.12.efi", "GRUB: the file");
+    CHECK(!a->links[KT_AUDIT_MOKMANAGER].present, "MokManager linking to a host file: missing");
+    /* 9.0.0-1 names a host file, so the newest in the root is 7.0.0-1 */
+    CHECK_EQ_STR(a->release, "7.0.0-1", "the newest kernel the root has");
+    CHECK(a->found[KT_AUDIT_KERNEL], "the kernel through an absolute link");
+    CHECK_EQ_STR(rel(a->path[KT_AUDIT_KERNEL]), "/usr/lib/modules/7.0.0-1/vmlinuz", "the kernel: the root's");
+    CHECK(a->found[KT_AUDIT_MODULES], "modules through lib -> usr/lib");
+    CHECK_EQ_STR(rel(a->path[KT_AUDIT_MODULES]), "/usr/lib/modules/7.0.0-1", "modules: the root's");
+    /* the release named: its link names a host file, so it is missing */
+    o.release = "9.0.0-1";
+    memset(a, 0, sizeof(*a));
+    kt_audit_locate(&o, a);
+    CHECK(!a->found[KT_AUDIT_KERNEL], "a kernel link to a host file: missing");
+    char want[KT_AUDIT_PATH];
+    snprintf(want, sizeof(want), "%s", host);
+    CHECK_EQ_STR(rel(a->path[KT_AUDIT_KERNEL]), want, "looked for inside the root");
+}
+
+static void fresh_root(void)
+{
+    snprintf(root, sizeof(root), "%s/kt-audit-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(root))
+        abort();
+}
+
+static void rm_root(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+    if (system(cmd) != 0)
+        abort();
+}
+
 int main(void)
 {
     test_load_option();
+    /* a host file outside every root, that links under the roots name */
+    char host[300];
+    snprintf(host, sizeof(host), "%s/kt-audit-host-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    int hfd = mkstemp(host);
+    if (hfd < 0)
+        return 1;
+    close(hfd);
+    fresh_root();
+    test_root_resolve(host);
+    rm_root();
+    struct kt_audit *la = calloc(1, sizeof(*la));
+    fresh_root();
+    test_locate_links(la, host);
+    rm_root();
+    free(la);
+    unlink(host);
+
     snprintf(root, sizeof(root), "%s/kt-audit-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(root))
         return 1;

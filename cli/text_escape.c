@@ -1,0 +1,109 @@
+/* text_escape.c - tx / text_escape: input strings made one safe line for the
+ * text output (see text_escape.h). */
+#include "text_escape.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The length of the valid UTF-8 sequence at p (1..4), or 0; *cp its value. */
+static size_t utf8_seq(const uint8_t *p, uint32_t *cp)
+{
+    uint8_t c = p[0];
+    size_t n;
+    uint32_t v, min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, v = c & 0x1f, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, v = c & 0x0f, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, v = c & 0x07, min = 0x10000;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
+            return 0;
+        v = v << 6 | (p[i] & 0x3f);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+static bool escaped_cp(uint32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t text_escape(const char *s, char *out, size_t cap)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    size_t o = 0, need = 0;
+    bool cut = false;
+    while (*p) {
+        char e[12];
+        size_t el;
+        uint32_t cp = 0;
+        size_t n = utf8_seq(p, &cp);
+        if (n == 0)
+            el = (size_t)snprintf(e, sizeof(e), "\\x%02x", *p), n = 1;
+        else if (n == 1 && (cp < 0x20 || cp == 0x7f))
+            el = (size_t)snprintf(e, sizeof(e), "\\x%02x", (unsigned)cp);
+        else if (n == 1 && cp == '\\')
+            el = 2, memcpy(e, "\\\\", 2);
+        else if (escaped_cp(cp))
+            el = (size_t)snprintf(e, sizeof(e), "\\u%04x", (unsigned)cp);
+        else
+            el = n, memcpy(e, p, n);
+        if (!cut && o + el < cap) {
+            memcpy(out + o, e, el);
+            o += el;
+        } else {
+            cut = true;
+        }
+        need += el;
+        p += n;
+    }
+    if (cap)
+        out[o] = 0;
+    return need;
+}
+
+/* Does s need escaping at all (the common case: no). */
+static bool plain(const char *s)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    while (*p) {
+        uint32_t cp;
+        size_t n = utf8_seq(p, &cp);
+        if (!n || (n == 1 && (cp < 0x20 || cp == 0x7f || cp == '\\')) || escaped_cp(cp))
+            return false;
+        p += n;
+    }
+    return true;
+}
+
+const char *tx(const char *s)
+{
+    static char *ring[8];
+    static size_t next;
+    if (!s || plain(s))
+        return s;
+    size_t need = text_escape(s, NULL, 0) + 1;
+    char *b = malloc(need);
+    if (!b)
+        return "(out of memory)";
+    text_escape(s, b, need);
+    free(ring[next]);
+    ring[next] = b;
+    next = (next + 1) % (sizeof(ring) / sizeof(ring[0]));
+    return b;
+}

@@ -1,0 +1,21 @@
+/* text_escape.h - strings from the input (certificate names, file names,
+ * reasons that quote them) made safe for the text output: one line, no
+ * terminal control.  JSON escapes on its own (json.c). */
+#ifndef KT_CLI_TEXT_ESCAPE_H
+#define KT_CLI_TEXT_ESCAPE_H
+
+#include <stddef.h>
+
+/* s with every control character escaped: C0 and DEL as \xNN, a backslash
+ * as \\, the C1 controls and the bidirectional overrides/isolates
+ * (U+202A-U+202E, U+2066-U+2069) as \uNNNN, a byte that is not UTF-8 as
+ * \xNN; the rest of UTF-8 as is.  Returns s itself when nothing needs it,
+ * else one of a few rotating buffers (valid until that many more calls);
+ * NULL stays NULL.  A newline in a name thus cannot start a line of its own,
+ * so no input can forge a verdict line. */
+const char *tx(const char *s);
+/* The same into out (cap bytes, cut at a whole escape, NUL-terminated);
+ * returns the length the whole escaped text needs. */
+size_t text_escape(const char *s, char *out, size_t cap);
+
+#endif
