@@ -170,6 +170,14 @@ expect_eq $? 5 "efivars link: the root's dbx revokes shim, exit 5"
 expect_eq "$(sec parts '.efivars.path' <<<"$j")" "\"rv$H/efivars\"" "the variables inside the root"
 expect_eq "$(sec chain '[.links[] | .verdict]' <<<"$j")" '["rejected","untrusted","untrusted"]' "shim rejected by the root's dbx"
 
+# --- a variable file that is a link: efivarfs holds none, never followed ------
+mkroot rs
+printf '\x06\x00\x00\x00\x00' > "$H/SecureBoot-off" # the host's file: Secure Boot off
+sbv=$(ls rs/$VARS/SecureBoot-*)
+rm "$sbv" && ln -s "$H/SecureBoot-off" "$sbv"
+j=$(A --root rs --json)
+expect_eq "$(sec firmware '.secure_boot' <<<"$j")" null "a SecureBoot variable that links out: not read (was false, the host's)"
+
 # --- text output names the root's files -------------------------------------
 out=$(A --root rk)
 expect_match "$out" "rk$H/$K" "text: the root's kernel"
