@@ -264,6 +264,67 @@ static int finish(struct kt_pe_result *r, int rc, const struct kt_error *why, st
     return rc;
 }
 
+/* The certificate table as far as the purpose reads it: no entry is
+ * unsigned; kexec refuses a first PKCS#7 with a length over two bytes. */
+static int table_usable(const struct ctx *c, const struct kt_pe_cert *certs, size_t n,
+                        struct kt_error *e)
+{
+    if (n == 0) {
+        kt_fail(e, -ENODATA, KT_NO_OFFSET, "no signature: the image has no certificate table");
+        return -ENODATA;
+    }
+    if (c->purpose == KT_VERIFY_PURPOSE_KEXEC && certs[0].pkcs7.len >= 2 && certs[0].pkcs7.p[1] >= 0x83) {
+        /* the kernel's pefile_strip_sig_wrapper reads at most a two-byte
+         * length and refuses a longer one (-EMSGSIZE): kexec never gets
+         * to the signature of a PKCS#7 of 64 KiB or more */
+        kt_fail(e, -EBADMSG, certs[0].offset + 8,
+                "kexec: the first signature's PKCS#7 has a %u-byte length field (64 KiB or "
+                "more); the kernel refuses it (EMSGSIZE)", (unsigned)(certs[0].pkcs7.p[1] & 0x7f));
+        return -EBADMSG;
+    }
+    return 0;
+}
+
+/* The image's verdict from its signatures: blacklisted first, then the
+ * first of rejected, trusted, malformed, unsupported, untrusted. */
+static int decide(struct kt_pe_result *r, const struct ctx *c, struct kt_error *e,
+                  struct kt_error *err)
+{
+    struct agg a = {0};
+    for (size_t i = 0; i < r->n_sigs; i++)
+        aggregate(&a, &r->sigs[i], c->purpose != KT_VERIFY_PURPOSE_KEXEC || i == 0);
+    if (c->blacklisted) {
+        /* the image itself is listed, whatever its signatures say (even none
+         * readable): firmware's and shim's dbx check comes first */
+        struct kt_error bl = KT_ERROR_INIT;
+        kt_fail(&bl, -EKEYREJECTED, KT_NO_OFFSET, "image %s digest is blacklisted",
+                kt_hash_name(c->blacklisted_hash));
+        return finish(r, -EKEYREJECTED, &bl, err);
+    } else if (a.rejected)
+        return finish(r, -EKEYREJECTED, a.why_rejected, err);
+    else if (a.trusted)
+        return finish(r, 0, NULL, err);
+    else if (a.malformed)
+        return finish(r, -EBADMSG, a.why_malformed, err);
+    else if (a.unsupported)
+        return finish(r, -ENOPKG, a.why_unsupported, err);
+    else if (a.trusted_not_vouching) {
+        const char *why = c->purpose == KT_VERIFY_PURPOSE_KEXEC
+                              ? "a signature other than the first entry's is trusted, but kexec "
+                                "reads the first entry only"
+                              : "a nested signature is trusted, but nested signatures never "
+                                "establish trust";
+        if (a.why_other && a.why_other->code)
+            kt_fail(e, -ENOKEY, a.why_other->offset, "%s; %s", a.why_other->what, why);
+        else
+            kt_fail(e, -ENOKEY, KT_NO_OFFSET, "%s", why);
+        return finish(r, -ENOKEY, e, err);
+    } else {
+        return finish(r, a.why_other && a.why_other->code ? a.why_other->code : -ENOKEY,
+                      a.why_other, err);
+    }
+}
+
 int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,
                      const struct kt_pe_verify_opts *opts, struct kt_pe_result **out,
                      struct kt_error *err)
@@ -301,19 +362,9 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
         rc = finish(r, rc, &e, err);
         goto done;
     }
-    if (n == 0) {
-        kt_fail(&e, -ENODATA, KT_NO_OFFSET, "no signature: the image has no certificate table");
-        rc = finish(r, -ENODATA, &e, err);
-        goto done;
-    }
-    if (c.purpose == KT_VERIFY_PURPOSE_KEXEC && certs[0].pkcs7.len >= 2 && certs[0].pkcs7.p[1] >= 0x83) {
-        /* the kernel's pefile_strip_sig_wrapper reads at most a two-byte
-         * length and refuses a longer one (-EMSGSIZE): kexec never gets
-         * to the signature of a PKCS#7 of 64 KiB or more */
-        kt_fail(&e, -EBADMSG, certs[0].offset + 8,
-                "kexec: the first signature's PKCS#7 has a %u-byte length field (64 KiB or "
-                "more); the kernel refuses it (EMSGSIZE)", (unsigned)(certs[0].pkcs7.p[1] & 0x7f));
-        rc = finish(r, -EBADMSG, &e, err);
+    rc = table_usable(&c, certs, n, &e);
+    if (rc < 0) {
+        rc = finish(r, rc, &e, err);
         goto done;
     }
     r->sigs = calloc(n, sizeof(*r->sigs));
@@ -338,39 +389,7 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
     for (size_t i = 0; i < n; i++)
         check(&c, &r->sigs[i]);
     r->blacklisted = c.blacklisted;
-    struct agg a = {0};
-    for (size_t i = 0; i < n; i++)
-        aggregate(&a, &r->sigs[i], c.purpose != KT_VERIFY_PURPOSE_KEXEC || i == 0);
-    if (c.blacklisted) {
-        /* the image itself is listed, whatever its signatures say (even none
-         * readable): firmware's and shim's dbx check comes first */
-        struct kt_error bl = KT_ERROR_INIT;
-        kt_fail(&bl, -EKEYREJECTED, KT_NO_OFFSET, "image %s digest is blacklisted",
-                kt_hash_name(c.blacklisted_hash));
-        rc = finish(r, -EKEYREJECTED, &bl, err);
-    } else if (a.rejected)
-        rc = finish(r, -EKEYREJECTED, a.why_rejected, err);
-    else if (a.trusted)
-        rc = finish(r, 0, NULL, err);
-    else if (a.malformed)
-        rc = finish(r, -EBADMSG, a.why_malformed, err);
-    else if (a.unsupported)
-        rc = finish(r, -ENOPKG, a.why_unsupported, err);
-    else if (a.trusted_not_vouching) {
-        const char *why = c.purpose == KT_VERIFY_PURPOSE_KEXEC
-                              ? "a signature other than the first entry's is trusted, but kexec "
-                                "reads the first entry only"
-                              : "a nested signature is trusted, but nested signatures never "
-                                "establish trust";
-        if (a.why_other && a.why_other->code)
-            kt_fail(&e, -ENOKEY, a.why_other->offset, "%s; %s", a.why_other->what, why);
-        else
-            kt_fail(&e, -ENOKEY, KT_NO_OFFSET, "%s", why);
-        rc = finish(r, -ENOKEY, &e, err);
-    } else {
-        rc = finish(r, a.why_other && a.why_other->code ? a.why_other->code : -ENOKEY,
-                    a.why_other, err);
-    }
+    rc = decide(r, &c, &e, err);
 done:
     kt_keyrings_free(empty);
     return rc;

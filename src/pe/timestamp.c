@@ -83,6 +83,64 @@ static bool same_integer(kt_span a, kt_span b)
     return kt_span_eq(kt_integer_magnitude(a), kt_integer_magnitude(b));
 }
 
+/* A countersignature's authenticated attributes (auth_tlv, tagged [0]):
+ * its messageDigest into *md, its signingTime into ts->time. */
+static int counter_attrs(kt_span auth_tlv, const uint8_t *base, struct kt_pe_timestamp *ts,
+                         kt_span *md)
+{
+    struct kt_error *err = &ts->error;
+    kt_der ad, attrs;
+    kt_der_init(&ad, auth_tlv.p, auth_tlv.len, KT_DER_BER, err);
+    ad.base = base;
+    int rc = kt_der_get(&ad, KT_CTX_CONS(0), &attrs, "authenticatedAttributes");
+    while (!rc && !kt_der_empty(&attrs)) {
+        kt_der at, vals;
+        enum kt_oid id;
+        rc = kt_der_get(&attrs, KT_TAG_SEQUENCE, &at, "attribute");
+        if (!rc) rc = kt_der_get_oid_id(&at, &id, NULL, "attribute.type");
+        if (!rc) rc = kt_der_get(&at, KT_TAG_SET, &vals, "attribute.values");
+        if (!rc && id == KT_OID_MESSAGE_DIGEST)
+            rc = kt_der_get_octets(&vals, md, "messageDigest");
+        else if (!rc && id == KT_OID_SIGNING_TIME)
+            rc = kt_der_get_time(&vals, &ts->time, "signingTime");
+    }
+    return rc;
+}
+
+/* The countersigner's certificate: in the message, else a key of the set. */
+static const struct kt_x509 *counter_signer(const struct kt_pe_signature *sig,
+                                            const struct kt_trust_set *trust, kt_span issuer,
+                                            kt_span serial)
+{
+    for (size_t i = 0; i < sig->msg->n_certs; i++) {
+        const struct kt_x509 *c = sig->msg->certs[i];
+        if (kt_span_eq(c->issuer_raw, issuer) && same_integer(c->serial, serial))
+            return c;
+    }
+    if (trust->all) {
+        const struct kt_key *k = kt_keyrings_find_cert(trust->all, issuer, serial, (kt_span){0});
+        if (k)
+            return k->cert;
+    }
+    return NULL;
+}
+
+/* Trust: the countersigner itself, or its issuer, is a key of the search set. */
+static void counter_trust(struct kt_pe_timestamp *ts, const struct kt_x509 *cert,
+                          const struct kt_trust_set *trust)
+{
+    struct kt_key_ids self = {.issuer = cert->issuer_raw, .serial = cert->serial};
+    const struct kt_key *k = kt_trust_set_find(trust, &self);
+    if (!k && cert->akid_keyid.len) {
+        struct kt_key_ids by_skid = {.skid = cert->akid_keyid};
+        const struct kt_key *i = kt_trust_set_find(trust, &by_skid);
+        if (i && i->cert->pub && kt_x509_check_signature(cert, i->cert->pub) == 0)
+            k = i;
+    }
+    ts->trusted_by = k;
+    ts->trust_rc = k ? 0 : -ENOKEY;
+}
+
 /* A legacy countersignature: a SignerInfo over the outer signature bytes. */
 static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer *s,
                        const struct kt_pkcs7_attr *a, const uint8_t *base,
@@ -91,7 +149,7 @@ static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer
     struct kt_pe_timestamp *ts = &sig->timestamp;
     struct kt_error *err = &ts->error;
     ts->kind = KT_PE_TS_COUNTERSIG;
-    kt_der v, si, ias, attrs;
+    kt_der v, si, ias;
     kt_der_init(&v, a->values.p, a->values.len, KT_DER_BER, err);
     v.base = base;
     uint64_t ver;
@@ -119,39 +177,12 @@ static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer
         ts->verify_rc = rc;
         return;
     }
-    /* authenticated attributes: messageDigest and signingTime */
-    kt_der ad;
-    kt_der_init(&ad, auth_tlv.p, auth_tlv.len, KT_DER_BER, err);
-    ad.base = base;
-    rc = kt_der_get(&ad, KT_CTX_CONS(0), &attrs, "authenticatedAttributes");
-    while (!rc && !kt_der_empty(&attrs)) {
-        kt_der at, vals;
-        enum kt_oid id;
-        rc = kt_der_get(&attrs, KT_TAG_SEQUENCE, &at, "attribute");
-        if (!rc) rc = kt_der_get_oid_id(&at, &id, NULL, "attribute.type");
-        if (!rc) rc = kt_der_get(&at, KT_TAG_SET, &vals, "attribute.values");
-        if (!rc && id == KT_OID_MESSAGE_DIGEST)
-            rc = kt_der_get_octets(&vals, &md, "messageDigest");
-        else if (!rc && id == KT_OID_SIGNING_TIME)
-            rc = kt_der_get_time(&vals, &ts->time, "signingTime");
-    }
+    rc = counter_attrs(auth_tlv, base, ts, &md);
     if (rc < 0) {
         ts->verify_rc = rc;
         return;
     }
-    const struct kt_x509 *cert = NULL;
-    for (size_t i = 0; i < sig->msg->n_certs; i++) {
-        const struct kt_x509 *c = sig->msg->certs[i];
-        if (kt_span_eq(c->issuer_raw, issuer) && same_integer(c->serial, serial)) {
-            cert = c;
-            break;
-        }
-    }
-    if (!cert && trust->all) {
-        const struct kt_key *k = kt_keyrings_find_cert(trust->all, issuer, serial, (kt_span){0});
-        if (k)
-            cert = k->cert;
-    }
+    const struct kt_x509 *cert = counter_signer(sig, trust, issuer, serial);
     ts->signer = cert;
     uint8_t want[KT_HASH_MAX_SIZE];
     if (kt_digest(h, s->signature.p, s->signature.len, want) < 0) {
@@ -188,17 +219,7 @@ static void countersig(struct kt_pe_signature *sig, const struct kt_pkcs7_signer
         return;
     }
     ts->verify_rc = 0;
-    /* trust: the countersigner itself, or its issuer, is a key of the search set */
-    struct kt_key_ids self = {.issuer = cert->issuer_raw, .serial = cert->serial};
-    const struct kt_key *k = kt_trust_set_find(trust, &self);
-    if (!k && cert->akid_keyid.len) {
-        struct kt_key_ids by_skid = {.skid = cert->akid_keyid};
-        const struct kt_key *i = kt_trust_set_find(trust, &by_skid);
-        if (i && i->cert->pub && kt_x509_check_signature(cert, i->cert->pub) == 0)
-            k = i;
-    }
-    ts->trusted_by = k;
-    ts->trust_rc = k ? 0 : -ENOKEY;
+    counter_trust(ts, cert, trust);
 }
 
 void kt_pe_check_timestamp(struct kt_pe_signature *sig, const uint8_t *base,
