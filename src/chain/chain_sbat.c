@@ -39,7 +39,11 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
     int rc = kt_pe_parse(shim, len, &pe, err);
     if (rc < 0)
         return rc;
-    if (policy == KT_SBAT_POLICY_RESET && !secure) {
+    /* shim's set_sbat_uefi_variable: outside secure mode, SbatPolicy reset
+     * and no (or an unknown) SbatPolicy both reset the variable to the
+     * original payload, with no keep-or-replace check */
+    bool reset = !secure && (policy == KT_SBAT_POLICY_RESET || policy == KT_SBAT_POLICY_DEFAULT);
+    if (reset) {
         const char *o = kt_sbat_builtin("original");
         rc = kt_sbat_level_parse((const uint8_t *)o, strlen(o), &cand, err);
         which = "original (reset)";
@@ -69,7 +73,7 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
     /* shim's set_sbat_uefi_variable: a reset skips the keep-or-replace
      * check (preserve_sbat_uefi_variable), an unreadable variable is replaced */
     char why[160] = "";
-    if (current && !(policy == KT_SBAT_POLICY_RESET && !secure) &&
+    if (current && !reset &&
         kt_sbat_level_preserve(current, (const char *)cand.text, why, sizeof(why))) {
         rc = copy_level(current, applied, err);
         snprintf(note, note_cap, "SbatLevel %s kept: %s (shim's %s %s)%s",

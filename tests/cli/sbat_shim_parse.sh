@@ -178,4 +178,16 @@ expect_eq "$(kr short.txt)" "2030 2030" "a short date stamp \"2030\" compares ab
 # shorter than sbat,1,2021030218\n: replaced whatever its date
 printf 'sbat,1,2099010100' > trunc.txt
 expect_eq "$(kr trunc.txt)" "2099010100 2025021800" "17 bytes: replaced"
+# outside secure mode with no SbatPolicy, shim resets SbatLevel to the
+# original payload without the keep-or-replace check (before: automatic,
+# and a newer variable kept)
+mkdir ev
+printf '\x06\x00\x00\x00\x00' > ev/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+cp d06 ev/SbatLevelRT-605dab50-e046-4300-abb6-3dd810dd8b23
+expect_eq "$(CH --efivars ev shim.efi g5.efi kernel.efi | lvl)" "2099010100 2021030218" \
+    "SecureBoot 0, no SbatPolicy: reset to 2021030218"
+expect_match "$(CH --efivars ev shim.efi g5.efi kernel.efi | jq -r 'select(.type == "sbat_level") | .note')" \
+    "shim sets SbatLevel to its original \(reset\) 2021030218 \(was 2099010100\)" "reset: the note"
+expect_eq "$(CH --efivars ev --sbat-policy automatic shim.efi g5.efi kernel.efi | lvl)" \
+    "2099010100 2099010100" "SecureBoot 0, SbatPolicy automatic: the newer variable kept"
 finish
