@@ -76,9 +76,14 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
     if (current && !reset &&
         kt_sbat_level_preserve(current, (const char *)cand.text, why, sizeof(why))) {
         rc = copy_level(current, applied, err);
-        snprintf(note, note_cap, "SbatLevel %s kept: %s (shim's %s %s)%s",
-                 current->stamp[0] ? current->stamp : "(no date)", why, which, cand.stamp,
-                 reset_note);
+        if (why[0])
+            snprintf(note, note_cap, "SbatLevel %s kept: %s (shim's %s %s)%s",
+                     current->stamp[0] ? current->stamp : "(no date)", why, which, cand.stamp,
+                     reset_note);
+        else
+            snprintf(note, note_cap, "SbatLevel %s kept: not older than shim's %s %s%s",
+                     current->stamp[0] ? current->stamp : "(no date)", which, cand.stamp,
+                     reset_note);
     } else if (kt_sbat_check(&self, &cand, &ie, &le, &se) < 0) {
         if (current)
             rc = copy_level(current, applied, err);

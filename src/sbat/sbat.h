@@ -141,7 +141,8 @@ int kt_sbat_check(const struct kt_sbat *image, const struct kt_sbat_level *level
  * kept when its version column (the 2nd) is longer, or as long and greater
  * byte-wise, than the candidate's, or when the first ten bytes of its date
  * stamp column (the 3rd) compare byte-wise (strncmp) not below the
- * candidate's.  why (one phrase) says which rule decided. */
+ * candidate's.  why (one phrase) says which other rule decided, or is ""
+ * when the date stamp did. */
 bool kt_sbat_level_preserve(const struct kt_sbat_level *current, const char *cand, char *why,
                             size_t why_cap);
 
