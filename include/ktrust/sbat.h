@@ -43,10 +43,13 @@ struct kt_sbat_entry; /* one record of an image or a level */
 struct kt_sbat_level; /* an SbatLevel (see also ktrust/verify.h) */
 
 /* The .sbat of a PE image as shim reads it: the section named exactly
- * ".sbat"; two of them, or one with relocations, is -ELIBBAD; one whose
- * SizeOfRawData is 0 or below its VirtualSize is ignored (like a missing
- * one: kt_sbat_present false).  Records: six non-empty comma-separated
- * columns (shim's CSV rules; extra columns dropped).  *out is the caller's
+ * ".sbat"; one whose SizeOfRawData is 0 or below its VirtualSize is ignored
+ * and does not count (none that counts: kt_sbat_present false); a .sbat
+ * after one that counted, or one with relocations, is -ELIBBAD.  Records
+ * end at CR, LF or NUL; the first six comma-separated columns are read and
+ * must be non-empty, whatever follows them is not looked at (shim's csv.c
+ * rules).  Generations: shim's atoi (spaces and tabs skipped, digits to the
+ * first other byte, kept in 16 bits).  *out is the caller's
  * (kt_sbat_close).  Errors: -ELIBBAD (not a PE image; the rules above),
  * -EBADMSG (a malformed record, with its offset), -ENOMEM. */
 KT_API int kt_sbat_open_image(const uint8_t *image, size_t len, struct kt_sbat **out,
@@ -73,8 +76,10 @@ KT_API unsigned kt_sbat_entry_generation(const struct kt_sbat_entry *e);
 /* The record's byte offset in the file (an image's), or in the payload. */
 KT_API size_t kt_sbat_entry_offset(const struct kt_sbat_entry *e);
 
-/* An SbatLevel payload: `sbat,1,STAMP` then `component,generation` lines,
- * or an efivarfs dump of SbatLevelRT (the 4-byte attribute word first).
+/* An SbatLevel payload: `sbat,1,STAMP` then `component,generation` lines
+ * (split as .sbat records are; the first three columns read), or an
+ * efivarfs dump of SbatLevel or SbatLevelRT, recognised by the value of its
+ * 4-byte attribute word (NV, BS, RT and TIME_BASED_AUTH bits only, BS set).
  * `source` says where it came from ("SbatLevelRT", "file" ...; copied,
  * may be NULL).  *out is the caller's (kt_sbat_level_close).  An empty
  * payload is an empty level (revokes nothing).  Errors: -EBADMSG, -ENOMEM. */

@@ -18,11 +18,6 @@ int kt_sbat_policy_parse(const char *s, enum kt_sbat_policy *p)
     return 0;
 }
 
-static unsigned long long stamp_num(const struct kt_sbat_level *l)
-{
-    return l && l->stamp[0] ? strtoull(l->stamp, NULL, 10) : 0;
-}
-
 static int copy_level(const struct kt_sbat_level *src, struct kt_sbat_level *dst,
                       struct kt_error *err)
 {
@@ -44,7 +39,11 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
     int rc = kt_pe_parse(shim, len, &pe, err);
     if (rc < 0)
         return rc;
-    if (policy == KT_SBAT_POLICY_RESET && !secure) {
+    /* shim's set_sbat_uefi_variable: outside secure mode, SbatPolicy reset
+     * and no (or an unknown) SbatPolicy both reset the variable to the
+     * original payload, with no keep-or-replace check */
+    bool reset = !secure && (policy == KT_SBAT_POLICY_RESET || policy == KT_SBAT_POLICY_DEFAULT);
+    if (reset) {
         const char *o = kt_sbat_builtin("original");
         rc = kt_sbat_level_parse((const uint8_t *)o, strlen(o), &cand, err);
         which = "original (reset)";
@@ -71,11 +70,20 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
                                  ? " (SbatPolicy reset is refused in secure mode)" : "";
     struct kt_error se = KT_ERROR_INIT;
     const struct kt_sbat_entry *ie, *le;
-    if (current && stamp_num(current) >= stamp_num(&cand) &&
-        !(policy == KT_SBAT_POLICY_RESET && !secure)) {
+    /* shim's set_sbat_uefi_variable: a reset skips the keep-or-replace
+     * check (preserve_sbat_uefi_variable), an unreadable variable is replaced */
+    char why[160] = "";
+    if (current && !reset &&
+        kt_sbat_level_preserve(current, (const char *)cand.text, why, sizeof(why))) {
         rc = copy_level(current, applied, err);
-        snprintf(note, note_cap, "SbatLevel %s kept: not older than shim's %s %s%s",
-                 current->stamp[0] ? current->stamp : "(no date)", which, cand.stamp, reset_note);
+        if (why[0])
+            snprintf(note, note_cap, "SbatLevel %s kept: %s (shim's %s %s)%s",
+                     current->stamp[0] ? current->stamp : "(no date)", why, which, cand.stamp,
+                     reset_note);
+        else
+            snprintf(note, note_cap, "SbatLevel %s kept: not older than shim's %s %s%s",
+                     current->stamp[0] ? current->stamp : "(no date)", which, cand.stamp,
+                     reset_note);
     } else if (kt_sbat_check(&self, &cand, &ie, &le, &se) < 0) {
         if (current)
             rc = copy_level(current, applied, err);
@@ -87,9 +95,10 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
             rc = 1; /* set_sbat_uefi_variable fails: efi_main dies in secure mode */
     } else {
         rc = copy_level(&cand, applied, err);
-        snprintf(note, note_cap, "shim sets SbatLevel to its %s %s (was %s)%s", which, cand.stamp,
+        snprintf(note, note_cap, "shim sets SbatLevel to its %s %s (was %s%s%s)%s", which,
+                 cand.stamp,
                  current ? (current->stamp[0] ? current->stamp : "(no date)") : "unset",
-                 reset_note);
+                 why[0] ? ": " : "", why, reset_note);
     }
 out:
     kt_sbat_free(&self);

@@ -14,16 +14,18 @@
 #include "chain/chain.h"
 #include "sbat/sbat.h"
 
-/* The level shim (image shim/len) leaves in SbatLevel: its candidate from
- * `policy` and its .sbatlevel (reset: the original 2021030218 payload, only
- * outside secure mode); kept as `current` when current is at least as new
- * (date stamps compared as numbers) or when the candidate would revoke shim
- * itself.  current may be NULL (no variable yet).  *applied owns its text;
- * note (one line) says what happened.  Returns 0, or 1 when the candidate
- * would revoke shim itself (*applied is then the current level; shim's
- * set_sbat_uefi_variable fails, and in secure mode efi_main goes to die:
- * nothing boots).  Errors: the shim's PE/.sbatlevel errors (-ELIBBAD,
- * -EBADMSG), -ENOMEM. */
+/* The level shim (image shim/len) leaves in SbatLevel, as its
+ * set_sbat_uefi_variable decides: its candidate from `policy` and its
+ * .sbatlevel (outside secure mode, reset or no SbatPolicy: the original
+ * 2021030218 payload, written whatever the variable holds); `current` kept
+ * when kt_sbat_level_preserve says shim keeps it (its attributes, version
+ * column and date stamp as shim's preserve_sbat_uefi_variable compares
+ * them) or when the candidate would revoke shim itself.  current may be
+ * NULL (no variable yet).  *applied owns its text; note (one line) says
+ * what happened.  Returns 0, or 1 when the candidate would revoke shim
+ * itself (*applied is then the current level; set_sbat_uefi_variable
+ * fails, and in secure mode efi_main goes to die: nothing boots).  Errors:
+ * the shim's PE/.sbatlevel errors (-ELIBBAD, -EBADMSG), -ENOMEM. */
 int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_level *current,
                         enum kt_sbat_policy policy, bool secure, struct kt_sbat_level *applied,
                         char *note, size_t note_cap, struct kt_error *err);

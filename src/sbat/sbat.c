@@ -8,8 +8,14 @@
 
 uint16_t kt_sbat_atoi16(kt_span s)
 {
-    uint16_t v = 0; /* modulo 2^16, as shim's int result stored in a UINT16 */
-    for (size_t i = 0; i < s.len && s.p[i] >= '0' && s.p[i] <= '9'; i++)
+    /* shim's atoi (its AsciiStrDecimalToUintn): spaces and tabs first are
+     * skipped, then decimal digits up to the first other byte; leading
+     * zeros add nothing.  The UINTN result lands in a UINT16: modulo 2^16. */
+    uint16_t v = 0;
+    size_t i = 0;
+    while (i < s.len && (s.p[i] == ' ' || s.p[i] == '\t'))
+        i++;
+    for (; i < s.len && s.p[i] >= '0' && s.p[i] <= '9'; i++)
         v = (uint16_t)(v * 10u + (unsigned)(s.p[i] - '0'));
     return v;
 }
@@ -41,53 +47,50 @@ static int push(struct kt_sbat_entry **v, size_t *n, size_t *cap, const struct k
     return 0;
 }
 
+/* A byte that ends a record in shim's parse_csv_data: CR and LF are its
+ * delimiters, and a NUL ends the line it is in (the scan for a delimiter
+ * stops there) without ending the data: parsing goes on after it. */
+static bool record_end(uint8_t c) { return c == '\r' || c == '\n' || c == 0; }
+
 int kt_sbat_csv(const uint8_t *buf, size_t len, size_t base, size_t need, size_t keep,
                 const char *what, struct kt_sbat_entry **out, size_t *n_out,
                 struct kt_error *err)
 {
     struct kt_sbat_entry *v = NULL;
     size_t n = 0, cap = 0, pos = 0;
-    const uint8_t *nul = len ? memchr(buf, 0, len) : NULL;
-    if (nul)
-        len = (size_t)(nul - buf); /* shim stops at the first NUL */
     if (len >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf)
-        pos = 3;
-    while (pos < len) {
-        const uint8_t *nl = memchr(buf + pos, '\n', len - pos);
-        size_t end = nl ? (size_t)(nl - buf) : len;
-        size_t next = nl ? end + 1 : len;
-        size_t lend = end;
-        if (lend > pos && buf[lend - 1] == '\r')
-            lend--;
-        if (lend == pos) { /* empty line */
-            pos = next;
-            continue;
-        }
+        pos = 3; /* a UTF-8 BOM, only at the very start */
+    for (;;) {
+        while (pos < len && record_end(buf[pos]))
+            pos++; /* runs of CR, LF and NUL: no records */
+        if (pos >= len)
+            break;
+        size_t lend = pos;
+        while (lend < len && !record_end(buf[lend]))
+            lend++;
         struct kt_sbat_entry e;
         memset(&e, 0, sizeof(e));
         e.offset = base + pos;
+        /* the columns, split on commas (shim's parse_csv_line): only the
+         * first `keep` are ever looked at, whatever follows them (more
+         * columns, a trailing comma, an empty one) is not */
         size_t c = pos, ncols = 0;
         for (;;) {
             const uint8_t *comma = memchr(buf + c, ',', lend - c);
             size_t cend = comma ? (size_t)(comma - buf) : lend;
-            if (cend == c) {
-                free(v);
-                return kt_fail(err, -EBADMSG, base + c, "%s: record %zu: column %zu is empty",
-                               what, n + 1, ncols + 1);
-            }
             if (ncols < keep) {
+                if (cend == c) {
+                    free(v);
+                    return kt_fail(err, -EBADMSG, base + c,
+                                   "%s: record %zu: column %zu is empty", what, n + 1, ncols + 1);
+                }
                 e.col[ncols].p = buf + c;
                 e.col[ncols].len = cend - c;
             }
             ncols++;
-            if (!comma)
+            if (!comma || ncols == keep)
                 break;
             c = cend + 1;
-            if (c == lend) { /* a trailing comma: an empty last column */
-                free(v);
-                return kt_fail(err, -EBADMSG, base + c, "%s: record %zu: column %zu is empty",
-                               what, n + 1, ncols + 1);
-            }
         }
         if (ncols < need) {
             free(v);
@@ -95,13 +98,13 @@ int kt_sbat_csv(const uint8_t *buf, size_t len, size_t base, size_t need, size_t
                            "%s: record %zu has %zu column%s, %zu needed", what, n + 1, ncols,
                            ncols == 1 ? "" : "s", need);
         }
-        e.ncols = ncols < keep ? ncols : keep;
+        e.ncols = ncols;
         e.generation = kt_sbat_atoi16(e.col[KT_SBAT_GENERATION]);
         if (push(&v, &n, &cap, &e) < 0) {
             free(v);
             return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
         }
-        pos = next;
+        pos = lend;
     }
     *out = v;
     *n_out = n;

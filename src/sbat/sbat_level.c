@@ -26,22 +26,38 @@ const char *kt_sbat_builtin(const char *name)
     return NULL;
 }
 
-static bool printable(uint8_t c) { return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r' || c == 0xef; }
+/* An efivarfs attribute word in front of the payload, by its value. */
+static bool attribute_word(const uint8_t *buf, size_t len, uint32_t *attrs)
+{
+    static const uint32_t known =
+        KT_SBAT_ATTR_NV | KT_SBAT_ATTR_BS | KT_SBAT_ATTR_RT | KT_SBAT_ATTR_TIME_AUTH;
+    if (len < 4)
+        return false;
+    uint32_t a = (uint32_t)buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16 |
+                 (uint32_t)buf[3] << 24;
+    if ((a & ~known) || !(a & KT_SBAT_ATTR_BS))
+        return false;
+    *attrs = a;
+    return true;
+}
 
 int kt_sbat_level_parse(const uint8_t *buf, size_t len, struct kt_sbat_level *out,
                         struct kt_error *err)
 {
     memset(out, 0, sizeof(*out));
-    size_t skip = 0;
-    if (len >= 4 && !printable(buf[0]))
-        skip = 4; /* efivarfs: the attribute word first */
-    out->text = malloc(len - skip + 1);
+    if (attribute_word(buf, len, &out->attributes)) {
+        out->has_attributes = true;
+        out->payload_off = 4;
+    }
+    out->text = malloc(len + 1);
     if (!out->text)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
-    memcpy(out->text, buf + skip, len - skip);
-    out->text[len - skip] = '\0';
-    out->text_len = len - skip;
-    int rc = kt_sbat_csv(out->text, out->text_len, skip, 2, 3, "SbatLevel", &out->entries,
+    if (len)
+        memcpy(out->text, buf, len);
+    out->text[len] = '\0';
+    out->text_len = len;
+    size_t skip = out->payload_off;
+    int rc = kt_sbat_csv(out->text + skip, len - skip, skip, 2, 3, "SbatLevel", &out->entries,
                          &out->n, err);
     if (rc < 0) {
         kt_sbat_level_free(out);
@@ -54,6 +70,56 @@ int kt_sbat_level_parse(const uint8_t *buf, size_t len, struct kt_sbat_level *ou
     }
     snprintf(out->source, sizeof(out->source), "payload");
     return 0;
+}
+
+/* shim's nth_sbat_field: the index where the n-th comma-separated field of
+ * str starts, scanning at most limit bytes and stopping at a NUL (the index
+ * it stopped at when there are fewer fields). */
+static size_t nth_field(const char *str, size_t limit, int n)
+{
+    size_t i;
+    for (i = 0; i < limit && str[i] != '\0'; i++) {
+        if (n == 0)
+            return i;
+        if (str[i] == ',')
+            n--;
+    }
+    return i;
+}
+
+bool kt_sbat_level_preserve(const struct kt_sbat_level *cur, const char *cand, char *why,
+                            size_t cap)
+{
+    static const char sig[] = "sbat,", original[] = "sbat,1,2021030218\n";
+    const char *c = (const char *)cur->text + cur->payload_off;
+    size_t size = cur->text_len - cur->payload_off; /* c[size] is the NUL after it */
+    uint32_t a = cur->attributes;
+    if (cur->has_attributes && (a & KT_SBAT_ATTR_NV) &&
+        a != (KT_SBAT_ATTR_NV | KT_SBAT_ATTR_BS) &&
+        a != (KT_SBAT_ATTR_NV | KT_SBAT_ATTR_BS | KT_SBAT_ATTR_TIME_AUTH)) {
+        snprintf(why, cap, "its attributes 0x%x are not the 0x3 or 0x23 shim accepts", a);
+        return false;
+    }
+    if (size < sizeof(original) - 1) {
+        snprintf(why, cap, "it is shorter than \"sbat,1,2021030218\\n\" (%zu bytes)", size);
+        return false;
+    }
+    if (strncmp(c, sig, sizeof(sig) - 1) != 0) {
+        snprintf(why, cap, "it does not start with \"sbat,\"");
+        return false;
+    }
+    size_t nlim = strlen(cand) + 1;
+    size_t cv = nth_field(c, size, 1), cd = nth_field(c, size, 2);
+    size_t nv = nth_field(cand, nlim, 1), nd = nth_field(cand, nlim, 2);
+    long cvl = (long)cd - (long)cv - 1, nvl = (long)nd - (long)nv - 1;
+    if (cvl > nvl ||
+        (cvl == nvl && strncmp(c + cv, cand + nv, nvl < 0 ? (size_t)-1 : (size_t)nvl) > 0)) {
+        snprintf(why, cap, "its version column is newer than the candidate's");
+        return true;
+    }
+    if (cap)
+        why[0] = '\0'; /* the date stamp decides: the usual case */
+    return strncmp(c + cd, cand + nd, 10) >= 0;
 }
 
 void kt_sbat_level_free(struct kt_sbat_level *l)

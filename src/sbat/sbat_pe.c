@@ -11,6 +11,10 @@ int kt_sbat_from_pe(const struct kt_pe *pe, struct kt_sbat *out, struct kt_error
     kt_le file, hdr;
     kt_le_init(&file, pe->buf, pe->len, NULL);
     memset(out, 0, sizeof(*out));
+    /* shim's verify_buffer_sbat, in its order: a second .sbat after one
+     * that counted is refused, then relocations are; a .sbat whose
+     * SizeOfRawData is 0 or below its VirtualSize is ignored and does not
+     * count (so a later one may still be the image's .sbat). */
     for (size_t i = 0; i < pe->n_sections; i++) {
         const struct kt_pe_section *s = &pe->sections[i];
         const uint8_t *raw_name;
@@ -30,11 +34,14 @@ int kt_sbat_from_pe(const struct kt_pe *pe, struct kt_sbat *out, struct kt_error
         if (reloc_off != 0 || n_relocs != 0)
             return kt_fail(err, -ELIBBAD, s->header_off,
                            ".sbat section has relocations (shim refuses the image)");
+        if (s->raw_size == 0 || s->raw_size < s->vsize)
+            continue; /* ignored as shim ignores it */
+        if ((uint64_t)s->raw_off + s->raw_size > pe->len)
+            return kt_fail(err, -ELIBBAD, s->header_off,
+                           ".sbat: raw data past the end of the file");
         sec = s;
     }
-    if (!sec || sec->raw_size == 0 || sec->raw_size < sec->vsize)
-        return 0; /* none, or ignored as shim ignores it: present stays false */
-    if ((uint64_t)sec->raw_off + sec->raw_size > pe->len)
-        return kt_fail(err, -ELIBBAD, sec->header_off, ".sbat: raw data past the end of the file");
+    if (!sec)
+        return 0; /* none that counts: present stays false */
     return kt_sbat_parse(pe->buf + sec->raw_off, sec->raw_size, sec->raw_off, out, err);
 }

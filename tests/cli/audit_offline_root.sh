@@ -165,7 +165,9 @@ rm -rf rx
 # --- an SbatLevel in the variables revoking GRUB: the kernel is never loaded
 cp -r r rs
 rm -f rs/$VARS/SbatLevel-*
-{ printf '\x07\x00\x00\x00'; printf 'sbat,1,2099010100\nshim,4\ngrub.debian,6\n'; } > "$(ls rs/$VARS/SbatLevelRT-*)"
+# (0x06, BS|RT: the attribute word of shim's SbatLevelRT mirror, as in the
+# corpus; 0x07 would be an SbatLevel with RT, which shim replaces: #23)
+{ printf '\x06\x00\x00\x00'; printf 'sbat,1,2099010100\nshim,4\ngrub.debian,6\n'; } > "$(ls rs/$VARS/SbatLevelRT-*)"
 j=$(A --root rs --json)
 expect_eq $? 5 "SbatLevel revokes GRUB: exit 5"
 expect_eq "$(sec sbat '[.current, .next_boot]' <<<"$j")" '["2099010100","2099010100"]' "a newer level is kept"

@@ -38,11 +38,18 @@ static void test_csv(void)
     CHECK_EQ_INT(s.entries[1].generation, 5, "generation");
     CHECK_EQ_INT(s.entries[0].offset, 103, "offset past the BOM");
     kt_sbat_free(&s);
-    /* stops at the first NUL: a bad record after it is never seen */
+    /* a NUL ends a record but not the data (shim's parse_csv_data goes on
+     * after it): a bad record after it is seen (before #23: ignored) */
     static const char nul[] = "a,1,v,p,1,u\n\0bad\n";
     memset(&e, 0, sizeof(e));
-    CHECK_EQ_INT(kt_sbat_parse((const uint8_t *)nul, sizeof(nul), 0, &s, &e), 0, "nul stop");
-    CHECK_EQ_INT(s.n, 1, "one record before NUL");
+    CHECK_EQ_INT(kt_sbat_parse((const uint8_t *)nul, sizeof(nul), 0, &s, &e), -EBADMSG,
+                 "a record after a NUL is read");
+    CHECK_EQ_INT(e.offset, 13, "its offset");
+    static const char nul2[] = "a,1,v,p,1,u\0\0\0grub,1,v,p,1,u";
+    memset(&e, 0, sizeof(e));
+    CHECK_EQ_INT(kt_sbat_parse((const uint8_t *)nul2, sizeof(nul2) - 1, 0, &s, &e), 0, "nul2");
+    CHECK_EQ_INT(s.n, 2, "NULs split records");
+    CHECK_EQ_INT(s.n == 2 ? s.entries[1].offset : 0, 14, "grub after the NULs");
     kt_sbat_free(&s);
     /* zero records is fine */
     CHECK_EQ_INT(parse_str("", &s, &e), 0, "empty");
@@ -60,6 +67,161 @@ static void test_csv(void)
     kt_sbat_free(&s);
 }
 
+/* #23 item 1: records split at CR as shim splits them, only six columns
+ * read, generations read with shim's atoi */
+static void test_csv_shim(void)
+{
+    struct kt_sbat s;
+    struct kt_error e;
+    char b[64];
+    /* CR-only line ends: two records (before: one, grub hidden in column 6) */
+    CHECK_EQ_INT(parse_str("sbat,1,SBAT Version,sbat,1,u\rgrub,4,F,grub,2,u\r", &s, &e), 0,
+                 "CR only");
+    CHECK_EQ_INT(s.n, 2, "CR only: two records");
+    CHECK_EQ_STR(s.n == 2 ? kt_sbat_col(&s.entries[1], KT_SBAT_COMPONENT, b, sizeof(b)) : "",
+                 "grub", "CR only: grub");
+    CHECK_EQ_INT(s.n == 2 ? s.entries[1].generation : 0, 4, "CR only: grub 4");
+    CHECK_EQ_STR(kt_sbat_col(&s.entries[0], KT_SBAT_URL, b, sizeof(b)), "u", "no CR in the URL");
+    kt_sbat_free(&s);
+    /* a CR inside a line starts a record */
+    CHECK_EQ_INT(parse_str("grub,5,F,grub,2,u\rgrub,4,x,y,z,w\n", &s, &e), 0, "CR inside");
+    CHECK_EQ_INT(s.n, 2, "CR inside: two records");
+    CHECK_EQ_INT(s.n == 2 ? s.entries[1].offset : 0, 118, "CR inside: offset");
+    kt_sbat_free(&s);
+    /* runs of CR and LF make no records */
+    CHECK_EQ_INT(parse_str("\r\r\n\ngrub,4,x,y,z,w\n\r\n", &s, &e), 0, "runs");
+    CHECK_EQ_INT(s.n, 1, "runs: one record");
+    kt_sbat_free(&s);
+    /* only six columns read: a trailing comma or an empty seventh is fine */
+    CHECK_EQ_INT(parse_str("grub,5,F,grub,2,u,\n", &s, &e), 0, "trailing comma after six");
+    CHECK_EQ_STR(kt_sbat_col(&s.entries[0], KT_SBAT_URL, b, sizeof(b)), "u", "sixth");
+    kt_sbat_free(&s);
+    CHECK_EQ_INT(parse_str("grub,5,F,grub,2,u,,x,\n", &s, &e), 0, "empty seventh");
+    CHECK_EQ_INT(s.entries[0].ncols, 6, "six kept");
+    kt_sbat_free(&s);
+    CHECK_EQ_INT(parse_str("grub,5,F,grub,2,\n", &s, &e), -EBADMSG, "empty sixth");
+    /* generations: shim's atoi */
+    CHECK_EQ_INT(parse_str("grub, 5,F,grub,2,u\ngrub.x,\t07,F,g,2,u\n", &s, &e), 0, "atoi");
+    CHECK_EQ_INT(s.entries[0].generation, 5, "\" 5\" is 5");
+    CHECK_EQ_INT(s.entries[1].generation, 7, "\"\\t07\" is 7");
+    kt_sbat_free(&s);
+}
+
+static void test_level_shim(void)
+{
+    struct kt_sbat_level l;
+    struct kt_error e = {0};
+    /* "grub, 5" is 5 (before: 0) */
+    const char *lv = "sbat,1,2025021800\ngrub, 5\n";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "grub, 5");
+    CHECK_EQ_INT(l.n == 2 ? l.entries[1].generation : 0, 5, "level grub, 5 is 5");
+    kt_sbat_level_free(&l);
+    /* CR-only level */
+    lv = "sbat,1,2025021800\rgrub,5\r";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "CR level");
+    CHECK_EQ_INT(l.n, 2, "CR level: two lines");
+    CHECK_EQ_STR(l.stamp, "2025021800", "CR level: stamp");
+    kt_sbat_level_free(&l);
+    /* three columns read: a fourth and what follows are not looked at,
+     * an empty third is refused (as shim's parse_sbat_var_data) */
+    lv = "sbat,1,2025021800\ngrub,5,x,\n";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "fourth column");
+    kt_sbat_level_free(&l);
+    lv = "sbat,1,2025021800\ngrub,5,\n";
+    CHECK_EQ_INT(kt_sbat_level_parse((const uint8_t *)lv, strlen(lv), &l, &e), -EBADMSG,
+                 "empty third");
+    /* #23 item 8: the efivarfs attribute word by its value: 0x23 is '#' */
+    static const char d23[] = "\x23\x00\x00\x00sbat,1,2024040900\ngrub,4\n";
+    CHECK_EQ_INT(level_str(d23, sizeof(d23) - 1, &l), 0, "0x23 dump");
+    CHECK_EQ_STR(l.stamp, "2024040900", "0x23 dump: stamp");
+    CHECK(l.has_attributes && l.attributes == 0x23 && l.payload_off == 4, "0x23 attributes");
+    CHECK_EQ_INT(l.n, 2, "0x23 dump: entries");
+    kt_sbat_level_free(&l);
+    static const char d07[] = "\x07\x00\x00\x00sbat,1,2024040900\n";
+    CHECK_EQ_INT(level_str(d07, sizeof(d07) - 1, &l), 0, "0x07 dump");
+    CHECK(l.has_attributes && l.attributes == 7, "0x07 attributes");
+    kt_sbat_level_free(&l);
+    /* a word with other bits is no attribute word: read as text, refused */
+    static const char d40[] = "\x43\x00\x00\x00sbat,1,2024040900\n";
+    CHECK_EQ_INT(level_str(d40, sizeof(d40) - 1, &l), -EBADMSG, "0x43 is not a dump");
+    lv = "sbat,1,2024040900\n";
+    CHECK_EQ_INT(level_str(lv, strlen(lv), &l), 0, "text");
+    CHECK(!l.has_attributes && l.payload_off == 0, "text: no attributes");
+    kt_sbat_level_free(&l);
+}
+
+/* shim's preserve_sbat_uefi_variable; the first cases are shim's own
+ * test-sbat.c test_preserve_sbat_uefi_variable_* (their expected values) */
+static int keeps(const char *cur, size_t len, const char *cand)
+{
+    struct kt_sbat_level l;
+    char why[160];
+    if (level_str(cur, len, &l) < 0) {
+        /* a variable shim cannot parse as a level: only the raw rule counts */
+        memset(&l, 0, sizeof(l));
+        l.text = (uint8_t *)calloc(1, len + 1);
+        if (!l.text)
+            return -1;
+        memcpy(l.text, cur, len);
+        l.text_len = len;
+        if (len >= 4 && (uint8_t)cur[1] == 0 && (uint8_t)cur[2] == 0 && (uint8_t)cur[3] == 0) {
+            l.has_attributes = true;
+            l.attributes = (uint8_t)cur[0];
+            l.payload_off = 4;
+        }
+    }
+    int r = kt_sbat_level_preserve(&l, cand, why, sizeof(why));
+    kt_sbat_level_free(&l);
+    return r;
+}
+#define KEEPS(cur, cand) keeps(cur, sizeof(cur), cand)
+
+static void test_preserve(void)
+{
+    /* shim's test-sbat.c (sizeof: its NUL counts in sbatsize there too) */
+    CHECK_EQ_INT(KEEPS("sbat,1,2021030218\ncomponent,2,\n", "sbat,1,2021030218\ncomponent,2,\n"),
+                 1, "good");
+    CHECK_EQ_INT(KEEPS("sbat,2,2022030218\ncomponent,2,\n", "sbat,1,2021030218\ncomponent,2,\n"),
+                 1, "version newer");
+    CHECK_EQ_INT(KEEPS("sbat,10,2022030218\ncomponent,2,\n", "sbat,2,2021030218\ncomponent,2,\n"),
+                 1, "version newer longer");
+    CHECK_EQ_INT(KEEPS("sbat,1,2021030218\ncomponent,2,\n", "sbat,2,2022030218\ncomponent,2,\n"),
+                 0, "version older");
+    CHECK_EQ_INT(KEEPS("sbat,2,2021030218\ncomponent,2,\n", "sbat,10,2022030218\ncomponent,2,\n"),
+                 0, "version older longer");
+    CHECK_EQ_INT(KEEPS("sbat,1,2021030218\ncomponent,2,\n",
+                       "sbat,1,2025030218\ncomponent,5,\ncomponent,3"),
+                 0, "newer candidate");
+    CHECK_EQ_INT(KEEPS("sbat,1,2025030218\ncomponent,2,\ncomponent,3", "sbat,1,2020030218\ncomponent,1,\n"),
+                 1, "older candidate");
+    CHECK_EQ_INT(KEEPS("bad_sig,1,2021030218\ncomponent,2,\n", "sbat,1,2021030218\n"), 0, "bad sig");
+    CHECK_EQ_INT(KEEPS("sba", "sbat,1,2021030218\n"), 0, "bad short");
+    /* bad attributes: an SbatLevel dump with RT (0x07) is replaced; 0x03
+     * and 0x23 are kept; the SbatLevelRT mirror (0x06) is taken as shim's */
+    CHECK_EQ_INT(KEEPS("\x07\0\0\0sbat,1,2099010100\n", "sbat,1,2024040900\n"), 0, "attr 0x07");
+    CHECK_EQ_INT(KEEPS("\x03\0\0\0sbat,1,2099010100\n", "sbat,1,2024040900\n"), 1, "attr 0x03");
+    CHECK_EQ_INT(KEEPS("\x23\0\0\0sbat,1,2099010100\n", "sbat,1,2024040900\n"), 1, "attr 0x23");
+    CHECK_EQ_INT(KEEPS("\x06\0\0\0sbat,1,2099010100\n", "sbat,1,2024040900\n"), 1, "mirror 0x06");
+    CHECK_EQ_INT(KEEPS("\x27\0\0\0sbat,1,2099010100\n", "sbat,1,2024040900\n"), 0, "attr 0x27");
+    /* where shim differs from comparing date stamps as numbers: */
+    const char *v;
+    /* a newer version column wins over an older date */
+    v = "sbat,2,2020010100\n";
+    CHECK_EQ_INT(keeps(v, strlen(v), "sbat,1,2024040900\n"), 1, "version 2 kept");
+    /* the date stamp compared byte-wise over ten bytes */
+    v = "sbat,1,2025\nshim,4\ngrub,5\n";
+    CHECK_EQ_INT(keeps(v, strlen(v), "sbat,1,2024040900\n"), 1, "\"2025\\n...\" not below");
+    v = "sbat,1,02099010100\n";
+    CHECK_EQ_INT(keeps(v, strlen(v), "sbat,1,2024040900\n"), 0, "a leading zero sorts low");
+    /* shorter than "sbat,1,2021030218\n": replaced whatever its date */
+    v = "sbat,1,2099010100";
+    CHECK_EQ_INT(keeps(v, strlen(v), "sbat,1,2024040900\n"), 0, "17 bytes");
+    v = "sbat,1,2024040900\n";
+    CHECK_EQ_INT(keeps(v, strlen(v), "sbat,1,2024040900\n"), 1, "equal kept");
+    v = "sbat,1,2024040800\nshim,9\n";
+    CHECK_EQ_INT(keeps(v, strlen(v), "sbat,1,2024040900\n"), 0, "older replaced");
+}
+
 static void test_atoi(void)
 {
     kt_span a = {(const uint8_t *)"65541", 5}, b = {(const uint8_t *)"5abc", 4},
@@ -68,6 +230,11 @@ static void test_atoi(void)
     CHECK_EQ_INT(kt_sbat_atoi16(b), 5, "stops at a letter");
     CHECK_EQ_INT(kt_sbat_atoi16(c), 0, "no digits");
     CHECK_EQ_INT(kt_sbat_atoi16(d), 0, "no sign");
+    kt_span f = {(const uint8_t *)" \t 0012x", 8}, g = {(const uint8_t *)" +5", 3},
+            h = {(const uint8_t *)"\n5", 2};
+    CHECK_EQ_INT(kt_sbat_atoi16(f), 12, "spaces, tabs and zeros skipped");
+    CHECK_EQ_INT(kt_sbat_atoi16(g), 0, "no sign after spaces");
+    CHECK_EQ_INT(kt_sbat_atoi16(h), 0, "only spaces and tabs skipped");
 }
 
 static void test_level_and_check(void)
@@ -210,6 +377,19 @@ static void test_sections(void)
     memcpy(text, ".sbat\0\0\0", 8);
     CHECK_EQ_INT(sbat_of(img, len, &s, &e), -ELIBBAD, "two .sbat");
     CHECK(strstr(e.what, "two .sbat") != NULL, "what: %s", e.what);
+    /* #23: a .sbat shim ignores (SizeOfRawData < VirtualSize) does not
+     * count: the later one is the image's .sbat (before: "two .sbat") */
+    uint32_t traw = (uint32_t)(text[16] | text[17] << 8 | text[18] << 16 | (uint32_t)text[19] << 24);
+    uint32_t tvs = (uint32_t)(text[8] | text[9] << 8 | text[10] << 16 | (uint32_t)text[11] << 24);
+    put32(text + 8, traw + 1);
+    CHECK_EQ_INT(sbat_of(img, len, &s, &e), 0, "an ignored .sbat first");
+    CHECK(s.present && s.n == 2, "the second is read: present %d n %zu", s.present, s.n);
+    kt_sbat_free(&s);
+    /* but one that counts, then an ignored one: shim refuses on finding
+     * the second before it looks at its sizes */
+    put32(text + 8, tvs);
+    put32(hdr + 8, raw + 1);
+    CHECK_EQ_INT(sbat_of(img, len, &s, &e), -ELIBBAD, "counted, then ignored");
     free(img);
     /* a bad record in the section is -EBADMSG at its file offset */
     static const char badcsv[] = "sbat,1,x\n";
@@ -321,7 +501,10 @@ static void test_public_api(void)
 int main(void)
 {
     test_csv();
+    test_csv_shim();
     test_atoi();
+    test_level_shim();
+    test_preserve();
     test_level_and_check();
     test_sections();
     test_sbatlevel_section();
