@@ -23,6 +23,20 @@ bool kt_blacklist_has_tbs(const struct kt_keyrings *k, const uint8_t *digest, si
  * a revocation certificate in the blacklist keyring. */
 bool kt_blacklist_has_cert(const struct kt_keyrings *k, const struct kt_x509 *c);
 
+/* A revocation certificate is a trust anchor for denial (shim's
+ * check_db_cert on dbx, vendor dbx and MokListX; EDK2's IsForbiddenByDbx;
+ * the kernel's is_key_on_revocation_list): it denies every signature whose
+ * chain reaches it, whether or not the signature carries it.  Does `anchor`
+ * deny the chain certificate `c`: c is anchor itself (the same DER), or
+ * anchor issued c (c's issuer name is anchor's subject, or c's AKID
+ * keyIdentifier is anchor's SKID) and c's signature verifies with anchor's
+ * key?  Dates, EKU and CA flags play no part (firmware checks none of them
+ * here). */
+bool kt_cert_denied_by(const struct kt_x509 *c, const struct kt_x509 *anchor);
+/* The certificate of the blacklist keyring that issued c (kt_cert_denied_by
+ * through its signature), or NULL.  The key belongs to k. */
+const struct kt_key *kt_blacklist_issuer_of(const struct kt_keyrings *k, const struct kt_x509 *c);
+
 /* Remove blacklist hashes named "bin:HEX" or "tbs:HEX" (the kernel's
  * blacklist key descriptions; the digest's length picks the algorithm).
  * Returns the count removed (0 or 1) or -EINVAL for a malformed id. */
