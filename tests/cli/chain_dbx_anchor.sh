@@ -3,7 +3,7 @@
 # dbx goes into the blacklist; a blacklisted certificate that issued a
 # certificate of the signer's chain rejects the image (shim's
 # check_denylist: deny before allow, whatever vouches -- db, the vendor
-# certificate or MOK; EDK2 IsForbiddenByDbx for the image firmware loads;
+# certificate or MOK -- for dbx, MokListX and shim's vendor dbx; EDK2 IsForbiddenByDbx for the image firmware loads;
 # the kernel's is_key_on_revocation_list).  The same files through
 # check-update and verify-pe (the store's blacklist) give the same answer.
 # Oracle for the issuer relation: osslsigncode verify -CAfile (OpenSSL with
@@ -59,6 +59,23 @@ done
 # the leaf itself still rejects
 expect_match "$(link loader "$("$KTRUST" chain --json --db "$MS11" --mok leaf.esl --dbx leaf.esl "$SHIM" loader.efi "$KERNEL")")" \
     "^\[\"rejected\",\"signerInfo 0: certificate $LEAF is blacklisted\"\]" "dbx = the leaf: rejected"
+
+# shim's vendor dbx (the deauthorized part of .vendor_cert) holding the CA:
+# a shim of our own (wrap-key --vendor-cert --dbx), trusted by db = inter
+for v in ca look; do
+    "$KTRUST" wrap-key -q other.pem --vendor-cert --dbx $v.esl -o fshim-$v.u.efi &&
+        osslsigncode sign -certs ileaf.pem -ac inter.pem -key ileaf.key -in fshim-$v.u.efi \
+            -out fshim-$v.efi >/dev/null 2>&1 || bad "building a shim with vendor dbx $v"
+done
+out=$("$KTRUST" chain --json --db inter.esl --mok leaf.esl fshim-ca.efi loader.efi "$KERNEL")
+expect_match "$(link shim "$out")" '^\["trusted",".*and 1 vendor dbx entry now apply"\]' \
+    "our shim is trusted, its vendor dbx applies"
+expect_eq "$(link loader "$out")" \
+    "[\"rejected\",\"signerInfo 0: certificate $LEAF is issued by the blacklisted $CA\"]" \
+    "vendor dbx = the CA: the MOK-vouched loader is rejected"
+out=$("$KTRUST" chain --json --db inter.esl --mok leaf.esl fshim-look.efi loader.efi "$KERNEL")
+expect_eq "$(link loader "$out")" "[\"trusted\",\"signature 0 trusted: $LEAF vouches\"]" \
+    "vendor dbx = the look-alike: the loader stays trusted"
 
 # the image firmware loads: db holds the leaf itself, dbx its CA (IsForbiddenByDbx)
 out=$("$KTRUST" chain --json --db leaf.esl --dbx ca.esl s.efi "$GRUB" "$KERNEL")
