@@ -173,3 +173,27 @@ const uint8_t *kt_blacklist_hash_digest(const struct kt_blacklist_hash *b, size_
     *len = b->len;
     return b->digest;
 }
+
+bool kt_cert_denied_by(const struct kt_x509 *c, const struct kt_x509 *anchor)
+{
+    if (!c || !anchor)
+        return false;
+    if (c->der.len == anchor->der.len && !memcmp(c->der.p, anchor->der.p, c->der.len))
+        return true;
+    bool named = kt_span_eq(c->issuer_raw, anchor->subject_raw) ||
+                 (c->akid_keyid.len && anchor->skid.len && kt_span_eq(c->akid_keyid, anchor->skid));
+    return named && anchor->pub && kt_x509_check_signature(c, anchor->pub) == 0;
+}
+
+const struct kt_key *kt_blacklist_issuer_of(const struct kt_keyrings *k, const struct kt_x509 *c)
+{
+    const struct kt_keyring *b = k ? k->blacklist : NULL;
+    if (!b || !c)
+        return NULL;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct kt_x509 *a = b->keys[i]->pub.cert;
+        if (a && a != c && kt_cert_denied_by(c, a))
+            return &b->keys[i]->pub;
+    }
+    return NULL;
+}

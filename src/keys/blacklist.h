@@ -27,6 +27,20 @@ bool kt_blacklist_has_cert(const struct kt_keyrings *k, const struct kt_x509 *c)
  * order with their accessors (kt_blacklist_hash_count, _at, _kind,
  * _algorithm, _digest, _source): ktrust/advanced.h. */
 
+/* A revocation certificate is a trust anchor for denial (shim's
+ * check_db_cert on dbx, vendor dbx and MokListX; EDK2's IsForbiddenByDbx;
+ * the kernel's is_key_on_revocation_list): it denies every signature whose
+ * chain reaches it, whether or not the signature carries it.  Does `anchor`
+ * deny the chain certificate `c`: c is anchor itself (the same DER), or
+ * anchor issued c (c's issuer name is anchor's subject, or c's AKID
+ * keyIdentifier is anchor's SKID) and c's signature verifies with anchor's
+ * key?  Dates, EKU and CA flags play no part (firmware checks none of them
+ * here). */
+bool kt_cert_denied_by(const struct kt_x509 *c, const struct kt_x509 *anchor);
+/* The certificate of the blacklist keyring that issued c (kt_cert_denied_by
+ * through its signature), or NULL.  The key belongs to k. */
+const struct kt_key *kt_blacklist_issuer_of(const struct kt_keyrings *k, const struct kt_x509 *c);
+
 /* Restore a stored hash (no duplicate error; for src/store). */
 int kt_blacklist_restore_hash(struct kt_keyrings *k, const char *kind, enum kt_hash h,
                               const uint8_t *digest, const char *source);

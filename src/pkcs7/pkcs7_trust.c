@@ -152,6 +152,19 @@ static int trust_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
             return kt_fail(err, -EKEYREJECTED, si->offset,
                            "signerInfo %d: certificate %s is blacklisted", si->index,
                            si->chain[i]->description ? si->chain[i]->description : "?");
+    /* a blacklisted certificate is a trust anchor for denial (the kernel's
+     * is_key_on_revocation_list, shim's check_denylist, EDK2's
+     * IsForbiddenByDbx): a chain certificate it issued rejects, whether or
+     * not the message carries it */
+    for (size_t i = 0; i < si->chain_len; i++) {
+        const struct kt_key *bk = kt_blacklist_issuer_of(set->all, si->chain[i]);
+        if (bk)
+            return kt_fail(err, -EKEYREJECTED, si->offset,
+                           "signerInfo %d: certificate %s is issued by the blacklisted %s",
+                           si->index,
+                           si->chain[i]->description ? si->chain[i]->description : "?",
+                           bk->cert->description ? bk->cert->description : "certificate");
+    }
 
     /* pkcs7_validate_trust_one: each chain certificate that is itself a
      * trusted key vouches for the link below it; an unknown self-signed

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keys/blacklist.h"
 #include "pe/pe.h"
 #include "pkcs7/pkcs7.h"
 #include "revoke/revoke.h"
@@ -20,9 +21,14 @@ const char *kt_revoke_by_name(enum kt_revoke_by by)
 
 static int push(struct kt_revoke_result *r, const struct kt_revoke_reason *why)
 {
-    for (size_t i = 0; i < r->n; i++)
-        if (r->reasons[i].by == why->by && !strcmp(r->reasons[i].detail, why->detail))
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->reasons[i].by != why->by)
+            continue;
+        if (!strcmp(r->reasons[i].detail, why->detail))
             return 0; /* the same certificate in two signatures: once */
+        if (why->by == KT_REVOKE_CERT && !memcmp(r->reasons[i].hash, why->hash, 20))
+            return 0; /* one X509 entry, met as a certificate and as an issuer: once */
+    }
     struct kt_revoke_reason *v = realloc(r->reasons, (r->n + 1) * sizeof(*v));
     if (!v)
         return -ENOMEM;
@@ -106,6 +112,28 @@ static int check_cert(const struct kt_x509 *c, const struct kt_dbx *dbx,
     return 0;
 }
 
+/* The issuer rule: an X509 entry that issued c (kt_cert_denied_by: its
+ * signature on c verifies) revokes, whether or not the signature carries
+ * the entry's certificate (EDK2 IsForbiddenByDbx, shim check_denylist). */
+static int check_issuer(const struct kt_x509 *c, const struct kt_dbx *dbx,
+                        struct kt_revoke_result *res)
+{
+    for (size_t k = 0; k < dbx->n_certs; k++) {
+        const struct kt_dbx_cert *d = &dbx->certs[k];
+        if (!d->x || (d->len == c->der.len && !memcmp(d->der, c->der.p, d->len)) ||
+            !kt_cert_denied_by(c, d->x))
+            continue;
+        struct kt_revoke_reason why = {.by = KT_REVOKE_CERT, .alg = KT_HASH_SHA1, .hash_len = 20};
+        memcpy(why.hash, d->sha1, 20);
+        snprintf(why.subject, sizeof(why.subject), "%s", d->x->subject ? d->x->subject : "?");
+        snprintf(why.detail, sizeof(why.detail), "certificate %s, the issuer of %s",
+                 d->x->description ? d->x->description : why.subject,
+                 c->description ? c->description : (c->subject ? c->subject : "?"));
+        KT_TRY(push(res, &why));
+    }
+    return 0;
+}
+
 static int check_certs(const struct kt_pe *pe, const struct kt_dbx *dbx,
                        struct kt_revoke_result *res, struct kt_error *err)
 {
@@ -129,6 +157,8 @@ static int check_certs(const struct kt_pe *pe, const struct kt_dbx *dbx,
                            "signature %zu: %s", i, e.what);
         for (size_t k = 0; rc == 0 && k < msg->n_certs; k++)
             rc = check_cert(msg->certs[k], dbx, res);
+        for (size_t k = 0; rc == 0 && k < msg->n_certs; k++)
+            rc = check_issuer(msg->certs[k], dbx, res);
         kt_pkcs7_free(msg);
         if (rc < 0)
             return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");

@@ -57,6 +57,14 @@ static int add_cert(struct kt_dbx *d, kt_span der, const char *src)
         free(c->der);
         return rc;
     }
+    /* parsed for the issuer rule; one that does not parse still revokes
+     * the very same certificate (its DER) */
+    struct kt_error e = KT_ERROR_INIT;
+    c->x = NULL;
+    if (kt_x509_parse(c->der, c->len, &c->x, &e) == -ENOMEM) {
+        free(c->der);
+        return -ENOMEM;
+    }
     d->n_certs++;
     return 0;
 }
@@ -98,8 +106,10 @@ void kt_dbx_free(struct kt_dbx *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->n_certs; i++)
+    for (size_t i = 0; i < d->n_certs; i++) {
+        kt_x509_free(d->certs[i].x);
         free(d->certs[i].der);
+    }
     free(d->certs);
     free(d->hashes);
     memset(d, 0, sizeof(*d));

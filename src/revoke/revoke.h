@@ -3,7 +3,13 @@
  * is forbidden when its Authenticode hash, in any algorithm dbx holds,
  * is an image entry, or when a certificate of any of its top-level
  * signatures (nested ones play no part) is an X509 entry (whole DER) or an
- * X509_SHA256/384/512 entry (hash of its TBSCertificate).  shim adds the
+ * X509_SHA256/384/512 entry (hash of its TBSCertificate).  An X509 entry is
+ * a trust anchor for denial (IsForbiddenByDbx verifies the signature with
+ * it as the root; shim's check_denylist the same on dbx, vendor dbx and
+ * MokListX): a certificate of the signature that the entry issued (its
+ * signature verifies with the entry's key) revokes as well, so a dbx
+ * holding a CA revokes what its leaves signed although the signatures
+ * carry only the leaf (keys/blacklist.h, kt_cert_denied_by).  shim adds the
  * SbatLevel rule (sbat/sbat.h).  fwupd compares SHA-256 image hashes only
  * and skips 32-bit and unparsable images; this checks PE32 and PE32+ and
  * reports what it cannot parse.
@@ -33,6 +39,8 @@ struct kt_dbx_cert {
     size_t len;
     uint8_t sha1[20];      /* Microsoft's "thumbprint" */
     const char *source;
+    struct kt_x509 *x;     /* parsed over der (owned), or NULL when it does not
+                            * parse: then it can only match a certificate whole */
 };
 
 /* The revocations of one or more dbx inputs, combined. */

@@ -43,7 +43,9 @@ static const char gen_sh[] =
     "q openssl req -x509 -newkey rsa:2048 -nodes -keyout stranger.key -out stranger.pem "
     "  -subj '/O=Evil/CN=Stranger' -days 365\n"
     "sign schild '/O=Evil/CN=Stranger Child' stranger ext_keyid\n"
-    "for f in root inter leaf noakid isn stranger schild; do openssl x509 -in $f.pem -outform DER -out $f.der; done\n"
+    "q openssl req -x509 -newkey rsa:2048 -nodes -keyout look.key -out look.pem "
+    "  -subj '/O=Test Org/CN=Test Root CA' -days 3650 -addext 'basicConstraints=critical,CA:TRUE'\n"
+    "for f in root inter leaf noakid isn stranger schild look; do openssl x509 -in $f.pem -outform DER -out $f.der; done\n"
     "cp inter.der badsig.der\n"
     "n=$(stat -c %s badsig.der)\n"
     "b=$(od -An -tu1 -j $((n-1)) -N1 badsig.der | tr -d ' ')\n"
@@ -56,9 +58,9 @@ struct blob {
     uint8_t *p;
     size_t n;
 };
-enum { ROOT, INTER, LEAF, NOAKID, ISN, STRANGER, SCHILD, BADSIG, N_CERT };
-static const char *const names[N_CERT] = {"root",     "inter",    "leaf",   "noakid",
-                                          "isn",      "stranger", "schild", "badsig"};
+enum { ROOT, INTER, LEAF, NOAKID, ISN, STRANGER, SCHILD, BADSIG, LOOK, N_CERT };
+static const char *const names[N_CERT] = {"root",     "inter",    "leaf",   "noakid", "isn",
+                                          "stranger", "schild",   "badsig", "look"};
 static struct blob certs[N_CERT];
 
 static struct blob load(const char *name)
@@ -330,6 +332,53 @@ static void test_lookups(void)
     kt_keyrings_free(k);
 }
 
+/* A revocation certificate is a trust anchor for denial (issue #23 item
+ * 3): it denies itself and every certificate whose signature it verifies,
+ * found by the issuer name or the AKID keyIdentifier; a look-alike (the
+ * same subject, another key) and a corrupted signature deny nothing. */
+static void test_blacklist_issuer(void)
+{
+    struct kt_x509 *x[N_CERT] = {0};
+    struct kt_error e;
+    for (int i = 0; i < N_CERT; i++)
+        CHECK(kt_x509_parse(certs[i].p, certs[i].n, &x[i], &e) == 0, "parse %s: %s", names[i],
+              e.what);
+    static const struct {
+        int c, anchor;
+        bool denied;
+    } dc[] = {
+        {ROOT, ROOT, true},       /* the same certificate */
+        {INTER, ROOT, true},      /* AKID keyIdentifier = root's SKID, signature verifies */
+        {NOAKID, ROOT, true},     /* no AKID: the issuer name */
+        {ISN, ROOT, true},        /* AKID issuer+serial: the issuer name */
+        {LEAF, INTER, true},
+        {LEAF, ROOT, false},      /* the grandparent: only through inter */
+        {INTER, LOOK, false},     /* the root's name, another key */
+        {NOAKID, LOOK, false},
+        {BADSIG, ROOT, false},    /* inter with its signature corrupted */
+        {SCHILD, ROOT, false},
+        {SCHILD, STRANGER, true},
+        {ROOT, INTER, false},     /* never downwards */
+    };
+    for (size_t i = 0; i < sizeof(dc) / sizeof(dc[0]); i++)
+        CHECK(kt_cert_denied_by(x[dc[i].c], x[dc[i].anchor]) == dc[i].denied, "%s denied by %s: %d",
+              names[dc[i].c], names[dc[i].anchor], dc[i].denied);
+    CHECK(!kt_cert_denied_by(NULL, x[ROOT]) && !kt_cert_denied_by(x[ROOT], NULL), "NULL");
+
+    struct kt_keyrings *k = fresh();
+    const struct kt_key *bk;
+    CHECK(kt_blacklist_issuer_of(k, x[INTER]) == NULL, "empty blacklist: nothing");
+    CHECK(add(k, "blacklist", LOOK, KT_ADD_EXPLICIT, NULL, &e) == 0, "look-alike into the blacklist");
+    CHECK(kt_blacklist_issuer_of(k, x[INTER]) == NULL, "a look-alike issued nothing");
+    CHECK(add(k, "blacklist", STRANGER, KT_ADD_EXPLICIT, &bk, &e) == 0, "stranger into the blacklist");
+    CHECK(kt_blacklist_issuer_of(k, x[SCHILD]) == bk, "the blacklisted stranger issued schild");
+    CHECK(kt_blacklist_issuer_of(k, x[INTER]) == NULL, "nor inter");
+    CHECK(!kt_blacklist_has_cert(k, x[SCHILD]), "schild itself is not listed");
+    kt_keyrings_free(k);
+    for (int i = 0; i < N_CERT; i++)
+        kt_x509_free(x[i]);
+}
+
 static void test_blacklist(void)
 {
     struct kt_keyrings *k = fresh();
@@ -567,6 +616,7 @@ int main(void)
     test_restrictions();
     test_lookups();
     test_blacklist();
+    test_blacklist_issuer();
     test_blobs();
     test_export();
     for (int i = 0; i < N_CERT; i++)
