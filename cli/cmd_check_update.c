@@ -38,8 +38,9 @@ static void usage(FILE *f)
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
         "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
         "named *.efi) is checked as firmware and shim check it: its Authenticode hash in\n"
-        "every algorithm dbx holds, every certificate of its signatures against X509 and\n"
-        "X509_SHA256/384/512 entries, its .sbat against the level.\n",
+        "every algorithm dbx holds, every certificate of its signatures against X509 entries\n"
+        "(the certificate itself, or one the entry issued) and X509_SHA256/384/512 entries,\n"
+        "its .sbat against the level.\n",
         opts,
         "Exit code: 5 when anything would be revoked, 4 when a file could not be parsed\n"
         "(and nothing is revoked), 0 otherwise.\n");

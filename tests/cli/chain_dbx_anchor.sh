@@ -63,7 +63,9 @@ expect_match "$(link loader "$("$KTRUST" chain --json --db "$MS11" --mok leaf.es
 # shim's vendor dbx (the deauthorized part of .vendor_cert) holding the CA:
 # a shim of our own (wrap-key --vendor-cert --dbx), trusted by db = inter
 for v in ca look; do
-    "$KTRUST" wrap-key -q other.pem --vendor-cert --dbx $v.esl -o fshim-$v.u.efi &&
+    "$KTRUST" wrap-key -q other.pem --vendor-cert --dbx $v.esl -o fshim-$v.w.efi &&
+        objcopy --add-section .sbat=body.csv --set-section-flags .sbat=contents,alloc,load,readonly,data \
+            fshim-$v.w.efi fshim-$v.u.efi &&
         osslsigncode sign -certs ileaf.pem -ac inter.pem -key ileaf.key -in fshim-$v.u.efi \
             -out fshim-$v.efi >/dev/null 2>&1 || bad "building a shim with vendor dbx $v"
 done
