@@ -69,6 +69,14 @@ j=$("$KTRUST" verify-var --json --var KEK --pk kek.der attrs-append.bin)
 expect_eq $? 2 "another PK: untrusted"
 expect_match "$(jq -r .reason <<<"$j")" "is not the PK" "another PK: the reason"
 
+# keyring add goes through the same engine: a db update signed the same way
+# (its signer given as a KEK) is verified and its certificate stored
+out=$("$KTRUST" keyring add --store ks.db --keyring platform --kek pk.pem db-attrs-append.bin 2>&1)
+expect_eq $? 0 "keyring add: the db update verified"
+expect_match "$out" "signed db update verified" "keyring add: verified note"
+expect_eq "$("$KTRUST" keyring list --json --store ks.db --keyring platform | jq -r .subject)" \
+    "CN=ktrust test KEK" "keyring add: the payload's certificate stored, only it"
+
 # the real AMI KEK update (signer expired in 2017): trusted with its signer as
 # PK, and --json no longer says its dates are valid
 if (corpus) >/dev/null 2>&1; then
