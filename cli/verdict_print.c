@@ -62,6 +62,8 @@ static void sig_json(struct jw *w, const struct kt_signer *s)
         jw_bool(w, "time_valid", !s->time_invalid);
     else
         jw_null(w, "time_valid");
+    if (s->dates_ignored) /* what was checked: no date (signed variables) */
+        jw_bool(w, "time_checked", false);
     jw_str(w, "verdict", verdict_word(s->verdict));
     jw_str(w, "error", kt_errno_name(s->verdict));
     jw_str(w, "reason", s->verdict ? s->reason : NULL);
@@ -144,10 +146,10 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
         if (c) {
             cli_iso_time(kt_x509_not_before(c), nb, sizeof(nb));
             cli_iso_time(kt_x509_not_after(c), na, sizeof(na));
-            fprintf(f, "%s  note: %s is valid only from %s to %s (dates not enforced; "
-                       "--check-time enforces them)\n",
-                    indent, kt_x509_description(c) ? kt_x509_description(c) : "a certificate",
-                    nb, na);
+            fprintf(f, "%s  note: %s is valid only from %s to %s (%s)\n", indent,
+                    kt_x509_description(c) ? kt_x509_description(c) : "a certificate", nb, na,
+                    s->dates_ignored ? "firmware checks no certificate date"
+                                     : "dates not enforced; --check-time enforces them");
         } else {
             fprintf(f, "%s  note: a certificate is outside its validity period (not enforced)\n",
                     indent);

@@ -105,6 +105,10 @@ struct kt_signer {
     const struct kt_signer_ts *timestamp; /* NULL: none */
     const struct kt_signer *nested;  /* nested signatures (PE) */
     size_t n_nested;
+    bool dates_ignored;              /* dates play no part in the verdict, none
+                                      * is checked (signed variable updates:
+                                      * firmware ignores them); time_invalid
+                                      * is then only reported */
 };
 
 /* A result's top-level signatures (*n of them; the tree through nested). */

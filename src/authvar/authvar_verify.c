@@ -195,6 +195,25 @@ static bool edk2_sha256_at_13(kt_span sd)
     return (sd.p[1] & 0x82) == 0x82 && !memcmp(sd.p + 13, sha256, sizeof(sha256));
 }
 
+/* Did this form of the signed bytes reach past the content check: every
+ * signer that carries authenticated attributes has a messageDigest equal to
+ * the digest of these bytes (and at least one carries them)?  A failure
+ * after that is the real cause, whatever the other form says. */
+static bool content_matched(const struct kt_pkcs7 *msg)
+{
+    bool any = false;
+    for (size_t i = 0; i < msg->n_signers; i++) {
+        const struct kt_pkcs7_signer *si = &msg->signers[i];
+        if (!si->has_auth_attrs)
+            continue;
+        if (!si->digest_len || si->message_digest.len != si->digest_len ||
+            memcmp(si->message_digest.p, si->digest, si->digest_len) != 0)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
 static int try_attrs(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
                      uint32_t attrs, struct kt_pkcs7 *msg, struct kt_error *e)
 {
@@ -242,7 +261,11 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
                                               : v->pkcs7_offset + e.offset - prefix;
         return res->verdict = kt_fail(err, rc, off, "PKCS#7: %s", e.what);
     }
-    res->msg->policy.check_time = false; /* firmware ignores certificate dates */
+    /* firmware (EDK2 Pkcs7Verify: X509_V_FLAG_NO_CHECK_TIME, and OpenSSL's
+     * PKCS7_verify has no signingTime rule) checks no date at all: neither
+     * the certificates' validity nor the kernel's signingTime rule */
+    res->msg->policy.check_time = false;
+    res->msg->policy.no_signing_time = true;
     for (size_t i = 0; i < res->msg->n_signers; i++)
         if (res->msg->signers[i].digest_alg != KT_HASH_SHA256)
             return res->verdict = kt_fail(err, -ENOPKG, v->pkcs7_offset,
@@ -259,16 +282,39 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     static const uint32_t tries[2] = {KT_EFI_VAR_AUTH_ATTRS | KT_EFI_VAR_APPEND_WRITE,
                                       KT_EFI_VAR_AUTH_ATTRS};
     struct kt_error first = KT_ERROR_INIT;
+    int first_t = -1, last_t = -1;
+    bool first_matched = false;
     rc = -EKEYREJECTED;
     for (int t = 0; t < 2 && rc < 0; t++) {
         struct kt_error te = KT_ERROR_INIT;
         rc = try_attrs(v, name, vendor, tries[t], res->msg, &te);
+        last_t = t;
+        bool matched = content_matched(res->msg);
         if (rc == 0)
             res->attributes = tries[t];
-        else if (!first.code || (te.code != -EKEYREJECTED && first.code == -EKEYREJECTED))
+        else if (first_t < 0 || (matched && !first_matched) ||
+                 (matched == first_matched && te.code != -EKEYREJECTED &&
+                  first.code == -EKEYREJECTED)) {
+            /* the real cause: the form whose content matched, else a
+             * failure other than a mismatch, else the first form's */
             first = te;
+            first_t = t;
+            first_matched = matched;
+        }
     }
     if (rc < 0) {
+        /* the signers as the reported form left them (the reasons shown per
+         * signature are then the same failure) */
+        if (first_t >= 0 && first_t != last_t) {
+            struct kt_error again = KT_ERROR_INIT;
+            (void)try_attrs(v, name, vendor, tries[first_t], res->msg, &again);
+        }
+        if (first_matched)
+            return res->verdict = kt_fail(err, first.code, first.offset,
+                                          "%s (the messageDigest matches the %s (0x%02x) form "
+                                          "of %s's signed bytes)", first.what,
+                                          first_t == 0 ? "append" : "replace",
+                                          (unsigned)tries[first_t], name);
         if (first.code == -EKEYREJECTED)
             return res->verdict = kt_fail(err, -EKEYREJECTED, v->pkcs7_offset,
                                           "the signature covers neither the append (0x67) nor "

@@ -101,6 +101,8 @@ struct kt_pkcs7_policy {
     bool allow_sha1;     /* accept SHA-1 digests/signatures (else -ENOPKG) */
     bool check_time;     /* enforce certificate validity at `at_time` */
     int64_t at_time;     /* seconds since the epoch; 0: now */
+    bool no_signing_time; /* no signingTime-in-validity rule (firmware's
+                           * Pkcs7Verify has none; the kernel's has it) */
 };
 
 struct kt_pkcs7 {

@@ -165,8 +165,9 @@ static int verify_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
         return 0;
     }
 
-    /* the kernel checks the signing time against the signer's validity */
-    if (si->has_signing_time &&
+    /* the kernel checks the signing time against the signer's validity
+     * (firmware's Pkcs7Verify does not: no_signing_time) */
+    if (si->has_signing_time && !msg->policy.no_signing_time &&
         (si->signing_time < si->signer_cert->not_before ||
          si->signing_time > si->signer_cert->not_after))
         return kt_fail(err, -EKEYREJECTED, si->offset,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "verify/verify_int.h"
 
@@ -116,6 +117,16 @@ int kt_signer_tree_from_authvar(struct kt_signer_tree *t, const struct kt_authva
         const struct kt_pkcs7_signer *si = &msg->signers[i];
         struct kt_signer *s = &t->sigs[i];
         kt_signer_from_pkcs7(s, si, NULL);
+        /* firmware checks no date: the chain's validity only reported, now */
+        s->dates_ignored = true;
+        s->time_invalid = false;
+        s->time_invalid_cert = NULL;
+        int64_t now = (int64_t)time(NULL);
+        for (size_t k = 0; k < si->chain_len && !s->time_invalid; k++)
+            if (now < si->chain[k]->not_before || now > si->chain[k]->not_after) {
+                s->time_invalid = true;
+                s->time_invalid_cert = si->chain[k];
+            }
         if (si->verify_rc != 0) {
             s->verdict = si->verify_rc;
         } else if (!res->attributes) {
