@@ -56,8 +56,8 @@ void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent)
     const uint8_t *skid = kt_x509_skid(c, &skid_len), *akid = kt_x509_akid(c, &akid_len);
     kt_x509_serial_hex(c, serial, sizeof(serial));
     fprintf(f, "%s%-20s %s\n", indent, "description:", tx(kt_x509_description(c)));
-    fprintf(f, "%s%-20s %s\n", indent, "subject:", tx(kt_x509_subject(c)));
-    fprintf(f, "%s%-20s %s\n", indent, "issuer:", tx(kt_x509_issuer(c)));
+    fprintf(f, "%s%-20s %s\n", indent, "subject:", tx_name(kt_x509_subject(c)));
+    fprintf(f, "%s%-20s %s\n", indent, "issuer:", tx_name(kt_x509_issuer(c)));
     fprintf(f, "%s%-20s %s\n", indent, "serial:", serial);
     fprintf(f, "%s%-20s %s to %s\n", indent, "validity:",
             cli_iso_time(kt_x509_not_before(c), t1, sizeof(t1)),

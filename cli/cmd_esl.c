@@ -84,14 +84,14 @@ static void entry_text(struct show *s, const struct kt_esl_entry *e, const struc
            kt_guid_str(e->owner, owner));
     if (c) {
         printf("\n    %s\n    subject %s\n    sha256 %s\n", tx(kt_x509_description(c)),
-               tx(kt_x509_subject(c)), kt_hex(kt_x509_sha256(c), 32, hex));
+               tx_name(kt_x509_subject(c)), kt_hex(kt_x509_sha256(c), 32, hex));
     } else if (svn) {
         printf(": %s %u.%u (record version %u)\n", kt_guid_str(svn->guid, g), svn->major,
                svn->minor, svn->version);
     } else if (e->type == KT_ESL_X509) {
         char subject[512];
         printf("\n    unparseable certificate (%s): %s\n",
-               tx(kt_x509_peek_subject(e->data.p, e->data.len, subject, sizeof(subject))),
+               tx_name(kt_x509_peek_subject(e->data.p, e->data.len, subject, sizeof(subject))),
                why ? tx(why->what) : "refused");
     } else if (e->type == KT_ESL_OTHER) {
         printf(": type %s, %zu bytes\n", kt_guid_str(e->type_guid, g), e->data.len);

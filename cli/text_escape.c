@@ -47,8 +47,9 @@ static bool escaped_cp(uint32_t cp)
            (cp >= 0x2066 && cp <= 0x2069);
 }
 
-/* text_escape over len bytes (a NUL among them escaped too). */
-static size_t escape_n(const char *s, size_t len, char *out, size_t cap)
+/* text_escape over len bytes (a NUL among them escaped too); keep_bs: a
+ * backslash stays as it is (a name the library escaped already). */
+static size_t escape_n(const char *s, size_t len, bool keep_bs, char *out, size_t cap)
 {
     const uint8_t *p = (const uint8_t *)s, *end = p + len;
     size_t o = 0, need = 0;
@@ -62,7 +63,7 @@ static size_t escape_n(const char *s, size_t len, char *out, size_t cap)
             el = (size_t)snprintf(e, sizeof(e), "\\x%02x", *p), n = 1;
         else if (n == 1 && (cp < 0x20 || cp == 0x7f))
             el = (size_t)snprintf(e, sizeof(e), "\\x%02x", (unsigned)cp);
-        else if (n == 1 && cp == '\\')
+        else if (n == 1 && cp == '\\' && !keep_bs)
             el = 2, memcpy(e, "\\\\", 2);
         else if (escaped_cp(cp))
             el = (size_t)snprintf(e, sizeof(e), "\\u%04x", (unsigned)cp);
@@ -84,17 +85,18 @@ static size_t escape_n(const char *s, size_t len, char *out, size_t cap)
 
 size_t text_escape(const char *s, char *out, size_t cap)
 {
-    return escape_n(s, strlen(s), out, cap);
+    return escape_n(s, strlen(s), false, out, cap);
 }
 
 /* Does s need escaping at all (the common case: no). */
-static bool plain(const char *s, size_t len)
+static bool plain(const char *s, size_t len, bool keep_bs)
 {
     const uint8_t *p = (const uint8_t *)s, *end = p + len;
     while (p < end) {
         uint32_t cp;
         size_t n = utf8_seq(p, (size_t)(end - p), &cp);
-        if (!n || (n == 1 && (cp < 0x20 || cp == 0x7f || cp == '\\')) || escaped_cp(cp))
+        if (!n || (n == 1 && (cp < 0x20 || cp == 0x7f || (cp == '\\' && !keep_bs))) ||
+            escaped_cp(cp))
             return false;
         p += n;
     }
@@ -116,27 +118,31 @@ static char *ring_buffer(size_t need)
     return b;
 }
 
-const char *tx(const char *s)
+static const char *tx_as(const char *s, bool keep_bs)
 {
-    if (!s || plain(s, strlen(s)))
+    if (!s || plain(s, strlen(s), keep_bs))
         return s;
-    size_t need = text_escape(s, NULL, 0) + 1;
+    size_t need = escape_n(s, strlen(s), keep_bs, NULL, 0) + 1;
     char *b = ring_buffer(need);
     if (!b)
         return "(out of memory)";
-    text_escape(s, b, need);
+    escape_n(s, strlen(s), keep_bs, b, need);
     return b;
 }
+
+const char *tx(const char *s) { return tx_as(s, false); }
+
+const char *tx_name(const char *s) { return tx_as(s, true); }
 
 const char *txn(const char *s, size_t len)
 {
     if (!s)
         return "";
-    size_t need = escape_n(s, len, NULL, 0) + 1;
+    size_t need = escape_n(s, len, false, NULL, 0) + 1;
     char *b = ring_buffer(need);
     if (!b)
         return "(out of memory)";
-    escape_n(s, len, b, need);
+    escape_n(s, len, false, b, need);
     return b;
 }
 

@@ -20,6 +20,11 @@ const char *tx(const char *s);
 /* The same into out (cap bytes, cut at a whole escape, NUL-terminated);
  * returns the length the whole escaped text needs. */
 size_t text_escape(const char *s, char *out, size_t cap);
+/* tx for a distinguished name as the library formats it (kt_x509_subject,
+ * kt_x509_issuer, kt_signer_issuer_name): it has escaped the C0 controls as
+ * \XX already, so a backslash stays as it is (the output unchanged for every
+ * name that was safe); the rest as tx. */
+const char *tx_name(const char *s);
 /* tx over len bytes that need not end in a NUL (a NUL among them is escaped
  * as \x00): an SBAT column, say.  Always one of the rotating buffers; NULL
  * gives "". */

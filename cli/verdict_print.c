@@ -128,7 +128,7 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
     } else if (s->signer_issuer.len) {
         kt_signer_serial_hex(s, serial, sizeof(serial));
         fprintf(f, "%s  signer: issuer %s, serial %s\n", indent,
-                tx(kt_signer_issuer_name(s, name, sizeof(name))), serial);
+                tx_name(kt_signer_issuer_name(s, name, sizeof(name))), serial);
     } else if (s->signer_skid.len && s->signer_skid.len * 2 + 1 <= sizeof(serial)) {
         fprintf(f, "%s  signer: skid %s\n", indent,
                 kt_hex(s->signer_skid.p, s->signer_skid.len, serial));
