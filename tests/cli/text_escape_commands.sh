@@ -147,8 +147,10 @@ expect_match "$(cat pu.evil)" '^    signer: Evil\\x0atrusted: forged line' "veri
 
 # --- verify-pe, load-pe-key: sbsign'd wrappers; sbat show --------------------
 "$KTRUST" wrap-key plain.pem -o w.efi >/dev/null || bad "wrap-key"
+"$KTRUST" wrap-key bad.pem -o w.bad.efi >/dev/null || bad "wrap-key bad"
 for c in plain evil; do
-    sbsign_pe w.efi $c.efi $c || bad "sbsign $c"
+    w=w.efi; [ $c = evil ] && w=w.bad.efi # the wrapped key named by load-pe-key
+    sbsign_pe $w $c.efi $c || bad "sbsign $c"
     run v.$c -- "$KTRUST" verify-pe -v --trust $c.pem $c.efi
     run vu.$c -- "$KTRUST" verify-pe -v --trust bad.pem $c.efi
     run l.$c -- "$KTRUST" load-pe-key --store $c.db --trust $c.pem $c.efi
@@ -157,6 +159,7 @@ sed -i 's/^plain\.efi/evil.efi/' v.plain vu.plain l.plain
 same "verify-pe trusted" v.plain v.evil
 same "verify-pe untrusted" vu.plain vu.evil
 same "load-pe-key" l.plain l.evil
+expect_match "$(cat l.evil)" '^  \+ Evil\\x0atrusted: forged line\\x1b\[2J\\u009b\\u202e\\xff: 07$' "load-pe-key: the key added, escaped"
 # .sbat columns: ESC, U+202E, 0xff, a C1 CSI as UTF-8 and as one byte
 add_sbat() { objcopy --add-section .sbat="$2" --set-section-flags .sbat=contents,alloc,load,readonly,data w.efi "$1"; }
 printf 'sbat,1,SBAT Version,sbat,1,https://x\ngrub,1,Plain Vendor,grub,2,https://y\n' > plain.csv
@@ -198,6 +201,37 @@ run cu.evil -- "$KTRUST" check-update --dbx bad.esl --db evil.pem evil.efi
 sed -i 's/^plain\.efi/evil.efi/' cu.plain
 same "check-update" cu.plain cu.evil
 expect_match "$(cat cu.evil)" '^  signed by db: Evil\\x0atrusted: forged line' "check-update: the db certificate escaped"
+
+# --- verify-var --list: a db update whose payload holds the certificate -------
+if command -v sign-efi-sig-list >/dev/null; then
+    for c in plain bad; do
+        sign-efi-sig-list -t "2024-01-01 00:00:00" -k plain.key -c plain.pem db $c.esl $c.auth \
+            >/dev/null 2>&1 || bad "sign-efi-sig-list $c"
+        run vv.$c -- "$KTRUST" verify-var --var db --kek plain.pem --list $c.auth
+    done
+    sed -i 's/^plain\.auth/bad.auth/' vv.plain
+    same "verify-var --list" vv.plain vv.bad
+    expect_match "$(cat vv.bad)" '^    x509: Evil\\x0atrusted: forged line\\x1b\[2J\\u009b\\u202e\\xff: 07$' \
+        "verify-var: the payload's certificate escaped"
+else
+    echo "verify-var part skipped: sign-efi-sig-list not installed"
+fi
+
+# --- chain: db and module file names (the corpus's shim, GRUB, kernel) -------
+C=${KTRUST_CORPUS:-$KT_SRC/../shared/corpus}
+if [ -f "$C/README.md" ]; then
+    D=$C/debian
+    cp evil.pem "db"$'\n'"trusted: forged.pem"
+    cp evil.ko "m"$'\n'"trusted: forged.ko"
+    links=("$D/shimx64.efi.signed" "$D/grubx64.efi.signed" "$D/vmlinuz-6.1.0-57-amd64")
+    run ch.plain -- "$KTRUST" chain --db evil.pem "${links[@]}" evil.ko
+    run ch.evil -- "$KTRUST" chain --db "db"$'\n'"trusted: forged.pem" "${links[@]}" "m"$'\n'"trusted: forged.ko"
+    same "chain" ch.plain ch.evil
+    expect_match "$(cat ch.evil)" '^db: db\\x0atrusted: forged\.pem$' "chain: the db file name on one line"
+    expect_match "$(cat ch.evil)" ' module m\\x0atrusted: forged\.ko: untrusted' "chain: the module's name on one line"
+else
+    echo "chain part skipped: corpus not found"
+fi
 
 # --- error lines: file names, usage errors, library reasons ------------------
 run er1 -- "$KTRUST" verify-pe "no"$'\n'"trusted: forged.efi"
