@@ -202,6 +202,23 @@ sed -i 's/^plain\.efi/evil.efi/' cu.plain
 same "check-update" cu.plain cu.evil
 expect_match "$(cat cu.evil)" '^  signed by db: Evil\\x0atrusted: forged line' "check-update: the db certificate escaped"
 
+# --- kernel-keys: a vmlinux whose builtin list holds the certificate ---------
+# (the layout of certs/system_certificates.S, as tests/fixtures/make_kimage.sh)
+for c in plain bad; do
+    $PY - $c.der vmlinux.$c <<'PY'
+import os, struct, sys
+der = open(sys.argv[1], "rb").read()
+b = b"\x7fELF" + os.urandom(3000)
+b += bytes(-len(b) % 8) + der + bytes(4096) + struct.pack("<I", 0)
+b += bytes(-len(b) % 8) + struct.pack("<QQ", len(der), len(der)) + os.urandom(3000)
+open(sys.argv[2], "wb").write(b)
+PY
+    run kk.$c -- "$KTRUST" kernel-keys vmlinux.$c
+done
+sed -i 's/^vmlinux\.plain/vmlinux.bad/' kk.plain
+same "kernel-keys" kk.plain kk.bad
+expect_match "$(cat kk.bad)" '^  description: +Evil\\x0atrusted: forged line' "kernel-keys: the description escaped"
+
 # --- verify-var --list: a db update whose payload holds the certificate -------
 if command -v sign-efi-sig-list >/dev/null; then
     for c in plain bad; do
