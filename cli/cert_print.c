@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cert_print.h"
+#include "text_escape.h"
 
 void cli_cert_json_fields(struct jw *w, const struct kt_x509 *c)
 {
@@ -54,9 +55,9 @@ void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent)
     size_t skid_len, akid_len;
     const uint8_t *skid = kt_x509_skid(c, &skid_len), *akid = kt_x509_akid(c, &akid_len);
     kt_x509_serial_hex(c, serial, sizeof(serial));
-    fprintf(f, "%s%-20s %s\n", indent, "description:", kt_x509_description(c));
-    fprintf(f, "%s%-20s %s\n", indent, "subject:", kt_x509_subject(c));
-    fprintf(f, "%s%-20s %s\n", indent, "issuer:", kt_x509_issuer(c));
+    fprintf(f, "%s%-20s %s\n", indent, "description:", tx(kt_x509_description(c)));
+    fprintf(f, "%s%-20s %s\n", indent, "subject:", tx_name(kt_x509_subject(c)));
+    fprintf(f, "%s%-20s %s\n", indent, "issuer:", tx_name(kt_x509_issuer(c)));
     fprintf(f, "%s%-20s %s\n", indent, "serial:", serial);
     fprintf(f, "%s%-20s %s to %s\n", indent, "validity:",
             cli_iso_time(kt_x509_not_before(c), t1, sizeof(t1)),
@@ -66,7 +67,8 @@ void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent)
                 kt_x509_key_bits(c));
     else
         fprintf(f, "%s%-20s unsupported key type\n", indent, "key:");
-    fprintf(f, "%s%-20s %s%s\n", indent, "signature:", kt_x509_sig_algorithm(c, alg, sizeof(alg)),
+    fprintf(f, "%s%-20s %s%s\n", indent, "signature:",
+            tx(kt_x509_sig_algorithm(c, alg, sizeof(alg))),
             kt_x509_sig_algorithm_unsupported(c) ? " (unsupported)" : "");
     hexline(f, indent, "subject key id:", skid, skid_len);
     hexline(f, indent, "authority key id:", akid, akid_len);
@@ -84,7 +86,7 @@ void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent)
     if (kt_x509_eku(c, eku, sizeof(eku) / sizeof(eku[0]), &n_eku, &other)) {
         fprintf(f, "%s%-20s", indent, "extended key usage:");
         for (size_t i = 0; i < n_eku; i++)
-            fprintf(f, " %s", eku[i]);
+            fprintf(f, " %s", tx(eku[i]));
         if (other)
             fputs(" (other)", f);
         fputc('\n', f);

@@ -13,6 +13,7 @@
 #include "ktrust/error.h"
 #include "ktrust/verify.h"
 #include "opts.h"
+#include "text_escape.h"
 
 #define EXIT_USAGE 64
 #define EXIT_NOINPUT 66

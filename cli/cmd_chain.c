@@ -98,7 +98,7 @@ static void check_order(char **files, size_t n)
         fprintf(stderr,
                 "ktrust chain: the order looks wrong: %s (given as %s) %s; the order is "
                 "SHIM LOADER KERNEL [MODULE...]\n",
-                files[i], i < 3 ? pos[i] : "a MODULE", why);
+                tx(files[i]), i < 3 ? pos[i] : "a MODULE", tx(why));
 }
 
 static int link_exit(const struct kt_chain_link *l)
@@ -134,10 +134,10 @@ static void json_link(const struct kt_chain_link *l)
 
 static void text_link(const char *prefix, const struct kt_chain_link *l)
 {
-    printf("%s%s %s: %s — %s\n", prefix, kt_chain_role_name(l->role), l->file,
-           kt_verdict_name(kt_verdict_of(l->verdict)), l->reason);
+    printf("%s%s %s: %s — %s\n", prefix, kt_chain_role_name(l->role), tx(l->file),
+           kt_verdict_name(kt_verdict_of(l->verdict)), tx(l->reason));
     if (g_sbat_text && g_sbat_text[0])
-        printf("      sbat: %s\n", g_sbat_text);
+        printf("      sbat: %s\n", tx(g_sbat_text));
 }
 
 static int write_dot(const char *out, const struct vars *db, const struct kt_chain_link *links,
@@ -235,9 +235,9 @@ static void print_text(const struct kt_chain_report *r, const struct kt_chain_li
         counts[kt_verdict_of(links[i].verdict) <= KT_REFUSED ? kt_verdict_of(links[i].verdict) : 7]++;
     printf("db: ");
     if (efivars)
-        printf("%s (efivars)%s", efivars, db->n ? ", " : "");
+        printf("%s (efivars)%s", tx(efivars), db->n ? ", " : "");
     for (size_t i = 0; i < db->n; i++)
-        printf("%s%s", i ? ", " : "", db->path[i]);
+        printf("%s%s", i ? ", " : "", tx(db->path[i]));
     if (dbx->n)
         printf("  (dbx: %zu file%s)", dbx->n, dbx->n == 1 ? "" : "s");
     printf("\n");
@@ -247,7 +247,7 @@ static void print_text(const struct kt_chain_report *r, const struct kt_chain_li
                m->assumed ? "; assumed MokListTrustedRT, as shim 16.x sets it (--mok-untrusted: "
                             "platform)" : "");
     if (r->sbat_on)
-        printf("SbatLevel: %s\n", r->sbat_note);
+        printf("SbatLevel: %s\n", tx(r->sbat_note));
     for (size_t i = 0; i < 3; i++) {
         static const char *const pre[3] = {"└─ ", "   ├─ ", "   └─ "};
         g_sbat_text = r->sbat_on ? r->sbat[i] : NULL;

@@ -90,19 +90,19 @@ static void print_file(struct run *R, const char *path, const struct kt_update_v
         jw_newline(&w);
     } else if (!R->quiet) {
         if (rc < 0)
-            printf("%s: cannot be checked: %s\n", path, v->error.what);
+            printf("%s: cannot be checked: %s\n", tx(path), tx(v->error.what));
         else
-            printf("%s: %s\n", path, rev ? "would be revoked" : "still boots");
+            printf("%s: %s\n", tx(path), rev ? "would be revoked" : "still boots");
         for (size_t i = 0; rev && i < v->n; i++) {
-            printf("  by %s: %s\n", kt_revoke_by_name(v->reasons[i].by), v->reasons[i].detail);
+            printf("  by %s: %s\n", kt_revoke_by_name(v->reasons[i].by), tx(v->reasons[i].detail));
             if (v->reasons[i].description)
-                printf("    %s\n", v->reasons[i].description);
+                printf("    %s\n", tx(v->reasons[i].description));
         }
         if (rc == 0 && R->have_level && v->sbat_missing)
             printf("  note: no .sbat section: shim refuses to load it itself\n");
         if (rc == 0 && R->have_db)
             printf("  %s%s\n", v->db == 1 ? "signed by db: " : "not signed by anything in db",
-                   v->db_by);
+                   tx(v->db_by));
     }
 }
 

@@ -80,19 +80,19 @@ static void entry_text(struct show *s, const struct kt_esl_entry *e, const struc
                        const struct kt_esl_svn *svn, const struct kt_error *why)
 {
     char owner[37], g[37], hex[2 * 64 + 1];
-    printf("%s: %zu.%zu %s owner %s", s->file, e->list_index, e->entry_index, entry_type(e),
+    printf("%s: %zu.%zu %s owner %s", tx(s->file), e->list_index, e->entry_index, entry_type(e),
            kt_guid_str(e->owner, owner));
     if (c) {
-        printf("\n    %s\n    subject %s\n    sha256 %s\n", kt_x509_description(c),
-               kt_x509_subject(c), kt_hex(kt_x509_sha256(c), 32, hex));
+        printf("\n    %s\n    subject %s\n    sha256 %s\n", tx(kt_x509_description(c)),
+               tx_name(kt_x509_subject(c)), kt_hex(kt_x509_sha256(c), 32, hex));
     } else if (svn) {
         printf(": %s %u.%u (record version %u)\n", kt_guid_str(svn->guid, g), svn->major,
                svn->minor, svn->version);
     } else if (e->type == KT_ESL_X509) {
         char subject[512];
         printf("\n    unparseable certificate (%s): %s\n",
-               kt_x509_peek_subject(e->data.p, e->data.len, subject, sizeof(subject)),
-               why ? why->what : "refused");
+               tx_name(kt_x509_peek_subject(e->data.p, e->data.len, subject, sizeof(subject))),
+               why ? tx(why->what) : "refused");
     } else if (e->type == KT_ESL_OTHER) {
         printf(": type %s, %zu bytes\n", kt_guid_str(e->type_guid, g), e->data.len);
     } else {
@@ -167,7 +167,7 @@ static int show_file(const char *path, const struct cli_common *co)
         return code > s.worst ? code : s.worst;
     }
     if (!co->quiet && !co->json)
-        printf("%s: %zu entr%s: %zu certificate%s, %zu hash%s, %zu SVN record%s\n", path, s.n,
+        printf("%s: %zu entr%s: %zu certificate%s, %zu hash%s, %zu SVN record%s\n", tx(path), s.n,
                s.n == 1 ? "y" : "ies", s.n_cert, s.n_cert == 1 ? "" : "s", s.n_hash,
                s.n_hash == 1 ? "" : "es", s.n_svn, s.n_svn == 1 ? "" : "s");
     return s.worst;

@@ -60,8 +60,8 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
     if (rc < 0) {
         /* the kernel skips a certificate it cannot load; so do we, loudly */
         if (!s->co->quiet) {
-            fprintf(stderr, "ktrust: %s: builtin key %d (vmlinux offset %zu): %s", s->file,
-                    s->index, off, e.what[0] ? e.what : "cannot parse");
+            fprintf(stderr, "ktrust: %s: builtin key %d (vmlinux offset %zu): %s", tx(s->file),
+                    s->index, off, e.what[0] ? tx(e.what) : "cannot parse");
             if (e.offset != KT_NO_OFFSET)
                 fprintf(stderr, " (at vmlinux offset %zu)", off + e.offset);
             fputc('\n', stderr);
@@ -88,7 +88,7 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
             jw_obj_end(&s->w);
             jw_newline(&s->w);
         } else {
-            printf("%s: builtin key %d (vmlinux offset %zu)\n", s->file, s->index, off);
+            printf("%s: builtin key %d (vmlinux offset %zu)\n", tx(s->file), s->index, off);
             cli_cert_text(stdout, c, "  ");
         }
     }

@@ -98,9 +98,9 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
             jw_newline(w);
         } else {
             const char *desc = kt_x509_description(kt_key_cert(key));
-            printf("%s\t%s\t%s\t%s\n", kt_keyring_name(r),
-                   kt_key_is_trusted(key) ? "trusted" : "untrusted", desc ? desc : "?",
-                   kt_key_source(key));
+            printf("%s\t%s\t%s\t%s\n", tx(kt_keyring_name(r)),
+                   kt_key_is_trusted(key) ? "trusted" : "untrusted", desc ? tx(desc) : "?",
+                   tx(kt_key_source(key)));
         }
     }
     if (strcmp(kt_keyring_name(r), "blacklist") != 0)
@@ -122,7 +122,7 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
             jw_newline(w);
         } else {
             printf("blacklist\t%s:%s\t%s\t%s\n", kt_blacklist_hash_kind(b), kt_blacklist_hash_algorithm(b), hex,
-                   kt_blacklist_hash_source(b) ? kt_blacklist_hash_source(b) : "");
+                   kt_blacklist_hash_source(b) ? tx(kt_blacklist_hash_source(b)) : "");
         }
     }
 }
@@ -260,7 +260,7 @@ static int do_add(const struct kr_opts *o, int nfiles, char **files)
         goto out;
     }
     if (!o->co.quiet && !o->co.json)
-        fprintf(stderr, "ktrust: added %zu to %s\n", total, o->keyring);
+        fprintf(stderr, "ktrust: added %zu to %s\n", total, tx(o->keyring));
 out:
     if (o->co.json && from && r)
         add_json(o, r, files, nfiles, from, to, hashes, failed, rc, &e);

@@ -192,7 +192,7 @@ int kr_do_push(const struct kr_opts *o, int nargs)
             jw_obj_end(&w);
             jw_newline(&w);
         } else if (!o->co.quiet) {
-            printf("%d\t%s\n", id, kdesc);
+            printf("%d\t%s\n", id, tx(kdesc));
         }
         if (!same) {
             cli_errorf(want, "the kernel describes key %d as '%s'", id, kdesc);
@@ -201,7 +201,7 @@ int kr_do_push(const struct kr_opts *o, int nargs)
         free(desc);
     }
     if (r && !o->co.quiet && !o->co.json)
-        fprintf(stderr, "ktrust: %zu pushed from %s to %s\n", pushed, o->keyring, o->to);
+        fprintf(stderr, "ktrust: %zu pushed from %s to %s\n", pushed, tx(o->keyring), tx(o->to));
     kt_ctx_free(ctx);
     return ret;
 }

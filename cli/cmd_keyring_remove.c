@@ -18,7 +18,7 @@ static void key_line(FILE *f, const char *verb, const char *ring, const struct k
     char hex[65];
     const struct kt_x509 *cert = kt_key_cert(key);
     const char *desc = kt_x509_description(cert);
-    fprintf(f, "%s %s: %s (sha256 %s)\n", verb, ring, desc ? desc : "?",
+    fprintf(f, "%s %s: %s (sha256 %s)\n", verb, tx(ring), desc ? tx(desc) : "?",
             kt_hex(kt_x509_sha256(cert), 32, hex));
 }
 
@@ -129,7 +129,7 @@ static int remove_hash_id(const struct kr_opts *o, struct kt_keyrings *k, const 
         jw_obj_end(&w);
         jw_newline(&w);
     } else if (!o->co.quiet) {
-        printf("%s blacklist: %s\n", o->dry_run ? "would remove from" : "removed from", id);
+        printf("%s blacklist: %s\n", o->dry_run ? "would remove from" : "removed from", tx(id));
     }
     (*total)++;
     if (o->dry_run)
@@ -170,7 +170,7 @@ int kr_do_remove(const struct kr_opts *o, int nids, char **ids)
         ret = kr_fail(path, rc, &e);
     if (ret == 0 && !o->co.quiet && !o->co.json)
         fprintf(stderr, "ktrust: %s %d from %s\n", o->dry_run ? "would remove" : "removed", total,
-                o->keyring);
+                tx(o->keyring));
     kt_ctx_free(ctx); /* rolls back anything not committed */
     return ret;
 }

@@ -71,15 +71,15 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
     if (co->quiet || cli_exit_code(rc) == EXIT_NOINPUT)
         return; /* an unreadable file: its stderr line says it all */
     if (rc != 0) {
-        printf("%s: %s: nothing added\n", file, kt_verdict_name(kt_verdict_of(rc)));
+        printf("%s: %s: nothing added\n", tx(file), kt_verdict_name(kt_verdict_of(rc)));
         return;
     }
-    printf("%s: trusted; %zu key%s from %s added to %s, flagged trusted\n", file, res->n_added,
-           res->n_added == 1 ? "" : "s", kt_wrap_kind_name(res->kind), ring);
+    printf("%s: trusted; %zu key%s from %s added to %s, flagged trusted\n", tx(file), res->n_added,
+           res->n_added == 1 ? "" : "s", kt_wrap_kind_name(res->kind), tx(ring));
     for (size_t i = 0; i < res->n_added; i++) {
         char hex[65];
         const struct kt_x509 *cert = kt_key_cert(res->added[i]);
-        printf("  + %s\n    sha256 %s\n", kt_x509_description(cert),
+        printf("  + %s\n    sha256 %s\n", tx(kt_x509_description(cert)),
                kt_hex(kt_x509_sha256(cert), 32, hex));
     }
     if (res->n_blacklisted)

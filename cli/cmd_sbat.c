@@ -40,7 +40,7 @@ static int show_one(const char *path, bool json, bool quiet)
         jw_obj_end(&w);
         jw_newline(&w);
     } else if (!quiet && rc == 0) {
-        printf("%s:", path);
+        printf("%s:", tx(path));
         size_t n = kt_sbat_count(s);
         if (!kt_sbat_present(s))
             printf(" no .sbat section\n");
@@ -51,7 +51,7 @@ static int show_one(const char *path, bool json, bool quiet)
             for (int c = 0; c < KT_SBAT_NCOLS; c++) {
                 size_t len;
                 const char *p = kt_sbat_entry_col(kt_sbat_entry_at(s, i), c, &len);
-                printf("%s%.*s", c ? "," : "", (int)len, p);
+                printf("%s%s", c ? "," : "", txn(p, len));
             }
             fputc('\n', stdout);
         }

@@ -108,7 +108,7 @@ static void skipped_line(struct scan_ctx *s, FILE *out, const char *path, const 
         jw_obj_end(&w);
         jw_newline(&w);
     } else if (!s->quiet) {
-        fprintf(out, "%s: skipped (%s)\n", path, type);
+        fprintf(out, "%s: skipped (%s)\n", tx(path), type);
     }
 }
 

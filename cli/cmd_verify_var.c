@@ -97,16 +97,16 @@ static int entry_text(void *ctx, const struct kt_var_entry *e)
     (void)ctx;
     char h[2 * 64 + 1];
     if (e->svn) {
-        printf("    svn: application %s, version %u.%u (record version %u)\n", e->svn_guid,
+        printf("    svn: application %s, version %u.%u (record version %u)\n", tx(e->svn_guid),
                e->svn_major, e->svn_minor, e->svn_version);
     } else if (e->x509) {
         struct kt_x509 *x = NULL;
         struct kt_error xe = KT_ERROR_INIT;
         if (kt_x509_parse(e->data, e->len, &x, &xe) == 0) {
-            printf("    x509: %s\n", kt_x509_description(x));
+            printf("    x509: %s\n", tx(kt_x509_description(x)));
             kt_x509_free(x);
         } else {
-            printf("    x509: (unparsable: %s)\n", xe.what);
+            printf("    x509: (unparsable: %s)\n", tx(xe.what));
         }
     } else if (e->len <= 64) {
         printf("    %s: %s\n", e->type, kt_hex(e->data, e->len, h));
@@ -146,7 +146,7 @@ static void var_text(FILE *f, const void *p)
     if (!u->parsed)
         return;
     char t[40];
-    fprintf(f, "  variable %s, %s write, timestamp %s%s\n", u->name,
+    fprintf(f, "  variable %s, %s write, timestamp %s%s\n", tx(u->name),
             !u->attributes ? "unverified" : u->append ? "append" : "replace",
             cli_iso_time(u->timestamp, t, sizeof(t)),
             u->content_info_wrapped ? ", PKCS#7 in a ContentInfo" : "");

@@ -205,7 +205,7 @@ int cmd_wrap_key(int argc, char **argv)
             ret = EXIT_INTERNAL;
         }
         if (ret == 0 && !quiet)
-            printf("%s: %zu certificate%s wrapped in %s (%zu bytes, %s)\n", outp, cs.n,
+            printf("%s: %zu certificate%s wrapped in %s (%zu bytes, %s)\n", tx(outp), cs.n,
                    cs.n == 1 ? "" : "s", vendor ? ".vendor_cert" : ".keylist", len,
                    m == KT_PE_MACHINE_X64 ? "x64" : "aa64");
     }

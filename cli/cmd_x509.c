@@ -61,7 +61,7 @@ static int show_one(void *vctx, const uint8_t *der, size_t len, size_t file_offs
             cli_cert_json(&s->w, NULL, c); /* exactly the CONTRACT's fields */
             jw_newline(&s->w);
         } else {
-            printf("%s: certificate %d\n", s->file, s->index);
+            printf("%s: certificate %d\n", tx(s->file), s->index);
             cli_cert_text(stdout, c, "  ");
         }
     }

@@ -90,9 +90,9 @@ void cli_error(const char *file, const struct kt_error *e)
 {
     const char *what = e && e->what[0] ? e->what : "failed";
     if (file)
-        fprintf(stderr, "ktrust: %s: %s", file, what);
+        fprintf(stderr, "ktrust: %s: %s", tx(file), tx(what));
     else
-        fprintf(stderr, "ktrust: %s", what);
+        fprintf(stderr, "ktrust: %s", tx(what));
     if (e && e->offset != KT_NO_OFFSET)
         fprintf(stderr, " (at offset %zu)", e->offset);
     fputc('\n', stderr);
@@ -103,10 +103,10 @@ void cli_errorf(const char *file, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     if (file)
-        fprintf(stderr, "ktrust: %s: ", file);
+        fprintf(stderr, "ktrust: %s: ", tx(file));
     else
         fputs("ktrust: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    cli_text_escape_vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
 }
@@ -133,7 +133,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "ktrust %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
+    cli_text_escape_vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (try 'ktrust %s --help')\n", cmd);
     va_end(ap);
     return EXIT_USAGE;

@@ -8,7 +8,7 @@ static void on_msg(void *arg, enum kt_ctx_msg kind, const char *text)
 {
     const struct cli_common *co = arg;
     if (kind == KT_CTX_MSG_STORE || kind == KT_CTX_MSG_INFO ? co->verbose : !co->quiet)
-        fprintf(stderr, "ktrust: %s\n", text);
+        fprintf(stderr, "ktrust: %s\n", tx(text));
 }
 
 const char *cli_write_store_path(const struct cli_common *co, char *buf, size_t cap)

@@ -197,6 +197,6 @@ static int dispatch(int argc, char **argv)
         }
         return commands[i].fn(argc - 1, argv + 1);
     }
-    fprintf(stderr, "ktrust: unknown command '%s' (try 'ktrust --help')\n", argv[1]);
+    fprintf(stderr, "ktrust: unknown command '%s' (try 'ktrust --help')\n", tx(argv[1]));
     return EXIT_USAGE;
 }

@@ -59,15 +59,15 @@ void cli_sbat_text(FILE *f, const void *ctx)
     char name[128];
     if (r->rc == -EKEYREJECTED && r->img && r->lvl)
         fprintf(f, "  sbat: revoked: %s %u < %u (level %s)\n",
-                kt_sbat_col(r->img, KT_SBAT_COMPONENT, name, sizeof(name)),
-                kt_sbat_entry_generation(r->img), kt_sbat_entry_generation(r->lvl), stamp);
+                tx(kt_sbat_col(r->img, KT_SBAT_COMPONENT, name, sizeof(name))),
+                kt_sbat_entry_generation(r->img), kt_sbat_entry_generation(r->lvl), tx(stamp));
     else if (r->rc < 0)
         fprintf(f, "  sbat: unreadable .sbat: shim refuses the image\n");
     else if (!kt_sbat_present(r->sbat))
         fprintf(f, "  sbat: no .sbat section: shim refuses to load it itself (only images "
                    "verified through its protocol, like a kernel, may lack one)\n");
     else
-        fprintf(f, "  sbat: passes level %s (%zu entr%s)\n", stamp, kt_sbat_count(r->sbat),
+        fprintf(f, "  sbat: passes level %s (%zu entr%s)\n", tx(stamp), kt_sbat_count(r->sbat),
                 kt_sbat_count(r->sbat) == 1 ? "y" : "ies");
 }
 

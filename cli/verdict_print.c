@@ -123,22 +123,22 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
             s->digest_name ? s->digest_name : "?",
             verdict_word(s->verdict));
     if (s->verdict && s->reason)
-        fprintf(f, " (%s)", s->reason);
+        fprintf(f, " (%s)", tx(s->reason));
     fputc('\n', f);
     if (s->signer) {
-        fprintf(f, "%s  signer: %s\n", indent, kt_x509_description(s->signer));
+        fprintf(f, "%s  signer: %s\n", indent, tx(kt_x509_description(s->signer)));
     } else if (s->signer_issuer.len) {
         kt_signer_serial_hex(s, serial, sizeof(serial));
         fprintf(f, "%s  signer: issuer %s, serial %s\n", indent,
-                kt_signer_issuer_name(s, name, sizeof(name)), serial);
+                tx_name(kt_signer_issuer_name(s, name, sizeof(name))), serial);
     } else if (s->signer_skid.len && s->signer_skid.len * 2 + 1 <= sizeof(serial)) {
         fprintf(f, "%s  signer: skid %s\n", indent,
                 kt_hex(s->signer_skid.p, s->signer_skid.len, serial));
     }
     for (size_t i = 1; i < s->chain_len; i++)
-        fprintf(f, "%s  issued by: %s\n", indent, kt_x509_description(s->chain[i]));
+        fprintf(f, "%s  issued by: %s\n", indent, tx(kt_x509_description(s->chain[i])));
     if (s->trusted_by)
-        fprintf(f, "%s  trusted by: %s\n", indent, key_description(s->trusted_by));
+        fprintf(f, "%s  trusted by: %s\n", indent, tx(key_description(s->trusted_by)));
     if (s->chain_len && s->time_invalid)
     {
         const struct kt_x509 *c = s->time_invalid_cert;
@@ -147,7 +147,7 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
             cli_iso_time(kt_x509_not_before(c), nb, sizeof(nb));
             cli_iso_time(kt_x509_not_after(c), na, sizeof(na));
             fprintf(f, "%s  note: %s is valid only from %s to %s (%s)\n", indent,
-                    kt_x509_description(c) ? kt_x509_description(c) : "a certificate", nb, na,
+                    kt_x509_description(c) ? tx(kt_x509_description(c)) : "a certificate", nb, na,
                     s->dates_ignored ? "firmware checks no certificate date"
                                      : "dates not enforced; --check-time enforces them");
         } else {
@@ -158,7 +158,7 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
     if (s->timestamp) {
         char t[40];
         fprintf(f, "%s  timestamp: %s (%s), %s\n", indent,
-                cli_iso_time(s->timestamp->time, t, sizeof(t)), s->timestamp->kind,
+                cli_iso_time(s->timestamp->time, t, sizeof(t)), tx(s->timestamp->kind),
                 verdict_word(s->timestamp->verdict));
     }
     for (size_t i = 0; i < s->n_nested; i++) {
@@ -171,9 +171,9 @@ static void sig_text(FILE *f, const struct kt_signer *s, const char *indent)
 
 void vp_text(FILE *f, const struct vp_result *r, bool verbose)
 {
-    fprintf(f, "%s: %s", r->file, verdict_word(r->rc));
+    fprintf(f, "%s: %s", tx(r->file), verdict_word(r->rc));
     if (r->rc && r->error && r->error->what[0])
-        fprintf(f, " (%s)", r->error->what);
+        fprintf(f, " (%s)", tx(r->error->what));
     fputc('\n', f);
     if (r->extra_text)
         r->extra_text(f, r->extra_ctx);

@@ -46,6 +46,39 @@ if ! keyctl padd asymmetric "" "$KR" <"$T/der/gen_rsa2048.der" >/dev/null 2>&1; 
 fi
 keyctl clear "$KR" >/dev/null
 
+# The text output escapes the description (cli/text_escape.h): a byte that is
+# not UTF-8 (a T61String's Latin-1, say) as \xNN, controls as \xNN or \uNNNN,
+# a backslash doubled.  The kernel's description, escaped by the same rule
+# written again here, is what x509 show must print.
+cat > "$T/escape.py" <<'PY'
+import sys
+b = sys.stdin.buffer.read()
+b = b[:-1] if b.endswith(b"\n") else b  # keyctl's own newline
+out, i = [], 0
+while i < len(b):
+    c = b[i]
+    n = 1 if c < 0x80 else 2 if 0xc2 <= c <= 0xdf else 3 if 0xe0 <= c <= 0xef else 4 if 0xf0 <= c <= 0xf4 else 0
+    try:
+        ch = b[i:i + n].decode("utf-8") if n else ""
+    except UnicodeDecodeError:
+        ch = ""
+    if len(ch) != 1:
+        out.append("\\x%02x" % c)
+        i += 1
+        continue
+    cp = ord(ch)
+    if cp < 0x20 or cp == 0x7f:
+        out.append("\\x%02x" % cp)
+    elif cp == 0x5c:
+        out.append("\\\\")
+    elif 0x80 <= cp <= 0x9f or 0x202a <= cp <= 0x202e or 0x2066 <= cp <= 0x2069:
+        out.append("\\u%04x" % cp)
+    else:
+        out.append(ch)
+    i += n
+sys.stdout.buffer.write("".join(out).encode())
+PY
+
 same=0 refused=0 lacking=0 extra=0
 for f in "$T"/der/*.der; do
     name=$(basename "$f")
@@ -63,7 +96,7 @@ for f in "$T"/der/*.der; do
     *"rejected"*) want=5 ;;
     *add_key*) bad "$name: unexpected kernel error: $id"; continue ;;
     *)
-        kdesc=$(keyctl rdescribe "$id" | cut -d';' -f5-)
+        kdesc=$(keyctl rdescribe "$id" | cut -d';' -f5- | python3 "$T/escape.py")
         keyctl unlink "$id" "$KR" >/dev/null
         if [ "$rc" -gt 3 ]; then
             bad "$name: the kernel accepts it, ktrust exits $rc: $out"
