@@ -19,10 +19,15 @@ const char *kt_ftype_name(enum kt_ftype t)
 
 static bool is_pe(const uint8_t *b, size_t len)
 {
-    if (len < 0x40 || b[0] != 'M' || b[1] != 'Z')
+    kt_le c;
+    uint32_t off;
+    const uint8_t *sig;
+    kt_le_init(&c, b, len, NULL);
+    if (len < 0x40 || b[0] != 'M' || b[1] != 'Z' || kt_le_seek(&c, 0x3c, "e_lfanew") < 0 ||
+        kt_le_u32(&c, &off, "e_lfanew") < 0 || off > len - 4)
         return false;
-    uint32_t off = kt_le32(b + 0x3c);
-    return off <= len - 4 && memcmp(b + off, "PE\0\0", 4) == 0;
+    kt_le_init(&c, b + off, len - off, NULL);
+    return kt_le_bytes(&c, 4, &sig, "PE signature") == 0 && memcmp(sig, "PE\0\0", 4) == 0;
 }
 
 static bool has_suffix_part(const char *name, const char *part)
