@@ -232,20 +232,11 @@ static int try_attrs(const struct kt_authvar *v, const char *name, const uint8_t
     return rc;
 }
 
-int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
-                      const struct kt_certset *pk, const struct kt_certset *kek,
-                      struct kt_authvar_result *res)
+/* The PKCS#7 as firmware takes it: parsed (wrapped in a ContentInfo when
+ * bare), no date rule, SHA-256 signers only, EDK2's fixed-offset check. */
+static int parse_message(const struct kt_authvar *v, struct kt_authvar_result *res)
 {
-    memset(res, 0, sizeof(*res));
     struct kt_error *err = &res->error;
-    if (!vendor)
-        vendor = kt_authvar_vendor(name);
-    if (!vendor)
-        return res->verdict = kt_fail(err, -EINVAL, KT_NO_OFFSET,
-                                      "variable '%s': PK, KEK, db, dbx, dbt or dbr", name);
-    struct kt_error pe = KT_ERROR_INIT;
-    int prc = check_payload(v, name, &res->counts, &pe);
-
     const uint8_t *p7 = v->pkcs7.p;
     size_t p7len = v->pkcs7.len, prefix = 0;
     if (!v->content_info_wrapped) {
@@ -279,6 +270,17 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
                                       "SignedData: firmware (EDK2) wants a bare SignedData with a "
                                       "two-byte length and SHA-256 first in digestAlgorithms "
                                       "(it reads the OID at byte 13)");
+    return 0;
+}
+
+/* Which attribute set the signature covers: append (0x67), else replace
+ * (0x27); when neither, the real cause (the form whose messageDigest
+ * matched, else a failure other than a mismatch, else the first form's). */
+static int match_form(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
+                      struct kt_authvar_result *res)
+{
+    struct kt_error *err = &res->error;
+    int rc;
     static const uint32_t tries[2] = {KT_EFI_VAR_AUTH_ATTRS | KT_EFI_VAR_APPEND_WRITE,
                                       KT_EFI_VAR_AUTH_ATTRS};
     struct kt_error first = KT_ERROR_INIT;
@@ -322,13 +324,21 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
         return res->verdict = kt_fail(err, first.code, first.offset, "%s", first.what);
     }
     res->append = (res->attributes & KT_EFI_VAR_APPEND_WRITE) != 0;
+    return 0;
+}
 
+/* Who may write the variable: one PK (PK, KEK) or PK/KEK (db, dbx, dbt,
+ * dbr) certificate that vouches for every signer.  Returns 0 or -ENOMEM;
+ * *ae says why no authority vouches (code 0 when one does). */
+static int authority_check(struct kt_authvar_result *res, const char *name,
+                           const struct kt_certset *pk, const struct kt_certset *kek,
+                           struct kt_error *ae)
+{
     bool pk_rule = !strcmp(name, "PK") || !strcmp(name, "KEK");
     bool any = (pk && pk->n) || (!pk_rule && kek && kek->n);
-    struct kt_error ae = KT_ERROR_INIT;
     res->authority = calloc(res->msg->n_signers, sizeof(*res->authority));
     if (!res->authority)
-        return res->verdict = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+        return -ENOMEM;
     const struct kt_pkcs7_signer *last = &res->msg->signers[res->msg->n_signers - 1];
     const char *who = last->signer_cert && last->signer_cert->description
                           ? last->signer_cert->description : "the signer";
@@ -336,20 +346,45 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     for (size_t i = 0; i < res->msg->n_signers; i++)
         res->authority[i] = a;
     if (!any)
-        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET, "no %s%s given: signed by %s, not checked against it",
+        kt_fail(ae, -ENOKEY, KT_NO_OFFSET, "no %s%s given: signed by %s, not checked against it",
                 pk_rule ? "PK" : "PK or KEK", kt_hint_text(pk_rule ? KT_HINT_PK : KT_HINT_PK_KEK),
                 who);
     else if (!a && res->msg->n_signers > 1)
-        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
+        kt_fail(ae, -ENOKEY, KT_NO_OFFSET,
                 "no one %s certificate vouches for all %zu signers (firmware checks every "
                 "signer against one certificate; issuers must be CAs)",
                 pk_rule ? "PK" : "PK or KEK", res->msg->n_signers);
     else if (!a)
-        kt_fail(&ae, -ENOKEY, KT_NO_OFFSET,
+        kt_fail(ae, -ENOKEY, KT_NO_OFFSET,
                 pk_rule ? "%s is not the PK (firmware compares the signer's own certificate)"
                         : "no PK or KEK certificate vouches for %s (the PK must be the signer; "
                           "a KEK must be it or issue its chain, every issuer a CA)",
                 who);
+    return 0;
+}
+
+int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
+                      const struct kt_certset *pk, const struct kt_certset *kek,
+                      struct kt_authvar_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    struct kt_error *err = &res->error;
+    if (!vendor)
+        vendor = kt_authvar_vendor(name);
+    if (!vendor)
+        return res->verdict = kt_fail(err, -EINVAL, KT_NO_OFFSET,
+                                      "variable '%s': PK, KEK, db, dbx, dbt or dbr", name);
+    struct kt_error pe = KT_ERROR_INIT;
+    int prc = check_payload(v, name, &res->counts, &pe);
+
+    int rc = parse_message(v, res);
+    if (rc == 0)
+        rc = match_form(v, name, vendor, res);
+    if (rc < 0)
+        return rc;
+    struct kt_error ae = KT_ERROR_INIT;
+    if (authority_check(res, name, pk, kek, &ae) < 0)
+        return res->verdict = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     if (prc < 0) /* signed, but firmware refuses the payload */
         return res->verdict = kt_fail(err, prc, pe.offset, "%s", pe.what);
     if (ae.code)
