@@ -45,8 +45,11 @@ extern const char cli_system_bundle[];
  * if it was one, 0 if not, -1 on error. */
 int cli_common_opt(struct cli_common *co, int c, const char *arg);
 /* Handle --check-time / --allow-sha1 into a policy; 1 if it was one, 0 if
- * not, -1 after a usage error for cmd (a bad time). */
-int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cmd);
+ * not, -1 after a usage error for cmd (a bad time, or a bare --check-time
+ * followed by a word that is a time: argv[optind], the next word, would
+ * otherwise be taken for a file and the check made at "now"). */
+int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cmd,
+                   int argc, char **argv);
 
 /* `ktrust NOUN show FILE... [--json] [-q]` (x509, esl, sbat): parse the
  * options (cli_opts_show: usage prints them with cli_usage_print), call

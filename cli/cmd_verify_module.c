@@ -60,7 +60,7 @@ int cmd_verify_module(int argc, char **argv)
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
         if (r == 0)
-            r = cli_policy_opt(&policy, c, optarg, "verify-module");
+            r = cli_policy_opt(&policy, c, optarg, "verify-module", argc, argv);
         if (r < 0)
             return EXIT_USAGE;
         if (r > 0)

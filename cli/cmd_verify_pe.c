@@ -57,7 +57,7 @@ int cmd_verify_pe(int argc, char **argv)
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         int r = cli_common_opt(&co, c, optarg);
         if (r == 0)
-            r = cli_policy_opt(&pol, c, optarg, "verify-pe");
+            r = cli_policy_opt(&pol, c, optarg, "verify-pe", argc, argv);
         if (r < 0)
             return EXIT_USAGE;
         if (r > 0)

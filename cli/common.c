@@ -38,12 +38,20 @@ void cli_hints_register(void)
         kt_hint_set(hints[i].hint, hints[i].text);
 }
 
-int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cmd)
+int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cmd,
+                   int argc, char **argv)
 {
+    int64_t t;
     switch (c) {
     case OPT_ALLOW_SHA1: pol->allow_sha1 = true; return 1;
     case OPT_CHECK_TIME:
         pol->check_time = true;
+        if (!arg && optind < argc && kt_parse_time(argv[optind], &t) == 0) {
+            cli_usage_error(cmd, "--check-time takes its time after '=': write "
+                                 "--check-time=%s ('%s' would be read as a file and the "
+                                 "check made now)", argv[optind], argv[optind]);
+            return -1;
+        }
         if (kt_parse_time(arg, &pol->at_time) < 0) {
             cli_usage_error(cmd, "bad time '%s' (want 2026-12-02T22:14:16Z)", arg);
             return -1;

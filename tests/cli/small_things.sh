@@ -32,6 +32,12 @@ out=$($KTRUST verify-pe --check-time=$((end + 1))-01-01 --trust ca.pem w.signed.
 expect_eq "$rc" 5 "--check-time after the signer expires: rejected"
 expect_match "$out" "validity" "... says why"
 expect_exit 64 "--check-time=garbage: usage" -- $KTRUST verify-pe --check-time=soon --trust ca.pem w.signed.efi
+# --check-time T as two words: T would be a file and the check made now (#27.2): refused
+for cmd in verify-pe verify-module verify-pkcs7; do
+    out=$($KTRUST $cmd --check-time $((end + 1))-01-01T00:00:00Z --trust ca.pem w.signed.efi 2>&1); rc=$?
+    expect_eq "$rc" 64 "$cmd --check-time T (a separate word): usage error, not a check at now"
+    expect_match "$out" "write --check-time=$((end + 1))-01-01T00:00:00Z" "$cmd: the message says how to write it"
+done
 
 # no doubled reason for an unsigned module
 head -c 2000 /dev/urandom >u.ko
