@@ -12,7 +12,7 @@
 static void join(char *out, size_t cap, const char *s)
 {
     size_t n = strlen(out);
-    kt_audit_fmt(out + n, cap - n, "%s%s", n ? "; " : "", s);
+    kt_fmt(out + n, cap - n, "%s%s", n ? "; " : "", s);
 }
 
 /* What the dbx updates and the latest SbatLevel would do to each boot file. */
@@ -39,7 +39,7 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_
         if (kt_sbat_level_spec("latest", &latest, &e) == 0 &&
             kt_update_check_set_level(u, &latest, &e) == 0) {
             have_latest = true;
-            kt_audit_fmt(a->latest_stamp, sizeof(a->latest_stamp), "%s", latest.stamp);
+            kt_fmt(a->latest_stamp, sizeof(a->latest_stamp), "%s", latest.stamp);
         }
     }
     if (!o->n_dbx && !have_latest)
@@ -61,7 +61,7 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_
             break;
         }
         if (O->rc < 0)
-            kt_audit_fmt(O->error, sizeof(O->error), "%s", v.error.what);
+            kt_fmt(O->error, sizeof(O->error), "%s", v.error.what);
         for (size_t i = 0; i < v.n; i++) {
             if (v.reasons[i].by == KT_REVOKE_SBAT)
                 O->by_sbat = true;
@@ -131,11 +131,11 @@ static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
                 continue;
             a->links[i].link = r.link[i];
             a->links[i].link.file = a->links[i].path;
-            kt_audit_fmt(a->links[i].sbat, sizeof(a->links[i].sbat), "%s", r.sbat[i]);
+            kt_fmt(a->links[i].sbat, sizeof(a->links[i].sbat), "%s", r.sbat[i]);
         }
         a->mok_trusted = r.mok_trusted;
-        kt_audit_fmt(a->sbat_policy, sizeof(a->sbat_policy), "%s", r.sbat_policy);
-        kt_audit_fmt(a->sbat_note, sizeof(a->sbat_note), "%s", r.sbat_note);
+        kt_fmt(a->sbat_policy, sizeof(a->sbat_policy), "%s", r.sbat_policy);
+        kt_fmt(a->sbat_note, sizeof(a->sbat_note), "%s", r.sbat_note);
         memcpy(a->sbat_current, r.sbat_current, sizeof(a->sbat_current));
         a->have_sbat_current = r.have_sbat_current;
         memcpy(a->sbat_next, r.sbat_applied, sizeof(a->sbat_next));
@@ -149,7 +149,7 @@ static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
             const struct kt_error *ve = &r.var_error[ids[i - KT_AUDIT_VAR_DB]];
             if (ve->code && !a->vars[i].error) {
                 a->vars[i].error = ve->code;
-                kt_audit_fmt(a->vars[i].error_what, sizeof(a->vars[i].error_what), "%s", ve->what);
+                kt_fmt(a->vars[i].error_what, sizeof(a->vars[i].error_what), "%s", ve->what);
             }
         }
     }

@@ -10,6 +10,7 @@
 #include "efivars/efivars.h"
 #include "ktrust/audit.h"
 #include "util/err.h"
+#include "util/fmt.h"
 
 /* Internal steps (audit_vars.c, audit_boot.c, audit_modules.c). */
 int kt_audit_vars(struct kt_audit *a, const struct kt_efivars *s);
@@ -26,8 +27,5 @@ int kt_audit_module_list(const struct kt_audit *a, char ***list, size_t *n);
 /* One module's link (not trusted): into the group of its verdict, reason
  * and signer.  -ENOMEM. */
 int kt_audit_group_module(struct kt_audit *a, const struct kt_chain_link *l, const char *rel);
-
-/* snprintf that may truncate (paths, reasons): always NUL-terminated. */
-void kt_audit_fmt(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -100,7 +100,7 @@ static bool resolve(const char *esp, const char *path, char *out)
         bool found = false;
         while ((de = readdir(d)) != NULL)
             if (!strcasecmp(de->d_name, comp)) {
-                kt_audit_fmt(rel, sizeof(rel), "%s/%s", cur + base, de->d_name);
+                kt_fmt(rel, sizeof(rel), "%s/%s", cur + base, de->d_name);
                 found = true;
                 break;
             }
@@ -108,7 +108,7 @@ static bool resolve(const char *esp, const char *path, char *out)
         if (!found || kt_root_resolve(esp, rel, cur, sizeof(cur), &st) < 0)
             return false;
     }
-    kt_audit_fmt(out, KT_AUDIT_PATH, "%s", cur);
+    kt_fmt(out, KT_AUDIT_PATH, "%s", cur);
     return S_ISREG(st.st_mode);
 }
 
@@ -123,7 +123,7 @@ static void fw_verdict(const struct kt_efivars *vars, struct kt_audit_boot *b)
 {
     struct kt_chain_link l;
     b->verdict = kt_chain_firmware(vars, b->path, &l);
-    kt_audit_fmt(b->reason, sizeof(b->reason), "%s", l.reason);
+    kt_fmt(b->reason, sizeof(b->reason), "%s", l.reason);
     b->checked = true;
 }
 
@@ -157,23 +157,23 @@ void kt_audit_boot_entries(struct kt_audit *a, const struct kt_efivars *s)
         memset(b, 0, sizeof(*b));
         b->number = number;
         char name[16];
-        kt_audit_fmt(name, sizeof(name), "Boot%04X", b->number);
+        kt_fmt(name, sizeof(name), "Boot%04X", b->number);
         size_t olen;
         const uint8_t *opt = kt_efivar_data(kt_efivars_boot(s, number), &olen);
         if (!opt) {
-            kt_audit_fmt(b->reason, sizeof(b->reason), "no %s variable", name);
+            kt_fmt(b->reason, sizeof(b->reason), "no %s variable", name);
             continue;
         }
         b->present = true;
         if (kt_audit_load_option(opt, olen, b) < 0) {
             b->malformed = true;
-            kt_audit_fmt(b->reason, sizeof(b->reason), "%s: not an EFI_LOAD_OPTION", name);
+            kt_fmt(b->reason, sizeof(b->reason), "%s: not an EFI_LOAD_OPTION", name);
         }
         if (b->malformed || !b->file[0] || !a->found[KT_AUDIT_ESP])
             continue;
         b->on_esp = resolve(a->path[KT_AUDIT_ESP], b->file, b->path);
         if (!b->on_esp) {
-            kt_audit_fmt(b->reason, sizeof(b->reason), "%s is not on the ESP audited", b->file);
+            kt_fmt(b->reason, sizeof(b->reason), "%s is not on the ESP audited", b->file);
             continue;
         }
         b->audited = a->links[KT_AUDIT_SHIM].present && same_file(b->path, a->links[KT_AUDIT_SHIM].path);

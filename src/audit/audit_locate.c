@@ -1,7 +1,6 @@
 /* audit_locate.c - where the parts of a system are: efivars, the ESP and
  * the boot files on it, the kernel image, its modules. */
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -10,14 +9,6 @@
 
 #include "audit/audit.h"
 #include "util/file.h"
-
-void kt_audit_fmt(char *out, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out, cap, fmt, ap);
-    va_end(ap);
-}
 
 const char *kt_audit_part_name(enum kt_audit_part p)
 {
@@ -67,7 +58,7 @@ static bool find_ci(const char *esp, const char *dir, const char *name, char *ou
     char rel[KT_AUDIT_PATH + 256];
     while ((de = readdir(d)) != NULL)
         if (!strcasecmp(de->d_name, name)) {
-            kt_audit_fmt(rel, sizeof(rel), "%s/%s", inside(esp, dir), de->d_name);
+            kt_fmt(rel, sizeof(rel), "%s/%s", inside(esp, dir), de->d_name);
             found = look(esp, rel, out, S_IFREG);
             if (found)
                 break;
@@ -90,7 +81,7 @@ static void locate_boot(struct kt_audit *a)
     bool upper = look(esp, "/EFI", efi, S_IFDIR);
     if (!upper && lower)
         look(esp, "/efi", efi, S_IFDIR);
-    kt_audit_fmt(L[KT_AUDIT_SHIM].path, KT_AUDIT_PATH, "%s/*/shimx64.efi", efi);
+    kt_fmt(L[KT_AUDIT_SHIM].path, KT_AUDIT_PATH, "%s/*/shimx64.efi", efi);
     DIR *d = upper || lower ? opendir(efi) : NULL;
     if (d) {
         struct dirent *de;
@@ -98,30 +89,30 @@ static void locate_boot(struct kt_audit *a)
         while ((de = readdir(d)) != NULL) {
             if (de->d_name[0] == '.' || !strcasecmp(de->d_name, "BOOT"))
                 continue;
-            kt_audit_fmt(rel, sizeof(rel), "%s/%s", inside(esp, efi), de->d_name);
+            kt_fmt(rel, sizeof(rel), "%s/%s", inside(esp, efi), de->d_name);
             if (look(esp, rel, sub, S_IFDIR) && find_ci(esp, sub, "shimx64.efi", cand) &&
                 (!best[0] || strcmp(cand, best) < 0))
-                kt_audit_fmt(best, sizeof(best), "%s", cand);
+                kt_fmt(best, sizeof(best), "%s", cand);
         }
         closedir(d);
         if (!best[0]) {
-            kt_audit_fmt(rel, sizeof(rel), "%s/BOOT", inside(esp, efi));
+            kt_fmt(rel, sizeof(rel), "%s/BOOT", inside(esp, efi));
             if (!look(esp, rel, sub, S_IFDIR) || !find_ci(esp, sub, "BOOTX64.EFI", best)) {
-                kt_audit_fmt(rel, sizeof(rel), "%s/boot", inside(esp, efi));
+                kt_fmt(rel, sizeof(rel), "%s/boot", inside(esp, efi));
                 if (!look(esp, rel, sub, S_IFDIR) || !find_ci(esp, sub, "BOOTX64.EFI", best))
                     best[0] = 0;
             }
         }
     }
     if (!best[0]) {
-        kt_audit_fmt(L[KT_AUDIT_LOADER].path, KT_AUDIT_PATH, "%s/*/grubx64.efi", efi);
-        kt_audit_fmt(L[KT_AUDIT_MOKMANAGER].path, KT_AUDIT_PATH, "%s/*/mmx64.efi", efi);
+        kt_fmt(L[KT_AUDIT_LOADER].path, KT_AUDIT_PATH, "%s/*/grubx64.efi", efi);
+        kt_fmt(L[KT_AUDIT_MOKMANAGER].path, KT_AUDIT_PATH, "%s/*/mmx64.efi", efi);
         return;
     }
-    kt_audit_fmt(L[KT_AUDIT_SHIM].path, KT_AUDIT_PATH, "%s", best);
+    kt_fmt(L[KT_AUDIT_SHIM].path, KT_AUDIT_PATH, "%s", best);
     L[KT_AUDIT_SHIM].present = true;
     char dir[KT_AUDIT_PATH];
-    kt_audit_fmt(dir, sizeof(dir), "%s", best);
+    kt_fmt(dir, sizeof(dir), "%s", best);
     *strrchr(dir, '/') = 0;
     static const char *const names[] = {[KT_AUDIT_LOADER] = "grubx64.efi",
                                         [KT_AUDIT_MOKMANAGER] = "mmx64.efi"};
@@ -131,7 +122,7 @@ static void locate_boot(struct kt_audit *a)
         if (find_ci(esp, dir, names[i], L[i].path))
             L[i].present = true;
         else
-            kt_audit_fmt(L[i].path, KT_AUDIT_PATH, "%s/%s", dir, names[i]);
+            kt_fmt(L[i].path, KT_AUDIT_PATH, "%s/%s", dir, names[i]);
     }
 }
 
@@ -148,11 +139,11 @@ static bool newest_kernel(const char *root, const char *bootdir, char *release, 
         if (strncmp(de->d_name, "vmlinuz-", 8) || !de->d_name[8])
             continue;
         char rel[KT_AUDIT_PATH + 256], p[KT_AUDIT_PATH];
-        kt_audit_fmt(rel, sizeof(rel), "%s/%s", root ? inside(root, bootdir) : bootdir, de->d_name);
+        kt_fmt(rel, sizeof(rel), "%s/%s", root ? inside(root, bootdir) : bootdir, de->d_name);
         if (!look(root, rel, p, S_IFREG))
             continue;
         if (!found || strverscmp(de->d_name + 8, release) > 0)
-            kt_audit_fmt(release, cap, "%s", de->d_name + 8);
+            kt_fmt(release, cap, "%s", de->d_name + 8);
         found = true;
     }
     closedir(d);
@@ -183,7 +174,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
         for (size_t i = 0; i < 3; i++) {
             char p[KT_AUDIT_PATH], e[KT_AUDIT_PATH];
             if (look(root, esps[i], p, S_IFDIR) && look(p, "/EFI", e, S_IFDIR)) {
-                kt_audit_fmt(P[KT_AUDIT_ESP], KT_AUDIT_PATH, "%s", p);
+                kt_fmt(P[KT_AUDIT_ESP], KT_AUDIT_PATH, "%s", p);
                 a->found[KT_AUDIT_ESP] = true;
                 break;
             }
@@ -193,29 +184,29 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
 
     struct utsname u;
     if (o->release)
-        kt_audit_fmt(a->release, sizeof(a->release), "%s", o->release);
+        kt_fmt(a->release, sizeof(a->release), "%s", o->release);
     else if (uname(&u) == 0)
-        kt_audit_fmt(a->release, sizeof(a->release), "%s", u.release);
+        kt_fmt(a->release, sizeof(a->release), "%s", u.release);
     if (o->kernel) {
         a->found[KT_AUDIT_KERNEL] = look(NULL, o->kernel, P[KT_AUDIT_KERNEL], S_IFREG);
         const char *b = strrchr(o->kernel, '/');
         b = b ? b + 1 : o->kernel;
         if (!o->release && !strncmp(b, "vmlinuz-", 8))
-            kt_audit_fmt(a->release, sizeof(a->release), "%s", b + 8);
+            kt_fmt(a->release, sizeof(a->release), "%s", b + 8);
     } else {
         char boot[KT_AUDIT_PATH], name[KT_AUDIT_PATH + 300];
         bool have_boot = look(root, "/boot", boot, S_IFDIR);
         const char *in = have_boot && root ? inside(root, boot) : "/boot";
-        kt_audit_fmt(name, sizeof(name), "%s/vmlinuz-%s", in, a->release);
+        kt_fmt(name, sizeof(name), "%s/vmlinuz-%s", in, a->release);
         a->found[KT_AUDIT_KERNEL] = look(root, name, P[KT_AUDIT_KERNEL], S_IFREG);
         if (!a->found[KT_AUDIT_KERNEL] && !o->release && have_boot &&
             newest_kernel(root, boot, a->release, sizeof(a->release))) {
-            kt_audit_fmt(name, sizeof(name), "%s/vmlinuz-%s", in, a->release);
+            kt_fmt(name, sizeof(name), "%s/vmlinuz-%s", in, a->release);
             a->found[KT_AUDIT_KERNEL] = look(root, name, P[KT_AUDIT_KERNEL], S_IFREG);
         }
     }
     struct kt_audit_link *K = &a->links[KT_AUDIT_KERNEL_LINK];
-    kt_audit_fmt(K->path, KT_AUDIT_PATH, "%s", P[KT_AUDIT_KERNEL]);
+    kt_fmt(K->path, KT_AUDIT_PATH, "%s", P[KT_AUDIT_KERNEL]);
     K->present = a->found[KT_AUDIT_KERNEL];
 
     if (o->modules) {
@@ -223,7 +214,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
     } else {
         /* the walk (audit_modules.c) then follows no link inside it */
         char name[KT_AUDIT_PATH + 300];
-        kt_audit_fmt(name, sizeof(name), "/lib/modules/%s", a->release);
+        kt_fmt(name, sizeof(name), "/lib/modules/%s", a->release);
         a->found[KT_AUDIT_MODULES] = look(root, name, P[KT_AUDIT_MODULES], S_IFDIR);
     }
 }

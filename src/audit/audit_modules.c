@@ -76,8 +76,8 @@ int kt_audit_group_module(struct kt_audit *a, const struct kt_chain_link *l, con
         g = &a->groups[a->n_groups++];
         memset(g, 0, sizeof(*g));
         g->verdict = l->verdict;
-        kt_audit_fmt(g->reason, sizeof(g->reason), "%s", l->reason);
-        kt_audit_fmt(g->signer, sizeof(g->signer), "%s", l->signer);
+        kt_fmt(g->reason, sizeof(g->reason), "%s", l->reason);
+        kt_fmt(g->signer, sizeof(g->signer), "%s", l->signer);
     }
     char **m = realloc(g->modules, (g->n + 1) * sizeof(*m));
     if (!m)

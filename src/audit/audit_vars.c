@@ -37,10 +37,10 @@ static void count_owner(struct kt_audit_var *v, const uint8_t *owner)
         }
     if (v->n_owners == KT_AUDIT_MAX_OWNERS) {
         v->owners[KT_AUDIT_MAX_OWNERS - 1].n++; /* "and others" */
-        kt_audit_fmt(v->owners[KT_AUDIT_MAX_OWNERS - 1].guid, 37, "(more owners)");
+        kt_fmt(v->owners[KT_AUDIT_MAX_OWNERS - 1].guid, 37, "(more owners)");
         return;
     }
-    kt_audit_fmt(v->owners[v->n_owners].guid, 37, "%s", g);
+    kt_fmt(v->owners[v->n_owners].guid, 37, "%s", g);
     v->owners[v->n_owners++].n = 1;
 }
 
@@ -102,7 +102,7 @@ static int read_var(struct kt_audit *a, const struct kt_efivars *s, int which,
         return rc;
     if (rc < 0) {
         v->error = rc;
-        kt_audit_fmt(v->error_what, sizeof(v->error_what), "%s", e.what);
+        kt_fmt(v->error_what, sizeof(v->error_what), "%s", e.what);
     }
     return 0;
 }

@@ -4,7 +4,6 @@
  * certificate and MOK), SBAT as shim applies it, then the modules (the
  * kernel's builtin keys).  `chain`, `audit` and whatever asks "what if the
  * variables were different" call it with their own state. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +12,7 @@
 #include "chain/chain_sbat.h"
 #include "esl/esl.h"
 #include "util/file.h"
-
-/* snprintf that may truncate (paths in a note): always NUL-terminated. */
-__attribute__((format(printf, 3, 4))) static void fmt(char *out, size_t cap, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(out, cap, f, ap);
-    va_end(ap);
-}
+#include "util/fmt.h"
 
 typedef int (*add_fn)(struct kt_chain *, const uint8_t *, size_t, const char *,
                       struct kt_error *);
@@ -131,7 +122,7 @@ static int sbat_inputs(const struct kt_chain_opts *o, struct kt_chain_report *r,
         if (rc < 0 && o->strict_vars)
             return fail_on(r, which->path, rc, &e, err);
         if (rc < 0)
-            fmt(r->sbat_note, sizeof(r->sbat_note), "%s: %s", which->path, e.what);
+            kt_fmt(r->sbat_note, sizeof(r->sbat_note), "%s: %s", which->path, e.what);
         r->have_sbat_current = rc > 0;
     }
 given:
@@ -198,10 +189,10 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
         kt_file_close(&f);
         if (S->verdict == 0) {
             S->verdict = -EKEYREJECTED;
-            fmt(S->reason, sizeof(S->reason), "%s (its SbatLevel cannot be set, so it stops)",
+            kt_fmt(S->reason, sizeof(S->reason), "%s (its SbatLevel cannot be set, so it stops)",
                 r->sbat_note);
         }
-        fmt(r->sbat[KT_CHAIN_AT_SHIM], sizeof(r->sbat[0]), "%s", r->sbat_note);
+        kt_fmt(r->sbat[KT_CHAIN_AT_SHIM], sizeof(r->sbat[0]), "%s", r->sbat_note);
         for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++)
             if (r->present[i])
                 never_loaded(&r->link[i], why);

@@ -1,0 +1,11 @@
+/* fmt.h - snprintf into a fixed buffer where truncation is acceptable
+ * (paths and reasons in reports), without -Wformat-truncation noise. */
+#ifndef KT_UTIL_FMT_H
+#define KT_UTIL_FMT_H
+
+#include <stddef.h>
+
+/* Format into out (cap bytes, always NUL-terminated; may truncate). */
+void kt_fmt(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif
