@@ -2,6 +2,7 @@
 #include "apply_print.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "ktrust/error.h"
@@ -47,6 +48,29 @@ void cli_apply_json(struct jw *w, const char *file, const struct kt_efivars_chan
     jw_obj_end(w);
 }
 
+/* Certificates one per line; hashes and other entries counted by type
+ * ("dbx gained 443 sha256 entries"): the JSON has each. */
+static void print_entries(const char *var, const char *verb, char **lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(lines[i], "X509 ", 5))
+            printf("  %s %s %s\n", var, verb, tx(lines[i]));
+    for (size_t i = 0; i < n; i++) {
+        size_t w = strcspn(lines[i], " ");
+        if (!strncmp(lines[i], "X509 ", 5))
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcspn(lines[j], " ") == w && !strncmp(lines[j], lines[i], w);
+        if (seen)
+            continue;
+        size_t k = 0;
+        for (size_t j = i; j < n; j++)
+            k += strcspn(lines[j], " ") == w && !strncmp(lines[j], lines[i], w);
+        printf("  %s %s %zu %.*s entr%s\n", var, verb, k, (int)w, lines[i], k == 1 ? "y" : "ies");
+    }
+}
+
 void cli_apply_text(const char *file, const struct kt_efivars_change *c)
 {
     if (c->verdict) {
@@ -60,10 +84,8 @@ void cli_apply_text(const char *file, const struct kt_efivars_change *c)
     else if (c->authority[0])
         printf(", authorized by %s", tx(c->authority));
     printf("\n");
-    for (size_t i = 0; i < c->n_gained; i++)
-        printf("  %s gained %s\n", var, tx(c->gained[i]));
-    for (size_t i = 0; i < c->n_lost; i++)
-        printf("  %s lost %s\n", var, tx(c->lost[i]));
+    print_entries(var, "gained", c->gained, c->n_gained);
+    print_entries(var, "lost", c->lost, c->n_lost);
     if (c->n_present)
         printf("  %zu entr%s already in %s (dropped, as firmware does)\n", c->n_present,
                c->n_present == 1 ? "y" : "ies", var);
