@@ -43,6 +43,9 @@ struct kt_audit_opts {
     const char *dbx[KT_AUDIT_MAX_DBX]; /* dbx updates for the outlook */
     size_t n_dbx;
     bool no_latest;                   /* no outlook for the latest SbatLevel */
+    /* the variables to audit instead of reading efivars (a "what if"
+     * state, e.g. after a plan's updates); NULL: read them */
+    const struct kt_efivars *vars;
     /* signed updates applied to the variables first, in order (--apply) */
     const char *apply[KT_AUDIT_MAX_APPLY];
     size_t n_apply;

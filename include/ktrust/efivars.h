@@ -75,6 +75,10 @@ struct kt_efivars {
     size_t n_boot;
 };
 
+/* A deep copy of s into *out (for a "what if" on a copy).  0 or -ENOMEM
+ * (*out then empty). */
+KT_API int kt_efivars_copy(const struct kt_efivars *s, struct kt_efivars *out);
+
 /* The efivarfs name of a variable ("db", "MokListRT", ...). */
 KT_API const char *kt_efivar_name(enum kt_efivar_id id);
 
