@@ -89,12 +89,15 @@ int kt_plan_kek_story(struct kt_plan *p, const struct kt_efivars *was,
     }
     for (size_t i = 0; i < p->n_steps; i++) {
         const struct kt_plan_file *f = &p->files[p->order[i]];
-        if (f->change.target == KT_EFIVAR_KEK &&
-            kt_plan_var_holds(now, KT_EFIVAR_KEK, kt_plan_kek_2023)) {
+        if (f->change.target != KT_EFIVAR_KEK)
+            continue;
+        if (kt_plan_var_holds(now, KT_EFIVAR_KEK, kt_plan_kek_2023))
             kt_fmt(n, cap, "KEK gains Microsoft Corporation KEK 2K CA 2023 from %s (signed by "
                    "this PK, %s)", f->path, p->pk[0] ? p->pk : "?");
-            return 0;
-        }
+        else
+            kt_fmt(n, cap, "%s (signed by this PK) changes KEK but does not carry Microsoft "
+                   "Corporation KEK 2K CA 2023", f->path);
+        return 0;
     }
     if (!p->pk_sha1[0]) {
         kt_fmt(n, cap, "no PK: the machine is in setup mode; enroll a PK and KEK (your own, or "
