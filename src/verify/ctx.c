@@ -172,6 +172,12 @@ static int open_write(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const cha
     struct stat sb;
     int rc;
     if (o->store_may_be_missing && stat(ctx->store_path, &sb) < 0 && errno == ENOENT) {
+        /* made later, only if keys are added: but checked now */
+        if ((rc = kt_store_check_creatable(ctx->store_path, ctx->make_dirs, err)) < 0) {
+            if (err_file)
+                *err_file = o->store_path;
+            return rc;
+        }
         kt_ctx_say(o, KT_CTX_MSG_STORE, "store: %s (does not exist yet: created only if keys are added)",
             ctx->store_path);
         return 0;
