@@ -23,7 +23,10 @@ struct save {
     char tmp[PATH_MAX];         /* the temporary root being filled */
     struct kt_audit_saved *out; /* counts, and what was left out */
     struct kt_error *err;
+    char *buf;                  /* the copy buffer, BUF bytes */
 };
+
+#define BUF ((size_t)1 << 16)
 
 int kt_audit_save_check(const char *dir, struct kt_error *err)
 {
@@ -100,10 +103,10 @@ static int copy_file(struct save *s, const char *src, const char *rel)
         close(in);
         return kt_fail(s->err, -e, KT_NO_OFFSET, "cannot create %s: %s", dst, strerror(e));
     }
-    static char buf[1 << 16];
+    char *buf = s->buf;
     uint64_t total = 0;
     for (;;) {
-        ssize_t n = read(in, buf, sizeof(buf));
+        ssize_t n = read(in, buf, BUF);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -250,11 +253,16 @@ int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *o, 
     int rc = kt_audit_save_check(dir, err);
     if (rc < 0)
         return rc;
-    struct save s = {.out = out, .err = err};
+    struct save s = {.out = out, .err = err, .buf = malloc(BUF)};
+    if (!s.buf)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     kt_fmt(s.tmp, sizeof(s.tmp), "%s.tmpXXXXXX", dir);
-    if (strlen(dir) + 12 >= sizeof(s.tmp) || !mkdtemp(s.tmp))
-        return kt_fail(err, -errno, KT_NO_OFFSET, "cannot create a directory beside it: %s",
-                       strerror(errno));
+    if (strlen(dir) + 12 >= sizeof(s.tmp) || !mkdtemp(s.tmp)) {
+        int e = strlen(dir) + 12 >= sizeof(s.tmp) ? ENAMETOOLONG : errno;
+        free(s.buf);
+        return kt_fail(err, -e, KT_NO_OFFSET, "cannot create a directory beside it: %s",
+                       strerror(e));
+    }
     chmod(s.tmp, 0755);
     const char *release = a->release[0] ? a->release : "unknown";
     if (a->found[KT_AUDIT_EFIVARS])
@@ -279,5 +287,6 @@ int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *o, 
         out->n_files = 0;
         out->bytes = 0;
     }
+    free(s.buf);
     return rc;
 }
