@@ -241,6 +241,7 @@ recipes=$(printf '%s\n' "$readme" | grep '^cc ')
 expect_eq "$(printf '%s\n' "$recipes" | grep -c .)" 3 "README: three build recipes"
 i=0
 while read -r line; do
+    [ -n "$line" ] || continue
     i=$((i + 1))
     (eval "${line% -o prog} $SAN -o readme$i") 2>cc.err || bad "README recipe $i: $(head -2 cc.err)"
 done <<<"$recipes"
