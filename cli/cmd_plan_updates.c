@@ -1,9 +1,12 @@
 /* ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] UPDATES... :
  * which signed db/dbx/KEK/PK updates apply to this machine, in what order,
  * and does the ESP's chain still boot after each step (ktrust/plan.h). */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "apply_print.h"
 #include "cli.h"
@@ -11,7 +14,7 @@
 #include "ktrust/plan.h"
 #include "text_escape.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -20,6 +23,9 @@ static const struct cli_opt opts[] = {
             "the variables in force, efivarfs form (default: /sys/firmware/efi/efivars)"),
     CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
             "the EFI system partition whose shim and loader each step is judged by"),
+    CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
+            "write the variables after the plan into DIR (a new or empty directory), "
+            "efivarfs form"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -207,10 +213,38 @@ static int exit_code(const struct kt_plan *p)
     return 0;
 }
 
+/* --write-efivars DIR: a new or empty directory, then every variable. */
+static int write_vars(const char *dir, const struct kt_efivars *s)
+{
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        cli_errorf(dir, "cannot create: %s", strerror(errno));
+        return EXIT_NOINPUT;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        cli_errorf(dir, "cannot open: %s", strerror(errno));
+        return EXIT_NOINPUT;
+    }
+    struct dirent *de;
+    bool empty = true;
+    while ((de = readdir(d)) != NULL)
+        empty &= !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+    closedir(d);
+    if (!empty)
+        return cli_usage_error("plan-updates", "--write-efivars %s: not empty", dir);
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_efivars_write(s, dir, &e) < 0) {
+        cli_error(dir, &e);
+        return EXIT_INTERNAL;
+    }
+    return 0;
+}
+
 int cmd_plan_updates(int argc, char **argv)
 {
     struct kt_audit_opts ao = {0};
     bool json_out = false, quiet = false;
+    const char *write_dir = NULL;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -220,6 +254,7 @@ int cmd_plan_updates(int argc, char **argv)
         case OPT_ROOT: ao.root = optarg; break;
         case OPT_EFIVARS: ao.efivars = optarg; break;
         case OPT_ESP: ao.esp = optarg; break;
+        case OPT_WRITE_EFIVARS: write_dir = optarg; break;
         case OPT_JSON: json_out = true; break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
@@ -260,6 +295,8 @@ int cmd_plan_updates(int argc, char **argv)
     if (rc < 0) {
         cli_error("plan-updates", &e);
         code = cli_exit_code(rc);
+    } else if (write_dir && (rc = write_vars(write_dir, &p.final)) != 0) {
+        code = rc;
     } else {
         code = exit_code(&p);
         if (json_out)

@@ -71,6 +71,8 @@ struct kt_plan {
     char pk_sha1[41];                    /* its certificate's SHA-1 thumbprint (hex) */
     char kek_note[1024];                 /* the KEK 2023 story for this PK */
     char map[KT_PLAN_PATH];              /* kek_update_map.json found among the updates ("") */
+    struct kt_efivars final;             /* the variables after every step (owned;
+                                            kt_efivars_write saves them) */
 };
 
 /* Returns 0, -ENOMEM, or an error reading the updates (err names it). */

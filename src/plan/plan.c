@@ -260,7 +260,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     }
     if (rc == 0)
         rc = kt_plan_kek_story(p, o->vars, &w.s);
-    kt_efivars_free(&w.s);
+    p->final = w.s; /* the plan owns it now */
     free(w.done);
     free(w.failed_gen);
     if (rc < 0)
@@ -275,5 +275,6 @@ void kt_plan_free(struct kt_plan *p)
     free(p->files);
     free(p->order);
     free(p->after);
+    kt_efivars_free(&p->final);
     memset(p, 0, sizeof(*p));
 }

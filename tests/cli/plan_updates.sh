@@ -40,6 +40,12 @@ expect_eq "$(jq -c 'select(.type=="plan") | [.final.db_uefi_ca_2023, .final.shim
     '[false,false,"trusted"]' "after the plan: still no UEFI CA 2023, shim boots"
 expect_eq "$(jq -c 'select(.type=="summary") | [.verdict, .exit, .counts.updates, .counts.apply, .counts.steps, .interrupted]' ms.json)" \
     '["trusted",0,28,5,5,false]' "summary"
+# --write-efivars: the state after the plan, read back: every update is then in force
+P --efivars "$Q" -q --write-efivars after "$TREE"
+expect_eq "$(P --efivars after --json "$TREE" | jq -r 'select(.type=="update" and .applies) | .reason' | sort -u)" \
+    "$(printf 'already in force: db holds every entry\nalready in force: dbx holds every entry')" \
+    "the state written after the plan holds every update"
+expect_exit 64 "--write-efivars into a non-empty directory" -- P --efivars "$Q" -q --write-efivars after "$TREE"
 
 # --- a machine of our own ----------------------------------------------------------
 G=11111111-2222-3333-4444-555555555555
