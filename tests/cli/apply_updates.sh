@@ -92,6 +92,11 @@ state setup; rm setup/PK-*; printf '\x06\x00\x00\x00\x01' > "setup/SetupMode-$GL
 out=$("$KTRUST" audit --efivars setup --esp esp --kernel none --modules none --json --apply db-by-other.auth |
       jq -c 'select(.type=="apply") | [.applied, .setup_mode]')
 expect_eq "$out" '[true,true]' "setup mode: applied without an authority"
+# a PK present is user mode whatever SetupMode says (EDK2 derives the mode from the PK)
+state lying; printf '\x06\x00\x00\x00\x01' > "lying/SetupMode-$GLOBAL"
+out=$("$KTRUST" audit --efivars lying --esp esp --kernel none --modules none --json --apply db-by-other.auth |
+      jq -c 'select(.type=="apply") | [.applied, .setup_mode]')
+expect_eq "$out" '[false,false]' "SetupMode=1 beside a PK: still user mode, refused"
 # not a signed update at all
 expect_exit 4 "not a signed update" -- A --apply a.esl
 expect_exit 66 "missing file" -- A --apply nonexistent.auth
