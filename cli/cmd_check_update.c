@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "json_summary.h"
 #include "ktrust/advanced.h"
 #include "ktrust/update.h"
 #include "sbat_print.h"
@@ -50,7 +51,7 @@ struct run {
     struct kt_update_check *u;
     bool have_level, have_db;
     bool json, quiet;
-    size_t files, revoked, unreadable;
+    size_t files, revoked, unreadable, missing;
     int worst;
 };
 
@@ -64,6 +65,7 @@ static void print_file(struct run *R, const char *path, const struct kt_update_v
         jw_init(&w, stdout);
         jw_obj(&w, NULL);
         jw_str(&w, "file", path);
+        jw_str(&w, "type", "update_check");
         jw_str(&w, "verdict", verdict);
         jw_bool(&w, "would_be_revoked", rev);
         jw_str(&w, "error", rc < 0 ? v->error.what : NULL);
@@ -104,6 +106,52 @@ static void print_file(struct run *R, const char *path, const struct kt_update_v
             printf("  %s%s\n", v->db == 1 ? "signed by db: " : "not signed by anything in db",
                    tx(v->db_by));
     }
+}
+
+/* The summary object (json_summary.h), counts by the files' verdicts.
+ * Kept for one release: summary (true), files, unreadable (= counts.
+ * malformed).  would_be_revoked is a bool here as in the files' objects
+ * (it was the count, now counts.would_be_revoked). */
+static void summary_json(const struct run *R)
+{
+    size_t ok = R->files - R->revoked - R->unreadable;
+    struct cli_count c[] = {{"still_boots", ok},
+                            {"would_be_revoked", R->revoked},
+                            {"malformed", R->unreadable},
+                            {"unreadable", R->missing}};
+    struct cli_summary s = {.verdict = R->revoked      ? "would_be_revoked"
+                                       : R->unreadable ? "malformed"
+                                       : R->files      ? "still_boots"
+                                                       : NULL,
+                            .exit = R->worst, .counts = c, .n_counts = 4};
+    struct jw w;
+    cli_json_summary_begin(&w, stdout, &s);
+    jw_bool(&w, "summary", true);
+    jw_int(&w, "files", (long long)R->files);
+    jw_bool(&w, "would_be_revoked", R->revoked > 0);
+    jw_int(&w, "unreadable", (long long)R->unreadable);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+/* A PATH that cannot be opened: its object, verdict null. */
+static void missing_json(const char *path, int err)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "file", path);
+    jw_str(&w, "type", "update_check");
+    jw_null(&w, "verdict");
+    jw_bool(&w, "would_be_revoked", false);
+    char what[300];
+    snprintf(what, sizeof(what), "cannot open: %s", strerror(err));
+    jw_str(&w, "error", what); /* as the files' objects: the message */
+    jw_null(&w, "format");
+    jw_arr(&w, "reasons");
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_newline(&w);
 }
 
 static void check_file(struct run *R, const char *path)
@@ -209,7 +257,11 @@ int cmd_check_update(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         struct stat st;
         if (stat(argv[i], &st) < 0) {
-            cli_errorf(argv[i], "cannot open: %s", strerror(errno));
+            int err = errno;
+            cli_errorf(argv[i], "cannot open: %s", strerror(err));
+            R.missing++;
+            if (R.json)
+                missing_json(argv[i], err);
             if (R.worst < EXIT_NOINPUT)
                 R.worst = EXIT_NOINPUT;
             continue;
@@ -220,15 +272,7 @@ int cmd_check_update(int argc, char **argv)
             check_file(&R, argv[i]);
     }
     if (R.json) {
-        struct jw w;
-        jw_init(&w, stdout);
-        jw_obj(&w, NULL);
-        jw_bool(&w, "summary", true);
-        jw_int(&w, "files", (long long)R.files);
-        jw_int(&w, "would_be_revoked", (long long)R.revoked);
-        jw_int(&w, "unreadable", (long long)R.unreadable);
-        jw_obj_end(&w);
-        jw_newline(&w);
+        summary_json(&R);
     } else if (!R.quiet) {
         printf("%zu boot file%s checked: %zu would be revoked, %zu could not be checked\n",
                R.files, R.files == 1 ? "" : "s", R.revoked, R.unreadable);

@@ -30,6 +30,7 @@ static void id_json(const struct kr_opts *o, const char *id, struct kt_keyring *
     struct jw w;
     jw_init(&w, stdout);
     jw_obj(&w, NULL);
+    jw_str(&w, "type", "keyring_remove");
     jw_str(&w, "id", id);
     jw_str(&w, "keyring", kt_keyring_name(r));
     jw_arr(&w, "matches");
@@ -120,6 +121,7 @@ static int remove_hash_id(const struct kr_opts *o, struct kt_keyrings *k, const 
         struct jw w;
         jw_init(&w, stdout);
         jw_obj(&w, NULL);
+        jw_str(&w, "type", "keyring_remove");
         jw_str(&w, "id", id);
         jw_str(&w, "keyring", "blacklist");
         jw_bool(&w, "removed", !o->dry_run);

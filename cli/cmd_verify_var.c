@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "ktrust/advanced.h"
 #include "ktrust/verify.h"
+#include "json_summary.h"
 #include "verdict_print.h"
 
 enum { OPT_VAR = OPT_FIRST_PRIVATE, OPT_PK, OPT_KEK, OPT_LIST, OPT_SIGNED_DATA };
@@ -209,19 +210,21 @@ static int write_signed(const char *out, const struct kt_result *r)
 }
 
 static int one(const char *path, const char *var_opt, const struct kt_var_keys *keys, bool list,
-               const char *signed_out, const struct cli_common *co)
+               const char *signed_out, const struct cli_common *co, struct cli_tally *t)
 {
     char nb[64];
     const char *var = var_opt ? var_opt : name_from_path(path, nb, sizeof(nb));
     if (!kt_var_name_known(var)) {
         cli_errorf(path, "which variable? give --var PK|KEK|db|dbx|dbt|dbr%s%s",
                    var ? " (not " : "", var ? var : "");
+        cli_tally_add(t, 0, false);
         return EXIT_USAGE;
     }
     struct kt_policy pol = {.type = KT_VERIFY_VAR, .var_name = var, .var_keys = keys};
     struct kt_error e = KT_ERROR_INIT;
     struct kt_result *r = NULL;
     int rc = kt_verify_file(NULL, path, &pol, &r, &e);
+    cli_tally_add(t, rc, r != NULL);
     if (!r) {
         vp_print_unreadable(path, "variable", rc, &e, co->json);
         return cli_exit_code(rc);
@@ -290,11 +293,14 @@ int cmd_verify_var(int argc, char **argv)
         rc = cli_usage_error("verify-var", "--signed-data takes one FILE");
         goto out;
     }
+    struct cli_tally tally = {0};
     for (int i = optind; i < argc; i++) {
-        int code = one(argv[i], var, keys, list, signed_out, &co);
+        int code = one(argv[i], var, keys, list, signed_out, &co, &tally);
         if (code > rc)
             rc = code;
     }
+    if (co.json && argc - optind > 1)
+        cli_tally_summary(&tally, stdout, rc, false);
 out:
     kt_var_keys_free(keys);
     return rc;
