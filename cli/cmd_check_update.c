@@ -24,8 +24,15 @@ static const struct cli_opt opts[] = {
             "an SbatLevel, as verify-pe --sbat-level takes it"),
     CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
             "db lists, to say whether db vouches for each file (repeatable)"),
+    CLI_OPT("trust", 0, required_argument, OPT_DB, "FILE",
+            "the same as --db: the certificates trusted to vouch for boot binaries "
+            "(so that 'ktrust --trust FILE check-update' means what it says)"),
+    CLI_OPT("cert", 0, required_argument, OPT_DB, "FILE", "the same as --db"),
     CLI_OPT("dbx-info", 0, required_argument, OPT_DBX_INFO, "JSON",
-            "Microsoft's dbx_info_msft_latest.json, to name what an entry revokes"),
+            "Microsoft's dbx_info_msft_latest.json, to name what an entry revokes and "
+            "which architecture an update is for"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "text: also each file's format and architecture (PE machine)"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -35,7 +42,7 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...\n"
-        "                           [--dbx-info JSON] [--json] [-q] PATH...\n"
+        "                           [--dbx-info JSON] [--json] [-q] [-v] PATH...\n"
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
         "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
         "named *.efi) is checked as firmware and shim check it: its Authenticode hash in\n"
@@ -50,8 +57,10 @@ static void usage(FILE *f)
 struct run {
     struct kt_update_check *u;
     bool have_level, have_db;
-    bool json, quiet;
+    bool json, quiet, verbose;
     size_t files, revoked, unreadable, missing;
+    uint16_t machines[16]; /* the machine types of the PEs checked, each once */
+    size_t n_machines;
     int worst;
 };
 
@@ -100,6 +109,11 @@ static void print_file(struct run *R, const char *path, const struct kt_update_v
             if (v->reasons[i].description)
                 printf("    %s\n", tx(v->reasons[i].description));
         }
+        if (rc == 0 && R->verbose) {
+            const char *arch = kt_update_arch_name(v->machine);
+            printf("  format: %s, machine %s\n", v->pe32plus ? "pe32+" : "pe32",
+                   arch ? arch : "other");
+        }
         if (rc == 0 && R->have_level && v->sbat_missing)
             printf("  note: no .sbat section: shim refuses to load it itself\n");
         if (rc == 0 && R->have_db)
@@ -132,6 +146,54 @@ static void summary_json(const struct run *R)
     jw_int(&w, "unreadable", (long long)R->unreadable);
     jw_obj_end(&w);
     jw_newline(&w);
+}
+
+/* "a, b" as a JSON array of strings. */
+static void json_list(struct jw *w, const char *key, const char *s)
+{
+    jw_arr(w, key);
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        jw_strn(w, NULL, s, n);
+        s += n;
+        while (*s == ',' || *s == ' ')
+            s++;
+    }
+    jw_arr_end(w);
+}
+
+/* Which architecture the dbx update is for, as far as dbx_info tells
+ * (kt_update_check_arch): said when it is not the binaries'. */
+static void arch_note(const struct run *R)
+{
+    struct kt_update_arch_note a;
+    kt_update_check_arch(R->u, R->machines, R->n_machines, &a);
+    if (R->json) {
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "type", "update_arch");
+        if (a.other_arch < 0)
+            jw_null(&w, "other_arch");
+        else
+            jw_bool(&w, "other_arch", a.other_arch == 1);
+        json_list(&w, "update_arches", a.update_arches);
+        json_list(&w, "image_arches", a.image_arches);
+        jw_int(&w, "hashes", (long long)a.hashes);
+        jw_int(&w, "for_images", (long long)a.for_images);
+        jw_int(&w, "for_others", (long long)a.for_others);
+        jw_int(&w, "unlisted", (long long)a.unlisted);
+        jw_obj_end(&w);
+        jw_newline(&w);
+    } else if (!R->quiet && a.other_arch == 1) {
+        printf("note: this update is for %s: dbx_info lists %zu of its %zu image hashes for "
+               "%s, none for %s, the binaries checked; by hash it revokes none of them",
+               a.update_arches, a.for_others, a.hashes, a.update_arches, a.image_arches);
+        if (a.unlisted)
+            printf(" (%zu hash%s dbx_info does not list may be for any architecture)",
+                   a.unlisted, a.unlisted == 1 ? "" : "es");
+        printf("\n");
+    }
 }
 
 /* A PATH that cannot be opened: its object, verdict null. */
@@ -170,6 +232,13 @@ static void check_file(struct run *R, const char *path)
         R->revoked++;
         if (R->worst < 5)
             R->worst = 5;
+    }
+    if (rc == 0) {
+        size_t i = 0;
+        while (i < R->n_machines && R->machines[i] != v.machine)
+            i++;
+        if (i == R->n_machines && i < sizeof(R->machines) / sizeof(R->machines[0]))
+            R->machines[R->n_machines++] = v.machine;
     }
     print_file(R, path, &v);
     kt_update_verdict_free(&v);
@@ -221,6 +290,7 @@ int cmd_check_update(int argc, char **argv)
         switch (c) {
         case OPT_JSON: R.json = true; break;
         case 'q': R.quiet = true; break;
+        case 'v': R.verbose = true; break;
         case 'h': usage(stdout); goto out;
         case OPT_DBX:
             have_dbx = true;
@@ -235,7 +305,7 @@ int cmd_check_update(int argc, char **argv)
                 goto out;
             R.have_level = true;
             break;
-        default: rc = cli_usage_error("check-update", "bad option"); goto out;
+        default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
     }
     if (optind >= argc) {
@@ -271,6 +341,8 @@ int cmd_check_update(int argc, char **argv)
         else
             check_file(&R, argv[i]);
     }
+    if (have_dbx)
+        arch_note(&R);
     if (R.json) {
         summary_json(&R);
     } else if (!R.quiet) {

@@ -146,7 +146,7 @@ int cmd_kernel_keys(int argc, char **argv)
         if (r < 0)
             return EXIT_USAGE;
         if (r == 0)
-            return cli_usage_error("kernel-keys", "bad option");
+            return EXIT_USAGE; /* cli_getopt said why */
     }
     if (optind >= argc)
         return cli_usage_error("kernel-keys", "no VMLINUZ given");

@@ -358,7 +358,7 @@ int cmd_keyring(int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case 'h': usage(stdout); return 0;
-        default: return cli_usage_error("keyring", "bad option");
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     int nargs = argc - 1 - optind;

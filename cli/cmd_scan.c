@@ -313,7 +313,7 @@ int cmd_scan(int argc, char **argv)
             so.jobs = (unsigned)j;
             break;
         }
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (optind >= argc)

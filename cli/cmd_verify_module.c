@@ -69,7 +69,7 @@ int cmd_verify_module(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     verbose = co.verbose;

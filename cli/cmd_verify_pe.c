@@ -71,7 +71,7 @@ int cmd_verify_pe(int argc, char **argv)
                 return cli_usage_error("verify-pe", "unknown purpose '%s' (uefi or kexec)",
                                        optarg);
             break;
-        default: return cli_usage_error("verify-pe", "bad option");
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (optind >= argc)

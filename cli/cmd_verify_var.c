@@ -26,6 +26,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("signed-data", 0, required_argument, OPT_SIGNED_DATA, "OUT",
             "(one FILE) write the bytes the signature covers (the append form when it "
             "covers neither), for checking with other tools"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "accepted, as on the other verifying commands: each signature's details are "
+            "always shown here"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -35,7 +38,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust verify-var FILE... [--var PK|KEK|db|dbx|dbt|dbr] [--pk FILE]...\n"
-        "                         [--kek FILE]... [--list] [--signed-data OUT] [--json] [-q]\n"
+        "                         [--kek FILE]... [--list] [--signed-data OUT]\n"
+        "                         [--json] [-q] [-v]\n"
         "Verify signed EFI variable updates (EFI_VARIABLE_AUTHENTICATION_2) as firmware\n"
         "does: the signature over name, vendor GUID, attributes (append 0x67 or replace\n"
         "0x27), timestamp and payload; SHA-256 only; PK and KEK updates signed by the PK,\n"
@@ -263,6 +267,7 @@ int cmd_verify_var(int argc, char **argv)
         switch (c) {
         case OPT_JSON: co.json = true; break;
         case 'q': co.quiet = true; break;
+        case 'v': co.verbose = true; break;
         case 'h': usage(stdout); goto out;
         case OPT_VAR:
             if (!kt_var_name_known(optarg)) {
@@ -282,7 +287,7 @@ int cmd_verify_var(int argc, char **argv)
             break;
         case OPT_LIST: list = true; break;
         case OPT_SIGNED_DATA: signed_out = optarg; break;
-        default: rc = cli_usage_error("verify-var", "bad option"); goto out;
+        default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
     }
     if (optind >= argc) {

@@ -120,6 +120,7 @@ int cli_opts_init(struct cli_getopt *g, const struct cli_opt *table)
         return table_bug("too many options", NULL);
     memset(g, 0, sizeof(*g));
     size_t nl = 0, ns = 0;
+    g->shortopts[ns++] = ':'; /* a missing argument is ':', not '?' */
     for (int i = 0; i < n; i++) {
         const struct cli_opt *o = v[i];
         if (o->short_name && o->id != o->short_name)
@@ -137,12 +138,42 @@ int cli_opts_init(struct cli_getopt *g, const struct cli_opt *table)
         }
     }
     optind = 1;
+    opterr = 0; /* cli_getopt says what is wrong, in one line */
     return 0;
+}
+
+const char *cli_command;
+
+/* The one line for an option getopt refused: the word as given (argv's
+ * word for a long option, -X for a short one). */
+static void bad_option(int argc, char **argv, int c)
+{
+    const char *cmd = cli_command ? cli_command : argc > 0 && argv[0] ? argv[0] : "ktrust";
+    const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : NULL;
+    char shortw[3] = {'-', (char)optopt, 0};
+    bool is_long = word && !strncmp(word, "--", 2);
+    const char *w = is_long || !optopt ? word : shortw;
+    char buf[200];
+    if (is_long) /* "--store=X" or "--store": the name only */
+        snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(word, "="), word);
+    else
+        snprintf(buf, sizeof(buf), "%s", w ? w : "?");
+    if (c == ':')
+        cli_usage_error(cmd, "option '%s' needs an argument", buf);
+    else if (is_long && strchr(word, '=') && optopt)
+        cli_usage_error(cmd, "option '%s' takes no argument", buf);
+    else
+        cli_usage_error(cmd, "unknown option '%s'", buf);
 }
 
 int cli_getopt(int argc, char **argv, const struct cli_getopt *g)
 {
-    return getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+    int c = getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+    if (c == '?' || c == ':') {
+        bad_option(argc, argv, c);
+        return '?';
+    }
+    return c;
 }
 
 #define HELP_WIDTH 79 /* the longest line */
