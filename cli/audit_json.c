@@ -225,8 +225,8 @@ static size_t json_outlook(struct jw *w, const struct kt_audit *a, const struct 
 
 /* The summary object (json_summary.h).  Kept for one release: section
  * ("summary"), exit_code (= exit), parts_missing and modules_not_loading
- * (= counts); would_be_revoked is a bool here as in outlook's files (it
- * was the count, now counts.would_be_revoked). */
+ * (= counts).  would_be_revoked, the count here and a bool in outlook's
+ * files, is gone from the summary: the count is counts.would_be_revoked. */
 static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
 {
     int code = audit_exit_code(a);
@@ -245,7 +245,6 @@ static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
     jw_int(w, "exit_code", code);
     jw_int(w, "parts_missing", (long long)missing);
     jw_int(w, "modules_not_loading", (long long)not_loading);
-    jw_bool(w, "would_be_revoked", revoked > 0);
     jend(w);
 }
 

@@ -124,8 +124,10 @@ static void print_file(struct run *R, const char *path, const struct kt_update_v
 
 /* The summary object (json_summary.h), counts by the files' verdicts.
  * Kept for one release: summary (true), files, unreadable (= counts.
- * malformed).  would_be_revoked is a bool here as in the files' objects
- * (it was the count, now counts.would_be_revoked). */
+ * malformed).  would_be_revoked, which was the count here and a bool in
+ * the files' objects, is gone from the summary: the count is
+ * counts.would_be_revoked (a bool here would make jq's
+ * select(.would_be_revoked == true) pick the summary as a file). */
 static void summary_json(const struct run *R)
 {
     size_t ok = R->files - R->revoked - R->unreadable;
@@ -142,7 +144,6 @@ static void summary_json(const struct run *R)
     cli_json_summary_begin(&w, stdout, &s);
     jw_bool(&w, "summary", true);
     jw_int(&w, "files", (long long)R->files);
-    jw_bool(&w, "would_be_revoked", R->revoked > 0);
     jw_int(&w, "unreadable", (long long)R->unreadable);
     jw_obj_end(&w);
     jw_newline(&w);

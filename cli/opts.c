@@ -144,33 +144,39 @@ int cli_opts_init(struct cli_getopt *g, const struct cli_opt *table)
 
 const char *cli_command;
 
-/* The one line for an option getopt refused: the word as given (argv's
- * word for a long option, -X for a short one). */
-static void bad_option(int argc, char **argv, int c)
+/* The one line for an option getopt refused, in getopt's own words (which
+ * scripts and tests know) between "ktrust CMD: " and the hint. */
+static void bad_option(int argc, char **argv, int c, const struct cli_getopt *g)
 {
     const char *cmd = cli_command ? cli_command : argc > 0 && argv[0] ? argv[0] : "ktrust";
-    const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : NULL;
-    char shortw[3] = {'-', (char)optopt, 0};
-    bool is_long = word && !strncmp(word, "--", 2);
-    const char *w = is_long || !optopt ? word : shortw;
-    char buf[200];
-    if (is_long) /* "--store=X" or "--store": the name only */
-        snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(word, "="), word);
-    else
-        snprintf(buf, sizeof(buf), "%s", w ? w : "?");
+    const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    if (strncmp(word, "--", 2) != 0) { /* a short option: optopt is the letter */
+        if (c == ':')
+            cli_usage_error(cmd, "option requires an argument -- '%c'", optopt);
+        else
+            cli_usage_error(cmd, "invalid option -- '%c'", optopt);
+        return;
+    }
+    size_t len = strcspn(word, "=");
+    int matches = 0;
+    for (const struct option *o = g->longopts; o->name; o++)
+        if (!strncmp(o->name, word + 2, len - 2))
+            matches += strlen(o->name) == len - 2 ? 100 : 1;
     if (c == ':')
-        cli_usage_error(cmd, "option '%s' needs an argument", buf);
-    else if (is_long && strchr(word, '=') && optopt)
-        cli_usage_error(cmd, "option '%s' takes no argument", buf);
+        cli_usage_error(cmd, "option '%.*s' requires an argument", (int)len, word);
+    else if (word[len] == '=' && optopt)
+        cli_usage_error(cmd, "option '%.*s' doesn't allow an argument", (int)len, word);
+    else if (matches > 1 && matches < 100)
+        cli_usage_error(cmd, "option '%.*s' is ambiguous", (int)len, word);
     else
-        cli_usage_error(cmd, "unknown option '%s'", buf);
+        cli_usage_error(cmd, "unrecognized option '%.*s'", (int)len, word);
 }
 
 int cli_getopt(int argc, char **argv, const struct cli_getopt *g)
 {
     int c = getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
     if (c == '?' || c == ':') {
-        bad_option(argc, argv, c);
+        bad_option(argc, argv, c, g);
         return '?';
     }
     return c;
