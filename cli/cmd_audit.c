@@ -104,7 +104,7 @@ int cmd_audit(int argc, char **argv)
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (optind < argc)

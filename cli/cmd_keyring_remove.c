@@ -30,6 +30,7 @@ static void id_json(FILE *f, const struct kr_opts *o, const char *id, struct kt_
     struct jw w;
     jw_init(&w, f);
     jw_obj(&w, NULL);
+    jw_str(&w, "type", "keyring_remove");
     jw_str(&w, "id", id);
     jw_str(&w, "keyring", kt_keyring_name(r));
     jw_arr(&w, "matches");
@@ -121,6 +122,7 @@ static int remove_hash_id(FILE *out, const struct kr_opts *o, struct kt_keyrings
         struct jw w;
         jw_init(&w, out);
         jw_obj(&w, NULL);
+        jw_str(&w, "type", "keyring_remove");
         jw_str(&w, "id", id);
         jw_str(&w, "keyring", "blacklist");
         jw_bool(&w, "removed", !o->dry_run);

@@ -122,7 +122,7 @@ int cmd_load_pe_key(int argc, char **argv)
             if (cli_parse_verify_purpose(optarg, false, &pol.purpose) < 0)
                 return cli_usage_error("load-pe-key", "--purpose takes uefi or kexec");
             break;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (optind >= argc)

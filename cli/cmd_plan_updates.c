@@ -10,6 +10,7 @@
 
 #include "apply_print.h"
 #include "cli.h"
+#include "json_summary.h"
 #include "ktrust/audit.h"
 #include "ktrust/plan.h"
 #include "text_escape.h"
@@ -183,20 +184,15 @@ static void json(const struct kt_plan *p, int code)
     size_t applies = 0;
     for (size_t i = 0; i < p->n_files; i++)
         applies += p->files[i].applies;
-    jw_init(&w, stdout);
-    jw_obj(&w, NULL);
-    jw_str(&w, "type", "summary");
-    jw_str(&w, "verdict", code ? "rejected" : "trusted");
-    jw_int(&w, "exit", code);
-    jw_obj(&w, "counts");
-    jw_int(&w, "updates", (long long)p->n_files);
-    jw_int(&w, "apply", (long long)applies);
-    jw_int(&w, "steps", (long long)p->n_steps);
-    jw_int(&w, "do_not_apply", (long long)(p->n_files - applies));
-    jw_obj_end(&w);
-    jw_bool(&w, "interrupted", false);
-    jw_obj_end(&w);
-    jw_newline(&w);
+    const struct cli_count counts[] = {
+        {"updates", p->n_files},
+        {"apply", applies},
+        {"steps", p->n_steps},
+        {"do_not_apply", p->n_files - applies},
+    };
+    struct cli_summary sum = {code ? "rejected" : "trusted", code, counts,
+                              sizeof(counts) / sizeof(counts[0]), false};
+    cli_json_summary(stdout, &sum);
 }
 
 /* 5 when a step stops a chain that booted before it. */

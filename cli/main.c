@@ -198,6 +198,7 @@ static int dispatch(int argc, char **argv)
             fprintf(stderr, "ktrust: %s: not available in this build\n", argv[1]);
             return EXIT_INTERNAL;
         }
+        cli_command = commands[i].name;
         return commands[i].fn(argc - 1, argv + 1);
     }
     fprintf(stderr, "ktrust: unknown command '%s' (try 'ktrust --help')\n", tx(argv[1]));
