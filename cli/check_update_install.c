@@ -68,7 +68,7 @@ static void print_text(const struct kt_install_check *r, const char *shim)
     printf("%s: %s\n", tx(shim), r->verdict == 0 ? "would boot" : "would NOT boot");
     for (size_t i = 0; i < r->n_sigs; i++) {
         const struct kt_chain_sig *s = &r->sigs[i];
-        printf("  signature %d (%s): %s%s\n", s->index, s->ca[0] ? tx(s->ca) : "no chain",
+        printf("  signature %d (%s): %s%s\n", s->index, s->ca[0] ? tx(s->ca) : "chain not examined",
                s->verdict == 0 ? "accepted by " : "", s->verdict == 0 ? tx(s->accepted_by) : tx(s->why));
     }
     if (r->have_sbat_current || r->have_sbat_applied)

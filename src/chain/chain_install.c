@@ -53,7 +53,7 @@ static void shim_refused(struct kt_install_check *r, const char *shim, int rc)
     for (size_t i = 0; i < r->n_sigs && i < KT_CHAIN_MAX_SIGS; i++) {
         const struct kt_chain_sig *s = &r->sigs[i];
         catf(r->reason, sizeof(r->reason), "%s signature %d (%s%s): %s", i ? ";" : ":", s->index,
-             s->ca[0] ? "chains to " : "", s->ca[0] ? s->ca : "no chain",
+             s->ca[0] ? "chains to " : "", s->ca[0] ? s->ca : "chain not examined",
              s->verdict ? s->why : "accepted");
     }
 }
