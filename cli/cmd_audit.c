@@ -9,7 +9,8 @@
 #include "audit_print.h"
 #include "cli.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
+       OPT_KEK_MAP };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -21,6 +22,8 @@ static const struct cli_opt opts[] = {
     CLI_OPT("modules", 0, required_argument, OPT_MODULES, "DIR", "the kernel's modules"),
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
             "a dbx update whose effect the outlook shows (repeatable)"),
+    CLI_OPT("kek-map", 0, required_argument, OPT_KEK_MAP, "JSON",
+            "Microsoft's kek_update_map.json: the rollover section names this PK's KEK update"),
     CLI_OPT("dot", 0, required_argument, OPT_DOT, "OUT.dot",
             "also write the chain as Graphviz, coloured by verdict"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
@@ -34,12 +37,16 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
-        "                    [--modules DIR] [--dbx FILE]... [--json] [--dot OUT.dot] [-v]\n"
+        "                    [--modules DIR] [--dbx FILE]... [--kek-map JSON] [--json]\n"
+        "                    [--dot OUT.dot] [-v]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
         "kernel -> modules as `chain` does, verifies every module, and says what the --dbx\n"
-        "updates and the latest SbatLevel would revoke (as `check-update`).\n"
+        "updates and the latest SbatLevel would revoke (as `check-update`).  The rollover\n"
+        "section: which 2011 and 2023 Microsoft CAs KEK, db and dbx hold, shim and the\n"
+        "loader today and without UEFI CA 2011, known test PKs (PKfail), what to do; and\n"
+        "whether the machine is ready, at risk or not ready.\n"
         "Defaults (the live system): --efivars /sys/firmware/efi/efivars; the ESP from\n"
         "/boot/efi, /efi or /boot (the first with an EFI folder): its EFI/*/shimx64.efi\n"
         "(else EFI/BOOT/BOOTX64.EFI) with grubx64.efi and mmx64.efi beside it; the kernel\n"
@@ -47,7 +54,7 @@ static void usage(FILE *f)
         "absent); its modules /lib/modules/RELEASE.  --root DIR: the same paths under DIR.\n"
         "A part that is missing is reported as missing; the rest is still audited.\n"
         "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
-        "outlook, summary; fields in ktrust(1)).\n",
+        "outlook, rollover, summary; fields in ktrust(1)).\n",
         opts,
         "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
         "66 when no part at all was found.  The outlook does not change it.\n");
@@ -84,6 +91,7 @@ int cmd_audit(int argc, char **argv)
             o.dbx[o.n_dbx++] = optarg;
             break;
         case OPT_DOT: dot = optarg; break;
+        case OPT_KEK_MAP: o.kek_map = optarg; break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
