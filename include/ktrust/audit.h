@@ -58,7 +58,8 @@ struct kt_ms_ca {
     int year;                /* 2011 or 2023 */
     const char *sha256;      /* of the DER certificate, hex */
     const char *tbs_sha256;  /* of its TBSCertificate (a dbx X509_SHA256 entry), hex */
-    const char *skid;        /* subjectKeyIdentifier, hex */
+    const char *spki_sha256; /* of its SubjectPublicKeyInfo, hex: the same name and key
+                              * in another certificate is the same CA */
     const char *not_after;   /* "2026-06-27" */
     const char *update;      /* the signed update that adds it (db or KEK), or NULL */
 };
@@ -72,7 +73,7 @@ KT_API const char *kt_ms_ca_role_name(enum kt_ms_ca_role r);
 #define KT_ROLLOVER_MAX_SIGS 4
 #define KT_ROLLOVER_MAX_FINDINGS 12
 
-/* Which variables hold one of the CAs (by SHA-256, or subject and key id). */
+/* Which variables hold one of the CAs (by SHA-256, or its name and public key). */
 struct kt_rollover_ca {
     const struct kt_ms_ca *ca;
     bool in_kek, in_db, in_dbx;

@@ -14,7 +14,7 @@
 
 /* The table entry of a role and year, or NULL. */
 const struct kt_ms_ca *kt_ms_ca_get(enum kt_ms_ca_role role, int year);
-/* The table entry a certificate is (by SHA-256, else by name and key id), or NULL. */
+/* The table entry a certificate is (by SHA-256, else by subject CN and public key), or NULL. */
 const struct kt_ms_ca *kt_ms_ca_find(const struct kt_x509 *c);
 const struct kt_ms_ca *kt_ms_ca_find_sha256(const uint8_t sha256[32]);
 const struct kt_ms_ca *kt_ms_ca_find_tbs(const uint8_t tbs_sha256[32]);

@@ -125,6 +125,33 @@ $FX efivars "$QEMU" qrev db+=$UEFI23 dbx+=$UEFI11
 expect_eq "$(A --efivars qrev --json | ro | jq -c '.cas[] | select(.name == "Microsoft Corporation UEFI CA 2011") | [.db, .dbx]')" \
     '[true,true]' "UEFI CA 2011 in db and dbx"
 
+# recognised by name and key, not by name alone: a certificate named "Microsoft
+# UEFI CA 2023" with its real public key (issued by a CA of ours) counts; one
+# with another key does not
+$PY - "$UEFI23" <<'PY'
+import datetime, sys
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+ms = x509.load_der_x509_certificate(open(sys.argv[1], "rb").read())
+ca = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "Microsoft UEFI CA 2023")])
+def cert(pub, out):
+    t = datetime.datetime(2024, 1, 1)
+    c = (x509.CertificateBuilder().subject_name(name)
+         .issuer_name(x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "Not Microsoft")]))
+         .public_key(pub).serial_number(7).not_valid_before(t).not_valid_after(t + datetime.timedelta(days=30))
+         .sign(ca, hashes.SHA256()))
+    open(out, "wb").write(c.public_bytes(serialization.Encoding.DER))
+cert(ms.public_key(), "samekey.der")
+cert(other.public_key(), "otherkey.der")
+PY
+$FX efivars "$QEMU" qsame db+=samekey.der
+$FX efivars "$QEMU" qother db+=otherkey.der
+expect_eq "$(A --efivars qsame --json | ro | jq -r '.cas[] | select(.name == "Microsoft UEFI CA 2023") | .db')" true "same name and key: the CA"
+expect_eq "$(A --efivars qother --json | ro | jq -r '.cas[] | select(.name == "Microsoft UEFI CA 2023") | .db')" false "same name, another key: not the CA"
+
 # ---- PKfail ----
 openssl req -x509 -newkey rsa:2048 -nodes -keyout pk.key -out pk.pem -days 30 \
     -subj "/CN=DO NOT TRUST - AMI Test PK" 2>/dev/null
