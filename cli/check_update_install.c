@@ -8,6 +8,7 @@
 
 #include "check_update_install.h"
 #include "cli.h"
+#include "ktrust/audit.h"
 #include "ktrust/chain.h"
 
 static void json_sig(struct jw *w, const struct kt_chain_sig *s)
@@ -90,6 +91,21 @@ static const char *vars_dir(const char *efivars, const char *root, char *buf, si
     return "/sys/firmware/efi/efivars";
 }
 
+/* No NEW_LOADER: the loader on the ESP today (as audit finds it, under
+ * root or on the live system) stays behind the new shim; into out, or "". */
+static void current_loader(const char *root, const char *efivars, char *out, size_t cap)
+{
+    struct kt_audit_opts o = {.root = root, .efivars = efivars};
+    struct kt_audit *a = calloc(1, sizeof(*a));
+    out[0] = 0;
+    if (!a)
+        return;
+    kt_audit_locate(&o, a);
+    if (a->found[KT_AUDIT_ESP] && a->links[KT_AUDIT_LOADER].present)
+        snprintf(out, cap, "%s", a->links[KT_AUDIT_LOADER].path);
+    free(a);
+}
+
 int cli_check_install(int argc, char **argv, const char *efivars, const char *root, bool json,
                       bool quiet)
 {
@@ -110,6 +126,17 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
         cli_errorf(dir, "cannot read the firmware variables: %s (give --efivars DIR)", e.what);
         code = cli_exit_code(rc);
         goto out;
+    }
+    static char cur[4200];
+    char *cur_argv[2] = {argv[0], cur};
+    if (argc == 1) {
+        current_loader(root, efivars, cur, sizeof(cur));
+        if (cur[0]) {
+            argv = cur_argv;
+            argc = 2;
+            if (!quiet && !json)
+                printf("the current loader stays: %s\n", tx(cur));
+        }
     }
     rc = kt_chain_install_check(vars, argv[0], (const char *const *)argv + 1, (size_t)argc - 1,
                                 r, &e);

@@ -85,6 +85,18 @@ expect_eq "$?:$out" "0:" "-q: exit 0 and no output"
 # --root: the variables under ROOT/sys/firmware/efi/efivars
 mkdir -p root/sys/firmware/efi && cp -r q23 root/sys/firmware/efi/efivars
 expect_exit 0 "--root" -- CI --root root shim2023.efi "$GRUB"
+# no NEW_LOADER: the loader on the ESP today stays behind the new shim
+mkdir -p root/boot/efi/EFI/debian
+cp "$GRUB" root/boot/efi/EFI/debian/grubx64.efi
+cp "$SHIM" root/boot/efi/EFI/debian/shimx64.efi
+out=$(CI --root root shim2023.efi)
+expect_eq "$?" 0 "--root, the current GRUB: exit"
+expect_match "$out" "^the current loader stays: root/boot/efi/EFI/debian/grubx64.efi" "the current loader, named"
+expect_match "$out" "and 1 loader behind it" "the current loader, checked"
+cp shim2023.efi root/boot/efi/EFI/debian/grubx64.efi
+expect_exit 5 "--root, a current loader no shim key vouches for" -- CI --root root --efivars "$QEMU" "$SHIM"
+expect_eq "$(CI --json --root root --efivars "$QEMU" "$SHIM" | head -1 | jq -r '.loaders[0], .why' | tr '\n' ' ')" \
+    "root/boot/efi/EFI/debian/grubx64.efi shim_keys " "json: the current loader listed"
 # --json: the answer, then the summary object
 out=$(CI --json --efivars "$QEMU" shim2023.efi "$GRUB")
 expect_eq "$(echo "$out" | head -1 | jq -r '[.type, .boots, .why, .signatures[0].accepted] | @tsv')" \
