@@ -150,6 +150,9 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
         print_json(r, argv[0], argv + 1, argc - 1, code);
     else if (!quiet)
         print_text(r, argv[0]);
+    if (!json && !quiet && kt_efivars_byte(vars, KT_EFIVAR_SECURE_BOOT) == 0)
+        printf("note: Secure Boot is off in these variables: firmware boots anything; the "
+               "answer is for Secure Boot on\n");
 out:
     if (vars)
         kt_efivars_free(vars);

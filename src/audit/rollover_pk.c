@@ -42,6 +42,17 @@ static bool has_word(const char *s, const char *w)
     return false;
 }
 
+/* w as a word of s (not "latest"), any case. */
+static bool has_token(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = s; p && *p; p++)
+        if (!strncasecmp(p, w, n) && (p == s || !isalnum((unsigned char)p[-1])) &&
+            !isalnum((unsigned char)p[n]))
+            return true;
+    return false;
+}
+
 /* A subject that says the key is not to be trusted. */
 static bool test_subject(const char *s)
 {
@@ -82,7 +93,7 @@ static int look_up(struct kt_rollover *ro, const char *path, struct kt_error *er
         const char *to = c ? kt_json_str(c, "issued_to") : NULL;
         ro->kek_map = file != NULL;
         kt_fmt(ro->kek_update, sizeof(ro->kek_update), "%s", file ? file : "");
-        if (!ro->pkfail && (test_subject(to) || has_word(to, "Test"))) {
+        if (!ro->pkfail && (test_subject(to) || has_token(to, "test"))) {
             ro->pkfail = true;
             kt_fmt(ro->pkfail_why, sizeof(ro->pkfail_why),
                    "kek_update_map.json lists this PK as \"%s\", a test key", to);

@@ -181,6 +181,12 @@ out=$(A --efivars qoem --kek-map map-test.json --json | ro)
 expect_eq "$(echo "$out" | jq -r '.pk.pkfail')" true "PKfail: by the map's test entry"
 expect_match "$(echo "$out" | jq -r '.pk.pkfail_reason')" "DO NOT TRUST - AMI Test PK" "PKfail: the map's name"
 
+# "test" as a word of the map's name, not inside one ("Latest")
+sed 's/DO NOT TRUST - AMI Test PK/Latest OEM PK/g' map-test.json > map-latest.json
+expect_eq "$(A --efivars qoem --kek-map map-latest.json --json | ro | jq -r '.pk.pkfail')" false "PKfail: not for 'Latest'"
+sed 's/DO NOT TRUST - AMI Test PK/UEFI PK Aava test/g' map-test.json > map-aava.json
+expect_eq "$(A --efivars qoem --kek-map map-aava.json --json | ro | jq -r '.pk.pkfail')" true "PKfail: a map name ending in 'test'"
+
 # ---- a bad map: one error line, documented exit codes ----
 printf '{"a": ' > bad.json
 out=$(A --efivars qoem --kek-map bad.json 2>&1 >/dev/null)

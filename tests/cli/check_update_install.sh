@@ -77,6 +77,11 @@ expect_match "$out" "^no: shim2023.efi: no key in db, shim's vendor certificate 
 expect_eq "$(CI --json --efivars "$QEMU" "$SHIM" "$GRUB" shim2023.efi | head -1 | jq -r '.why, .stopped_at' | tr '\n' ' ')" \
     "shim_keys shim2023.efi " "json: the loader that stops it"
 expect_exit 0 "a loader db vouches for" -- CI --efivars "$QEMU" "$SHIM" shim2011.efi
+# Secure Boot off in the variables: the same answer, and a note saying so
+$FX efivars "$QEMU" qoff secureboot=0
+out=$(CI --efivars qoff shim2023.efi)
+expect_eq "$?" 5 "Secure Boot off: still the answer for Secure Boot on"
+expect_match "$out" "note: Secure Boot is off in these variables" "Secure Boot off: the note"
 # -q: nothing at all, the exit code only
 out=$(CI -q --efivars "$QEMU" shim2023.efi "$GRUB" 2>&1)
 expect_eq "$?:$out" "5:" "-q: exit 5 and no output"
