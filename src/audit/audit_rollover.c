@@ -262,8 +262,11 @@ int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
     }
     ro->checked = true;
     /* the firmware's TCG event log, where each option ROM's authority is
-     * recorded (EV_EFI_VARIABLE_AUTHORITY): located here; reading it is
-     * the event log's parser's job (issue #26), not done yet */
+     * recorded (EV_EFI_VARIABLE_AUTHORITY in PCR 7: the db entry, owner GUID
+     * + certificate): located here.  TODO(#26): with the event log parser,
+     * list the images UEFI CA 2011 authorized (an authority event whose
+     * certificate kt_ms_ca_find says is UEFI CA 2011, other than the one for
+     * shim) into the option_roms finding; no log parser is written here. */
     kt_fmt(ro->eventlog_path, sizeof(ro->eventlog_path), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
            o->root && strcmp(o->root, "/") ? o->root : "");
     ro->eventlog = access(ro->eventlog_path, R_OK) == 0;
