@@ -27,6 +27,19 @@ int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
 /* PK: its description, thumbprint, PKfail, and the map's KEK update. */
 int kt_rollover_pk(struct kt_rollover *ro, const struct kt_efivars *vars, const char *kek_map,
                    struct kt_error *err);
+/* The states of the variables the boot binaries are checked in: v[TODAY]
+ * is vars itself; v[NO_2011] a copy whose db lacks Microsoft Corporation
+ * UEFI CA 2011 (its other entries rebuilt one list each); v[2011_IN_DBX] a
+ * copy whose dbx adds it (as db holds it, else its TBS hash).  The copies
+ * share vars' other bytes: free with kt_rollover_states_free before vars.
+ * Returns 0 or -ENOMEM (a db that does not parse is left as it is: the
+ * boot engine leaves such a variable out in every state). */
+struct kt_rollover_states {
+    struct kt_efivars *v[KT_ROLLOVER__STATES];
+    uint8_t *db, *dbx; /* owned: the new db and dbx */
+};
+int kt_rollover_states_build(struct kt_rollover_states *st, const struct kt_efivars *vars);
+void kt_rollover_states_free(struct kt_rollover_states *st);
 /* The shim and the loader in each state (KT_ROLLOVER_TODAY ...).  -ENOMEM. */
 int kt_rollover_images(struct kt_rollover *ro, const struct kt_audit *a,
                        const struct kt_efivars *vars);

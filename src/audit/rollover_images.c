@@ -18,6 +18,8 @@ struct buf {
 
 static int append(struct buf *b, const uint8_t *p, size_t n)
 {
+    if (!n)
+        return 0;
     uint8_t *q = realloc(b->p, b->len + n + 1);
     if (!q)
         return -ENOMEM;
@@ -27,7 +29,8 @@ static int append(struct buf *b, const uint8_t *p, size_t n)
     return 0;
 }
 
-static int append_list(struct buf *b, uint8_t *list, size_t n, int rc)
+/* Append a list a builder made (rc its result), and free it. */
+static int append_list(struct buf *b, int rc, uint8_t *list, size_t n)
 {
     if (rc == 0)
         rc = append(b, list, n);
@@ -64,25 +67,23 @@ static int keep_entry(void *ctx, const struct kt_esl_entry *e)
             }
             return s->der_2011 ? 0 : -ENOMEM;
         }
-        return append_list(&s->out, list, n, kt_esl_build_x509(&e->data, 1, e->owner, &list, &n));
+        int rc2 = kt_esl_build_x509(&e->data, 1, e->owner, &list, &n);
+        return append_list(&s->out, rc2, list, n);
     }
     if (e->type == KT_ESL_OTHER)
         return 0;
     const uint8_t *d = e->data.p;
-    return append_list(&s->out, list, n, kt_esl_build_hashes(e->type, &d, 1, e->owner, &list, &n));
+    int rc = kt_esl_build_hashes(e->type, &d, 1, e->owner, &list, &n);
+    return append_list(&s->out, rc, list, n);
 }
 
-struct states {
-    struct kt_efivars *v[KT_ROLLOVER__STATES];
-    struct buf db, dbx;
-};
-
-static void states_free(struct states *st)
+void kt_rollover_states_free(struct kt_rollover_states *st)
 {
     for (int i = 1; i < KT_ROLLOVER__STATES; i++)
         free(st->v[i]); /* shallow copies: the bytes are the caller's or ours below */
-    free(st->db.p);
-    free(st->dbx.p);
+    free(st->db);
+    free(st->dbx);
+    memset(st, 0, sizeof(*st));
 }
 
 static const uint8_t ms_owner[16] = {0xbd, 0x9a, 0xfa, 0x77, 0x59, 0x03, 0x32, 0x4d,
@@ -99,9 +100,9 @@ static int hexbytes(const char *hex, uint8_t *out, size_t n)
     return 0;
 }
 
-/* db without UEFI CA 2011; dbx with it (as db holds it, else its TBS hash). */
-static int build_states(struct states *st, const struct kt_efivars *vars)
+int kt_rollover_states_build(struct kt_rollover_states *st, const struct kt_efivars *vars)
 {
+    memset(st, 0, sizeof(*st));
     st->v[KT_ROLLOVER_TODAY] = (struct kt_efivars *)vars;
     for (int i = 1; i < KT_ROLLOVER__STATES; i++) {
         if (!(st->v[i] = malloc(sizeof(*vars))))
@@ -114,41 +115,46 @@ static int build_states(struct states *st, const struct kt_efivars *vars)
     int rc = 0;
     if (db->state == KT_EFIVAR_PRESENT && db->raw_len >= 4) {
         rc = append(&s.out, db->raw, 4);
-        if (rc == 0 && kt_esl_foreach(db->raw, db->raw_len, keep_entry, &s, &e) == -ENOMEM)
-            rc = -ENOMEM;
+        int frc = rc == 0 ? kt_esl_foreach(db->raw, db->raw_len, keep_entry, &s, &e) : 0;
+        if (frc == -ENOMEM)
+            rc = frc;
+        else if (frc < 0)
+            s.dropped = false; /* a db that does not parse: the engine leaves it out anyway */
     }
     if (rc == 0 && s.dropped) {
         struct kt_efivar *w = &st->v[KT_ROLLOVER_NO_2011]->var[KT_EFIVAR_DB];
-        w->raw = s.out.p;
+        w->raw = st->db = s.out.p;
         w->raw_len = s.out.len;
-        st->db = s.out;
         s.out.p = NULL;
     }
     free(s.out.p);
     /* dbx + UEFI CA 2011 */
     static const uint8_t attrs[4] = {0x27, 0, 0, 0};
+    struct buf nx = {NULL, 0};
     if (rc == 0)
         rc = dbx->state == KT_EFIVAR_PRESENT && dbx->raw_len >= 4
-                 ? append(&st->dbx, dbx->raw, dbx->raw_len)
-                 : append(&st->dbx, attrs, 4);
+                 ? append(&nx, dbx->raw, dbx->raw_len)
+                 : append(&nx, attrs, 4);
     uint8_t *list = NULL;
     size_t n = 0;
     if (rc == 0 && s.der_2011) {
         kt_span der = {s.der_2011, s.der_len};
-        rc = append_list(&st->dbx, list, n, kt_esl_build_x509(&der, 1, ms_owner, &list, &n));
+        rc = kt_esl_build_x509(&der, 1, ms_owner, &list, &n);
+        rc = append_list(&nx, rc, list, n);
     } else if (rc == 0) {
         uint8_t tbs[32];
         const uint8_t *d = tbs;
         hexbytes(kt_ms_ca_get(KT_MS_CA_3P, 2011)->tbs_sha256, tbs, 32);
-        rc = append_list(&st->dbx, list, n,
-                         kt_esl_build_hashes(KT_ESL_X509_SHA256, &d, 1, ms_owner, &list, &n));
+        rc = kt_esl_build_hashes(KT_ESL_X509_SHA256, &d, 1, ms_owner, &list, &n);
+        rc = append_list(&nx, rc, list, n);
     }
     free(s.der_2011);
+    st->dbx = nx.p;
     if (rc == 0) {
         struct kt_efivar *w = &st->v[KT_ROLLOVER_2011_IN_DBX]->var[KT_EFIVAR_DBX];
         w->state = KT_EFIVAR_PRESENT;
-        w->raw = st->dbx.p;
-        w->raw_len = st->dbx.len;
+        w->raw = nx.p;
+        w->raw_len = nx.len;
     }
     return rc;
 }
@@ -197,9 +203,8 @@ int kt_rollover_images(struct kt_rollover *ro, const struct kt_audit *a,
     }
     if (!path[0] && !path[1])
         return 0;
-    struct states st;
-    memset(&st, 0, sizeof(st));
-    int rc = build_states(&st, vars);
+    struct kt_rollover_states st;
+    int rc = kt_rollover_states_build(&st, vars);
     for (int s = 0; rc == 0 && s < KT_ROLLOVER__STATES; s++) {
         struct kt_chain_opts o = {.vars = st.v[s], .sbat = true, .shim = path[0], .loader = path[1]};
         struct kt_chain_report r;
@@ -217,6 +222,6 @@ int kt_rollover_images(struct kt_rollover *ro, const struct kt_audit *a,
         if (rc != -ENOMEM)
             rc = 0; /* a variable the engine refuses: the chain section says so */
     }
-    states_free(&st);
+    kt_rollover_states_free(&st);
     return rc;
 }
