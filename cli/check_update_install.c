@@ -64,6 +64,42 @@ static void print_json(const struct kt_install_check *r, const char *shim, char 
     jw_newline(&w);
 }
 
+/* An input that cannot be read or parsed: the object says so (verdict null). */
+static void print_json_failed(const char *shim, char *const *loaders, int n, const char *file,
+                              int rc, const struct kt_error *e, int code)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "type", "install_check");
+    jw_str(&w, "file", shim);
+    jw_arr(&w, "loaders");
+    for (int i = 0; i < n; i++)
+        jw_str(&w, NULL, loaders[i]);
+    jw_arr_end(&w);
+    jw_null(&w, "boots");
+    jw_null(&w, "verdict");
+    jw_null(&w, "why");
+    jw_str(&w, "error", kt_errno_name(rc));
+    jw_str(&w, "stopped_at", file);
+    jw_str(&w, "reason", e->what);
+    jw_arr(&w, "signatures");
+    jw_arr_end(&w);
+    jw_null(&w, "sbat");
+    jw_obj_end(&w);
+    jw_newline(&w);
+    jw_obj(&w, NULL);
+    jw_str(&w, "type", "summary");
+    jw_str(&w, "verdict", code == 4 ? "malformed" : NULL);
+    jw_int(&w, "exit", code);
+    jw_obj(&w, "counts");
+    jw_int(&w, code == 4 ? "malformed" : "unreadable", 1);
+    jw_obj_end(&w);
+    jw_bool(&w, "interrupted", false);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
 static void print_text(const struct kt_install_check *r, const char *shim)
 {
     printf("%s: %s\n", tx(shim), r->verdict == 0 ? "would boot" : "would NOT boot");
@@ -143,6 +179,9 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
     if (rc < 0) {
         cli_error(r->file ? r->file : argv[0], &e);
         code = cli_exit_code(rc);
+        if (json)
+            print_json_failed(argv[0], argv + 1, argc - 1, r->file ? r->file : argv[0], rc, &e,
+                              code);
         goto out;
     }
     code = r->verdict == 0 ? 0 : 5;

@@ -117,6 +117,12 @@ printf 'MZ not a PE' > bad.efi
 out=$(CI --efivars q23 bad.efi 2>&1)
 expect_eq "$?" 4 "a shim that cannot be parsed: 4"
 expect_match "$out" "^ktrust: bad.efi: " "malformed shim: one error line"
+out=$(CI --json --efivars q23 bad.efi 2>/dev/null)
+expect_eq "$?" 4 "json, malformed shim: 4"
+expect_eq "$(echo "$out" | jq -c '[.type, .boots, .verdict, .error, .stopped_at]' | tr '\n' ' ')" \
+    '["install_check",null,null,"ELIBBAD","bad.efi"] ["summary",null,"malformed",null,null] ' "json, malformed shim: an object, then the summary"
+expect_eq "$(CI --json --efivars q23 shim2023.efi missing.efi 2>/dev/null | tail -1 | jq -c '[.exit, .counts]')" \
+    '[66,{"unreadable":1}]' "json, unreadable loader: the summary"
 expect_exit 66 "a shim that cannot be read" -- CI --efivars q23 missing.efi
 expect_exit 66 "a loader that cannot be read" -- CI --efivars q23 shim2023.efi missing.efi
 out=$(CI --efivars nowhere shim2023.efi 2>&1)
