@@ -62,3 +62,31 @@ void audit_group_hint(const struct kt_audit *a, const struct kt_audit_group *g, 
                  "and `mokutil --trust-mok`: MokListTrustedRT), or pass `--trust CERT`",
                  who);
 }
+
+void audit_rollover_hint(const struct kt_audit *a, const struct kt_rollover_finding *f, char *out,
+                         size_t cap)
+{
+    const struct kt_rollover *ro = &a->rollover;
+    out[0] = 0;
+    switch (f->id) {
+    case KT_RF_NO_3P_2023:
+        snprintf(out, cap, "`ktrust plan-updates UPDATES...` says whether the update verifies "
+                 "under this KEK; `ktrust check-update --install NEW_SHIM` before installing a "
+                 "shim signed by the 2023 CA only");
+        break;
+    case KT_RF_NO_KEK_2023:
+        if (ro->kek_map < 0 && ro->have_pk)
+            snprintf(out, cap, "`ktrust plan-updates` over a clone of microsoft/secureboot_objects "
+                     "says which KEK file (if any) verifies under this PK; `--kek-map "
+                     "kek_update_map.json` looks this PK up");
+        else if (ro->kek_map == 1)
+            snprintf(out, cap, "`ktrust plan-updates` checks that it verifies under this PK");
+        break;
+    case KT_RF_SHIM_2011_ONLY:
+    case KT_RF_SHIM_DBX_2011:
+        snprintf(out, cap, "`ktrust check-update --install NEW_SHIM [NEW_LOADER]` says whether "
+                 "this machine boots the new shim");
+        break;
+    default: break;
+    }
+}

@@ -264,5 +264,7 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
     json_chain(&w, a);
     json_modules(&w, a);
     size_t revoked = json_outlook(&w, a, o);
+    if (a->rollover.checked)
+        audit_json_rollover(a);
     json_summary(&w, a, revoked);
 }

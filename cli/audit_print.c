@@ -196,6 +196,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     text_link(a, KT_AUDIT_KERNEL_LINK, "kernel");
     text_modules(a, verbose);
     text_outlook(a, o);
+    audit_print_rollover(a);
     int code = audit_exit_code(a);
     size_t revoked = 0;
     for (size_t i = 0; i < a->n_outlook; i++)

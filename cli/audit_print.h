@@ -16,6 +16,12 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o);
 void audit_link_hint(const struct kt_audit *a, int link, char *out, size_t cap);
 void audit_group_hint(const struct kt_audit *a, const struct kt_audit_group *g, char *out,
                       size_t cap);
+/* How to act on a rollover finding with ktrust's own commands ("" none). */
+void audit_rollover_hint(const struct kt_audit *a, const struct kt_rollover_finding *f, char *out,
+                         size_t cap);
+/* The rollover section, as text and as its JSON object. */
+void audit_print_rollover(const struct kt_audit *a);
+void audit_json_rollover(const struct kt_audit *a);
 /* Write the DOT picture; 0 or EXIT_NOINPUT (the error printed). */
 int audit_write_dot(const struct kt_audit *a, const char *out);
 

@@ -11,7 +11,7 @@
 #include "cli.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
-       OPT_SAVE_ROOT, OPT_APPLY };
+       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -26,6 +26,8 @@ static const struct cli_opt opts[] = {
     CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
             "a signed db/dbx/KEK/PK update applied to the variables first, as firmware would "
             "(repeatable, in order)"),
+    CLI_OPT("kek-map", 0, required_argument, OPT_KEK_MAP, "JSON",
+            "Microsoft's kek_update_map.json: the rollover section names this PK's KEK update"),
     CLI_OPT("dot", 0, required_argument, OPT_DOT, "OUT.dot",
             "also write the chain as Graphviz, coloured by verdict"),
     CLI_OPT("save-root", 0, required_argument, OPT_SAVE_ROOT, "DIR",
@@ -41,13 +43,16 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
-        "                    [--modules DIR] [--dbx FILE]... [--json] [--dot OUT.dot] [-v]\n"
-        "                    [--save-root DIR]\n"
+        "                    [--modules DIR] [--dbx FILE]... [--apply FILE]... [--kek-map JSON]\n"
+        "                    [--json] [--dot OUT.dot] [-v] [--save-root DIR]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
         "kernel -> modules as `chain` does, verifies every module, and says what the --dbx\n"
-        "updates and the latest SbatLevel would revoke (as `check-update`).\n"
+        "updates and the latest SbatLevel would revoke (as `check-update`).  The rollover\n"
+        "section: which 2011 and 2023 Microsoft CAs KEK, db and dbx hold, shim and the\n"
+        "loader today and without UEFI CA 2011, known test PKs (PKfail), what to do; and\n"
+        "whether the machine is ready, at risk or not ready.\n"
         "Defaults (the live system): --efivars /sys/firmware/efi/efivars; the ESP from\n"
         "/boot/efi, /efi or /boot (the first with an EFI folder): its EFI/*/shimx64.efi\n"
         "(else EFI/BOOT/BOOTX64.EFI) with grubx64.efi and mmx64.efi beside it; the kernel\n"
@@ -57,7 +62,7 @@ static void usage(FILE *f)
         "--save-root DIR: the variables, boot files, kernel, modules and TCG event log\n"
         "read, copied into DIR as --root expects them (written whole or not at all).\n"
         "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
-        "outlook, summary; fields in ktrust(1)).\n",
+        "outlook, rollover, summary; fields in ktrust(1)).\n",
         opts,
         "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
         "66 when no part at all was found.  The outlook does not change it.\n");
@@ -100,6 +105,7 @@ int cmd_audit(int argc, char **argv)
             break;
         case OPT_DOT: dot = optarg; break;
         case OPT_SAVE_ROOT: save = optarg; break;
+        case OPT_KEK_MAP: o.kek_map = optarg; break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;

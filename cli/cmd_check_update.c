@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "apply_print.h"
+#include "check_update_install.h"
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/advanced.h"
@@ -16,7 +17,8 @@
 #include "ktrust/update.h"
 #include "sbat_print.h"
 
-enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_EFIVARS, OPT_APPLY };
+enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_INSTALL,
+       OPT_EFIVARS, OPT_ROOT, OPT_APPLY };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
@@ -28,7 +30,8 @@ static const struct cli_opt opts[] = {
             "db lists, to say whether db vouches for each file (repeatable)"),
     CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
             "the variables in force (efivarfs form): their dbx is checked and their db "
-            "vouches, after any --apply"),
+            "vouches, after any --apply; with --install the machine's (default "
+            "/sys/firmware/efi/efivars)"),
     CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
             "a signed db/dbx/KEK/PK update applied to --efivars first, as firmware would "
             "(repeatable, in order)"),
@@ -41,6 +44,11 @@ static const struct cli_opt opts[] = {
             "which architecture an update is for"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "text: also each file's format and architecture (PE machine)"),
+    CLI_OPT("install", 0, no_argument, OPT_INSTALL, NULL,
+            "instead: would this machine boot NEW_SHIM [NEW_LOADER ...] in place of the "
+            "current ones (its db, dbx, MOK, SbatLevel)? Exit 0 yes, 5 no"),
+    CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
+            "with --install: the variables of the system under DIR (DIR/sys/firmware/efi/efivars)"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -52,15 +60,25 @@ static void usage(FILE *f)
         "usage: ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...\n"
         "                           [--efivars DIR [--apply FILE]...] [--dbx-info JSON]\n"
         "                           [--json] [-q] [-v] PATH...\n"
+        "       ktrust check-update --install [--efivars DIR | --root DIR] [--apply FILE]...\n"
+        "                           [--json] [-q]\n"
+        "                           NEW_SHIM [NEW_LOADER ...]\n"
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
         "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
         "named *.efi) is checked as firmware and shim check it: its Authenticode hash in\n"
         "every algorithm dbx holds, every certificate of its signatures against X509 entries\n"
         "(the certificate itself, or one the entry issued) and X509_SHA256/384/512 entries,\n"
-        "its .sbat against the level.\n",
+        "its .sbat against the level.\n"
+        "--install: would the machine boot NEW_SHIM (firmware: db and dbx on each of its\n"
+        "signatures) and each NEW_LOADER behind it (shim: its vendor certificate, MOK,\n"
+        "the SbatLevel in force and the one the new shim would apply) in place of the\n"
+        "current ones?  No NEW_LOADER: the loader on the ESP today (as audit finds it)\n"
+        "stays behind the new shim.  For a package's postinst: `-q` prints nothing.\n",
         opts,
         "Exit code: 5 when anything would be revoked, 4 when a file could not be parsed\n"
-        "(and nothing is revoked), 0 otherwise.\n");
+        "(and nothing is revoked), 0 otherwise.  --install: 0 they would boot, 5 they\n"
+        "would not (the reason on stdout), 4 a binary cannot be parsed, 66 an input\n"
+        "cannot be read.\n");
 }
 
 struct run {
@@ -319,13 +337,13 @@ int cmd_check_update(int argc, char **argv)
 {
     struct cli_apply apply = {0};
     struct kt_efivars vars = {0};
-    const char *efivars = NULL;
     struct run R;
     memset(&R, 0, sizeof(R));
     struct cli_getopt g;
     struct kt_sbat_level *level = NULL;
     int c, rc = 0;
-    bool have_dbx = false;
+    bool have_dbx = false, install = false;
+    const char *efivars = NULL, *root = NULL;
     if (cli_opts_init(&g, opts) < 0 || kt_update_check_new(&R.u) < 0)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
@@ -342,12 +360,14 @@ int cmd_check_update(int argc, char **argv)
             if ((rc = load(optarg, c, &R)) != 0)
                 goto out;
             break;
+        case OPT_INSTALL: install = true; break;
+        case OPT_EFIVARS: efivars = optarg; break;
+        case OPT_ROOT: root = optarg; break;
         case OPT_SBAT_LEVEL:
             if ((rc = cli_sbat_level_load(optarg, &level)) != 0)
                 goto out;
             R.have_level = true;
             break;
-        case OPT_EFIVARS: efivars = optarg; break;
         case OPT_APPLY:
             if (cli_apply_add(&apply, "check-update", optarg) < 0) {
                 rc = EXIT_USAGE;
@@ -356,6 +376,20 @@ int cmd_check_update(int argc, char **argv)
             break;
         default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
+    }
+    if (install && (have_dbx || R.have_level || R.have_db)) {
+        rc = cli_usage_error("check-update", "--install checks the variables in force: no "
+                                             "--dbx, --db or --sbat-level with it");
+        goto out;
+    }
+    if (!install && root) {
+        rc = cli_usage_error("check-update", "--root goes with --install");
+        goto out;
+    }
+    if (install) {
+        rc = cli_check_install(argc - optind, argv + optind, efivars, root, &apply, R.json,
+                               R.quiet);
+        goto out;
     }
     if (optind >= argc) {
         rc = cli_usage_error("check-update", "no PATH given");

@@ -49,10 +49,112 @@ struct kt_audit_opts {
     /* signed updates applied to the variables first, in order (--apply) */
     const char *apply[KT_AUDIT_MAX_APPLY];
     size_t n_apply;
+    const char *kek_map;              /* Microsoft's kek_update_map.json, or NULL */
     /* called before each module is verified (done of total); may be NULL */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
 };
+
+/* ---- the 2023 certificate rollover ------------------------------------ */
+
+/* Microsoft's Secure Boot CAs, 2011 and 2023: the one table. */
+enum kt_ms_ca_role { KT_MS_CA_KEK = 0, KT_MS_CA_3P, KT_MS_CA_WINDOWS, KT_MS_CA_OROM };
+
+struct kt_ms_ca {
+    const char *name;        /* "Microsoft Corporation UEFI CA 2011" */
+    enum kt_ms_ca_role role;
+    int year;                /* 2011 or 2023 */
+    const char *sha256;      /* of the DER certificate, hex */
+    const char *tbs_sha256;  /* of its TBSCertificate (a dbx X509_SHA256 entry), hex */
+    const char *spki_sha256; /* of its SubjectPublicKeyInfo, hex: the same name and key
+                              * in another certificate is the same CA */
+    const char *not_after;   /* "2026-06-27" */
+    const char *update;      /* the signed update that adds it (db or KEK), or NULL */
+};
+
+/* The table (*n entries). */
+KT_API const struct kt_ms_ca *kt_ms_cas(size_t *n);
+/* "kek", "uefi_3p", "windows", "option_rom" */
+KT_API const char *kt_ms_ca_role_name(enum kt_ms_ca_role r);
+
+#define KT_ROLLOVER_MAX_CAS 8
+#define KT_ROLLOVER_MAX_SIGS 4
+#define KT_ROLLOVER_MAX_FINDINGS 12
+
+/* Which variables hold one of the CAs (by SHA-256, or its name and public key). */
+struct kt_rollover_ca {
+    const struct kt_ms_ca *ca;
+    bool in_kek, in_db, in_dbx;
+};
+
+/* The states the boot binaries are checked in: the variables in force;
+ * Microsoft Corporation UEFI CA 2011 removed from db; added to dbx. */
+enum { KT_ROLLOVER_TODAY = 0, KT_ROLLOVER_NO_2011, KT_ROLLOVER_2011_IN_DBX, KT_ROLLOVER__STATES };
+
+struct kt_rollover_sig {
+    int index;
+    char signer[320];
+    char ca_desc[320];                  /* the top certificate of its chain */
+    const struct kt_ms_ca *ca;          /* the Microsoft CA its chain reaches, or NULL */
+    int verdict[KT_ROLLOVER__STATES];   /* firmware's verdict on it alone (db, dbx) */
+    char accepted_by[KT_ROLLOVER__STATES][320]; /* the db entry that accepts it ("" none) */
+};
+
+struct kt_rollover_image {
+    int link;                           /* KT_AUDIT_SHIM or KT_AUDIT_LOADER */
+    bool present;
+    int rc;                             /* 0, or why it could not be checked */
+    char error[256];
+    struct kt_rollover_sig sigs[KT_ROLLOVER_MAX_SIGS];
+    size_t n_sigs;
+    int verdict[KT_ROLLOVER__STATES];   /* the boot engine's verdict on the link */
+    char reason[KT_ROLLOVER__STATES][768];
+};
+
+enum kt_rollover_finding_id {
+    KT_RF_NO_3P_2023 = 0,   /* db lacks Microsoft UEFI CA 2023: a 2023-only shim does not boot */
+    KT_RF_NO_KEK_2023,      /* KEK lacks Microsoft Corporation KEK 2K CA 2023 */
+    KT_RF_SHIM_2011_ONLY,   /* the shim boots only by its 2011 signature */
+    KT_RF_SHIM_DBX_2011,    /* a dual-signed shim stops when UEFI CA 2011 goes in dbx */
+    KT_RF_OROM,             /* option ROMs signed by UEFI CA 2011 */
+    KT_RF_WINDOWS_2023,     /* db lacks Windows UEFI CA 2023 */
+    KT_RF_PKFAIL,           /* a test or leaked platform key */
+    KT_RF_NO_MS_KEK,        /* KEK holds no Microsoft KEK: no Microsoft db update applies */
+};
+
+enum kt_rollover_state { KT_ROLLOVER_UNKNOWN = -1, KT_ROLLOVER_READY = 0, KT_ROLLOVER_AT_RISK,
+                         KT_ROLLOVER_NOT_READY };
+
+struct kt_rollover_finding {
+    enum kt_rollover_finding_id id;
+    enum kt_rollover_state severity;    /* READY: a note that changes nothing */
+    char what[512];                     /* what is wrong, and why it matters */
+    char todo[512];                     /* what to do */
+};
+
+struct kt_rollover {
+    bool checked;                       /* the variables were found */
+    struct kt_rollover_ca cas[KT_ROLLOVER_MAX_CAS]; /* one per table entry */
+    size_t n_cas;
+    bool have_pk;
+    char pk[320];                       /* the PK certificate's description */
+    char pk_sha1[41];                   /* its SHA-1 thumbprint (kek_update_map.json's key) */
+    bool pkfail;
+    char pkfail_why[256];
+    int kek_map;                        /* -1 no map given; 0 this PK is not in it; 1 it is */
+    char kek_update[512];               /* the KEK update the map names for this PK */
+    struct kt_rollover_image images[2]; /* the shim and the loader */
+    bool eventlog;                      /* a TCG event log was found (not read yet: #26) */
+    char eventlog_path[KT_AUDIT_PATH];
+    struct kt_rollover_finding findings[KT_ROLLOVER_MAX_FINDINGS];
+    size_t n_findings;
+    enum kt_rollover_state state;
+    char why[512];                      /* the state, in words */
+};
+
+KT_API const char *kt_rollover_state_name(enum kt_rollover_state s); /* "ready", "at_risk", "not_ready", "unknown" */
+KT_API const char *kt_rollover_finding_name(enum kt_rollover_finding_id id); /* "no_uefi_ca_2023", ... */
+KT_API const char *kt_rollover_state_label(int state); /* "today", "uefi_ca_2011_removed", "uefi_ca_2011_in_dbx" */
 
 /* One firmware or MOK variable: what it holds. */
 enum { KT_AUDIT_VAR_PK, KT_AUDIT_VAR_KEK, KT_AUDIT_VAR_DB, KT_AUDIT_VAR_DBX,
@@ -147,6 +249,7 @@ struct kt_audit {
     char latest_stamp[24];            /* the latest SbatLevel's date stamp */
     const char *error_file;           /* the dbx update kt_audit_run failed on, or NULL */
     int worst;                        /* the worst verdict (0..6) over the links and modules */
+    struct kt_rollover rollover;      /* the 2023 certificate rollover */
 };
 
 /* Fill a->path / a->found / a->release from opts (defaults for the live

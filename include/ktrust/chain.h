@@ -118,6 +118,69 @@ KT_API int kt_chain_check_order(const char *const *files, size_t n, size_t *at, 
  * it (vars may be NULL: an empty db).  Returns l->verdict. */
 KT_API int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l);
 
+/* ---- each signature of an image under firmware's db and dbx ---- */
+
+#define KT_CHAIN_SIG_CHAIN 4
+#define KT_CHAIN_MAX_SIGS 8
+
+/* One top-level signature (WIN_CERTIFICATE entry) and firmware's verdict on
+ * it alone: which db entry accepts it, or why none does. */
+struct kt_chain_sig {
+    int index;                 /* 0-based entry */
+    int verdict;               /* 0 accepted; -ENOKEY no db entry; -EKEYREJECTED dbx; ... */
+    char signer[320];          /* the signer certificate's description ("" none) */
+    char ca[320];              /* the top certificate of its chain: the CA it reaches ("" none) */
+    char accepted_by[320];     /* the db entry that accepts it ("" none) */
+    char why[256];             /* why it is not accepted, in words ("" accepted) */
+    uint8_t chain_sha256[KT_CHAIN_SIG_CHAIN][32]; /* SHA-256 of its chain's certificates, signer first */
+    size_t chain_len;
+};
+
+/* Firmware's verdict on each top-level signature of the image at path,
+ * under the db and dbx of vars (NULL: empty).  Fills at most cap entries
+ * of sigs and sets *n to the number of signatures.  Returns the image's
+ * verdict (0, -ENODATA unsigned, -ENOKEY, -EKEYREJECTED), or the error of
+ * a file that cannot be read (-ENOENT ...) or parsed (-EBADMSG, -ELIBBAD)
+ * with err set. */
+KT_API int kt_chain_firmware_sigs(const struct kt_efivars *vars, const char *path,
+                                  struct kt_chain_sig *sigs, size_t cap, size_t *n,
+                                  struct kt_error *err);
+
+/* ---- would new boot binaries boot here? (check-update --install) ---- */
+
+enum kt_install_why {
+    KT_INSTALL_BOOTS = 0,  /* they boot */
+    KT_INSTALL_NO_DB,      /* no db entry accepts any signature of the new shim */
+    KT_INSTALL_DBX,        /* dbx revokes the new shim */
+    KT_INSTALL_SBAT,       /* SBAT: the level in force, or the one the new shim applies */
+    KT_INSTALL_SHIM_KEYS,  /* no key shim trusts (vendor certificate, MOK, db) vouches for a loader,
+                            * or shim's vendor dbx / MokListX revokes it */
+};
+
+struct kt_install_check {
+    int verdict;                 /* 0 they boot; else the verdict of the link that stops the boot */
+    enum kt_install_why why;
+    const char *file;            /* the binary that does not boot (not owned), or NULL */
+    char reason[1024];           /* one line for a person */
+    struct kt_chain_sig sigs[KT_CHAIN_MAX_SIGS]; /* the new shim's signatures under db/dbx */
+    size_t n_sigs;
+    bool have_sbat_current, have_sbat_applied;
+    char sbat_current[24];       /* the SbatLevel in force (date stamp) */
+    char sbat_applied[24];       /* the one the new shim would leave */
+    char sbat_note[512];
+    size_t n_loaders;            /* loaders checked */
+};
+
+/* Would this machine (the variables vars: db, dbx, MOK, SbatLevel,
+ * SbatPolicy, SecureBoot) boot shim, and each of loaders behind it, in place
+ * of the binaries it boots today?  Runs the boot engine once per loader (or
+ * once with the shim alone).  Returns 0 with the answer in *r, or the error
+ * of a binary that cannot be read or parsed (err set, r->file naming it). */
+KT_API int kt_chain_install_check(const struct kt_efivars *vars, const char *shim,
+                                  const char *const *loaders, size_t n_loaders,
+                                  struct kt_install_check *r, struct kt_error *err);
+KT_API const char *kt_install_why_name(enum kt_install_why w); /* "boots", "no_db", "dbx", "sbat", "shim_keys" */
+
 #ifdef __cplusplus
 }
 #endif

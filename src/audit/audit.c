@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "audit/rollover.h"
 #include "ktrust/update.h"
 #include "util/file.h"
 
@@ -198,6 +199,8 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
         kt_audit_boot_entries(a, &vars);
     if (rc == 0)
         rc = outlook(a, o, err);
+    if (rc == 0)
+        rc = kt_audit_rollover(a, o, &vars, err);
     kt_efivars_free(&vars);
     if (rc == -ENOMEM)
         kt_fail(err, rc, KT_NO_OFFSET, "out of memory");

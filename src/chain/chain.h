@@ -50,6 +50,11 @@ void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted);
  * admit anything. */
 void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore);
 
+/* Firmware's variables of vars (may be NULL): db and dbx, as firmware
+ * holds them before any image runs; a list that does not parse is left
+ * out (the caller reports it).  Returns 0 or -ENOMEM. */
+int kt_chain_add_firmware(struct kt_chain *c, const struct kt_efivars *vars);
+
 /* Verify one link; returns link->verdict. */
 int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                   struct kt_chain_link *link);

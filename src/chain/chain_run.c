@@ -329,13 +329,7 @@ int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt
     int rc = kt_chain_new(&ch);
     if (rc < 0)
         return rc;
-    static const enum kt_efivar_id ids[] = {KT_EFIVAR_DB, KT_EFIVAR_DBX};
-    for (size_t i = 0; vars && i < 2; i++) {
-        const struct kt_efivar *v = &vars->var[ids[i]];
-        struct kt_error e = KT_ERROR_INIT;
-        if (v->state == KT_EFIVAR_PRESENT && v->raw_len > 4)
-            (i ? kt_chain_add_dbx : kt_chain_add_db)(ch, v->raw, v->raw_len, v->path, &e);
-    }
+    kt_chain_add_firmware(ch, vars);
     run_link(ch, kt_chain_shim, path, l, KT_LINK_SHIM); /* a shim's keys go nowhere here */
     kt_chain_free(ch);
     return l->verdict;

@@ -1,0 +1,207 @@
+/* check-update --install NEW_SHIM [NEW_LOADER ...]: would this machine,
+ * with its variables in force, boot these binaries in place of the current
+ * ones?  The answer is the library's (kt_chain_install_check); this reads
+ * the variables, prints it and picks the exit code (0 yes, 5 no). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_update_install.h"
+
+#include "apply_print.h"
+#include "cli.h"
+#include "ktrust/audit.h"
+#include "ktrust/chain.h"
+
+static void json_sig(struct jw *w, const struct kt_chain_sig *s)
+{
+    jw_obj(w, NULL);
+    jw_int(w, "index", s->index);
+    jw_str(w, "signer", s->signer[0] ? s->signer : NULL);
+    jw_str(w, "ca", s->ca[0] ? s->ca : NULL);
+    jw_bool(w, "accepted", s->verdict == 0);
+    jw_str(w, "accepted_by", s->accepted_by[0] ? s->accepted_by : NULL);
+    jw_str(w, "reason", s->why[0] ? s->why : NULL);
+    jw_obj_end(w);
+}
+
+static void print_json(const struct kt_install_check *r, const char *shim, char *const *loaders,
+                       int n, int code)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "type", "install_check");
+    jw_str(&w, "file", shim);
+    jw_arr(&w, "loaders");
+    for (int i = 0; i < n; i++)
+        jw_str(&w, NULL, loaders[i]);
+    jw_arr_end(&w);
+    jw_bool(&w, "boots", r->verdict == 0);
+    jw_str(&w, "verdict", r->verdict == 0 ? "trusted" : "rejected");
+    jw_str(&w, "why", kt_install_why_name(r->why));
+    jw_str(&w, "error", r->verdict ? kt_errno_name(r->verdict) : NULL);
+    jw_str(&w, "stopped_at", r->file);
+    jw_str(&w, "reason", r->reason);
+    jw_arr(&w, "signatures");
+    for (size_t i = 0; i < r->n_sigs; i++)
+        json_sig(&w, &r->sigs[i]);
+    jw_arr_end(&w);
+    jw_obj(&w, "sbat");
+    jw_str(&w, "current", r->have_sbat_current && r->sbat_current[0] ? r->sbat_current : NULL);
+    jw_str(&w, "applied", r->have_sbat_applied && r->sbat_applied[0] ? r->sbat_applied : NULL);
+    jw_str(&w, "note", r->sbat_note[0] ? r->sbat_note : NULL);
+    jw_obj_end(&w);
+    jw_obj_end(&w);
+    jw_newline(&w);
+    jw_obj(&w, NULL);
+    jw_str(&w, "type", "summary");
+    jw_str(&w, "verdict", code ? "rejected" : "trusted");
+    jw_int(&w, "exit", code);
+    jw_obj(&w, "counts");
+    jw_int(&w, code ? "does_not_boot" : "boots", 1);
+    jw_obj_end(&w);
+    jw_bool(&w, "interrupted", false);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+/* An input that cannot be read or parsed: the object says so (verdict null). */
+static void print_json_failed(const char *shim, char *const *loaders, int n, const char *file,
+                              int rc, const struct kt_error *e, int code)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "type", "install_check");
+    jw_str(&w, "file", shim);
+    jw_arr(&w, "loaders");
+    for (int i = 0; i < n; i++)
+        jw_str(&w, NULL, loaders[i]);
+    jw_arr_end(&w);
+    jw_null(&w, "boots");
+    jw_null(&w, "verdict");
+    jw_null(&w, "why");
+    jw_str(&w, "error", kt_errno_name(rc));
+    jw_str(&w, "stopped_at", file);
+    jw_str(&w, "reason", e->what);
+    jw_arr(&w, "signatures");
+    jw_arr_end(&w);
+    jw_null(&w, "sbat");
+    jw_obj_end(&w);
+    jw_newline(&w);
+    jw_obj(&w, NULL);
+    jw_str(&w, "type", "summary");
+    jw_str(&w, "verdict", code == 4 ? "malformed" : NULL);
+    jw_int(&w, "exit", code);
+    jw_obj(&w, "counts");
+    jw_int(&w, code == 4 ? "malformed" : "unreadable", 1);
+    jw_obj_end(&w);
+    jw_bool(&w, "interrupted", false);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+static void print_text(const struct kt_install_check *r, const char *shim)
+{
+    printf("%s: %s\n", tx(shim), r->verdict == 0 ? "would boot" : "would NOT boot");
+    for (size_t i = 0; i < r->n_sigs; i++) {
+        const struct kt_chain_sig *s = &r->sigs[i];
+        printf("  signature %d (%s): %s%s\n", s->index, s->ca[0] ? tx(s->ca) : "chain not examined",
+               s->verdict == 0 ? "accepted by " : "", s->verdict == 0 ? tx(s->accepted_by) : tx(s->why));
+    }
+    if (r->have_sbat_current || r->have_sbat_applied)
+        printf("  SbatLevel: in force %s; the new shim would apply %s\n",
+               r->have_sbat_current && r->sbat_current[0] ? tx(r->sbat_current) : "none",
+               r->have_sbat_applied && r->sbat_applied[0] ? tx(r->sbat_applied) : "none");
+    printf("%s: %s\n", r->verdict == 0 ? "yes" : "no", tx(r->reason));
+}
+
+/* The variables: --efivars, else under --root, else the live ones. */
+static const char *vars_dir(const char *efivars, const char *root, char *buf, size_t cap)
+{
+    if (efivars)
+        return efivars;
+    if (root) {
+        snprintf(buf, cap, "%s/sys/firmware/efi/efivars", root);
+        return buf;
+    }
+    return "/sys/firmware/efi/efivars";
+}
+
+/* No NEW_LOADER: the loader on the ESP today (as audit finds it, under
+ * root or on the live system) stays behind the new shim; into out, or "". */
+static void current_loader(const char *root, const char *efivars, char *out, size_t cap)
+{
+    struct kt_audit_opts o = {.root = root, .efivars = efivars};
+    struct kt_audit *a = calloc(1, sizeof(*a));
+    out[0] = 0;
+    if (!a)
+        return;
+    kt_audit_locate(&o, a);
+    if (a->found[KT_AUDIT_ESP] && a->links[KT_AUDIT_LOADER].present)
+        snprintf(out, cap, "%s", a->links[KT_AUDIT_LOADER].path);
+    free(a);
+}
+
+int cli_check_install(int argc, char **argv, const char *efivars, const char *root,
+                      const struct cli_apply *apply, bool json, bool quiet)
+{
+    if (argc < 1)
+        return cli_usage_error("check-update", "--install needs NEW_SHIM [NEW_LOADER ...]");
+    char buf[4200];
+    const char *dir = vars_dir(efivars, root, buf, sizeof(buf));
+    struct kt_efivars *vars = calloc(1, sizeof(*vars));
+    struct kt_install_check *r = calloc(1, sizeof(*r));
+    struct kt_error e = KT_ERROR_INIT;
+    int code = 0;
+    if (!vars || !r) {
+        code = EXIT_INTERNAL;
+        goto out;
+    }
+    int rc = kt_efivars_read(dir, vars, &e);
+    if (rc < 0) {
+        cli_errorf(dir, "cannot read the firmware variables: %s (give --efivars DIR)", e.what);
+        code = cli_exit_code(rc);
+        goto out;
+    }
+    /* the updates first: "after DBUpdate3P2023, would it boot this shim?" */
+    int apply_code = cli_apply_all(vars, apply, json, quiet);
+    static char cur[4200];
+    char *cur_argv[2] = {argv[0], cur};
+    if (argc == 1) {
+        current_loader(root, efivars, cur, sizeof(cur));
+        if (cur[0]) {
+            argv = cur_argv;
+            argc = 2;
+            if (!quiet && !json)
+                printf("the current loader stays: %s\n", tx(cur));
+        }
+    }
+    rc = kt_chain_install_check(vars, argv[0], (const char *const *)argv + 1, (size_t)argc - 1,
+                                r, &e);
+    if (rc < 0) {
+        cli_error(r->file ? r->file : argv[0], &e);
+        code = cli_exit_code(rc);
+        if (json)
+            print_json_failed(argv[0], argv + 1, argc - 1, r->file ? r->file : argv[0], rc, &e,
+                              code);
+        goto out;
+    }
+    code = r->verdict == 0 ? 0 : 5;
+    if (apply_code > code)
+        code = apply_code;
+    if (json)
+        print_json(r, argv[0], argv + 1, argc - 1, code);
+    else if (!quiet)
+        print_text(r, argv[0]);
+    if (!json && !quiet && kt_efivars_byte(vars, KT_EFIVAR_SECURE_BOOT) == 0)
+        printf("note: Secure Boot is off in these variables: firmware boots anything; the "
+               "answer is for Secure Boot on\n");
+out:
+    if (vars)
+        kt_efivars_free(vars);
+    free(vars);
+    free(r);
+    return code;
+}
