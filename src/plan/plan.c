@@ -68,32 +68,6 @@ static int rank(enum kt_efivar_id t)
 
 /* ---- judging a state --------------------------------------------------- */
 
-struct holds {
-    const uint8_t *sha256;
-    bool found;
-};
-
-static int holds_cb(void *ctx, const struct kt_esl_entry *e)
-{
-    struct holds *h = ctx;
-    uint8_t d[32];
-    if (e->type == KT_ESL_X509 && kt_digest(KT_HASH_SHA256, e->data.p, e->data.len, d) == 0 &&
-        !memcmp(d, h->sha256, 32))
-        h->found = true;
-    return 0;
-}
-
-bool kt_plan_var_holds(const struct kt_efivars *s, enum kt_efivar_id id, const uint8_t sha256[32])
-{
-    size_t len;
-    const uint8_t *p = kt_efivar_data(&s->var[id], &len);
-    struct holds h = {sha256, false};
-    struct kt_error e = KT_ERROR_INIT;
-    if (p && len)
-        (void)kt_esl_foreach(p, len, holds_cb, &h, &e);
-    return h.found;
-}
-
 static void judge_link(const struct kt_audit_link *l, bool *found, int *verdict, char *reason,
                        size_t cap)
 {
@@ -105,12 +79,12 @@ static void judge_link(const struct kt_audit_link *l, bool *found, int *verdict,
 static int judge(const struct kt_efivars *s, const char *esp, struct kt_plan_state *st)
 {
     memset(st, 0, sizeof(*st));
-    st->kek_2023 = kt_plan_var_holds(s, KT_EFIVAR_KEK, kt_plan_kek_2023);
-    st->db_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DB, kt_plan_uefi_2011);
-    st->db_uefi_2023 = kt_plan_var_holds(s, KT_EFIVAR_DB, kt_plan_uefi_2023);
-    st->dbx_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DBX, kt_plan_uefi_2011);
+    st->kek_2023 = kt_plan_var_holds(s, KT_EFIVAR_KEK, KT_MS_CA_KEK, 2023);
+    st->db_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DB, KT_MS_CA_3P, 2011);
+    st->db_uefi_2023 = kt_plan_var_holds(s, KT_EFIVAR_DB, KT_MS_CA_3P, 2023);
+    st->dbx_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DBX, KT_MS_CA_3P, 2011);
     st->shim_2023_only_boots =
-        st->db_uefi_2023 && !kt_plan_var_holds(s, KT_EFIVAR_DBX, kt_plan_uefi_2023);
+        st->db_uefi_2023 && !kt_plan_var_holds(s, KT_EFIVAR_DBX, KT_MS_CA_3P, 2023);
     if (!esp)
         return 0;
     struct kt_audit_opts o = {.vars = s, .esp = esp, .kernel = "", .modules = "",

@@ -1,21 +1,18 @@
-/* plan_kek.h - the Microsoft CAs a plan looks for, and the KEK 2023 story
- * of one PK (which OEM file, if any, carries KEK 2023 for it). */
+/* plan_kek.h - what a plan asks of a state (which of Microsoft's CAs a
+ * variable holds: audit's one table, src/audit/rollover_cas.c), and the KEK
+ * 2023 story of one PK (audit's PK lookup, src/audit/rollover_pk.c). */
 #ifndef KT_PLAN_PLAN_KEK_H
 #define KT_PLAN_PLAN_KEK_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
+#include "ktrust/audit.h"
 #include "ktrust/plan.h"
 
-/* SHA-256 of the certificates (DER), from Microsoft's secureboot_objects. */
-extern const uint8_t kt_plan_kek_2023[32];   /* Microsoft Corporation KEK 2K CA 2023 */
-extern const uint8_t kt_plan_uefi_2011[32];  /* Microsoft Corporation UEFI CA 2011 */
-extern const uint8_t kt_plan_uefi_2023[32];  /* Microsoft UEFI CA 2023 */
-
-/* Does variable id of s hold the X509 entry with this SHA-256? */
+/* Does variable id of s hold that CA (an X509 entry that is it, or for
+ * dbx an X509_SHA256 entry of its TBS hash)? */
 bool kt_plan_var_holds(const struct kt_efivars *s, enum kt_efivar_id id,
-                       const uint8_t sha256[32]);
+                       enum kt_ms_ca_role role, int year);
 
 /* Fill p->pk, p->pk_sha1 and p->kek_note from the variables before (`was`)
  * and after the plan (`now`), p->files and p->map.  0 or -ENOMEM. */
