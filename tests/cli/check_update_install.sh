@@ -129,6 +129,8 @@ out=$(CI --efivars nowhere shim2023.efi 2>&1)
 expect_eq "$?" 66 "no variables: 66"
 expect_match "$out" "^ktrust: nowhere: cannot read the firmware variables" "no variables: message"
 expect_exit 64 "--install with --sbat-level" -- "$KTRUST" check-update --install --sbat-level latest shim2023.efi
-expect_exit 64 "--efivars without --install" -- "$KTRUST" check-update --efivars q23 --sbat-level latest shim2023.efi
+expect_exit 64 "--root without --install" -- "$KTRUST" check-update --root q23 --sbat-level latest shim2023.efi
+# --efivars without --install: the dbx in force is checked (apply_updates.sh)
+expect_exit 0 "--efivars without --install checks the dbx in force" -- "$KTRUST" check-update -q --efivars q23 --sbat-level latest shim2023.efi
 expect_exit 64 "--install without a shim" -- CI --efivars q23
 finish
