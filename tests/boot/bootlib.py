@@ -47,7 +47,7 @@ WORK = os.environ.get("KT_BOOT_WORK", os.path.join(BUILD, "boot-work"))
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "mkfs.fat": "dosfstools", "mcopy": "mtools",
             "sbsign": "sbsigntool", "openssl": "openssl", "objcopy": "binutils", "sbattach": "sbsigntool",
-            "keyctl": "keyutils"}
+            "keyctl": "keyutils", "dpkg-deb": "dpkg"}
 
 
 class Skip(Exception):
@@ -65,7 +65,7 @@ def need_tools():
             subprocess.run(["file", "-L", "/bin/busybox"], capture_output=True).stdout:
         if not os.path.exists("/bin/busybox"):
             raise Skip("/bin/busybox not found (package busybox-static)")
-    for f in (SHIM, GRUB, KERNEL, MODULE):
+    for f in (SHIM, GRUB, KERNEL, MODULE, DEB_PKG):
         if not os.path.exists(f):
             if os.environ.get("CI"):
                 raise RuntimeError("corpus file %s missing and CI is set" % f)
@@ -180,7 +180,7 @@ def new_key(d, name, cn):
              "-addext", "extendedKeyUsage=codeSigning"])
     der = os.path.join(d, name + ".der")
     open(der, "wb").write(der_of(crt))
-    return key, crt, der
+    return key, crt, read_bytes(der)
 
 
 def resign(src, dst, key, crt, sbat=None, drop_sbat=False):
@@ -347,8 +347,9 @@ INIT = r"""#!/bin/sh
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
-mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
-mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+insmod /lib/efivarfs.ko || echo "KT-ERROR efivarfs.ko not loaded"
+mount -t efivarfs efivarfs /sys/firmware/efi/efivars || echo "KT-ERROR efivarfs not mounted"
+mount -t securityfs securityfs /sys/kernel/security || echo "KT-ERROR securityfs not mounted"
 echo KTBOOT-INIT-START
 echo "KT-LOCKDOWN $(cat /sys/kernel/security/lockdown 2>&1)"
 echo KT-PROC-KEYS-BEGIN
@@ -359,11 +360,11 @@ for ring in .builtin_trusted_keys .secondary_trusted_keys .platform .machine .bl
     [ -n "$id" ] || { echo "KT-RING $ring absent"; continue; }
     echo "KT-RING $ring $(keyctl rlist 0x$id 2>&1 | tr '\n' ' ')"
 done
-for v in MokListRT MokListXRT MokListTrustedRT SbatLevelRT MokIgnoreDB SecureBoot; do
-    for f in /sys/firmware/efi/efivars/$v-*; do
-        [ -e "$f" ] || continue
-        echo "KT-VAR ${f##*/} $(base64 -w0 < "$f")"
-    done
+ls /sys/firmware/efi/efivars | while read f; do
+    case "$f" in
+    MokListRT-*|MokListXRT-*|MokListTrustedRT-*|SbatLevelRT-*|MokIgnoreDB-*|SecureBoot-*|SetupMode-*)
+        echo "KT-VAR $f $(base64 -w0 < "/sys/firmware/efi/efivars/$f")" ;;
+    esac
 done
 for m in genuine stripped altered; do
     if insmod /mods/$m.ko 2>/tmp/err; then
@@ -399,6 +400,21 @@ def _cpio(entries):
     return bytes(out)
 
 
+DEB_PKG = os.path.join(DEB, "linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb")
+EFIVARFS = "./lib/modules/6.1.0-57-amd64/kernel/fs/efivarfs/efivarfs.ko"
+
+
+def efivarfs_ko():
+    """efivarfs is a module in Debian's kernel: taken from the corpus package."""
+    path = os.path.join(WORK, "efivarfs.ko")
+    if not os.path.exists(path):
+        deb = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", DEB_PKG], stdout=subprocess.PIPE)
+        data = run(["tar", "-xO", EFIVARFS], stdin=deb.stdout).stdout
+        deb.wait()
+        open(path, "wb").write(data)
+    return read_bytes(path)
+
+
 def initramfs():
     """busybox, keyctl (with its libraries), /init and the three modules; built once per run."""
     path = os.path.join(WORK, "initrd.img")
@@ -419,6 +435,7 @@ def initramfs():
         if m and os.path.exists(m.group(1)):
             lib = m.group(1)
             ent.append((lib.lstrip("/"), X, open(os.path.realpath(lib), "rb").read()))
+    ent.append(("lib/efivarfs.ko", F, efivarfs_ko()))
     mod = open(MODULE, "rb").read()
     altered = bytearray(mod)
     altered[0x200] ^= 0x01
@@ -515,3 +532,8 @@ def chain(efivars, shim=SHIM, loader=GRUB, kernel=KERNEL, *extra):
     rc, objs, err = ktrust_json("chain", "--efivars", efivars, *extra, shim, loader, kernel)
     links = {o.get("role"): o for o in objs if o.get("type") == "chain"}
     return rc, links, objs, err
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
