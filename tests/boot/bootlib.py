@@ -205,6 +205,27 @@ def unsigned_copy(src, dst):
     return dst
 
 
+def pe_section(data, name):
+    """File offset of a section's raw data."""
+    pe = struct.unpack_from("<I", data, 0x3C)[0]
+    nsec = struct.unpack_from("<H", data, pe + 6)[0]
+    optsize = struct.unpack_from("<H", data, pe + 20)[0]
+    for i in range(nsec):
+        s = pe + 24 + optsize + 40 * i
+        if data[s:s + 8].rstrip(b"\0") == name.encode():
+            return struct.unpack_from("<I", data, s + 20)[0]
+    raise RuntimeError("no %s section" % name)
+
+
+def pe_section_objdump(path, name):
+    """File offset of a section's raw data, as objdump -h reports it (long names too)."""
+    for line in run(["objdump", "-h", path]).stdout.decode().splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[1] == name:
+            return int(f[5], 16)
+    raise RuntimeError("%s: no %s section" % (path, name))
+
+
 def flip_byte(src, dst, where=".text"):
     """A copy with one byte of a section's raw data changed (the signature stays)."""
     data = bytearray(open(src, "rb").read())
