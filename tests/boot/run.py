@@ -589,7 +589,7 @@ def main(argv):
             if flip == fn.__name__ and i == 0:
                 real = "FLIPPED(%s)" % (real,)
             same = real == kt
-            known = KNOWN_DISAGREEMENT.get(fn.__name__)
+            known = KNOWN_DISAGREEMENT.get(fn.__name__) if i == 0 else None  # the stage only
             tag = "agree" if same else ("KNOWN_DISAGREEMENT" if known else "DISAGREE")
             print("   %-10s %s: real=%s ktrust=%s%s" % (tag, what, real, kt,
                                                        "  (" + chk[3] + ")" if len(chk) > 3 else ""))
