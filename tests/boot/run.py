@@ -220,6 +220,7 @@ def tampered_shim_refused():
 
 @scenario("basic")
 def unsigned_shim_refused():
+    """shim without its signatures: the firmware refuses it."""
     d = os.path.join(B.WORK, "keys")
     os.makedirs(d, exist_ok=True)
     shim = B.unsigned_copy(B.SHIM, os.path.join(d, "shim-unsigned.efi"))
@@ -228,12 +229,14 @@ def unsigned_shim_refused():
 
 @scenario("dbx")
 def dbx_shim_hash():
+    """shim's Authenticode SHA-256 in dbx: the firmware refuses shim; check-update says revoked."""
     h = B.authenticode_sha256(read(B.SHIM))
     return check_update(grub_level("dbx_shim_hash", lambda v, w: set_dbx(v, B.esl_sha256(h))), "dbx", B.SHIM)
 
 
 @scenario("dbx")
 def dbx_grub_hash():
+    """GRUB's Authenticode SHA-256 in dbx: shim refuses GRUB; check-update says revoked."""
     h = B.authenticode_sha256(read(B.GRUB))
     return check_update(grub_level("dbx_grub_hash", lambda v, w: set_dbx(v, B.esl_sha256(h))), "dbx", B.GRUB)
 
@@ -262,6 +265,7 @@ def dbx_debian_ca():
 
 @scenario("dbx")
 def moklistx_grub_hash():
+    """GRUB's hash in MokListX: shim refuses GRUB; check-update over MokListXRT says revoked."""
     h = B.authenticode_sha256(read(B.GRUB))
     return check_update(grub_level("moklistx_grub_hash",
                                    lambda v, w: v.set("MokListX", B.SHIM_GUID, B.NV_BS, B.esl_sha256(h))),
@@ -295,12 +299,14 @@ def db_only_windows_pca_2011():
 
 @scenario("mok")
 def loader_signed_by_mok():
+    """GRUB re-signed by a key enrolled in MokList: shim runs it."""
     loader, der = mok_grub("grub-mok")
     return grub_level("loader_signed_by_mok", lambda v, w: set_moklist(v, der), loader=loader)
 
 
 @scenario("mok")
 def loader_signed_by_unenrolled_key():
+    """The same GRUB with the key not enrolled: shim refuses it."""
     loader, _der = mok_grub("grub-mok")
     return grub_level("loader_signed_by_unenrolled_key", loader=loader)
 
@@ -350,26 +356,31 @@ LATEST = b"sbat,1,2025051000\nshim,4\ngrub,5\ngrub.proxmox,2\n"
 
 @scenario("sbatlevel")
 def sbat_level_absent():
+    """No SbatLevel: shim writes its automatic level; chain says the same level."""
     return level_scenario("sbat_level_absent", None)
 
 
 @scenario("sbatlevel")
 def sbat_level_original():
+    """SbatLevel sbat,1,2021030218: shim raises it to its automatic level."""
     return level_scenario("sbat_level_original", lambda v, w: v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, ORIGINAL))
 
 
 @scenario("sbatlevel")
 def sbat_level_latest():
+    """SbatLevel already at the latest payload: shim keeps it."""
     return level_scenario("sbat_level_latest", lambda v, w: v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, LATEST))
 
 
 @scenario("sbatlevel")
 def sbat_policy_latest():
+    """SbatPolicy latest (1): shim writes its latest level."""
     return level_scenario("sbat_policy_latest", lambda v, w: v.set("SbatPolicy", B.SHIM_GUID, B.NV_BS, b"\x01"))
 
 
 @scenario("sbatlevel")
 def sbat_level_revokes_grub():
+    """A newer SbatLevel revoking grub.debian 5: kept, GRUB refused; check-update agrees."""
     lv = b"sbat,1,2099010100\nshim,4\ngrub.debian,6\n"
     res = level_scenario("sbat_level_revokes_grub", lambda v, w: v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, lv))
     return check_update(res, "none", B.GRUB, "--sbat-level", os.path.join(res.w, "efivars",
@@ -378,6 +389,7 @@ def sbat_level_revokes_grub():
 
 @scenario("sbatlevel")
 def sbat_level_revokes_shim():
+    """A newer SbatLevel revoking shim 4: shim fails its self-check and stops."""
     lv = b"sbat,1,2099010100\nshim,5\n"
     return grub_level("sbat_level_revokes_shim", lambda v, w: v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, lv))
 
