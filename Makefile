@@ -37,7 +37,7 @@ asan:
 	@$(MAKE) --no-print-directory -C $(ASAN_BUILD) -j$(JOBS)
 
 asan-check: asan
-	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS) $(CTEST_FLAGS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS) -LE boot $(CTEST_FLAGS)
 
 fuzz:
 	@bash scripts/deps.sh test

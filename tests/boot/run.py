@@ -1,0 +1,632 @@
+#!/usr/bin/env python3
+"""Real firmware as the oracle (issue #24): boot OVMF (Secure Boot, Microsoft
+keys) + the corpus shim, GRUB and kernel under QEMU, read the outcome from the
+serial console, run the matching ktrust command on the same files and the
+same variables, and assert both say the same.
+
+  run.py [--list] [SCENARIO|GROUP ...]
+
+KT_BOOT_FLIP=SCENARIO flips that scenario's real outcome before the
+comparison (the test of the test: it must then fail).
+"""
+import os
+import re
+import shutil
+import struct
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bootlib as B  # noqa: E402
+
+# Scenarios where ktrust and the real firmware are known to disagree; the
+# coordinator fixes the product and removes the entry.  Printed loudly.
+KNOWN_DISAGREEMENT = {
+    "dbx_debian_ca": "real firmware runs shim (its Microsoft signature is not denied) and shim then "
+                     "refuses GRUB (check_denylist: cert found in system dbx); ktrust chain reports shim "
+                     "itself rejected ('platform: Debian Secure Boot CA ... is blacklisted') - the end "
+                     "result (nothing boots past shim) and the loader's verdict agree, the stage does not "
+                     "(SECURITY.md lists this difference)",
+    "sbat_after_nul": "real shim 16.1 stops reading .sbat at the first NUL (its log lists only the "
+                      "records before it, GRUB boots); ktrust reads on after it and reports the loader "
+                      "revoked by the grub,4 record that follows",
+}
+
+SCENARIOS = []
+GROUPS = {}
+
+
+def scenario(group):
+    def reg(fn):
+        SCENARIOS.append(fn)
+        GROUPS.setdefault(group, []).append(fn.__name__)
+        fn.group = group
+        return fn
+    return reg
+
+
+class Result:
+    def __init__(self):
+        self.checks = []  # (what, real, ktrust)
+
+    def compare(self, what, real, kt):
+        self.checks.append((what, real, kt))
+
+
+# ------------------------------------------------------------------ reading the serial log
+SHIM_RAN = re.compile(r"(shim|mok|verify|sbat|pe|load-options|loader-proto)\.c:\d+:")
+
+
+def real_stage(log):
+    """How far the real boot got: firmware-refused-shim, shim-stopped,
+    shim-refused-loader, loader-ran, loader-refused-kernel, kernel-ran."""
+    if "KTBOOT-INIT-START" in log:
+        return "kernel-ran"
+    if "KTBOOT-GRUB-CFG" in log:
+        if "bad shim signature" in log:  # GRUB's shim_lock verifier: shim refused the kernel
+            return "loader-refused-kernel"
+        return "loader-ran"
+    if not SHIM_RAN.search(log):
+        return "firmware-refused-shim"
+    if re.search(r"SBAT self-check failed|Something has gone seriously wrong", log):
+        return "shim-stopped"
+    if re.search(r"Verification failed|SBAT|denied|failed to load|Failed to load|start_image\(\) returned", log):
+        return "shim-refused-loader"
+    return "shim-stopped"
+
+
+def kt_stage(links, kernel_level=False):
+    """The same scale from ktrust chain's links."""
+    def ok(role):
+        return links.get(role, {}).get("verdict") == "trusted"
+    if not ok("shim"):
+        why = links.get("shim", {}).get("reason") or ""
+        if "SBAT" in why or "stops" in why:
+            return "shim-stopped"
+        return "firmware-refused-shim"
+    if not ok("loader"):
+        return "shim-refused-loader"
+    if not kernel_level:
+        return "loader-ran"
+    if not ok("kernel"):
+        return "loader-refused-kernel"
+    return "kernel-ran"
+
+
+def evidence(log, pats=(r"check_denylist\(\).*found", r"forbidden", r"Verification failed", r"Access Denied",
+                        r"[Ss][Bb][Aa][Tt].*([Ff]ail|[Rr]evok|[Dd]enied|Violation|[Ee]rror|not found)",
+                        r"KTBOOT-", r"bad shim signature", r"Binary is", r"Kernel panic", r"self-check")):
+    lines = []
+    for line in log.splitlines():
+        if any(re.search(p, line) for p in pats) and line.strip() not in lines:
+            lines.append(line.strip())
+    return lines[:8]
+
+
+# ------------------------------------------------------------------ a boot to GRUB and the chain over it
+def grub_level(name, vars_setup=None, shim=B.SHIM, loader=B.GRUB, extra=(), kernel_cfg=False):
+    """Boot shim -> loader (its grub.cfg prints a marker and reboots); run
+    ktrust chain over the same files and the store's variables; returns (res, log, links, vars)."""
+    w = os.path.join(B.WORK, name)
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    v = B.Vars(os.path.join(w, "vars.fd"))
+    if vars_setup:
+        vars_setup(v, w)
+    ev = B.runtime_view(v, os.path.join(w, "efivars"))
+    rc, links, _objs, err = B.chain(ev, shim, loader, B.KERNEL, *extra)
+    files = B.esp_files(shim=shim, loader=loader)
+    esp = B.make_esp(os.path.join(w, "esp.img"), files)
+    log = B.boot(name, esp, v, timeout=120)
+    open(os.path.join(w, "serial.log"), "w").write(log)
+    res = Result()
+    res.compare("how far the boot got", real_stage(log), kt_stage(links))
+    res.log, res.links, res.vars, res.w, res.kt_err = log, links, v, w, err
+    return res
+
+
+def check_update(res, var, target, *extra):
+    """check-update with the variable the firmware had (an efivarfs dump of it)
+    as the dbx: would it revoke target?  Real: the boot stopped at target."""
+    ev = os.path.join(res.w, "efivars")
+    dump = [os.path.join(ev, f) for f in os.listdir(ev) if f.split("-")[0] == var]
+    args = ["--dbx", dump[0]] if dump else []
+    rc, out, err = B.ktrust("check-update", "-q", *(args + list(extra) + [target]))
+    stopped = res.checks[0][1] in ("firmware-refused-shim", "shim-refused-loader", "shim-stopped")
+    res.compare("check-update on %s" % os.path.basename(target), "revoked" if stopped else "not revoked",
+                {5: "revoked", 0: "not revoked"}.get(rc, "exit %d: %s" % (rc, err.strip())))
+    return res
+
+
+def mok_key():
+    return B.new_key(os.path.join(B.WORK, "keys"), "mok", "ktrust boot test MOK")
+
+
+def db_key():
+    return B.new_key(os.path.join(B.WORK, "keys"), "dbkey", "ktrust boot test db key")
+
+
+def set_moklist(v, *ders):
+    v.set("MokList", B.SHIM_GUID, B.NV_BS, b"".join(B.esl_x509(d) for d in ders))
+
+
+def add_db(v, der):
+    attr, data = v.get("db", B.SECURITY_GUID)
+    v.set("db", B.SECURITY_GUID, attr, data + B.esl_x509(der))
+
+
+def set_dbx(v, data):
+    v.set("dbx", B.SECURITY_GUID, B.AUTH_DB, data)
+
+
+def read(path):
+    return open(path, "rb").read()
+
+
+def pem_der(path):
+    return B.der_of(path)
+
+
+SBAT_HEAD = b"sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n"
+GRUB_LINE = b"grub,%s,Free Software Foundation,grub,2.06,https://www.gnu.org/software/grub/\n"
+
+
+def mok_grub(name, sbat=None, drop=False):
+    key, crt, der = mok_key()
+    tag = B.hashlib.sha256(repr((sbat, drop)).encode()).hexdigest()[:8]
+    out = os.path.join(B.WORK, "keys", "%s-%s.efi" % (name, tag))
+    if not os.path.exists(out):
+        B.resign(B.GRUB, out, key, crt, sbat=sbat, drop_sbat=drop)
+    return out, der
+
+
+# ------------------------------------------------------------------ scenarios
+@scenario("store")
+def store_reader_matches_corpus(res_only=False):
+    """The store reader reproduces the corpus' efivarfs dump of OVMF_VARS_4M.ms.fd byte for byte."""
+    w = os.path.join(B.WORK, "store_reader")
+    shutil.rmtree(w, ignore_errors=True)
+    v = B.Vars(os.path.join(w + ".fd"), verbose=False) if os.makedirs(w) is None else None
+    d = v.dump(os.path.join(w, "efivars"))
+    ref = os.path.join(B.CORPUS, "peers", "ovmf-swtpm-boot", "efivars")
+    res = Result()
+    mine, theirs = sorted(os.listdir(d)), sorted(os.listdir(ref))
+    res.compare("variable names (%d in the corpus)" % len(theirs), theirs == mine, True)
+    same = [f for f in mine if f in theirs and read(os.path.join(d, f)) == read(os.path.join(ref, f))]
+    res.compare("byte-identical files", len(theirs), len(same))
+    # and an edit round-trips: set, read back, delete
+    v.set("KtProbe", B.SHIM_GUID, B.NV_BS, b"\x01\x02")
+    got = v.get("KtProbe", B.SHIM_GUID)
+    v.delete("KtProbe", B.SHIM_GUID)
+    res.compare("set/get/delete", "(3, b'\\x01\\x02') None", "%s %s" % (got, v.get("KtProbe", B.SHIM_GUID)))
+    return res
+
+
+@scenario("basic")
+def shim_grub_boots():
+    """The corpus shim and GRUB on the Microsoft store: GRUB runs its grub.cfg."""
+    return grub_level("shim_grub_boots")
+
+
+@scenario("basic")
+def tampered_shim_refused():
+    """A byte of shim's .text changed: the firmware refuses it (Access Denied)."""
+    d = os.path.join(B.WORK, "keys")
+    os.makedirs(d, exist_ok=True)
+    shim = B.flip_byte(B.SHIM, os.path.join(d, "shim-tampered.efi"))
+    return grub_level("tampered_shim_refused", shim=shim)
+
+
+@scenario("basic")
+def unsigned_shim_refused():
+    """shim without its signatures: the firmware refuses it."""
+    d = os.path.join(B.WORK, "keys")
+    os.makedirs(d, exist_ok=True)
+    shim = B.unsigned_copy(B.SHIM, os.path.join(d, "shim-unsigned.efi"))
+    return grub_level("unsigned_shim_refused", shim=shim)
+
+
+@scenario("dbx")
+def dbx_shim_hash():
+    """shim's Authenticode SHA-256 in dbx: the firmware refuses shim; check-update says revoked."""
+    h = B.authenticode_sha256(read(B.SHIM))
+    return check_update(grub_level("dbx_shim_hash", lambda v, w: set_dbx(v, B.esl_sha256(h))), "dbx", B.SHIM)
+
+
+@scenario("dbx")
+def dbx_grub_hash():
+    """GRUB's Authenticode SHA-256 in dbx: shim refuses GRUB; check-update says revoked."""
+    h = B.authenticode_sha256(read(B.GRUB))
+    return check_update(grub_level("dbx_grub_hash", lambda v, w: set_dbx(v, B.esl_sha256(h))), "dbx", B.GRUB)
+
+
+@scenario("dbx")
+def dbx_grub_signer_cert():
+    """GRUB's signer certificate (issued by the Debian Secure Boot CA of shim's vendor_cert) in dbx."""
+    certs = B.pe_signer_certs(B.GRUB, os.path.join(B.WORK, "grub-certs"))
+    signer = [der for subj, der in certs if "Debian Secure Boot CA" not in subj.split("CN")[-1]] or \
+        [certs[0][1]]
+    return check_update(grub_level("dbx_grub_signer_cert", lambda v, w: set_dbx(v, B.esl_x509(signer[0]))),
+                        "dbx", B.GRUB)
+
+
+@scenario("dbx")
+def dbx_debian_ca():
+    """The Debian Secure Boot CA (shim's vendor_cert) itself in dbx: shim runs, GRUB is refused."""
+    data = read(B.SHIM)
+    sec = B.pe_section_objdump(B.SHIM, ".vendor_cert")  # a long name: objdump reads the string table
+    size, _dsize, off, _doff = struct.unpack_from("<IIII", data, sec)
+    ca = data[sec + off:sec + off + size]
+    res = grub_level("dbx_debian_ca", lambda v, w: set_dbx(v, B.esl_x509(ca)))
+    res.compare("GRUB runs", real_stage(res.log) == "loader-ran", res.links["loader"]["verdict"] == "trusted")
+    return check_update(res, "dbx", B.GRUB)
+
+
+@scenario("dbx")
+def moklistx_grub_hash():
+    """GRUB's hash in MokListX: shim refuses GRUB; check-update over MokListXRT says revoked."""
+    h = B.authenticode_sha256(read(B.GRUB))
+    return check_update(grub_level("moklistx_grub_hash",
+                                   lambda v, w: v.set("MokListX", B.SHIM_GUID, B.NV_BS, B.esl_sha256(h))),
+                        "MokListXRT", B.GRUB)
+
+
+@scenario("db")
+def db_only_uefi_ca_2023():
+    """db holding only Microsoft UEFI CA 2023: the dual-signed shim still boots."""
+    der = pem_der(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2023.pem"))
+    return grub_level("db_only_uefi_ca_2023",
+                      lambda v, w: v.set("db", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der)))
+
+
+@scenario("db")
+def db_only_windows_pca_2011():
+    """db holding only Windows Production PCA 2011 (taken from the store's own db): shim is refused."""
+    def setup(v, w):
+        _a, data = v.get("db", B.SECURITY_GUID)
+        keep, off = b"", 0
+        while off < len(data):
+            size = struct.unpack_from("<I", data, off + 16)[0]
+            lst = data[off:off + size]
+            if b"Windows Production PCA 2011" in lst:
+                keep += lst
+            off += size
+        assert keep, "no Windows Production PCA 2011 in the store's db"
+        v.set("db", B.SECURITY_GUID, B.AUTH_DB, keep)
+    return grub_level("db_only_windows_pca_2011", setup)
+
+
+@scenario("mok")
+def loader_signed_by_mok():
+    """GRUB re-signed by a key enrolled in MokList: shim runs it."""
+    loader, der = mok_grub("grub-mok")
+    return grub_level("loader_signed_by_mok", lambda v, w: set_moklist(v, der), loader=loader)
+
+
+@scenario("mok")
+def loader_signed_by_unenrolled_key():
+    """The same GRUB with the key not enrolled: shim refuses it."""
+    loader, _der = mok_grub("grub-mok")
+    return grub_level("loader_signed_by_unenrolled_key", loader=loader)
+
+
+@scenario("mok")
+def loader_signed_by_db_key():
+    """A loader signed by a key in db: shim trusts db too."""
+    key, crt, der = db_key()
+    out = os.path.join(B.WORK, "keys", "grub-db.efi")
+    if not os.path.exists(out):
+        B.resign(B.GRUB, out, key, crt)
+    return grub_level("loader_signed_by_db_key", lambda v, w: add_db(v, der), loader=out)
+
+
+@scenario("mok")
+def mok_ignore_db():
+    """The same loader with MokDBState set (MokIgnoreDB): shim no longer uses db."""
+    key, crt, der = db_key()
+    out = os.path.join(B.WORK, "keys", "grub-db.efi")
+    if not os.path.exists(out):
+        B.resign(B.GRUB, out, key, crt)
+
+    def setup(v, w):
+        add_db(v, der)
+        v.set("MokDBState", B.SHIM_GUID, B.NV_BS, b"\x01")
+    return grub_level("mok_ignore_db", setup, loader=out)
+
+
+def sbat_text(v):
+    got = v.get("SbatLevel", B.SHIM_GUID)
+    return None if got is None else got[1].split(b"\0")[0].decode(errors="replace")
+
+
+def level_scenario(name, setup, want_policy=None):
+    res = grub_level(name, setup)
+    kt = [o for o in B.chain(res.w + "/efivars")[2] if o.get("type") == "sbat_level"]
+    kt_level = kt[0].get("level") if kt else None
+    written = sbat_text(res.vars)
+    real_date = re.search(r"sbat,1,(\d+)", written or "")
+    res.compare("SbatLevel shim left (date stamp)", real_date.group(1) if real_date else None, str(kt_level))
+    return res
+
+
+ORIGINAL = b"sbat,1,2021030218\n"
+LATEST = b"sbat,1,2025051000\nshim,4\ngrub,5\ngrub.proxmox,2\n"
+
+
+@scenario("sbatlevel")
+def sbat_level_absent():
+    """No SbatLevel: shim writes its automatic level; chain says the same level."""
+    return level_scenario("sbat_level_absent", None)
+
+
+@scenario("sbatlevel")
+def sbat_level_original():
+    """SbatLevel sbat,1,2021030218: shim raises it to its automatic level."""
+    return level_scenario("sbat_level_original", lambda v, w: v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, ORIGINAL))
+
+
+@scenario("sbatlevel")
+def sbat_level_latest():
+    """SbatLevel already at the latest payload: shim keeps it."""
+    return level_scenario("sbat_level_latest", lambda v, w: v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, LATEST))
+
+
+@scenario("sbatlevel")
+def sbat_policy_latest():
+    """SbatPolicy latest (1): shim writes its latest level."""
+    return level_scenario("sbat_policy_latest", lambda v, w: v.set("SbatPolicy", B.SHIM_GUID, B.NV_BS, b"\x01"))
+
+
+@scenario("sbatlevel")
+def sbat_level_revokes_grub():
+    """A newer SbatLevel revoking grub.debian 5: kept, GRUB refused; check-update agrees."""
+    lv = b"sbat,1,2099010100\nshim,4\ngrub.debian,6\n"
+    res = level_scenario("sbat_level_revokes_grub", lambda v, w: v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, lv))
+    return check_update(res, "none", B.GRUB, "--sbat-level", os.path.join(res.w, "efivars",
+                                                                          "SbatLevelRT-%s" % B.SHIM_GUID))
+
+
+@scenario("sbatlevel")
+def sbat_level_revokes_shim():
+    """A newer SbatLevel revoking shim 4: shim fails its self-check and stops."""
+    lv = b"sbat,1,2099010100\nshim,5\n"
+    return grub_level("sbat_level_revokes_shim", lambda v, w: v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, lv))
+
+
+def sbat_grub(name, sbat=None, drop=False):
+    loader, der = mok_grub(name, sbat=sbat, drop=drop)
+    return grub_level(name, lambda v, w: set_moklist(v, der), loader=loader)
+
+
+@scenario("sbat")
+def sbat_grub_generation_4():
+    """GRUB with .sbat grub,4 (below automatic's grub,5), signed by an enrolled MOK key: revoked."""
+    return sbat_grub("sbat_grub_generation_4", SBAT_HEAD + GRUB_LINE % b"4")
+
+
+@scenario("sbat")
+def sbat_no_section():
+    """A MOK-signed GRUB without .sbat: shim requires one for what it loads."""
+    return sbat_grub("sbat_no_section", drop=True)
+
+
+@scenario("sbat")
+def sbat_leading_space_and_suffix():
+    """grub,' 5x' is generation 5 to shim's atoi: passes."""
+    return sbat_grub("sbat_leading_space_and_suffix", SBAT_HEAD + GRUB_LINE % b" 5x")
+
+
+@scenario("sbat")
+def sbat_cr_only_hides_grub_4():
+    """CR-only records: grub,4 is still a record and revoked."""
+    return sbat_grub("sbat_cr_only_hides_grub_4", (SBAT_HEAD + GRUB_LINE % b"5" + GRUB_LINE % b"4")
+                     .replace(b"\n", b"\r"))
+
+
+@scenario("sbat")
+def sbat_after_nul():
+    """A NUL ends only its record: grub,4 after it is checked (revoked)."""
+    return sbat_grub("sbat_after_nul", SBAT_HEAD + (GRUB_LINE % b"5").rstrip(b"\n") + b"\0" + GRUB_LINE % b"4")
+
+
+@scenario("sbat")
+def sbat_short_record():
+    """A .sbat record of fewer than six columns is malformed: shim refuses the image."""
+    return sbat_grub("sbat_short_record", SBAT_HEAD + b"grub,5,Free Software Foundation\n")
+
+
+# ------------------------------------------------------------------ to the kernel
+def parse_init(log):
+    out = {"rings": {}, "vars": {}, "insmod": {}, "lockdown": None, "keys": {}}
+    for line in log.splitlines():
+        line = line.strip()
+        if line.startswith("KT-RING "):
+            parts = line.split()
+            out["rings"][parts[1]] = [] if len(parts) > 2 and parts[2] == "absent" else \
+                [int(x) for x in parts[2:] if x.isdigit()]
+        elif line.startswith("KT-VAR "):
+            _t, name, *b64 = line.split(" ")
+            import base64
+            out["vars"][name.rsplit("-", 5)[0]] = base64.b64decode(b64[0] if b64 else "")
+        elif line.startswith("KT-INSMOD "):
+            parts = line.split(" ", 3)
+            out["insmod"][parts[1]] = parts[2] + (" " + parts[3] if len(parts) > 3 else "")
+        elif line.startswith("KT-LOCKDOWN "):
+            out["lockdown"] = line[len("KT-LOCKDOWN "):]
+    keys = re.findall(r"^([0-9a-f]{8}) \S+ +\S+ +\S+ +\S+ +\S+ +\S+ +asymmetri (.*)$", log, re.M)
+    out["keys"] = {int(i, 16): desc for i, desc in keys}
+    return out
+
+
+def kernel_boot(name, vars_setup=None, kernel=B.KERNEL):
+    w = os.path.join(B.WORK, name)
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    v = B.Vars(os.path.join(w, "vars.fd"))
+    if vars_setup:
+        vars_setup(v, w)
+    files = B.esp_files(cfg=B.grub_cfg_kernel(), kernel=kernel, initrd=B.initramfs())
+    esp = B.make_esp(os.path.join(w, "esp.img"), files)
+    log = B.boot(name, esp, v, timeout=300, kernel=True)
+    open(os.path.join(w, "serial.log"), "w").write(log)
+    return w, v, log
+
+
+def ring_names(init, ring):
+    return sorted(re.sub(r": X509\..*$", "", init["keys"].get(i, "?%d" % i).strip())
+                  for i in init["rings"].get(ring, []))
+
+
+@scenario("kernel")
+def kernel_keyrings_and_modules():
+    """Full boot to a busybox initramfs: the kernel's keyrings against audit --root
+    over the same files and the efivars the kernel saw; insmod against verify-module."""
+    return kernel_check("kernel_keyrings_and_modules")
+
+
+@scenario("kernel")
+def kernel_mok_enrolled():
+    """A MOK key enrolled: shim mirrors it to MokListRT, the kernel puts it (and the
+    vendor CA) in .machine; audit must say the same."""
+    _k, _c, der = mok_key()
+    return kernel_check("kernel_mok_enrolled", lambda v, w: set_moklist(v, der), modules=False)
+
+
+def kernel_check(name, setup=None, modules=True):
+    w, v, log = kernel_boot(name, setup)
+    res = Result()
+    res.log, res.vars, res.w = log, v, w
+    init = parse_init(log)
+    # the efivars the kernel saw, written back as efivarfs files, and the store's
+    ev = os.path.join(w, "efivars")
+    v.dump(ev)
+    for name, data in init["vars"].items():
+        open(os.path.join(ev, "%s-%s" % (name, B.SHIM_GUID if name != "SecureBoot" else B.GLOBAL_GUID)),
+             "wb").write(data)
+    root = B.root_tree(os.path.join(w, "root"), modules=[B.MODULE])
+    rc, objs, err = B.ktrust_json("audit", "--root", root, "--efivars", ev)
+    sec = {o.get("section"): o for o in objs}
+    links = {lk["role"]: lk for lk in sec.get("chain", {}).get("links", [])}
+    res.checks.insert(0, ("how far the boot got", real_stage(log), kt_stage(links, kernel_level=True)))
+    res.compare("audit: chain verdicts", "shim trusted, loader trusted, kernel trusted",
+                ", ".join("%s %s" % (r, links.get(r, {}).get("verdict")) for r in ("shim", "loader", "kernel")))
+    # keyrings: the kernel's, by key description, against what audit and kernel-keys say
+    fw = {x["name"]: x for x in sec.get("firmware", {}).get("variables", [])}
+    mok = fw.get("MokListRT", {}).get("certificates", [])
+    trusted = sec.get("firmware", {}).get("mok_trusted")
+    _rc, kk, _e = B.ktrust_json("kernel-keys", B.KERNEL)
+    want = {".builtin_trusted_keys": [k["description"] for k in kk],
+            ".platform": fw.get("db", {}).get("certificates", []) + ([] if trusted else mok),
+            ".machine": mok if trusted else []}
+    for ring in (".builtin_trusted_keys", ".platform", ".machine"):
+        res.compare("keyring %s" % ring, ring_names(init, ring), sorted(want[ring]))
+    bl = re.search(r"keyring +\.blacklist: (\d+|empty)", log)
+    kt_bl = sum(fw.get(n, {}).get(k, 0) for n in ("dbx", "MokListXRT") for k in ("sha256", "x509_hash", "x509"))
+    res.compare("keyring .blacklist: entries", int(bl.group(1)) if bl and bl.group(1) != "empty" else 0, kt_bl)
+    for name in ("MokListTrustedRT", "MokIgnoreDB"):
+        res.compare("%s exists" % name, name in init["vars"],
+                    {"MokListTrustedRT": trusted, "MokIgnoreDB": False}[name])
+    res.compare("SecureBoot (audit)", init["vars"].get("SecureBoot", b"")[4:5] == b"\x01",
+                sec.get("firmware", {}).get("secure_boot"))
+    real_lvl = init["vars"].get("SbatLevelRT", b"")[4:].split(b"\n")[0].decode(errors="replace")
+    res.compare("SbatLevelRT (audit: sbat.current)", real_lvl.split(",")[-1] if real_lvl else None,
+                sec.get("sbat", {}).get("current"))
+    res.compare("lockdown", init["lockdown"] and re.search(r"\[(\w+)\]", init["lockdown"]).group(1),
+                "integrity")
+    # modules: insmod against verify-module with the kernel's builtin keys
+    for m in () if not modules else ("genuine", "stripped", "altered"):
+        path = os.path.join(B.WORK, "mods-%s.ko" % m)
+        rc, _o, _e = B.ktrust("verify-module", "--kernel", B.KERNEL, "-q", path)
+        real = init["insmod"].get(m, "missing")
+        res.compare("insmod %s.ko" % m, "loads" if real.startswith("ok") else "refused",
+                    "loads" if rc == 0 else "refused")
+        res.checks[-1] = res.checks[-1] + ("kernel: " + real + "; verify-module exit %d" % rc,)
+    res.audit_err = err
+    return res
+
+
+def describe(k):
+    """A keys_added entry as the kernel's key description (CN or O: CN: skid)."""
+    return k.get("description") or k.get("subject") or str(k)
+
+
+@scenario("kernel")
+def kernel_tampered_refused():
+    """A kernel with one byte of .text changed: GRUB asks shim, which refuses it."""
+    d = os.path.join(B.WORK, "keys")
+    os.makedirs(d, exist_ok=True)
+    k = B.flip_byte(B.KERNEL, os.path.join(d, "vmlinuz-tampered"), ".text")
+    w, v, log = kernel_boot("kernel_tampered_refused", kernel=k)
+    ev = B.runtime_view(v, os.path.join(w, "efivars"))
+    rc, links, _o, err = B.chain(ev, B.SHIM, B.GRUB, k)
+    res = Result()
+    res.log, res.vars, res.w, res.links = log, v, w, links
+    res.compare("how far the boot got", real_stage(log), kt_stage(links, kernel_level=True))
+    return res
+
+
+# ------------------------------------------------------------------ driver
+def main(argv):
+    names = [a for a in argv[1:] if not a.startswith("-")]
+    if "--list" in argv:
+        for g, fns in GROUPS.items():
+            print(g + ": " + " ".join(fns))
+        return 0
+    try:
+        B.need_tools()
+    except B.Skip as e:
+        print("skipped: %s" % e)
+        return 77
+    todo = [f for f in SCENARIOS if not names or f.__name__ in names or f.group in names]
+    if not todo:
+        print("no scenario named %s" % " ".join(names))
+        return 64
+    flip = os.environ.get("KT_BOOT_FLIP", "")
+    os.makedirs(B.WORK, exist_ok=True)
+    print("accelerator: %s; work: %s" % (B.accel(), B.WORK))
+    failed, t0 = [], time.monotonic()
+    for fn in todo:
+        t = time.monotonic()
+        print("== %s: %s" % (fn.__name__, (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""))
+        try:
+            res = fn()
+        except Exception:
+            traceback.print_exc()
+            failed.append(fn.__name__)
+            continue
+        bad = False
+        for i, chk in enumerate(res.checks):
+            what, real, kt = chk[:3]
+            if flip == fn.__name__ and i == 0:
+                real = "FLIPPED(%s)" % (real,)
+            same = real == kt
+            known = KNOWN_DISAGREEMENT.get(fn.__name__) if i == 0 else None  # the stage only
+            tag = "agree" if same else ("KNOWN_DISAGREEMENT" if known else "DISAGREE")
+            print("   %-10s %s: real=%s ktrust=%s%s" % (tag, what, real, kt,
+                                                       "  (" + chk[3] + ")" if len(chk) > 3 else ""))
+            if not same and not known:
+                bad = True
+            if not same and known:
+                print("!!!!! KNOWN_DISAGREEMENT %s: %s" % (fn.__name__, known))
+        log = getattr(res, "log", None)
+        if log is not None and (bad or os.environ.get("KT_BOOT_VERBOSE")):
+            for line in evidence(log):
+                print("    serial| " + line[:200])
+        links = getattr(res, "links", None)
+        if links is not None and (bad or os.environ.get("KT_BOOT_VERBOSE")):
+            for role in ("shim", "loader", "kernel"):
+                lk = links.get(role, {})
+                print("    ktrust| %s %s: %s" % (role, lk.get("verdict"), lk.get("reason")))
+        if bad:
+            failed.append(fn.__name__)
+        print("   (%.1f s)" % (time.monotonic() - t))
+    print("%d scenario(s), %d failed, %.0f s%s" % (len(todo), len(failed), time.monotonic() - t0,
+                                                   ": " + " ".join(failed) if failed else ""))
+    if KNOWN_DISAGREEMENT:
+        print("!!!!! KNOWN_DISAGREEMENT list is not empty: %s" % ", ".join(KNOWN_DISAGREEMENT))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
