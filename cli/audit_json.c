@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apply_print.h"
 #include "audit_print.h"
 #include "cli.h"
 
@@ -243,6 +244,11 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
 {
     struct jw w;
     json_parts(&w, a, o);
+    for (size_t i = 0; i < a->n_applied; i++) {
+        jw_init(&w, stdout);
+        cli_apply_json(&w, o->apply[i], &a->applied[i]);
+        jw_newline(&w);
+    }
     json_firmware(&w, a);
     json_sbat(&w, a);
     json_boot(&w, a);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apply_print.h"
 #include "audit_print.h"
 #include "cli.h"
 #include "text_escape.h"
@@ -28,6 +29,11 @@ int audit_exit_code(const struct kt_audit *a)
     }
     for (size_t i = 0; i < a->n_groups; i++) {
         int c = cli_exit_code(a->groups[i].verdict);
+        if (c > worst)
+            worst = c;
+    }
+    for (size_t i = 0; i < a->n_applied; i++) { /* an update asked for but not applied */
+        int c = a->applied[i].verdict ? cli_exit_code(a->applied[i].verdict) : 0;
         if (c > worst)
             worst = c;
     }
@@ -171,8 +177,10 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     if (a->secure_boot == 0)
         printf("          Secure Boot is off: firmware boots anything; the verdicts below say what "
                "would happen with it on\n");
+    for (size_t i = 0; i < a->n_applied; i++)
+        cli_apply_text(o->apply[i], &a->applied[i]);
     if (a->found[KT_AUDIT_EFIVARS]) {
-        printf("variables:\n");
+        printf("variables%s:\n", a->n_applied ? " (after the updates applied)" : "");
         for (int i = 0; i < KT_AUDIT__VARS; i++)
             text_var(&a->vars[i], a->mok_trusted);
     }

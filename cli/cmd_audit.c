@@ -9,7 +9,7 @@
 #include "audit_print.h"
 #include "cli.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT, OPT_APPLY };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -21,6 +21,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("modules", 0, required_argument, OPT_MODULES, "DIR", "the kernel's modules"),
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
             "a dbx update whose effect the outlook shows (repeatable)"),
+    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
+            "a signed db/dbx/KEK/PK update applied to the variables first, as firmware would "
+            "(repeatable, in order)"),
     CLI_OPT("dot", 0, required_argument, OPT_DOT, "OUT.dot",
             "also write the chain as Graphviz, coloured by verdict"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
@@ -82,6 +85,11 @@ int cmd_audit(int argc, char **argv)
             if (o.n_dbx >= KT_AUDIT_MAX_DBX)
                 return cli_usage_error("audit", "at most %d --dbx files", KT_AUDIT_MAX_DBX);
             o.dbx[o.n_dbx++] = optarg;
+            break;
+        case OPT_APPLY:
+            if (o.n_apply >= KT_AUDIT_MAX_APPLY)
+                return cli_usage_error("audit", "at most %d --apply files", KT_AUDIT_MAX_APPLY);
+            o.apply[o.n_apply++] = optarg;
             break;
         case OPT_DOT: dot = optarg; break;
         case OPT_JSON: json = true; break;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ktrust/chain.h"
+#include "apply_print.h"
 #include "cli.h"
 #include "dot.h"
 #include "sbat_print.h"
@@ -13,7 +14,7 @@
 #define MODULES_SHOWN 40
 
 enum { OPT_DB = OPT_FIRST_PRIVATE, OPT_DBX, OPT_MOK, OPT_DOT, OPT_MOK_TRUSTED, OPT_EFIVARS,
-       OPT_SBAT_LEVEL, OPT_SBAT_POLICY, OPT_MOK_UNTRUSTED };
+       OPT_SBAT_LEVEL, OPT_SBAT_POLICY, OPT_MOK_UNTRUSTED, OPT_APPLY };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
@@ -32,6 +33,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
             "db, dbx, MokListRT, MokListXRT, SbatLevelRT, SecureBoot by their efivarfs "
             "names (/sys/firmware/efi/efivars on a live system)"),
+    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
+            "a signed db/dbx/KEK/PK update applied to --efivars first, as firmware would "
+            "(repeatable, in order)"),
     CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
             "the SbatLevel variable before boot (as verify-pe --sbat-level takes it)"),
     CLI_OPT("sbat-policy", 0, required_argument, OPT_SBAT_POLICY, "latest|automatic|reset",
@@ -303,6 +307,7 @@ int cmd_chain(int argc, char **argv)
     struct vars db = {0}, dbx = {0}, mok = {0};
     const char *dot = NULL, *efivars = NULL;
     struct kt_sbat_level *level = NULL;
+    struct cli_apply apply = {0};
     struct kt_chain_opts co = {.strict_vars = true, .sbat = true}; /* shim in secure mode */
     bool json = false, quiet = false, verbose = false;
     int mok_trust = -1; /* --mok-trusted 1, --mok-untrusted 0, neither -1 */
@@ -319,6 +324,12 @@ int cmd_chain(int argc, char **argv)
         case OPT_MOK_TRUSTED: mok_trust = 1; break;
         case OPT_MOK_UNTRUSTED: mok_trust = 0; break;
         case OPT_EFIVARS: efivars = optarg; break;
+        case OPT_APPLY:
+            if (cli_apply_add(&apply, "chain", optarg) < 0) {
+                kt_sbat_level_close(level);
+                return EXIT_USAGE;
+            }
+            break;
         case OPT_SBAT_LEVEL:
             if ((c = cli_sbat_level_load(optarg, &level)) != 0)
                 return c;
@@ -343,6 +354,10 @@ int cmd_chain(int argc, char **argv)
         kt_sbat_level_close(level);
         return cli_usage_error("chain", "SHIM, LOADER and KERNEL are required");
     }
+    if (apply.n && !efivars) {
+        kt_sbat_level_close(level);
+        return cli_usage_error("chain", "--apply needs --efivars (the variables it changes)");
+    }
 
     check_order(argv + optind, (size_t)(argc - optind));
     /* shim 16.x creates MokListTrustedRT unless MokListTrusted says no: with
@@ -359,6 +374,7 @@ int cmd_chain(int argc, char **argv)
         }
         co.vars = &vars;
     }
+    int apply_worst = cli_apply_all(&vars, &apply, json, quiet);
     size_t n_links = (size_t)(argc - optind);
     struct kt_chain_link *links = calloc(n_links, sizeof(*links));
     if (!links) {
@@ -392,6 +408,8 @@ int cmd_chain(int argc, char **argv)
                 worst = drc;
         }
     }
+    if (apply_worst > worst)
+        worst = apply_worst;
     free(links);
     kt_chain_report_free(&r);
     kt_efivars_free(&vars);

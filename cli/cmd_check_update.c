@@ -8,12 +8,14 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "apply_print.h"
 #include "cli.h"
 #include "ktrust/advanced.h"
+#include "ktrust/efivars.h"
 #include "ktrust/update.h"
 #include "sbat_print.h"
 
-enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO };
+enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_EFIVARS, OPT_APPLY };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
@@ -23,6 +25,12 @@ static const struct cli_opt opts[] = {
             "an SbatLevel, as verify-pe --sbat-level takes it"),
     CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
             "db lists, to say whether db vouches for each file (repeatable)"),
+    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
+            "the variables in force (efivarfs form): their dbx is checked and their db "
+            "vouches, after any --apply"),
+    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
+            "a signed db/dbx/KEK/PK update applied to --efivars first, as firmware would "
+            "(repeatable, in order)"),
     CLI_OPT("dbx-info", 0, required_argument, OPT_DBX_INFO, "JSON",
             "Microsoft's dbx_info_msft_latest.json, to name what an entry revokes"),
     CLI_OPTS(cli_opts_output),
@@ -34,7 +42,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...\n"
-        "                           [--dbx-info JSON] [--json] [-q] PATH...\n"
+        "                           [--efivars DIR [--apply FILE]...] [--dbx-info JSON]\n"
+        "                           [--json] [-q] PATH...\n"
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
         "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
         "named *.efi) is checked as firmware and shim check it: its Authenticode hash in\n"
@@ -159,8 +168,40 @@ static int load(const char *path, int which, struct run *R)
     return 0;
 }
 
+/* The variables in force after the --apply files: their dbx is checked,
+ * their db vouches. */
+static int load_efivars(struct run *R, const char *dir, const struct cli_apply *apply,
+                        struct kt_efivars *vars, bool *have_dbx)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_efivars_read(dir, vars, &e) < 0) {
+        cli_error(dir, &e);
+        return cli_exit_code(e.code);
+    }
+    int worst = cli_apply_all(vars, apply, R->json, R->quiet);
+    size_t len;
+    const uint8_t *p = kt_efivar_data(&vars->var[KT_EFIVAR_DBX], &len);
+    if (p && len && kt_update_check_add_dbx(R->u, p, len, vars->var[KT_EFIVAR_DBX].path, &e) < 0) {
+        cli_error(vars->var[KT_EFIVAR_DBX].path, &e);
+        return cli_exit_code(e.code);
+    }
+    *have_dbx = true;
+    p = kt_efivar_data(&vars->var[KT_EFIVAR_DB], &len);
+    if (p && len) {
+        if (kt_update_check_add_db(R->u, p, len, &e) < 0) {
+            cli_error(vars->var[KT_EFIVAR_DB].path, &e);
+            return cli_exit_code(e.code);
+        }
+        R->have_db = true;
+    }
+    return worst;
+}
+
 int cmd_check_update(int argc, char **argv)
 {
+    struct cli_apply apply = {0};
+    struct kt_efivars vars = {0};
+    const char *efivars = NULL;
     struct run R;
     memset(&R, 0, sizeof(R));
     struct cli_getopt g;
@@ -187,6 +228,13 @@ int cmd_check_update(int argc, char **argv)
                 goto out;
             R.have_level = true;
             break;
+        case OPT_EFIVARS: efivars = optarg; break;
+        case OPT_APPLY:
+            if (cli_apply_add(&apply, "check-update", optarg) < 0) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            break;
         default: rc = cli_usage_error("check-update", "bad option"); goto out;
         }
     }
@@ -194,8 +242,17 @@ int cmd_check_update(int argc, char **argv)
         rc = cli_usage_error("check-update", "no PATH given");
         goto out;
     }
+    if (apply.n && !efivars) {
+        rc = cli_usage_error("check-update", "--apply needs --efivars (the variables it changes)");
+        goto out;
+    }
+    if (efivars && (rc = load_efivars(&R, efivars, &apply, &vars, &have_dbx)) >= EXIT_USAGE)
+        goto out;
+    R.worst = rc;
+    rc = 0;
     if (!have_dbx && !R.have_level) {
-        rc = cli_usage_error("check-update", "nothing to check: give --dbx and/or --sbat-level");
+        rc = cli_usage_error("check-update",
+                             "nothing to check: give --dbx, --efivars and/or --sbat-level");
         goto out;
     }
     if (R.have_level) {
@@ -235,6 +292,7 @@ int cmd_check_update(int argc, char **argv)
     }
     rc = R.worst;
 out:
+    kt_efivars_free(&vars);
     kt_update_check_free(R.u);
     kt_sbat_level_close(level);
     return rc;

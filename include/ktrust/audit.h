@@ -20,6 +20,7 @@
 
 #include "ktrust/api.h"
 #include "ktrust/chain.h"
+#include "ktrust/efivars.h"
 #include "ktrust/error.h"
 
 #ifdef __cplusplus
@@ -30,6 +31,7 @@ extern "C" {
 #define KT_AUDIT_MAX_DBX 16
 #define KT_AUDIT_MAX_OWNERS 8
 #define KT_AUDIT_MAX_BOOT 32
+#define KT_AUDIT_MAX_APPLY 32
 
 enum kt_audit_part { KT_AUDIT_EFIVARS = 0, KT_AUDIT_ESP, KT_AUDIT_KERNEL, KT_AUDIT_MODULES,
                      KT_AUDIT__PARTS };
@@ -41,6 +43,9 @@ struct kt_audit_opts {
     const char *dbx[KT_AUDIT_MAX_DBX]; /* dbx updates for the outlook */
     size_t n_dbx;
     bool no_latest;                   /* no outlook for the latest SbatLevel */
+    /* signed updates applied to the variables first, in order (--apply) */
+    const char *apply[KT_AUDIT_MAX_APPLY];
+    size_t n_apply;
     /* called before each module is verified (done of total); may be NULL */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
@@ -117,7 +122,9 @@ struct kt_audit {
     char release[256];                /* the kernel release audited ("" unknown) */
     int secure_boot, setup_mode;      /* 1, 0, or -1 (no variable) */
     bool mok_trusted;                 /* MokListTrustedRT exists */
-    struct kt_audit_var vars[KT_AUDIT__VARS];
+    struct kt_audit_var vars[KT_AUDIT__VARS];   /* after the updates applied */
+    struct kt_efivars_change applied[KT_AUDIT_MAX_APPLY]; /* one per opts.apply (owned) */
+    size_t n_applied;
     /* SBAT: the variable in force and what shim would leave in it next boot */
     bool have_sbat_current, have_sbat_next;
     char sbat_current[24], sbat_next[24]; /* their date stamps ("" none) */

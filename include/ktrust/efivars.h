@@ -102,6 +102,57 @@ KT_API int kt_efivars_sbat_level(const struct kt_efivars *s, struct kt_sbat_leve
 /* The Boot#### variable, or NULL. */
 KT_API const struct kt_efivar *kt_efivars_boot(const struct kt_efivars *s, unsigned number);
 
+
+/* ---- applying a signed update ("what if this update were installed") ---- */
+
+/* What kt_efivars_apply did with one EFI_VARIABLE_AUTHENTICATION_2 file. */
+struct kt_efivars_change {
+    int verdict;               /* 0 applied; else why not (state unchanged):
+                                  -ENOKEY no PK/KEK certificate vouches,
+                                  -EKEYREJECTED the signature covers no
+                                  secure-boot variable, -EBADMSG malformed,
+                                  -ENOPKG an algorithm firmware refuses */
+    struct kt_error error;     /* the reason when not applied */
+    enum kt_efivar_id target;  /* the variable the signature covers
+                                  (KT_EFIVAR__COUNT: none) */
+    bool append;               /* an append write (else a replace) */
+    bool setup_mode;           /* written without an authority: no PK, or
+                                  SetupMode=1 (firmware checks only the
+                                  format; a PK must sign itself) */
+    char authority[512];       /* the PK/KEK certificate that vouched ("") */
+    size_t n_present;          /* append: entries already there, dropped as
+                                  firmware drops them */
+    char **gained, **lost;     /* one line per entry ("X509 CN=...",
+                                  "sha256 <hex>"), owned */
+    size_t n_gained, n_lost;
+};
+
+/* Apply one signed update (the whole file's bytes) to *s as firmware's
+ * SetVariable would (EDK2 AuthService.c): the target is the variable whose
+ * name the signature covers (PK, KEK, db, dbx, dbt, dbr are tried); PK and
+ * KEK writes need the PK, db/dbx/dbt/dbr writes the PK or a KEK
+ * (ktrust/verify.h's rules for signed updates); in setup mode KEK and db-type
+ * writes need no authority and a PK write must be signed by the PK it
+ * enrolls.  An append write adds the entries the variable lacks; a replace
+ * write replaces the data (an empty payload deletes the variable).  Stored
+ * time stamps are not in efivarfs, so a replace's "newer than the stored
+ * time" rule is not checked.  Returns 0 when applied, the reason's code when
+ * not (the state is then unchanged), -ENOMEM.  *c is filled in every case;
+ * free it with kt_efivars_change_free. */
+KT_API int kt_efivars_apply(struct kt_efivars *s, const uint8_t *buf, size_t len,
+                            struct kt_efivars_change *c);
+KT_API void kt_efivars_change_free(struct kt_efivars_change *c);
+
+/* kt_efivars_apply on a file's contents; a file that cannot be read is
+ * c->verdict (-ENOENT, -EACCES, ...), c->error naming why. */
+KT_API int kt_efivars_apply_file(struct kt_efivars *s, const char *path,
+                                 struct kt_efivars_change *c);
+
+/* Write every present variable of s into dir (which must exist) as
+ * efivarfs files NAME-GUID: what kt_efivars_read reads back.  Returns 0 or
+ * the first write error (err names the file). */
+KT_API int kt_efivars_write(const struct kt_efivars *s, const char *dir, struct kt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -174,6 +174,17 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
             rc = 0;
         }
     }
+    for (size_t i = 0; rc == 0 && i < o->n_apply && i < KT_AUDIT_MAX_APPLY; i++) {
+        struct kt_efivars_change *c = &a->applied[a->n_applied++];
+        if (a->found[KT_AUDIT_EFIVARS]) {
+            rc = kt_efivars_apply_file(&vars, o->apply[i], c) == -ENOMEM ? -ENOMEM : 0;
+        } else {
+            memset(c, 0, sizeof(*c));
+            c->target = KT_EFIVAR__COUNT;
+            c->verdict = kt_fail(&c->error, -ENOENT, KT_NO_OFFSET,
+                                 "no EFI variables to apply it to");
+        }
+    }
     if (rc == 0)
         rc = kt_audit_vars(a, &vars);
     if (rc == 0)
@@ -201,5 +212,7 @@ void kt_audit_free(struct kt_audit *a)
         free(a->groups[i].modules);
     }
     free(a->groups);
+    for (size_t i = 0; i < a->n_applied; i++)
+        kt_efivars_change_free(&a->applied[i]);
     memset(a, 0, sizeof(*a));
 }

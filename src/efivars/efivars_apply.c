@@ -1,0 +1,426 @@
+/* efivars_apply.c - apply a signed update (EFI_VARIABLE_AUTHENTICATION_2)
+ * to a variable state the way EDK2's AuthService.c does a SetVariable():
+ * find the variable the signature covers, check its authority against the
+ * state's PK/KEK (or setup mode), then append (dropping entries already
+ * there, FilterSignatureList) or replace. */
+#include "efivars/efivars.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "authvar/authvar.h"
+#include "crypto/crypto.h"
+#include "esl/esl.h"
+#include "util/file.h"
+#include "util/fmt.h"
+#include "util/le.h"
+
+#define ESL_HDR 28u /* SignatureType, ListSize, HeaderSize, SignatureSize */
+
+/* The names a signature may cover, the usual ones first. */
+static const enum kt_efivar_id targets[] = {KT_EFIVAR_DB, KT_EFIVAR_DBX, KT_EFIVAR_KEK,
+                                            KT_EFIVAR_PK, KT_EFIVAR_DBT, KT_EFIVAR_DBR};
+
+/* One EFI_SIGNATURE_LIST of a well-formed buffer, or 0 at the end; -EBADMSG
+ * for a list that does not fit (err names the offset). */
+struct esl_list {
+    const uint8_t *hdr; /* the list (type GUID first) */
+    uint32_t size, header_size, sig_size;
+    size_t n;           /* entries */
+    const uint8_t *sigs;
+};
+
+static int next_list(const uint8_t *buf, size_t len, size_t *off, struct esl_list *l,
+                     struct kt_error *err)
+{
+    if (*off >= len)
+        return 0;
+    kt_le c;
+    kt_le_init(&c, buf, len, err);
+    if (kt_le_seek(&c, *off, "EFI_SIGNATURE_LIST") < 0)
+        return -EBADMSG;
+    if (kt_le_skip(&c, 16, "SignatureType") < 0 ||
+        kt_le_u32(&c, &l->size, "SignatureListSize") < 0 ||
+        kt_le_u32(&c, &l->header_size, "SignatureHeaderSize") < 0 ||
+        kt_le_u32(&c, &l->sig_size, "SignatureSize") < 0)
+        return -EBADMSG;
+    size_t body = (size_t)l->size - ESL_HDR;
+    if (l->size < ESL_HDR || l->size > len - *off || l->header_size > body ||
+        l->sig_size < 16 || (body - l->header_size) % l->sig_size)
+        return kt_fail(err, -EBADMSG, *off, "EFI_SIGNATURE_LIST sizes do not fit");
+    l->hdr = buf + *off;
+    l->sigs = l->hdr + ESL_HDR + l->header_size;
+    l->n = (body - l->header_size) / l->sig_size;
+    *off += l->size;
+    return 1;
+}
+
+/* Is EFI_SIGNATURE_DATA sig (of list l's type and size) in buf? */
+static bool holds(const uint8_t *buf, size_t len, const struct esl_list *l, const uint8_t *sig)
+{
+    size_t off = 0;
+    struct esl_list o;
+    while (next_list(buf, len, &off, &o, NULL) > 0) {
+        if (o.sig_size != l->sig_size || memcmp(o.hdr, l->hdr, 16))
+            continue;
+        for (size_t i = 0; i < o.n; i++)
+            if (!memcmp(o.sigs + i * o.sig_size, sig, l->sig_size))
+                return true;
+    }
+    return false;
+}
+
+/* The lists of a keeping only the entries b lacks (FilterSignatureList);
+ * *out malloc'd (NULL, 0 when nothing is left); *total counts a's entries. */
+static int filter(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, uint8_t **out,
+                  size_t *olen, size_t *total, struct kt_error *err)
+{
+    *out = NULL;
+    *olen = 0;
+    *total = 0;
+    uint8_t *o = malloc(alen ? alen : 1);
+    if (!o)
+        return -ENOMEM;
+    size_t off = 0, w = 0;
+    struct esl_list l;
+    int rc;
+    while ((rc = next_list(a, alen, &off, &l, err)) > 0) {
+        size_t start = w, kept = 0;
+        for (size_t i = 0; i < l.n; i++) {
+            const uint8_t *sig = l.sigs + i * l.sig_size;
+            ++*total;
+            if (b && holds(b, blen, &l, sig))
+                continue;
+            if (!kept) {
+                memcpy(o + w, l.hdr, ESL_HDR + l.header_size);
+                w += ESL_HDR + l.header_size;
+            }
+            memcpy(o + w, sig, l.sig_size);
+            w += l.sig_size;
+            kept++;
+        }
+        if (kept) {
+            uint32_t size = (uint32_t)(w - start);
+            for (int k = 0; k < 4; k++)
+                o[start + 16 + k] = (uint8_t)(size >> (8 * k));
+        }
+    }
+    if (rc < 0 || !w) {
+        free(o);
+        return rc < 0 ? rc : 0;
+    }
+    *out = o;
+    *olen = w;
+    return 0;
+}
+
+/* ---- describing entries ---------------------------------------------- */
+
+struct lines {
+    char **v;
+    size_t n;
+};
+
+static int push(struct lines *ls, const char *s)
+{
+    char **v = realloc(ls->v, (ls->n + 1) * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    ls->v = v;
+    if (!(v[ls->n] = strdup(s)))
+        return -ENOMEM;
+    ls->n++;
+    return 0;
+}
+
+static int describe(void *ctx, const struct kt_esl_entry *e)
+{
+    char line[600], hex[2 * 64 + 1];
+    if (e->type == KT_ESL_X509) {
+        struct kt_x509 *x = NULL;
+        struct kt_error xe = KT_ERROR_INIT;
+        if (kt_x509_parse(e->data.p, e->data.len, &x, &xe) == 0)
+            kt_fmt(line, sizeof(line), "X509 %s", x->subject_cn ? x->subject_cn : x->subject);
+        else
+            kt_fmt(line, sizeof(line), "X509 (unparsable: %s)", xe.what);
+        kt_x509_free(x);
+    } else if (e->type == KT_ESL_OTHER) {
+        kt_fmt(line, sizeof(line), "%s entry (%zu bytes)", kt_authvar_entry_type(e), e->data.len);
+    } else {
+        size_t n = e->data.len > 64 ? 64 : e->data.len;
+        kt_fmt(line, sizeof(line), "%s %s", kt_authvar_entry_type(e), kt_hex(e->data.p, n, hex));
+    }
+    return push(ctx, line);
+}
+
+static int describe_all(const uint8_t *buf, size_t len, char ***out, size_t *n)
+{
+    struct lines ls = {0};
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = buf ? kt_esl_foreach(buf, len, describe, &ls, &e) : 0;
+    *out = ls.v;
+    *n = ls.n;
+    return rc == -ENOMEM ? rc : 0;
+}
+
+/* ---- authority --------------------------------------------------------- */
+
+static void certset_of(struct kt_certset *set, const struct kt_efivar *v)
+{
+    size_t len;
+    const uint8_t *p = kt_efivar_data(v, &len);
+    struct kt_error e = KT_ERROR_INIT;
+    if (p && len)
+        (void)kt_certset_add(set, p, len, &e); /* no certificate: no authority */
+}
+
+static bool in_setup_mode(const struct kt_efivars *s)
+{
+    return s->var[KT_EFIVAR_PK].state != KT_EFIVAR_PRESENT ||
+           kt_efivars_byte(s, KT_EFIVAR_SETUP_MODE) == 1;
+}
+
+/* Verify v as a write of `id`: res->attributes != 0 when the signature
+ * covers that name.  In setup mode a PK write is checked against the PK it
+ * carries (AuthVarTypePayload) and other writes need no authority. */
+static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setup,
+                     const struct kt_certset *pk, const struct kt_certset *kek,
+                     struct kt_authvar_result *res)
+{
+    const char *name = kt_efivar_name(id);
+    if (!setup)
+        return kt_authvar_verify(v, name, NULL, pk, kek, res);
+    if (id == KT_EFIVAR_PK) {
+        struct kt_certset self = {0};
+        struct kt_error e = KT_ERROR_INIT;
+        (void)kt_certset_add(&self, v->payload.p, v->payload.len, &e);
+        int rc = kt_authvar_verify(v, name, NULL, &self, NULL, res);
+        kt_certset_free(&self);
+        return rc;
+    }
+    int rc = kt_authvar_verify(v, name, NULL, NULL, NULL, res);
+    if (rc == -ENOKEY) { /* signed and well-formed: setup mode asks no more */
+        res->verdict = 0;
+        res->error = (struct kt_error)KT_ERROR_INIT;
+        return 0;
+    }
+    return rc;
+}
+
+/* ---- the write --------------------------------------------------------- */
+
+static const char *const guid_global = "8be4df61-93ca-11d2-aa0d-00e098032b8c";
+static const char *const guid_imgdb = "d719b2cb-3d3a-4596-a3bc-dad00e67656f";
+static const char *const guid_shim = "605dab50-e046-4300-abb6-3dd810dd8b23";
+
+/* The vendor GUID of a variable file: from its name, else the standard one. */
+static const char *guid_of(const struct kt_efivar *v, enum kt_efivar_id id, char *buf)
+{
+    const char *slash = strrchr(v->path, '/');
+    const char *base = slash ? slash + 1 : v->path;
+    size_t n = strlen(base);
+    if (n >= 37 && base[n - 37] == '-') {
+        memcpy(buf, base + n - 36, 37);
+        return buf;
+    }
+    switch (id) {
+    case KT_EFIVAR_DB: case KT_EFIVAR_DBX: case KT_EFIVAR_DBT: case KT_EFIVAR_DBR:
+    case KT_EFIVAR_DB_DEFAULT: case KT_EFIVAR_DBX_DEFAULT:
+        return guid_imgdb;
+    case KT_EFIVAR_MOKLIST: case KT_EFIVAR_MOKLISTX: case KT_EFIVAR_MOKLIST_TRUSTED:
+    case KT_EFIVAR_MOK_IGNORE_DB: case KT_EFIVAR_MOK_SBSTATE: case KT_EFIVAR_SBAT_LEVEL_RT:
+    case KT_EFIVAR_SBAT_LEVEL: case KT_EFIVAR_SBAT_POLICY:
+        return guid_shim;
+    default:
+        return guid_global;
+    }
+}
+
+/* Replace v's bytes by attrs + data (absent when data is NULL and del). */
+static int store(struct kt_efivars *s, enum kt_efivar_id id, const uint8_t attrs[4],
+                 const uint8_t *a, size_t alen, const uint8_t *b, size_t blen, bool del)
+{
+    struct kt_efivar *v = &s->var[id];
+    if (del) {
+        free(v->raw);
+        v->raw = NULL;
+        v->raw_len = 0;
+        v->state = KT_EFIVAR_ABSENT;
+        return 0;
+    }
+    uint8_t *raw = malloc(4 + alen + blen);
+    if (!raw)
+        return -ENOMEM;
+    memcpy(raw, attrs, 4);
+    if (alen)
+        memcpy(raw + 4, a, alen);
+    if (blen)
+        memcpy(raw + 4 + alen, b, blen);
+    if (v->state != KT_EFIVAR_PRESENT || !v->path[0]) {
+        char g[37];
+        const char *guid = guid_of(v, id, g);
+        kt_fmt(v->path, sizeof(v->path), "%s%s%s-%s", s->dir, s->dir[0] ? "/" : "",
+               kt_efivar_name(id), guid);
+    }
+    free(v->raw);
+    v->raw = raw;
+    v->raw_len = 4 + alen + blen;
+    v->state = KT_EFIVAR_PRESENT;
+    v->error = (struct kt_error)KT_ERROR_INIT;
+    return 0;
+}
+
+static void set_byte(struct kt_efivars *s, enum kt_efivar_id id, uint8_t value)
+{
+    struct kt_efivar *v = &s->var[id];
+    if (v->state == KT_EFIVAR_PRESENT && v->raw_len >= 5)
+        v->raw[4] = value;
+}
+
+static int write_change(struct kt_efivars *s, const struct kt_authvar *v,
+                        struct kt_efivars_change *c)
+{
+    struct kt_efivar *var = &s->var[c->target];
+    size_t olen;
+    const uint8_t *old = kt_efivar_data(var, &olen);
+    uint8_t attrs[4] = {KT_EFI_VAR_AUTH_ATTRS, 0, 0, 0};
+    if (var->state == KT_EFIVAR_PRESENT && var->raw_len >= 4)
+        memcpy(attrs, var->raw, 4);
+    uint8_t *gained = NULL, *lost = NULL;
+    size_t glen = 0, llen = 0, total = 0, t2 = 0;
+    int rc = filter(v->payload.p, v->payload.len, old, olen, &gained, &glen, &total, &c->error);
+    if (rc == 0 && !c->append)
+        rc = filter(old, olen, v->payload.p, v->payload.len, &lost, &llen, &t2, &c->error);
+    if (rc == 0)
+        rc = describe_all(gained, glen, &c->gained, &c->n_gained);
+    if (rc == 0)
+        rc = describe_all(lost, llen, &c->lost, &c->n_lost);
+    if (rc == 0 && c->append) {
+        c->n_present = total - c->n_gained;
+        rc = store(s, c->target, attrs, old, olen, gained, glen, false);
+    } else if (rc == 0) {
+        rc = store(s, c->target, attrs, v->payload.p, v->payload.len, NULL, 0, !v->payload.len);
+    }
+    free(gained);
+    free(lost);
+    if (rc == -ENOMEM)
+        return kt_fail(&c->error, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    if (rc < 0)
+        return rc;
+    if (c->target == KT_EFIVAR_PK) /* enrolling a PK leaves setup mode; deleting one enters it */
+        set_byte(s, KT_EFIVAR_SETUP_MODE, v->payload.len ? 0 : 1);
+    return 0;
+}
+
+int kt_efivars_apply(struct kt_efivars *s, const uint8_t *buf, size_t len,
+                     struct kt_efivars_change *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->error = (struct kt_error)KT_ERROR_INIT;
+    c->target = KT_EFIVAR__COUNT;
+    struct kt_authvar v;
+    int rc = kt_authvar_parse(buf, len, &v, &c->error);
+    if (rc < 0)
+        return c->verdict = rc == -ENODATA ? -EBADMSG : rc;
+
+    struct kt_certset pk = {0}, kek = {0};
+    certset_of(&pk, &s->var[KT_EFIVAR_PK]);
+    certset_of(&kek, &s->var[KT_EFIVAR_KEK]);
+    c->setup_mode = in_setup_mode(s);
+    struct kt_error first = KT_ERROR_INIT;
+    rc = -EKEYREJECTED;
+    for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+        struct kt_authvar_result res;
+        rc = verify_as(&v, targets[i], c->setup_mode, &pk, &kek, &res);
+        if (res.attributes) {
+            c->target = targets[i];
+            c->append = res.append;
+            const struct kt_x509 *a = res.authority && res.msg && res.msg->n_signers
+                                          ? res.authority[0] : NULL;
+            if (a)
+                kt_fmt(c->authority, sizeof(c->authority), "%s",
+                       a->subject_cn ? a->subject_cn : a->subject);
+            if (rc < 0)
+                c->error = res.error;
+            kt_authvar_result_free(&res);
+            break;
+        }
+        if (i == 0)
+            first = res.error;
+        kt_authvar_result_free(&res);
+    }
+    kt_certset_free(&pk);
+    kt_certset_free(&kek);
+    if (c->target == KT_EFIVAR__COUNT) {
+        if (first.code && first.code != -EKEYREJECTED)
+            c->error = first;
+        else
+            kt_fail(&c->error, -EKEYREJECTED, v.pkcs7_offset,
+                    "the signature covers none of db, dbx, KEK, PK, dbt, dbr");
+        return c->verdict = c->error.code;
+    }
+    if (rc < 0)
+        return c->verdict = rc;
+    return c->verdict = write_change(s, &v, c);
+}
+
+int kt_efivars_apply_file(struct kt_efivars *s, const char *path, struct kt_efivars_change *c)
+{
+    struct kt_file f = {0};
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_file_open(path, &f, &e) < 0) {
+        memset(c, 0, sizeof(*c));
+        c->target = KT_EFIVAR__COUNT;
+        c->error = e;
+        return c->verdict = e.code ? e.code : -EIO;
+    }
+    int rc = kt_efivars_apply(s, f.data, f.len, c);
+    kt_file_close(&f);
+    return rc;
+}
+
+/* ---- writing a state out ---------------------------------------------- */
+
+static int write_var(const struct kt_efivar *v, const char *dir, const char *name,
+                     const char *guid, struct kt_error *err)
+{
+    if (v->state != KT_EFIVAR_PRESENT)
+        return 0;
+    char path[KT_EFIVARS_PATH + 64];
+    kt_fmt(path, sizeof(path), "%s/%s-%s", dir, name, guid);
+    return kt_file_write_atomic(path, v->raw, v->raw_len, err);
+}
+
+int kt_efivars_write(const struct kt_efivars *s, const char *dir, struct kt_error *err)
+{
+    char g[37], name[16];
+    for (int i = 0; i < KT_EFIVAR__COUNT; i++) {
+        const struct kt_efivar *v = &s->var[i];
+        int rc = write_var(v, dir, kt_efivar_name(i), guid_of(v, i, g), err);
+        if (rc < 0)
+            return rc;
+    }
+    for (size_t i = 0; i < s->n_boot; i++) {
+        const struct kt_efivar *v = &s->boot[i].var;
+        kt_fmt(name, sizeof(name), "Boot%04X", s->boot[i].number & 0xffff);
+        int rc = write_var(v, dir, name, guid_of(v, KT_EFIVAR_BOOT_ORDER, g), err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+void kt_efivars_change_free(struct kt_efivars_change *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n_gained; i++)
+        free(c->gained[i]);
+    for (size_t i = 0; i < c->n_lost; i++)
+        free(c->lost[i]);
+    free(c->gained);
+    free(c->lost);
+    c->gained = c->lost = NULL;
+    c->n_gained = c->n_lost = 0;
+}
