@@ -101,5 +101,6 @@ int cmd_sbat(int argc, char **argv);
 int cmd_verify_var(int argc, char **argv);
 int cmd_check_update(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_eventlog(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ WEAK int cmd_sbat(int, char **);
 WEAK int cmd_verify_var(int, char **);
 WEAK int cmd_check_update(int, char **);
 WEAK int cmd_audit(int, char **);
+WEAK int cmd_eventlog(int, char **);
 
 static const struct {
     const char *name;
@@ -48,6 +49,8 @@ static const struct {
      "check-update [--dbx FILE]... [--sbat-level SPEC] PATH...: would an update revoke a boot file?"},
     {"audit", cmd_audit,
      "audit [--root DIR] [--esp DIR] [--efivars DIR] [--dbx FILE]...: is this system's boot chain sound?"},
+    {"eventlog", cmd_eventlog,
+     "eventlog [LOG] [--pcrs FILE] [--predict]: parse, replay and check a TCG event log; predict PCR 7"},
 };
 
 static const struct cli_opt opts[] = {

@@ -250,6 +250,9 @@ struct kt_evlog_predicted {
     size_t event_index;
     enum kt_predict_how how;
     char note[320];
+    /* the predicted digest in each bank of the log (log->bank[b]); a bank
+     * ktrust cannot compute keeps the logged digest */
+    uint8_t digest[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST];
 };
 
 struct kt_evlog_predict_opts {

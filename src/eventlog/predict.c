@@ -210,10 +210,13 @@ static int replay_pcr7(const struct kt_evlog *log, const struct newdig *nd,
         for (size_t b = 0; b < log->n_banks; b++) {
             size_t len;
             const uint8_t *d = kt_evlog_event_digest(e, log->bank[b].alg, &len);
-            if (!d || !p->after.bank[b].supported)
+            if (!d)
                 continue;
-            if (nd[k].set)
+            if (nd[k].set && log->bank[b].supported)
                 d = nd[k].d[b];
+            memcpy(p->ev[k].digest[b], d, len);
+            if (!p->after.bank[b].supported)
+                continue;
             uint8_t buf[2 * KT_EVLOG_MAX_DIGEST];
             memcpy(buf, p->after.bank[b].pcr[7], len);
             memcpy(buf + len, d, len);
