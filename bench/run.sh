@@ -182,4 +182,5 @@ if [ -n "${PE_DGST:-}" ]; then
     echo
     echo "Its floor: \`openssl dgst -sha256\` of the same file (a process start, OpenSSL's initialisation, one SHA-256 pass, which every verifier pays) takes $PE_DGST s, and \`ktrust --version\` (ktrust's start-up alone) $PE_VER s; \`verify-pe\` takes $PE_K s ($(ratio "$PE_K" "$PE_DGST")× that floor), \`sbverify\` $PE_S s ($(ratio "$PE_S" "$PE_DGST")×)."
 fi
+bash "$SRC/bench/eventlog.sh" "$K" "$C" "$PE_RUNS"
 } | tee "$OUT"

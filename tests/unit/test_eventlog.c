@@ -138,6 +138,61 @@ static void one_log(const char *corpus, const char *name, const char *expect, bo
     free(buf);
 }
 
+/* PCR 7 explained on the OVMF boot: the db entry that verified shim (the
+ * Microsoft UEFI CA 2011), shim's SbatLevel and its vendor certificate; the
+ * Secure Boot variables equal the efivars it booted with; a prediction with
+ * no new state keeps every event and PCR 7. */
+static void ovmf_pcr7(const char *corpus)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/peers/ovmf-swtpm-boot/eventlog.bin", corpus);
+    size_t len;
+    unsigned char *buf = kt_test_slurp(path, &len);
+    struct kt_evlog log;
+    CHECK(buf && kt_evlog_parse(buf, len, &log, NULL) == 0, "parse %s", path);
+    if (!buf)
+        return;
+    struct kt_evlog_authority *a;
+    size_t n;
+    CHECK(kt_evlog_authorities(&log, &a, &n, NULL) == 0, "authorities");
+    CHECK_EQ_INT(n, 3, "authority events");
+    if (n == 3) {
+        CHECK_EQ_INT(a[0].source, KT_AUTH_FIRMWARE_DB, "the first is firmware's db");
+        CHECK(a[0].is_cert && a[0].ms_uefi_ca_2011, "the db entry is the UEFI CA 2011: %s", a[0].subject);
+        CHECK_EQ_INT(a[0].image_event, 26, "it authorized event 26 (shim)");
+        CHECK(strstr(a[0].image, "\\EFI\\BOOT\\BOOTX64.EFI") != NULL, "the image: %s", a[0].image);
+        CHECK_EQ_INT(a[1].source, KT_AUTH_SHIM_SBAT, "then shim's SbatLevel");
+        CHECK(a[1].value.len == 32 && !memcmp(a[1].value.p, "sbat,1,2025021800\n", 18), "its payload");
+        CHECK_EQ_INT(a[2].source, KT_AUTH_SHIM_CERT, "then shim's vendor certificate");
+        CHECK_EQ_STR(a[2].subject, "CN=Debian Secure Boot CA", "the Debian CA");
+        CHECK(!a[2].ms_uefi_ca_2011, "not the Microsoft CA");
+    }
+    free(a);
+    snprintf(path, sizeof(path), "%s/peers/ovmf-swtpm-boot/efivars", corpus);
+    struct kt_efivars vars;
+    CHECK(kt_efivars_read(path, &vars, NULL) == 0, "efivars");
+    struct kt_evlog_varcheck *vc;
+    CHECK(kt_evlog_check_vars(&log, &vars, &vc, &n, NULL) == 0, "check_vars");
+    CHECK_EQ_INT(n, 5, "SecureBoot PK KEK db dbx");
+    for (size_t i = 0; i < n; i++)
+        CHECK(vc[i].result == (i == 0 ? KT_VARCMP_ABSENT : KT_VARCMP_SAME), "%s: %d", vc[i].name,
+              vc[i].result);
+    free(vc);
+    struct kt_evlog_prediction p;
+    struct kt_evlog_predict_opts o = {&vars, NULL, 0, NULL};
+    CHECK(kt_evlog_predict(&log, &o, &p, NULL) == 0, "predict");
+    CHECK(!p.pcr7_changes, "the variables it booted with: PCR 7 unchanged");
+    CHECK_EQ_INT(p.n, 9, "PCR 7 events (5 variables, separator, 3 authorities)");
+    size_t recomputed = 0;
+    for (size_t i = 0; i < p.n; i++)
+        recomputed += p.ev[i].how == KT_PRED_RECOMPUTED;
+    CHECK_EQ_INT(recomputed, 4, "PK KEK db dbx recomputed, equal");
+    kt_evlog_prediction_free(&p);
+    kt_efivars_free(&vars);
+    kt_evlog_free(&log);
+    free(buf);
+}
+
 int main(void)
 {
     const char *corpus = kt_test_require_corpus();
@@ -151,5 +206,6 @@ int main(void)
             true, 2, 4);
     one_log(corpus, "tpm2-eventlogs/event.bin", "tpm2-eventlogs/event.bin.yaml", true, 2, 4);
     one_log(corpus, "ovmf-swtpm-boot/eventlog.bin", "ovmf-swtpm-boot/pcrs.txt", false, 51, 2);
+    ovmf_pcr7(corpus);
     KT_TEST_END();
 }
