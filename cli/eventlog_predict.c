@@ -113,6 +113,10 @@ static void yaml_out(const struct kt_evlog_prediction *p)
         if (!p->after.bank[b].supported)
             continue;
         printf("  %s:\n", ev_alg(p->after.bank[b].alg));
+        if (p->n4) {
+            upper_hex(p->after.bank[b].pcr[4], p->after.bank[b].size, hex);
+            printf("    4 : 0x%s\n", hex);
+        }
         upper_hex(p->after.bank[b].pcr[7], p->after.bank[b].size, hex);
         printf("    7 : 0x%s\n", hex);
     }
@@ -148,35 +152,22 @@ static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_predic
     jw_newline(&w);
 }
 
-size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
-                        const struct ev_predict_args *a)
+static void events_print(const struct kt_evlog *log, const struct kt_evlog_predicted *ev, size_t n,
+                         const struct ev_predict_args *a)
 {
-    size_t changed = 0;
-    char now[2 * KT_EVLOG_MAX_DIGEST + 1], after[2 * KT_EVLOG_MAX_DIGEST + 1];
-    for (size_t b = 0; b < p->after.n_banks; b++)
-        changed += p->after.bank[b].supported &&
-                   memcmp(p->after.bank[b].pcr[7], p->now.bank[b].pcr[7], p->now.bank[b].size);
-    if (a->predict_format && !strcmp(a->predict_format, "yaml")) {
-        yaml_out(p);
-        return changed;
-    }
-    if (a->predict_format && !strcmp(a->predict_format, "pcrlock")) {
-        pcrlock_out(log, p);
-        return changed;
-    }
-    if (!a->json && !a->quiet)
-        printf("PCR 7 after the change (each PCR 7 event recomputed where the new state is known):\n");
-    for (size_t k = 0; k < p->n; k++) {
-        const struct kt_evlog_predicted *x = &p->ev[k];
+    for (size_t k = 0; k < n; k++) {
+        const struct kt_evlog_predicted *x = &ev[k];
         const struct kt_evlog_event *e = &log->event[x->event_index];
         struct kt_evlog_var v;
-        const char *name = kt_evlog_var_parse(e, &v, NULL) == 0 ? v.name : NULL;
+        bool isvar = e->type == KT_EV_EFI_VARIABLE_DRIVER_CONFIG || e->type == KT_EV_EFI_VARIABLE_AUTHORITY;
+        const char *name = isvar && kt_evlog_var_parse(e, &v, NULL) == 0 ? v.name : NULL;
         if (a->json) {
             struct jw w;
             jw_init(&w, stdout);
             jw_obj(&w, NULL);
             jw_str(&w, "type", "predicted_event");
             jw_int(&w, "event", (long long)x->event_index);
+            jw_int(&w, "pcr", e->pcr);
             jw_str(&w, "event_type", kt_evlog_type_name(e->type));
             jw_str(&w, "variable", name);
             jw_str(&w, "prediction", how_name(x->how));
@@ -193,11 +184,17 @@ size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_predic
                    x->note[0] ? ": " : "", tx(x->note));
         }
     }
+}
+
+static void banks_print(const struct kt_evlog_prediction *p, unsigned pcr,
+                        const struct ev_predict_args *a)
+{
+    char now[2 * KT_EVLOG_MAX_DIGEST + 1], after[2 * KT_EVLOG_MAX_DIGEST + 1];
     for (size_t b = 0; b < p->after.n_banks; b++) {
         if (!p->after.bank[b].supported)
             continue;
-        kt_hex(p->now.bank[b].pcr[7], p->now.bank[b].size, now);
-        kt_hex(p->after.bank[b].pcr[7], p->after.bank[b].size, after);
+        kt_hex(p->now.bank[b].pcr[pcr], p->now.bank[b].size, now);
+        kt_hex(p->after.bank[b].pcr[pcr], p->after.bank[b].size, after);
         bool ch = strcmp(now, after) != 0;
         if (a->json) {
             struct jw w;
@@ -205,18 +202,44 @@ size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_predic
             jw_obj(&w, NULL);
             jw_str(&w, "type", "prediction");
             jw_str(&w, "bank", ev_alg(p->after.bank[b].alg));
-            jw_int(&w, "pcr", 7);
+            jw_int(&w, "pcr", pcr);
             jw_str(&w, "now", now);
             jw_str(&w, "predicted", after);
             jw_bool(&w, "changes", ch);
             jw_obj_end(&w);
             jw_newline(&w);
         } else {
-            printf("  %-7s PCR 7 now       %s\n", ev_alg(p->after.bank[b].alg), now);
-            printf("  %-7s PCR 7 predicted %s%s\n", ev_alg(p->after.bank[b].alg), after,
+            printf("  %-7s PCR %u now       %s\n", ev_alg(p->after.bank[b].alg), pcr, now);
+            printf("  %-7s PCR %u predicted %s%s\n", ev_alg(p->after.bank[b].alg), pcr, after,
                    ch ? "  (changes)" : "");
         }
     }
+}
+
+size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                        const struct ev_predict_args *a)
+{
+    size_t changed = 0;
+    for (size_t b = 0; b < p->after.n_banks; b++)
+        changed += p->after.bank[b].supported &&
+                   memcmp(p->after.bank[b].pcr[7], p->now.bank[b].pcr[7], p->now.bank[b].size);
+    if (a->predict_format && !strcmp(a->predict_format, "yaml")) {
+        yaml_out(p);
+        return changed;
+    }
+    if (a->predict_format && !strcmp(a->predict_format, "pcrlock")) {
+        pcrlock_out(log, p);
+        return changed;
+    }
+    if (!a->json && !a->quiet)
+        printf("PCR 7 after the change (each PCR 7 event recomputed where the new state is known):\n");
+    events_print(log, p->ev, p->n, a);
+    if (p->n4 && !a->json && !a->quiet)
+        printf("PCR 4 after the change (each boot application found on the ESP measured again):\n");
+    events_print(log, p->ev4, p->n4, a);
+    banks_print(p, 7, a);
+    if (p->n4)
+        banks_print(p, 4, a);
     if (!a->json) {
         if (changed)
             printf("PCR 7 changes: secrets sealed to PCR 7 will not unseal; re-enroll after the "
@@ -224,6 +247,9 @@ size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_predic
                    "--tpm2-pcrs=7) or seal to a signed policy\n");
         else
             printf("PCR 7 does not change: secrets sealed to PCR 7 keep unsealing\n");
+        if (p->pcr4_changes)
+            printf("PCR 4 changes (other boot binaries): secrets sealed to PCR 4 will not unseal; "
+                   "re-enroll after the update\n");
     }
     return changed;
 }

@@ -269,13 +269,19 @@ struct kt_evlog_prediction {
     size_t n;                        /* PCR 7 events */
     struct kt_evlog_predicted *ev;   /* owned */
     bool pcr7_changes;               /* in any replayed bank */
+    /* PCR 4 (boot applications), with esp: each EV_EFI_BOOT_SERVICES_APPLICATION
+     * whose file is on the ESP with that file's Authenticode digests */
+    size_t n4;
+    struct kt_evlog_predicted *ev4;  /* owned */
+    bool pcr4_changes;
 };
 
 /* Predict PCR 7 after a change: the log's PCR 7 events in their order, the
  * Secure Boot variable events with vars' data, each firmware db authority
  * with the db entry of vars that verifies the image the log shows after it
  * (kt_chain_firmware on that file under esp), shim's SbatLevel event with
- * the level it would enforce.  What cannot be worked out keeps its logged
+ * the level it would enforce.  With esp, PCR 4 too: each boot application
+ * found on the ESP with its Authenticode digests (the others kept).  What cannot be worked out keeps its logged
  * digest and says so.  Free with kt_evlog_prediction_free. */
 KT_API int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
                             struct kt_evlog_prediction *p, struct kt_error *err);

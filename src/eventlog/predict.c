@@ -7,6 +7,7 @@
 
 #include "eventlog/esp_path.h"
 #include "eventlog/eventlog.h"
+#include "eventlog/predict4.h"
 #include "ktrust/chain.h"
 #include "ktrust/esl.h"
 #include "ktrust/x509.h"
@@ -250,6 +251,8 @@ int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_o
             rc = predict_one(log, i, o, &nd[p->n], &p->ev[p->n], err), p->n++;
     if (rc == 0)
         rc = replay_pcr7(log, nd, p);
+    if (rc == 0 && o->esp)
+        rc = kt_evlog_predict_pcr4(log, o->esp, p);
     free(nd);
     return rc;
 }
@@ -259,6 +262,7 @@ void kt_evlog_prediction_free(struct kt_evlog_prediction *p)
     if (!p)
         return;
     free(p->ev);
-    p->ev = NULL;
-    p->n = 0;
+    free(p->ev4);
+    p->ev = p->ev4 = NULL;
+    p->n = p->n4 = 0;
 }

@@ -1,0 +1,12 @@
+/* predict4.h - PCR 4 after a change of boot binaries (predict4.c). */
+#ifndef KT_EVENTLOG_PREDICT4_H
+#define KT_EVENTLOG_PREDICT4_H
+
+#include "ktrust/eventlog.h"
+
+/* Fill p->ev4/n4 and p->after's PCR 4 from the log's PCR 4 events and the
+ * images on esp; p->now and p->after already hold the replay.  0, -ENOMEM. */
+int kt_evlog_predict_pcr4(const struct kt_evlog *log, const char *esp,
+                          struct kt_evlog_prediction *p);
+
+#endif
