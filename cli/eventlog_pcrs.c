@@ -240,6 +240,8 @@ static void one(const struct kt_evlog_pcrs *p, size_t b, unsigned i, const struc
     else if (!quiet && !used && !reset_value(x->bank[xb].val[i], x->bank[xb].len[i]))
         printf("  %-7s %2u not measured by the firmware log (extended later, e.g. by the OS): %s\n",
                ev_alg(p->bank[b].alg), i, xv);
+    else if (!quiet && !p->bank[b].supported)
+        printf("  %-7s %2u bank not computed by ktrust: not checked\n", ev_alg(p->bank[b].alg), i);
     else if (!quiet)
         printf("  %-7s %2u not read from the TPM: not checked\n", ev_alg(p->bank[b].alg), i);
 }

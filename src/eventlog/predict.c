@@ -85,9 +85,15 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
         return 0;
     }
     size_t j = i + 1;
-    while (j < log->n_events && log->event[j].type != KT_EV_EFI_BOOT_SERVICES_APPLICATION)
+    while (j < log->n_events && log->event[j].type != KT_EV_EFI_BOOT_SERVICES_APPLICATION &&
+           log->event[j].type != KT_EV_EFI_BOOT_SERVICES_DRIVER &&
+           log->event[j].type != KT_EV_EFI_RUNTIME_SERVICES_DRIVER)
         j++;
     char dp[512], file[512], path[4096];
+    if (j < log->n_events && log->event[j].type != KT_EV_EFI_BOOT_SERVICES_APPLICATION) {
+        keep(pr, "it authorized a driver or option ROM (not on the ESP): the logged authority kept");
+        return 0;
+    }
     if (j == log->n_events || kt_evlog_devpath(&log->event[j], dp, sizeof(dp), file,
                                                sizeof(file)) < 0 || !file[0]) {
         keep(pr, "no image file after it in the log: the logged authority kept");
