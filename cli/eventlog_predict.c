@@ -119,6 +119,10 @@ static void yaml_out(const struct kt_evlog_prediction *p)
         }
         upper_hex(p->after.bank[b].pcr[7], p->after.bank[b].size, hex);
         printf("    7 : 0x%s\n", hex);
+        if (p->n14) {
+            upper_hex(p->after.bank[b].pcr[14], p->after.bank[b].size, hex);
+            printf("    14: 0x%s\n", hex);
+        }
     }
 }
 
@@ -237,9 +241,14 @@ size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_predic
     if (p->n4 && !a->json && !a->quiet)
         printf("PCR 4 after the change (each boot application found on the ESP measured again):\n");
     events_print(log, p->ev4, p->n4, a);
+    if (p->n14 && !a->json && !a->quiet)
+        printf("PCR 14 after the change (shim's MOK state from the RT variables):\n");
+    events_print(log, p->ev14, p->n14, a);
     banks_print(p, 7, a);
     if (p->n4)
         banks_print(p, 4, a);
+    if (p->n14)
+        banks_print(p, 14, a);
     if (!a->json) {
         if (changed)
             printf("PCR 7 changes: secrets sealed to PCR 7 will not unseal; re-enroll after the "
@@ -249,6 +258,9 @@ size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_predic
             printf("PCR 7 does not change: secrets sealed to PCR 7 keep unsealing\n");
         if (p->pcr4_changes)
             printf("PCR 4 changes (other boot binaries): secrets sealed to PCR 4 will not unseal; "
+                   "re-enroll after the update\n");
+        if (p->pcr14_changes)
+            printf("PCR 14 changes (shim's MOK lists): secrets sealed to PCR 14 will not unseal; "
                    "re-enroll after the update\n");
     }
     return changed;

@@ -274,6 +274,12 @@ struct kt_evlog_prediction {
     size_t n4;
     struct kt_evlog_predicted *ev4;  /* owned */
     bool pcr4_changes;
+    /* PCR 14 (shim's MOK state), with vars: shim's EV_IPL "MokList",
+     * "MokListX", "MokListTrusted" events with the hash of MokListRT,
+     * MokListXRT, MokListTrustedRT when vars holds them (the others kept) */
+    size_t n14;
+    struct kt_evlog_predicted *ev14; /* owned */
+    bool pcr14_changes;
 };
 
 /* Predict PCR 7 after a change: the log's PCR 7 events in their order, the

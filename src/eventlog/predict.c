@@ -259,6 +259,8 @@ int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_o
         rc = replay_pcr7(log, nd, p);
     if (rc == 0 && o->esp)
         rc = kt_evlog_predict_pcr4(log, o->esp, p);
+    if (rc == 0 && o->vars)
+        rc = kt_evlog_predict_pcr14(log, o->vars, p);
     free(nd);
     return rc;
 }
@@ -269,6 +271,7 @@ void kt_evlog_prediction_free(struct kt_evlog_prediction *p)
         return;
     free(p->ev);
     free(p->ev4);
-    p->ev = p->ev4 = NULL;
-    p->n = p->n4 = 0;
+    free(p->ev14);
+    p->ev = p->ev4 = p->ev14 = NULL;
+    p->n = p->n4 = p->n14 = 0;
 }

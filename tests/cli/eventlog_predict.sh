@@ -145,7 +145,33 @@ expect_match "$json" '"type":"apply"' "--apply: what the update changed"
 expect_match "$json" '"type":"predicted_event","event":7,"pcr":7,"event_type":"EV_EFI_VARIABLE_DRIVER_CONFIG","variable":"db","prediction":"changed"' "--apply: the db event changes"
 expect_match "$json" '"type":"prediction","bank":"sha256","pcr":7,"now":"75677db6f14082d3bfec4d14bdd75c8d72612ef6914ca99cd5a5997b7a21309d","predicted":"[0-9a-f]{64}","changes":true' "--apply: PCR 7 changes"
 
-# 7. PCR 4: the boot applications on the ESP measured again (their Authenticode
+# 7. a MOK change: shim measures into PCR 14 the hash of MokListRT ("MokList"
+# event); MokListRT holding the vendor certificate alone (what this boot had,
+# rebuilt from its MokListRT authority event) predicts the TPM's PCR 14; one
+# more MOK changes it to the oracle's value (hashlib over the new list)
+fresh
+"$KTRUST" eventlog "$LOG" --json | python3 -c '
+import sys, json, struct, uuid
+for l in sys.stdin:
+    d = json.loads(l)
+    if d["type"] == "event" and d["index"] == 31: data = bytes.fromhex(d["variable"]["data"])
+t = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072").bytes_le
+sys.stdout.buffer.write(b"\x06\x00\x00\x00" + t + struct.pack("<III", 28 + len(data), 0, len(data)) + data)' >"vars/MokListRT-$SHIMG"
+TPM14="sha1 $(awk '$1=="sha1" && $2==14 {print $3}' "$O/pcrs.txt")
+sha256 $(awk '$1=="sha256" && $2==14 {print $3}' "$O/pcrs.txt")"
+expect_eq "$(OPCR=14 predicted --efivars vars --esp esp)" "$TPM14" "MOK identity: MokListRT = the vendor certificate predicts the TPM's PCR 14"
+esl_cert "$CA2023" >>"vars/MokListRT-$SHIMG"
+data "vars/MokListRT-$SHIMG" >mok.new
+h1=$(sha1sum <mok.new | cut -c1-40); h256=$(sha256sum <mok.new | cut -c1-64)
+want14=$(OPCR=14 oracle "27 = $h1 $h256")
+expect_eq "$(OPCR=14 predicted --efivars vars --esp esp)" "$want14" "one more MOK: PCR 14 is the oracle's"
+[ "$want14" != "$TPM14" ] && ok || bad "one more MOK must change PCR 14"
+out=$("$KTRUST" eventlog "$LOG" --predict --efivars vars --esp esp)
+expect_match "$out" '#27 EV_IPL: CHANGES: the hash of MokListRT' "the MokList event changes"
+expect_match "$out" 'PCR 14 changes \(shim.s MOK lists\)' "the PCR 14 sealing note"
+expect_eq "$(predicted --efivars vars --esp esp)" "$TPM7" "one more MOK (grub still verified by the vendor certificate): PCR 7 unchanged"
+
+# 8. PCR 4: the boot applications on the ESP measured again (their Authenticode
 # digests; oracle: pesign -h); the kernel (loaded from memory) kept
 command -v pesign >/dev/null || { [ -n "${CI:-}" ] && exit 1; echo "skipped PCR 4: pesign missing"; finish; }
 fresh
