@@ -141,7 +141,9 @@ static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_predic
         jw_int(&w, "pcr", 7);
         jw_arr(&w, "digests");
         for (size_t b = 0; b < log->n_banks; b++) {
-            if (!kt_evlog_event_digest(e, log->bank[b].alg, NULL) || !kt_evlog_alg_name(log->bank[b].alg))
+            if (!kt_evlog_alg_name(log->bank[b].alg) ||
+                (p->ev[k].inserted ? !log->bank[b].supported
+                                   : !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
                 continue;
             jw_obj(&w, NULL);
             jw_str(&w, "hashAlg", ev_alg(log->bank[b].alg));
@@ -165,6 +167,27 @@ static void events_print(const struct kt_evlog *log, const struct kt_evlog_predi
         struct kt_evlog_var v;
         bool isvar = e->type == KT_EV_EFI_VARIABLE_DRIVER_CONFIG || e->type == KT_EV_EFI_VARIABLE_AUTHORITY;
         const char *name = isvar && kt_evlog_var_parse(e, &v, NULL) == 0 ? v.name : NULL;
+        if (x->inserted) {
+            if (a->json) {
+                struct jw w;
+                jw_init(&w, stdout);
+                jw_obj(&w, NULL);
+                jw_str(&w, "type", "predicted_event");
+                jw_null(&w, "event");
+                jw_int(&w, "pcr", 7);
+                jw_str(&w, "event_type", "EV_EFI_VARIABLE_AUTHORITY");
+                jw_str(&w, "variable", "db");
+                jw_str(&w, "prediction", "new");
+                jw_int(&w, "before_event", (long long)x->event_index);
+                jw_str(&w, "note", x->note);
+                jw_obj_end(&w);
+                jw_newline(&w);
+            } else if (!a->quiet) {
+                printf("  NEW EV_EFI_VARIABLE_AUTHORITY db before #%zu: %s\n", x->event_index,
+                       tx(x->note));
+            }
+            continue;
+        }
         if (a->json) {
             struct jw w;
             jw_init(&w, stdout);

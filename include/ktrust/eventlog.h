@@ -247,7 +247,10 @@ enum kt_predict_how {
 };
 
 struct kt_evlog_predicted {
-    size_t event_index;
+    size_t event_index; /* the log's event; inserted: the image it precedes */
+    bool inserted;      /* a new EV_EFI_VARIABLE_AUTHORITY "db" event the log does not
+                         * have: firmware logs each db entry once, and after the change
+                         * an image is verified by an entry not logged before it */
     enum kt_predict_how how;
     char note[320];
     /* the predicted digest in each bank of the log (log->bank[b]); a bank

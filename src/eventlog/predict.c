@@ -7,7 +7,7 @@
 
 #include "eventlog/esp_path.h"
 #include "eventlog/eventlog.h"
-#include "eventlog/predict4.h"
+#include "eventlog/predict_int.h"
 #include "ktrust/chain.h"
 #include "ktrust/esl.h"
 #include "ktrust/x509.h"
@@ -72,6 +72,17 @@ static int find_entry(void *ctx, const struct kt_esl_entry *e)
     return 0;
 }
 
+int kt_evlog_db_entry(const struct kt_efivars *vars, const char *description, kt_span *out)
+{
+    size_t len;
+    const uint8_t *db = kt_efivar_data(&vars->var[KT_EFIVAR_DB], &len);
+    struct dbfind f = {description, {NULL, 0}};
+    if (!db || !description[0] || kt_esl_foreach(db, len, find_entry, &f, NULL) < 0 || !f.found.p)
+        return -ENOENT;
+    *out = f.found;
+    return 0;
+}
+
 /* A firmware db authority: which db entry of the new state verifies the
  * image the log shows after it. */
 static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_evlog_var *v,
@@ -111,11 +122,8 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
              l.reason);
         return 0;
     }
-    size_t len;
-    const uint8_t *db = kt_efivar_data(&o->vars->var[KT_EFIVAR_DB], &len);
     struct dbfind f = {l.trusted_by, {NULL, 0}};
-    if (!db || !l.trusted_by[0] || kt_esl_foreach(db, len, find_entry, &f, NULL) < 0 ||
-        !f.found.p) {
+    if (kt_evlog_db_entry(o->vars, l.trusted_by, &f.found) < 0) {
         keep(pr, "the db entry that verifies %s is not a certificate (%s): the logged authority kept",
              path, l.reason);
         return 0;
@@ -204,16 +212,13 @@ static int predict_one(const struct kt_evlog *log, size_t i,
     return 0;
 }
 
-static int replay_pcr7(const struct kt_evlog *log, const struct newdig *nd,
-                       struct kt_evlog_prediction *p)
+/* Each PCR 7 event's predicted digest in every bank: the new one where it
+ * was recomputed, else the logged one. */
+static void fill_digests(const struct kt_evlog *log, const struct newdig *nd,
+                         struct kt_evlog_prediction *p)
 {
-    p->after = p->now;
-    for (size_t b = 0; b < log->n_banks; b++)
-        memset(p->after.bank[b].pcr[7], 0, sizeof(p->after.bank[b].pcr[7]));
     for (size_t k = 0; k < p->n; k++) {
         const struct kt_evlog_event *e = &log->event[p->ev[k].event_index];
-        if (e->type == KT_EV_NO_ACTION)
-            continue;
         for (size_t b = 0; b < log->n_banks; b++) {
             size_t len;
             const uint8_t *d = kt_evlog_event_digest(e, log->bank[b].alg, &len);
@@ -222,11 +227,27 @@ static int replay_pcr7(const struct kt_evlog *log, const struct newdig *nd,
             if (nd[k].set && log->bank[b].supported)
                 d = nd[k].d[b];
             memcpy(p->ev[k].digest[b], d, len);
-            if (!p->after.bank[b].supported)
+        }
+    }
+}
+
+int kt_evlog_replay_pcr7(const struct kt_evlog *log, struct kt_evlog_prediction *p)
+{
+    p->pcr7_changes = false;
+    for (size_t b = 0; b < log->n_banks; b++)
+        memset(p->after.bank[b].pcr[7], 0, sizeof(p->after.bank[b].pcr[7]));
+    for (size_t k = 0; k < p->n; k++) {
+        const struct kt_evlog_event *e = &log->event[p->ev[k].event_index];
+        if (!p->ev[k].inserted && e->type == KT_EV_NO_ACTION)
+            continue;
+        for (size_t b = 0; b < log->n_banks; b++) {
+            size_t len = log->bank[b].size;
+            if (!p->after.bank[b].supported ||
+                (!p->ev[k].inserted && !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
                 continue;
             uint8_t buf[2 * KT_EVLOG_MAX_DIGEST];
             memcpy(buf, p->after.bank[b].pcr[7], len);
-            memcpy(buf + len, d, len);
+            memcpy(buf + len, p->ev[k].digest[b], len);
             KT_TRY(kt_digest(kt_evlog_hash(log->bank[b].alg), buf, 2 * len,
                              p->after.bank[b].pcr[7]));
         }
@@ -255,8 +276,14 @@ int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_o
     for (size_t i = 0; i < log->n_events && rc == 0; i++)
         if (log->event[i].pcr == 7 && log->event[i].type != KT_EV_NO_ACTION)
             rc = predict_one(log, i, o, &nd[p->n], &p->ev[p->n], err), p->n++;
+    if (rc == 0) {
+        p->after = p->now;
+        fill_digests(log, nd, p);
+        if (o->esp && o->vars)
+            rc = kt_evlog_predict_new_authorities(log, o, p);
+    }
     if (rc == 0)
-        rc = replay_pcr7(log, nd, p);
+        rc = kt_evlog_replay_pcr7(log, p);
     if (rc == 0 && o->esp)
         rc = kt_evlog_predict_pcr4(log, o->esp, p);
     if (rc == 0 && o->vars)

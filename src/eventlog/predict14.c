@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "eventlog/eventlog.h"
-#include "eventlog/predict4.h"
+#include "eventlog/predict_int.h"
 #include "util/fmt.h"
 
 static int mok_var(const struct kt_evlog_event *e)

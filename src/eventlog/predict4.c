@@ -8,7 +8,7 @@
 
 #include "eventlog/esp_path.h"
 #include "eventlog/eventlog.h"
-#include "eventlog/predict4.h"
+#include "eventlog/predict_int.h"
 #include "pe/pe.h"
 #include "util/file.h"
 #include "util/fmt.h"
