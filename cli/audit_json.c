@@ -6,11 +6,13 @@
 #include "apply_print.h"
 #include "audit_print.h"
 #include "cli.h"
+#include "json_summary.h"
 
 static void jstart(struct jw *w, const char *section)
 {
     jw_init(w, stdout);
     jw_obj(w, NULL);
+    jw_str(w, "type", "audit");
     jw_str(w, "section", section);
 }
 
@@ -222,21 +224,28 @@ static size_t json_outlook(struct jw *w, const struct kt_audit *a, const struct 
     return revoked;
 }
 
+/* The summary object (json_summary.h).  Kept for one release: section
+ * ("summary"), exit_code (= exit), parts_missing and modules_not_loading
+ * (= counts).  would_be_revoked, the count here and a bool in outlook's
+ * files, is gone from the summary: the count is counts.would_be_revoked. */
 static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
 {
     int code = audit_exit_code(a);
-    jstart(w, "summary");
-    if (code == EXIT_NOINPUT)
-        jw_null(w, "verdict");
-    else
-        jw_str(w, "verdict", kt_verdict_name((enum kt_verdict)code));
-    jw_int(w, "exit_code", code);
     size_t missing = 0;
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
         missing += !a->found[i];
+    size_t not_loading = a->n_modules - a->n_modules_trusted;
+    struct cli_count c[] = {{"parts_missing", missing},
+                            {"modules_not_loading", not_loading},
+                            {"would_be_revoked", revoked}};
+    struct cli_summary s = {
+        .verdict = code == EXIT_NOINPUT ? NULL : kt_verdict_name((enum kt_verdict)code),
+        .exit = code, .counts = c, .n_counts = 3};
+    cli_json_summary_begin(w, stdout, &s);
+    jw_str(w, "section", "summary");
+    jw_int(w, "exit_code", code);
     jw_int(w, "parts_missing", (long long)missing);
-    jw_int(w, "modules_not_loading", (long long)(a->n_modules - a->n_modules_trusted));
-    jw_int(w, "would_be_revoked", (long long)revoked);
+    jw_int(w, "modules_not_loading", (long long)not_loading);
     jend(w);
 }
 

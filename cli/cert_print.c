@@ -101,12 +101,14 @@ void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent)
     hexline(f, indent, "tbs sha256:", kt_x509_tbs_sha256(c), 32);
 }
 
-void cli_bad_input_json(const char *file, int index, int rc, const char *reason, size_t offset)
+void cli_bad_input_json(const char *file, const char *type, int index, int rc, const char *reason,
+                        size_t offset)
 {
     struct jw w;
     jw_init(&w, stdout);
     jw_obj(&w, NULL);
     jw_str(&w, "file", file);
+    jw_str(&w, "type", type);
     if (index > 0)
         jw_int(&w, "index", index);
     else

@@ -21,9 +21,11 @@ void cli_cert_json(struct jw *w, const char *key, const struct kt_x509 *c);
 void cli_cert_json_fields(struct jw *w, const struct kt_x509 *c);
 /* The --json object for an input (or the index-th certificate in it, 1-based;
  * 0: the file as a whole) that could not be read or parsed:
- * {file, index, error, reason, offset} -- the same for x509 show and
- * kernel-keys, so that every input has an object. */
-void cli_bad_input_json(const char *file, int index, int rc, const char *reason, size_t offset);
+ * {file, type, index, error, reason, offset} -- the same for x509 show,
+ * kernel-keys and esl show (type: what the command's objects are), so that
+ * every input has an object. */
+void cli_bad_input_json(const char *file, const char *type, int index, int rc, const char *reason,
+                        size_t offset);
 
 /* "name: value" lines, each prefixed by indent. */
 void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent);

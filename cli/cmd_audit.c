@@ -1,6 +1,7 @@
 /* ktrust audit: the whole boot chain of a system, live or offline (--root),
  * in one report.  The decisions are in src/audit; this parses, calls,
  * prints and maps the exit code. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,8 @@
 #include "audit_print.h"
 #include "cli.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT, OPT_APPLY };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
+       OPT_SAVE_ROOT, OPT_APPLY };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -26,6 +28,8 @@ static const struct cli_opt opts[] = {
             "(repeatable, in order)"),
     CLI_OPT("dot", 0, required_argument, OPT_DOT, "OUT.dot",
             "also write the chain as Graphviz, coloured by verdict"),
+    CLI_OPT("save-root", 0, required_argument, OPT_SAVE_ROOT, "DIR",
+            "also copy what was read into DIR (new or empty), laid out for --root DIR"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "every module of each group, not only the first"),
     CLI_OPTS(cli_opts_output),
@@ -38,6 +42,7 @@ static void usage(FILE *f)
         f,
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
         "                    [--modules DIR] [--dbx FILE]... [--json] [--dot OUT.dot] [-v]\n"
+        "                    [--save-root DIR]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
@@ -49,6 +54,8 @@ static void usage(FILE *f)
         "/boot/vmlinuz-$(uname -r) (under --root: the newest boot/vmlinuz-* when that is\n"
         "absent); its modules /lib/modules/RELEASE.  --root DIR: the same paths under DIR.\n"
         "A part that is missing is reported as missing; the rest is still audited.\n"
+        "--save-root DIR: the variables, boot files, kernel, modules and TCG event log\n"
+        "read, copied into DIR as --root expects them (written whole or not at all).\n"
         "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
         "outlook, summary; fields in ktrust(1)).\n",
         opts,
@@ -68,7 +75,7 @@ static void progress(void *ctx, size_t done, size_t total)
 int cmd_audit(int argc, char **argv)
 {
     struct kt_audit_opts o = {0};
-    const char *dot = NULL;
+    const char *dot = NULL, *save = NULL;
     bool json = false, quiet = false, verbose = false;
     struct cli_getopt g;
     int c;
@@ -92,11 +99,12 @@ int cmd_audit(int argc, char **argv)
             o.apply[o.n_apply++] = optarg;
             break;
         case OPT_DOT: dot = optarg; break;
+        case OPT_SAVE_ROOT: save = optarg; break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (optind < argc)
@@ -105,18 +113,38 @@ int cmd_audit(int argc, char **argv)
         cli_errorf(o.root, "cannot open: %m");
         return EXIT_NOINPUT;
     }
+    struct kt_error e = KT_ERROR_INIT;
+    int rc;
+    if (save && (rc = kt_audit_save_check(save, &e)) < 0) { /* before any work */
+        cli_error(save, &e);
+        return rc == -ENOENT ? EXIT_NOINPUT : EXIT_USAGE;
+    }
     if (isatty(STDERR_FILENO) && !quiet)
         o.progress = progress;
     struct kt_audit *a = malloc(sizeof(*a));
     if (!a)
         return EXIT_INTERNAL;
-    struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_audit_run(&o, a, &e);
+    rc = kt_audit_run(&o, a, &e);
     if (rc < 0) {
         cli_error(a->error_file ? a->error_file : "audit", &e);
         kt_audit_free(a);
         free(a);
         return cli_exit_code(rc);
+    }
+    if (save) { /* whole or not at all; a failure prints no report */
+        struct kt_audit_saved sv;
+        if ((rc = kt_audit_save_root(a, &o, save, &sv, &e)) < 0) {
+            cli_error(save, &e);
+            fprintf(stderr, "ktrust: audit: nothing saved (%s not created)\n", tx(save));
+            kt_audit_free(a);
+            free(a);
+            return rc == -ENOTEMPTY || rc == -ENOTDIR ? EXIT_USAGE : EXIT_INTERNAL;
+        }
+        if (sv.not_saved[0])
+            fprintf(stderr, "ktrust: audit: --save-root: not saved: %s\n", tx(sv.not_saved));
+        if (!quiet)
+            fprintf(stderr, "ktrust: audit: saved %zu files (%llu bytes) to %s\n", sv.n_files,
+                    sv.bytes, tx(save));
     }
     if (json)
         audit_print_json(a, &o);

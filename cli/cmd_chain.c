@@ -7,6 +7,7 @@
 #include "ktrust/chain.h"
 #include "apply_print.h"
 #include "cli.h"
+#include "json_summary.h"
 #include "dot.h"
 #include "sbat_print.h"
 
@@ -200,14 +201,11 @@ struct mok_note {
     bool assumed;
 };
 
+/* In the text's order: the MOK and SbatLevel records, the links, then the
+ * summary (json_summary.h), counts by the links' verdicts. */
 static void print_json(const struct kt_chain_report *r, const struct kt_chain_link *links,
-                       size_t n_links, const struct mok_note *m)
+                       size_t n_links, const struct mok_note *m, int worst)
 {
-    for (size_t i = 0; i < n_links; i++) {
-        g_sbat_text = r->sbat_on && i < 3 ? r->sbat[i] : NULL;
-        json_link(&links[i]);
-    }
-    g_sbat_text = NULL;
     struct jw w;
     if (m->n_files) {
         jw_init(&w, stdout);
@@ -218,16 +216,24 @@ static void print_json(const struct kt_chain_report *r, const struct kt_chain_li
         jw_obj_end(&w);
         jw_newline(&w);
     }
-    if (!r->sbat_on)
-        return;
-    jw_init(&w, stdout);
-    jw_obj(&w, NULL);
-    jw_str(&w, "type", "sbat_level");
-    jw_str(&w, "level", r->have_sbat_applied && r->sbat_applied[0] ? r->sbat_applied : NULL);
-    jw_str(&w, "previous", r->have_sbat_current && r->sbat_current[0] ? r->sbat_current : NULL);
-    jw_str(&w, "note", r->sbat_note);
-    jw_obj_end(&w);
-    jw_newline(&w);
+    if (r->sbat_on) {
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "type", "sbat_level");
+        jw_str(&w, "level", r->have_sbat_applied && r->sbat_applied[0] ? r->sbat_applied : NULL);
+        jw_str(&w, "previous", r->have_sbat_current && r->sbat_current[0] ? r->sbat_current : NULL);
+        jw_str(&w, "note", r->sbat_note);
+        jw_obj_end(&w);
+        jw_newline(&w);
+    }
+    struct cli_tally t = {0};
+    for (size_t i = 0; i < n_links; i++) {
+        g_sbat_text = r->sbat_on && i < 3 ? r->sbat[i] : NULL;
+        json_link(&links[i]);
+        cli_tally_add(&t, links[i].verdict, true);
+    }
+    g_sbat_text = NULL;
+    cli_tally_summary(&t, stdout, worst, false);
 }
 
 static void print_text(const struct kt_chain_report *r, const struct kt_chain_link *links,
@@ -345,7 +351,7 @@ int cmd_chain(int argc, char **argv)
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (db.n == 0 && !efivars)
@@ -399,7 +405,7 @@ int cmd_chain(int argc, char **argv)
     int worst = run(&co, &r, links, n_links, &failed);
     if (!failed) {
         if (json)
-            print_json(&r, links, n_links, &mn);
+            print_json(&r, links, n_links, &mn, worst);
         else if (!quiet)
             print_text(&r, links, n_links, efivars, &db, &dbx, &mn, verbose, worst);
         if (dot) {

@@ -10,6 +10,7 @@
 
 #include "apply_print.h"
 #include "cli.h"
+#include "json_summary.h"
 #include "ktrust/advanced.h"
 #include "ktrust/efivars.h"
 #include "ktrust/update.h"
@@ -31,8 +32,15 @@ static const struct cli_opt opts[] = {
     CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
             "a signed db/dbx/KEK/PK update applied to --efivars first, as firmware would "
             "(repeatable, in order)"),
+    CLI_OPT("trust", 0, required_argument, OPT_DB, "FILE",
+            "the same as --db: the certificates trusted to vouch for boot binaries "
+            "(so that 'ktrust --trust FILE check-update' means what it says)"),
+    CLI_OPT("cert", 0, required_argument, OPT_DB, "FILE", "the same as --db"),
     CLI_OPT("dbx-info", 0, required_argument, OPT_DBX_INFO, "JSON",
-            "Microsoft's dbx_info_msft_latest.json, to name what an entry revokes"),
+            "Microsoft's dbx_info_msft_latest.json, to name what an entry revokes and "
+            "which architecture an update is for"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "text: also each file's format and architecture (PE machine)"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -43,7 +51,7 @@ static void usage(FILE *f)
         f,
         "usage: ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...\n"
         "                           [--efivars DIR [--apply FILE]...] [--dbx-info JSON]\n"
-        "                           [--json] [-q] PATH...\n"
+        "                           [--json] [-q] [-v] PATH...\n"
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
         "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
         "named *.efi) is checked as firmware and shim check it: its Authenticode hash in\n"
@@ -58,8 +66,10 @@ static void usage(FILE *f)
 struct run {
     struct kt_update_check *u;
     bool have_level, have_db;
-    bool json, quiet;
-    size_t files, revoked, unreadable;
+    bool json, quiet, verbose;
+    size_t files, revoked, unreadable, missing;
+    uint16_t machines[16]; /* the machine types of the PEs checked, each once */
+    size_t n_machines;
     int worst;
 };
 
@@ -73,6 +83,7 @@ static void print_file(struct run *R, const char *path, const struct kt_update_v
         jw_init(&w, stdout);
         jw_obj(&w, NULL);
         jw_str(&w, "file", path);
+        jw_str(&w, "type", "update_check");
         jw_str(&w, "verdict", verdict);
         jw_bool(&w, "would_be_revoked", rev);
         jw_str(&w, "error", rc < 0 ? v->error.what : NULL);
@@ -107,12 +118,112 @@ static void print_file(struct run *R, const char *path, const struct kt_update_v
             if (v->reasons[i].description)
                 printf("    %s\n", tx(v->reasons[i].description));
         }
+        if (rc == 0 && R->verbose) {
+            const char *arch = kt_update_arch_name(v->machine);
+            printf("  format: %s, machine %s\n", v->pe32plus ? "pe32+" : "pe32",
+                   arch ? arch : "other");
+        }
         if (rc == 0 && R->have_level && v->sbat_missing)
             printf("  note: no .sbat section: shim refuses to load it itself\n");
         if (rc == 0 && R->have_db)
             printf("  %s%s\n", v->db == 1 ? "signed by db: " : "not signed by anything in db",
                    tx(v->db_by));
     }
+}
+
+/* The summary object (json_summary.h), counts by the files' verdicts.
+ * Kept for one release: summary (true), files, unreadable (= counts.
+ * malformed).  would_be_revoked, which was the count here and a bool in
+ * the files' objects, is gone from the summary: the count is
+ * counts.would_be_revoked (a bool here would make jq's
+ * select(.would_be_revoked == true) pick the summary as a file). */
+static void summary_json(const struct run *R)
+{
+    size_t ok = R->files - R->revoked - R->unreadable;
+    struct cli_count c[] = {{"still_boots", ok},
+                            {"would_be_revoked", R->revoked},
+                            {"malformed", R->unreadable},
+                            {"unreadable", R->missing}};
+    struct cli_summary s = {.verdict = R->revoked      ? "would_be_revoked"
+                                       : R->unreadable ? "malformed"
+                                       : R->files      ? "still_boots"
+                                                       : NULL,
+                            .exit = R->worst, .counts = c, .n_counts = 4};
+    struct jw w;
+    cli_json_summary_begin(&w, stdout, &s);
+    jw_bool(&w, "summary", true);
+    jw_int(&w, "files", (long long)R->files);
+    jw_int(&w, "unreadable", (long long)R->unreadable);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+/* "a, b" as a JSON array of strings. */
+static void json_list(struct jw *w, const char *key, const char *s)
+{
+    jw_arr(w, key);
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        jw_strn(w, NULL, s, n);
+        s += n;
+        while (*s == ',' || *s == ' ')
+            s++;
+    }
+    jw_arr_end(w);
+}
+
+/* Which architecture the dbx update is for, as far as dbx_info tells
+ * (kt_update_check_arch): said when it is not the binaries'. */
+static void arch_note(const struct run *R)
+{
+    struct kt_update_arch_note a;
+    kt_update_check_arch(R->u, R->machines, R->n_machines, &a);
+    if (R->json) {
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "type", "update_arch");
+        if (a.other_arch < 0)
+            jw_null(&w, "other_arch");
+        else
+            jw_bool(&w, "other_arch", a.other_arch == 1);
+        json_list(&w, "update_arches", a.update_arches);
+        json_list(&w, "image_arches", a.image_arches);
+        jw_int(&w, "hashes", (long long)a.hashes);
+        jw_int(&w, "for_images", (long long)a.for_images);
+        jw_int(&w, "for_others", (long long)a.for_others);
+        jw_int(&w, "unlisted", (long long)a.unlisted);
+        jw_obj_end(&w);
+        jw_newline(&w);
+    } else if (!R->quiet && a.other_arch == 1) {
+        printf("note: this update is for %s: dbx_info lists %zu of its %zu image hashes for "
+               "%s, none for %s, the binaries checked; by hash it revokes none of them",
+               a.update_arches, a.for_others, a.hashes, a.update_arches, a.image_arches);
+        if (a.unlisted)
+            printf(" (%zu hash%s dbx_info does not list may be for any architecture)",
+                   a.unlisted, a.unlisted == 1 ? "" : "es");
+        printf("\n");
+    }
+}
+
+/* A PATH that cannot be opened: its object, verdict null. */
+static void missing_json(const char *path, int err)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "file", path);
+    jw_str(&w, "type", "update_check");
+    jw_null(&w, "verdict");
+    jw_bool(&w, "would_be_revoked", false);
+    char what[300];
+    snprintf(what, sizeof(what), "cannot open: %s", strerror(err));
+    jw_str(&w, "error", what); /* as the files' objects: the message */
+    jw_null(&w, "format");
+    jw_arr(&w, "reasons");
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_newline(&w);
 }
 
 static void check_file(struct run *R, const char *path)
@@ -131,6 +242,13 @@ static void check_file(struct run *R, const char *path)
         R->revoked++;
         if (R->worst < 5)
             R->worst = 5;
+    }
+    if (rc == 0) {
+        size_t i = 0;
+        while (i < R->n_machines && R->machines[i] != v.machine)
+            i++;
+        if (i == R->n_machines && i < sizeof(R->machines) / sizeof(R->machines[0]))
+            R->machines[R->n_machines++] = v.machine;
     }
     print_file(R, path, &v);
     kt_update_verdict_free(&v);
@@ -214,6 +332,7 @@ int cmd_check_update(int argc, char **argv)
         switch (c) {
         case OPT_JSON: R.json = true; break;
         case 'q': R.quiet = true; break;
+        case 'v': R.verbose = true; break;
         case 'h': usage(stdout); goto out;
         case OPT_DBX:
             have_dbx = true;
@@ -235,7 +354,7 @@ int cmd_check_update(int argc, char **argv)
                 goto out;
             }
             break;
-        default: rc = cli_usage_error("check-update", "bad option"); goto out;
+        default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
     }
     if (optind >= argc) {
@@ -266,7 +385,11 @@ int cmd_check_update(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         struct stat st;
         if (stat(argv[i], &st) < 0) {
-            cli_errorf(argv[i], "cannot open: %s", strerror(errno));
+            int err = errno;
+            cli_errorf(argv[i], "cannot open: %s", strerror(err));
+            R.missing++;
+            if (R.json)
+                missing_json(argv[i], err);
             if (R.worst < EXIT_NOINPUT)
                 R.worst = EXIT_NOINPUT;
             continue;
@@ -276,16 +399,10 @@ int cmd_check_update(int argc, char **argv)
         else
             check_file(&R, argv[i]);
     }
+    if (have_dbx)
+        arch_note(&R);
     if (R.json) {
-        struct jw w;
-        jw_init(&w, stdout);
-        jw_obj(&w, NULL);
-        jw_bool(&w, "summary", true);
-        jw_int(&w, "files", (long long)R.files);
-        jw_int(&w, "would_be_revoked", (long long)R.revoked);
-        jw_int(&w, "unreadable", (long long)R.unreadable);
-        jw_obj_end(&w);
-        jw_newline(&w);
+        summary_json(&R);
     } else if (!R.quiet) {
         printf("%zu boot file%s checked: %zu would be revoked, %zu could not be checked\n",
                R.files, R.files == 1 ? "" : "s", R.revoked, R.unreadable);

@@ -150,7 +150,7 @@ static int show_file(const char *path, const struct cli_common *co)
     if (rc < 0) {
         cli_error(path, &e);
         if (co->json && !co->quiet)
-            cli_bad_input_json(path, 0, rc, e.what, e.offset);
+            cli_bad_input_json(path, "esl", 0, rc, e.what, e.offset);
         return cli_exit_code(rc);
     }
     struct show s = {.file = path, .co = co};
@@ -162,7 +162,7 @@ static int show_file(const char *path, const struct cli_common *co)
     if (rc < 0) {
         cli_error(path, &e);
         if (co->json && !co->quiet)
-            cli_bad_input_json(path, 0, rc, e.what, e.offset);
+            cli_bad_input_json(path, "esl", 0, rc, e.what, e.offset);
         int code = cli_exit_code(rc);
         return code > s.worst ? code : s.worst;
     }

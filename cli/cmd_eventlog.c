@@ -13,6 +13,7 @@
 #include "apply_print.h"
 #include "cli.h"
 #include "eventlog_cli.h"
+#include "json_summary.h"
 #include "ktrust/advanced.h"
 #include "ktrust/efivars.h"
 #include "ktrust/eventlog.h"
@@ -191,25 +192,18 @@ static void summary(const struct args *a, const struct kt_evlog *log, int code,
 {
     if (!a->json)
         return;
-    struct jw w;
-    jw_init(&w, stdout);
-    jw_obj(&w, NULL);
-    jw_str(&w, "type", "summary");
-    jw_str(&w, "verdict", code == EXIT_NOINPUT ? NULL : kt_verdict_name((enum kt_verdict)code));
-    jw_int(&w, "exit", code);
-    jw_obj(&w, "counts");
-    jw_int(&w, "events", log ? (long long)log->n_events : 0);
-    jw_int(&w, "pcrs_matching", (long long)c->pcr_match);
-    jw_int(&w, "pcrs_mismatching", (long long)c->pcr_mismatch);
-    jw_int(&w, "variables_changed", (long long)c->vars_changed);
-    jw_int(&w, "variables_same", (long long)c->vars_same);
-    jw_int(&w, "authorized_by_ms_uefi_ca_2011", (long long)c->ms2011);
-    if (a->predict)
-        jw_int(&w, "banks_pcr7_changes", (long long)c->pcr7_banks);
-    jw_obj_end(&w);
-    jw_bool(&w, "interrupted", false);
-    jw_obj_end(&w);
-    jw_newline(&w);
+    struct cli_count n[] = {
+        {"events", log ? log->n_events : 0},
+        {"pcrs_matching", c->pcr_match},
+        {"pcrs_mismatching", c->pcr_mismatch},
+        {"variables_changed", c->vars_changed},
+        {"variables_same", c->vars_same},
+        {"authorized_by_ms_uefi_ca_2011", c->ms2011},
+        {"banks_pcr7_changes", c->pcr7_banks},
+    };
+    struct cli_summary sum = {code == EXIT_NOINPUT ? NULL : kt_verdict_name((enum kt_verdict)code),
+                              code, n, sizeof(n) / sizeof(n[0]) - !a->predict, false};
+    cli_json_summary(stdout, &sum);
 }
 
 static const char *varcmp_name(enum kt_evlog_varcmp r)

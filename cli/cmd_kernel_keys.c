@@ -67,7 +67,7 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
             fputc('\n', stderr);
         }
         if (s->co->json && !s->co->quiet)
-            cli_bad_input_json(s->file, s->index, rc, e.what,
+            cli_bad_input_json(s->file, "kernel_key", s->index, rc, e.what,
                                e.offset != KT_NO_OFFSET ? off + e.offset : off);
         s->worst = worse(s->worst, cli_exit_code(rc));
         return 0;
@@ -80,6 +80,7 @@ static int show_key(void *vctx, const uint8_t *der, size_t len, size_t off)
             free(pem);
         } else if (s->co->json) {
             jw_obj(&s->w, NULL);
+            jw_str(&s->w, "type", "kernel_key");
             cli_cert_json_fields(&s->w, c);
             jw_str(&s->w, "file", s->file);
             jw_int(&s->w, "index", s->index);
@@ -105,7 +106,7 @@ static int one_image(const char *path, const struct cli_common *co, bool pem)
         if (!co->quiet)
             cli_error(path, &e);
         if (co->json && !co->quiet)
-            cli_bad_input_json(path, 0, rc, e.what, e.offset);
+            cli_bad_input_json(path, "kernel_key", 0, rc, e.what, e.offset);
         return EXIT_NOINPUT;
     }
     struct kk_ctx s = {.file = path, .co = co, .pem = pem};
@@ -117,7 +118,7 @@ static int one_image(const char *path, const struct cli_common *co, bool pem)
         if (!co->quiet)
             cli_error(path, &e);
         if (co->json && !co->quiet && !pem)
-            cli_bad_input_json(path, 0, rc, e.what, e.offset);
+            cli_bad_input_json(path, "kernel_key", 0, rc, e.what, e.offset);
         s.worst = worse(s.worst, cli_exit_code(rc));
     }
     fflush(stdout);
@@ -145,7 +146,7 @@ int cmd_kernel_keys(int argc, char **argv)
         if (r < 0)
             return EXIT_USAGE;
         if (r == 0)
-            return cli_usage_error("kernel-keys", "bad option");
+            return EXIT_USAGE; /* cli_getopt said why */
     }
     if (optind >= argc)
         return cli_usage_error("kernel-keys", "no VMLINUZ given");

@@ -89,6 +89,7 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
         const struct kt_key *key = kt_keyring_key(r, i);
         if (o->co.json) {
             jw_obj(w, NULL);
+            jw_str(w, "type", "key");
             cli_cert_json_fields(w, kt_key_cert(key));
             jw_str(w, "keyring", kt_keyring_name(r));
             jw_bool(w, "trusted", kt_key_is_trusted(key));
@@ -113,6 +114,7 @@ static void list_ring(const struct kr_opts *o, struct kt_keyrings *k, struct kt_
         kt_hex(digest, dlen, hex);
         if (o->co.json) {
             jw_obj(w, NULL);
+            jw_str(w, "type", "blacklist_hash");
             jw_str(w, "keyring", "blacklist");
             jw_str(w, "kind", kt_blacklist_hash_kind(b));
             jw_str(w, "hash_algorithm", kt_blacklist_hash_algorithm(b));
@@ -180,6 +182,7 @@ static void add_json(const struct kr_opts *o, struct kt_keyring *r, char **files
     for (int i = 0; i < nfiles; i++) {
         jw_obj(&w, NULL);
         jw_str(&w, "file", files[i]);
+        jw_str(&w, "type", "keyring_add");
         jw_str(&w, "keyring", o->keyring);
         jw_bool(&w, "stored", rc == 0);
         jw_arr(&w, "keys");
@@ -302,6 +305,7 @@ static int do_create(const struct kr_opts *o, int nargs, char **args)
         struct jw w;
         jw_init(&w, stdout);
         jw_obj(&w, NULL);
+        jw_str(&w, "type", "keyring_create");
         jw_str(&w, "keyring", args[0]);
         jw_str(&w, "restriction", spec);
         jw_bool(&w, "created", ret == 0);
@@ -354,7 +358,7 @@ int cmd_keyring(int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case 'h': usage(stdout); return 0;
-        default: return cli_usage_error("keyring", "bad option");
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     int nargs = argc - 1 - optind;

@@ -27,6 +27,7 @@ static int export_json(struct kt_keyring *r, struct kt_keyrings *k)
         if (!pem)
             return EXIT_INTERNAL;
         jw_obj(&w, NULL);
+        jw_str(&w, "type", "key");
         cli_cert_json_fields(&w, kt_key_cert(key));
         jw_str(&w, "keyring", kt_keyring_name(r));
         jw_bool(&w, "trusted", kt_key_is_trusted(key));
@@ -41,6 +42,7 @@ static int export_json(struct kt_keyring *r, struct kt_keyrings *k)
     for (size_t i = 0; i < kt_blacklist_hash_count(k); i++) {
         const struct kt_blacklist_hash *h = kt_blacklist_hash_at(k, i);
         jw_obj(&w, NULL);
+        jw_str(&w, "type", "blacklist_hash");
         jw_str(&w, "keyring", "blacklist");
         jw_str(&w, "kind", kt_blacklist_hash_kind(h));
         jw_str(&w, "hash_algorithm", kt_blacklist_hash_algorithm(h));
@@ -62,6 +64,7 @@ static void export_summary_json(const struct kr_opts *o, const char *fmt, size_t
     jw_init(&w, stdout);
     jw_obj(&w, NULL);
     jw_str(&w, "file", o->out);
+    jw_str(&w, "type", "keyring_export");
     jw_str(&w, "keyring", o->keyring);
     jw_str(&w, "format", fmt);
     jw_int(&w, "keys", (long long)keys);
@@ -185,6 +188,7 @@ int kr_do_push(const struct kr_opts *o, int nargs)
         pushed++;
         if (o->co.json) {
             jw_obj(&w, NULL);
+            jw_str(&w, "type", "keyring_push");
             jw_str(&w, "description", want);
             jw_int(&w, "serial", id);
             jw_str(&w, "kernel_description", kdesc);

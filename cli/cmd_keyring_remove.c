@@ -23,13 +23,14 @@ static void key_line(FILE *f, const char *verb, const char *ring, const struct k
 }
 
 /* The JSON object of one id: what it matches and whether that was removed. */
-static void id_json(const struct kr_opts *o, const char *id, struct kt_keyring *r,
+static void id_json(FILE *f, const struct kr_opts *o, const char *id, struct kt_keyring *r,
                     const struct kt_key *const *m, size_t n, bool removed, int rc,
                     const char *reason)
 {
     struct jw w;
-    jw_init(&w, stdout);
+    jw_init(&w, f);
     jw_obj(&w, NULL);
+    jw_str(&w, "type", "keyring_remove");
     jw_str(&w, "id", id);
     jw_str(&w, "keyring", kt_keyring_name(r));
     jw_arr(&w, "matches");
@@ -48,9 +49,10 @@ static void id_json(const struct kr_opts *o, const char *id, struct kt_keyring *
     jw_newline(&w);
 }
 
-/* One key id: 0, or the exit code after printing why nothing is removed. */
-static int remove_key_id(const struct kr_opts *o, struct kt_keyrings *k, struct kt_keyring *r,
-                         const char *id, bool check_only, int *total)
+/* One key id: 0, or the exit code after printing why nothing is removed.
+ * What is removed is said on out (kept until the commit is known). */
+static int remove_key_id(FILE *out, const struct kr_opts *o, struct kt_keyrings *k,
+                         struct kt_keyring *r, const char *id, bool check_only, int *total)
 {
     size_t n = 0, cap = kt_keyring_count(r);
     const struct kt_key **m = calloc(cap ? cap : 1, sizeof(*m));
@@ -66,7 +68,7 @@ static int remove_key_id(const struct kr_opts *o, struct kt_keyrings *k, struct 
                  kt_keyring_name(r), id);
         cli_errorf(NULL, "%s", reason);
         if (o->co.json)
-            id_json(o, id, r, m, n, false, -ENOKEY, reason);
+            id_json(stdout, o, id, r, m, n, false, -ENOKEY, reason);
         ret = cli_exit_code(-ENOKEY);
     } else if (n > 1 && !o->all) {
         snprintf(reason, sizeof(reason),
@@ -79,14 +81,14 @@ static int remove_key_id(const struct kr_opts *o, struct kt_keyrings *k, struct 
         if (n > MAX_SHOWN)
             fprintf(stderr, "  ... and %zu more\n", n - MAX_SHOWN);
         if (o->co.json)
-            id_json(o, id, r, m, n, false, -EINVAL, reason);
+            id_json(stdout, o, id, r, m, n, false, -EINVAL, reason);
         ret = EXIT_USAGE;
     } else if (!check_only) {
         for (size_t i = 0; !o->co.json && !o->co.quiet && i < n; i++)
-            key_line(stdout, o->dry_run ? "would remove from" : "removed from",
+            key_line(out, o->dry_run ? "would remove from" : "removed from",
                      kt_keyring_name(r), m[i]);
         if (o->co.json)
-            id_json(o, id, r, m, n, !o->dry_run, 0, NULL);
+            id_json(out, o, id, r, m, n, !o->dry_run, 0, NULL);
         *total += (int)n;
     }
     free(m);
@@ -97,8 +99,8 @@ static int remove_key_id(const struct kr_opts *o, struct kt_keyrings *k, struct 
 }
 
 /* A blacklist hash id (bin:HEX, tbs:HEX): exact, so at most one. */
-static int remove_hash_id(const struct kr_opts *o, struct kt_keyrings *k, const char *id,
-                          bool check_only, int *total)
+static int remove_hash_id(FILE *out, const struct kr_opts *o, struct kt_keyrings *k,
+                          const char *id, bool check_only, int *total)
 {
     int found = -1;
     for (size_t i = 0; i < kt_blacklist_hash_count(k); i++) {
@@ -118,8 +120,9 @@ static int remove_hash_id(const struct kr_opts *o, struct kt_keyrings *k, const 
         return 0;
     if (o->co.json) {
         struct jw w;
-        jw_init(&w, stdout);
+        jw_init(&w, out);
         jw_obj(&w, NULL);
+        jw_str(&w, "type", "keyring_remove");
         jw_str(&w, "id", id);
         jw_str(&w, "keyring", "blacklist");
         jw_bool(&w, "removed", !o->dry_run);
@@ -129,7 +132,8 @@ static int remove_hash_id(const struct kr_opts *o, struct kt_keyrings *k, const 
         jw_obj_end(&w);
         jw_newline(&w);
     } else if (!o->co.quiet) {
-        printf("%s blacklist: %s\n", o->dry_run ? "would remove from" : "removed from", tx(id));
+        fprintf(out, "%s blacklist: %s\n", o->dry_run ? "would remove from" : "removed from",
+                tx(id));
     }
     (*total)++;
     if (o->dry_run)
@@ -158,16 +162,33 @@ int kr_do_remove(const struct kr_opts *o, int nids, char **ids)
     struct kt_keyring *r = kr_need_ring(k, o->keyring, &ret);
     int total = 0;
     bool is_bl = r && r == kt_keyrings_get(k, "blacklist");
+    /* what is removed is said only once the commit succeeded */
+    char *said = NULL;
+    size_t said_len = 0;
+    FILE *out = o->dry_run ? stdout : open_memstream(&said, &said_len);
+    if (!out)
+        ret = EXIT_INTERNAL;
     /* every id is checked before anything is removed or said removed */
     for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; r && i < nids && ret == 0; i++) {
+        for (int i = 0; out && r && i < nids && ret == 0; i++) {
             bool hash_id = !strncmp(ids[i], "bin:", 4) || !strncmp(ids[i], "tbs:", 4);
-            ret = hash_id && is_bl ? remove_hash_id(o, k, ids[i], pass == 0, &total)
-                                   : remove_key_id(o, k, r, ids[i], pass == 0, &total);
+            ret = hash_id && is_bl ? remove_hash_id(out, o, k, ids[i], pass == 0, &total)
+                                   : remove_key_id(out, o, k, r, ids[i], pass == 0, &total);
         }
     }
-    if (ret == 0 && !o->dry_run && (rc = kr_finish(ctx, &e)) < 0)
+    if (ret == 0 && !o->dry_run && (rc = kr_finish(ctx, &e)) < 0) {
         ret = kr_fail(path, rc, &e);
+        for (int i = 0; o->co.json && i < nids; i++) /* nothing was removed */
+            id_json(stdout, o, ids[i], r, NULL, 0, false, rc, e.what);
+        if (!o->co.json && !o->co.quiet)
+            fprintf(stderr, "ktrust: nothing removed from %s\n", tx(o->keyring));
+    }
+    if (out && out != stdout) {
+        fclose(out);
+        if (ret == 0)
+            fwrite(said, 1, said_len, stdout);
+        free(said);
+    }
     if (ret == 0 && !o->co.quiet && !o->co.json)
         fprintf(stderr, "ktrust: %s %d from %s\n", o->dry_run ? "would remove" : "removed", total,
                 tx(o->keyring));

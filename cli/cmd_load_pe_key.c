@@ -41,10 +41,16 @@ static void usage(FILE *f)
         opts, NULL);
 }
 
+/* One file's result, printed once the store's fate is known: not_stored
+ * (NULL when the keys were committed) says why a trusted file's keys were
+ * not kept, so no line claims a write that did not happen. */
 static void print_one(const struct cli_common *co, const char *file, int rc,
                       const struct kt_error *e, const struct kt_pe_load_result *res,
-                      const char *ring)
+                      const char *ring, const char *not_stored)
 {
+    char why[sizeof(e->what) + 64];
+    if (rc == 0 && not_stored)
+        snprintf(why, sizeof(why), "verified (trusted); not stored: %s", not_stored);
     if (co->json) {
         struct jw w;
         jw_init(&w, stdout);
@@ -56,14 +62,16 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
         else
             jw_str(&w, "verdict", kt_verdict_name(kt_verdict_of(rc)));
         jw_str(&w, "error", kt_errno_name(rc));
-        jw_str(&w, "reason", rc ? e->what : "trusted: its wrapped keys were added");
+        jw_str(&w, "reason", rc ? e->what
+                             : not_stored ? why
+                                          : "trusted: its wrapped keys were added");
         jw_str(&w, "keyring", ring);
         jw_str(&w, "wrapped", res->kind ? kt_wrap_kind_name(res->kind) : NULL);
         jw_arr(&w, "added");
-        for (size_t i = 0; rc == 0 && i < res->n_added; i++)
+        for (size_t i = 0; rc == 0 && !not_stored && i < res->n_added; i++)
             cli_cert_json(&w, NULL, kt_key_cert(res->added[i]));
         jw_arr_end(&w);
-        jw_int(&w, "blacklisted", rc == 0 ? (long long)res->n_blacklisted : 0);
+        jw_int(&w, "blacklisted", rc == 0 && !not_stored ? (long long)res->n_blacklisted : 0);
         jw_obj_end(&w);
         jw_newline(&w);
         return;
@@ -72,6 +80,10 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
         return; /* an unreadable file: its stderr line says it all */
     if (rc != 0) {
         printf("%s: %s: nothing added\n", tx(file), kt_verdict_name(kt_verdict_of(rc)));
+        return;
+    }
+    if (not_stored) {
+        printf("%s: %s\n", tx(file), tx(why));
         return;
     }
     printf("%s: trusted; %zu key%s from %s added to %s, flagged trusted\n", tx(file), res->n_added,
@@ -110,7 +122,7 @@ int cmd_load_pe_key(int argc, char **argv)
             if (cli_parse_verify_purpose(optarg, false, &pol.purpose) < 0)
                 return cli_usage_error("load-pe-key", "--purpose takes uefi or kexec");
             break;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (optind >= argc)
@@ -132,41 +144,62 @@ int cmd_load_pe_key(int argc, char **argv)
         kt_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    int worst = 0;
+    int worst = 0, nf = argc - optind;
     size_t n_new = 0;
-    for (int i = optind; i < argc; i++) {
-        struct kt_file f;
-        struct kt_error fe = KT_ERROR_INIT;
+    struct one {
+        int rc;
+        struct kt_error e;
         struct kt_pe_load_result res;
-        memset(&res, 0, sizeof(res));
-        int frc = kt_file_open(argv[i], &f, &fe);
-        if (frc == 0) {
-            frc = kt_pe_load_keys_policy(f.data, f.len, rings, target, &pol, argv[i], &res, &fe);
-            if (frc < 0)
-                cli_error(argv[i], &fe);
-            print_one(&co, argv[i], frc, &fe, &res, ring_name);
-            if (frc == 0)
-                n_new += res.n_added + res.n_blacklisted;
-            kt_pe_load_result_free(&res);
-            kt_file_close(&f);
-        } else {
-            cli_error(argv[i], &fe);
-            print_one(&co, argv[i], frc, &fe, &res, ring_name);
-        }
-        int code = cli_exit_code(frc);
-        if (code > worst)
-            worst = code;
+    } *r = calloc((size_t)nf, sizeof(*r));
+    if (!r) {
+        kt_ctx_free(ctx);
+        return EXIT_INTERNAL;
     }
-    /* a store that did not exist is made only when there is something to keep */
+    const char *failed = NULL;
+    for (int i = 0; i < nf; i++) {
+        const char *file = argv[optind + i];
+        struct kt_file f;
+        r[i].e = (struct kt_error)KT_ERROR_INIT;
+        r[i].rc = kt_file_open(file, &f, &r[i].e);
+        if (r[i].rc == 0) {
+            r[i].rc = kt_pe_load_keys_policy(f.data, f.len, rings, target, &pol, file, &r[i].res,
+                                             &r[i].e);
+            if (r[i].rc == 0)
+                n_new += r[i].res.n_added + r[i].res.n_blacklisted;
+            kt_file_close(&f);
+        }
+        if (r[i].rc < 0)
+            cli_error(file, &r[i].e);
+        int code = cli_exit_code(r[i].rc);
+        if (code > worst) {
+            worst = code;
+            failed = failed ? failed : file;
+        }
+    }
+    /* a store that did not exist is made only when there is something to keep;
+     * the results are printed after the commit, saying whether it happened */
+    char not_stored[sizeof(e.what) + 128] = "";
     if (worst == 0 && (kt_ctx_has_store(ctx) || n_new)) {
         if ((rc = kt_ctx_commit(ctx, &e)) < 0) {
             cli_error(kt_ctx_store_path(ctx), &e);
             worst = cli_exit_code(rc);
+            snprintf(not_stored, sizeof(not_stored), "%s", e.what);
         }
     } else if (worst) {
+        snprintf(not_stored, sizeof(not_stored),
+                 "%s failed, and all files are one store transaction", failed);
+    }
+    for (int i = 0; i < nf; i++) {
+        print_one(&co, argv[optind + i], r[i].rc, &r[i].e, &r[i].res, ring_name,
+                  not_stored[0] ? not_stored : NULL);
+        kt_pe_load_result_free(&r[i].res);
+    }
+    free(r);
+    if (worst) {
         kt_ctx_rollback(ctx);
         if (!co.quiet && !co.json)
-            fprintf(stderr, "ktrust: load-pe-key: nothing stored (a file failed)\n");
+            fprintf(stderr, "ktrust: load-pe-key: nothing stored (%s)\n",
+                    rc < 0 ? "the store could not be written" : "a file failed");
     }
     kt_ctx_free(ctx);
     return worst;

@@ -34,6 +34,7 @@ static int show_one(const char *path, bool json, bool quiet)
         jw_init(&w, stdout);
         jw_obj(&w, NULL);
         jw_str(&w, "file", path);
+        jw_str(&w, "type", "sbat");
         jw_bool(&w, "present", rc == 0 && kt_sbat_present(s));
         cli_sbat_entries_json(&w, "entries", rc == 0 ? s : NULL);
         jw_str(&w, "error", rc < 0 ? (e.what[0] ? e.what : "failed") : NULL);

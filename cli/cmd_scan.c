@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json_summary.h"
 #include "keyload.h"
 #include "ktrust/scan.h"
 #include "verdict_print.h"
@@ -218,33 +219,50 @@ static const char *slot_name(int i)
     return kt_verdict_name(i <= KT_REFUSED ? (enum kt_verdict)i : KT_INTERNAL);
 }
 
-static void summary(const struct scan_ctx *s, const struct kt_scan_stats *st)
+/* The summary object (json_summary.h); files, verified, types, bytes,
+ * seconds and mb_per_s are scan's own; verdicts, skipped and unreadable
+ * repeat counts and go after one release (ktrust(1), JSON OUTPUT). */
+static void summary_json(const struct kt_scan_stats *st, int code)
+{
+    double secs = st->seconds, mbs = secs > 0 ? (double)st->bytes / 1e6 / secs : 0;
+    struct cli_count c[KT_REFUSED + 4];
+    const char *worst = NULL;
+    for (int i = 0; i < KT_REFUSED + 2; i++) {
+        c[i] = (struct cli_count){slot_name(i), st->verdicts[i]};
+        if (i <= KT_REFUSED && st->verdicts[i])
+            worst = c[i].name;
+    }
+    c[KT_REFUSED + 2] = (struct cli_count){"unreadable", st->unreadable};
+    c[KT_REFUSED + 3] = (struct cli_count){"skipped", st->skipped};
+    struct cli_summary sum = {.verdict = worst, .exit = code, .counts = c,
+                              .n_counts = KT_REFUSED + 4, .interrupted = interrupted != 0};
+    struct jw w;
+    cli_json_summary_begin(&w, stdout, &sum);
+    jw_int(&w, "files", (long long)st->files);
+    jw_int(&w, "verified", (long long)(st->files - st->skipped - st->unreadable));
+    jw_int(&w, "skipped", (long long)st->skipped);
+    jw_int(&w, "unreadable", (long long)st->unreadable);
+    jw_obj(&w, "verdicts");
+    for (int i = 0; i < KT_REFUSED + 2; i++)
+        jw_int(&w, slot_name(i), (long long)st->verdicts[i]);
+    jw_obj_end(&w);
+    jw_obj(&w, "types");
+    for (unsigned t = 0; t < KT_SCAN_N_TYPES; t++)
+        jw_int(&w, kt_scan_type_name(t), (long long)st->types[t]);
+    jw_obj_end(&w);
+    jw_int(&w, "bytes", (long long)st->bytes);
+    jw_num(&w, "seconds", secs, 3);
+    jw_num(&w, "mb_per_s", mbs, 1);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+static void summary(const struct scan_ctx *s, const struct kt_scan_stats *st, int code)
 {
     double secs = st->seconds, mbs = secs > 0 ? (double)st->bytes / 1e6 / secs : 0;
     uint64_t verified = st->files - st->skipped - st->unreadable;
     if (s->json) {
-        struct jw w;
-        jw_init(&w, stdout);
-        jw_obj(&w, NULL);
-        jw_str(&w, "type", "summary");
-        jw_int(&w, "files", (long long)st->files);
-        jw_int(&w, "verified", (long long)verified);
-        jw_int(&w, "skipped", (long long)st->skipped);
-        jw_int(&w, "unreadable", (long long)st->unreadable);
-        jw_bool(&w, "interrupted", interrupted != 0);
-        jw_obj(&w, "verdicts");
-        for (int i = 0; i < KT_REFUSED + 2; i++)
-            jw_int(&w, slot_name(i), (long long)st->verdicts[i]);
-        jw_obj_end(&w);
-        jw_obj(&w, "types");
-        for (unsigned t = 0; t < KT_SCAN_N_TYPES; t++)
-            jw_int(&w, kt_scan_type_name(t), (long long)st->types[t]);
-        jw_obj_end(&w);
-        jw_int(&w, "bytes", (long long)st->bytes);
-        jw_num(&w, "seconds", secs, 3);
-        jw_num(&w, "mb_per_s", mbs, 1);
-        jw_obj_end(&w);
-        jw_newline(&w);
+        summary_json(st, code);
         return;
     }
     if (s->quiet)
@@ -295,7 +313,7 @@ int cmd_scan(int argc, char **argv)
             so.jobs = (unsigned)j;
             break;
         }
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (optind >= argc)
@@ -342,15 +360,20 @@ int cmd_scan(int argc, char **argv)
     if (!st.walked) { /* the store, --trust or --kernel failed: nothing was printed */
         cli_error(bad, &e);
         cli_json_setup_failed(&co, NULL, argv + optind, argc - optind, rc, &e);
+        if (co.json) { /* every path unreadable: the summary still ends the output */
+            struct kt_scan_stats none = {.files = (uint64_t)(argc - optind),
+                                         .unreadable = (uint64_t)(argc - optind)};
+            summary_json(&none, cli_exit_code(rc));
+        }
         return cli_exit_code(rc);
     }
     if (rc < 0) {
         cli_error(NULL, &e);
         s.worst = EXIT_INTERNAL;
     }
-    summary(&s, &st);
-    fflush(stdout);
     if (interrupted)
         s.worst = 130;
+    summary(&s, &st, s.worst);
+    fflush(stdout);
     return s.worst;
 }

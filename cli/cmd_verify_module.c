@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_summary.h"
 #include "verdict_print.h"
 
 static const struct cli_opt opts[] = {
@@ -29,11 +30,12 @@ static void usage(FILE *f)
 }
 
 static int verify_one(const char *path, const struct kt_ctx *ctx, const struct kt_policy *pol,
-                      const struct cli_common *co, bool verbose)
+                      const struct cli_common *co, bool verbose, struct cli_tally *t)
 {
     struct kt_error err = KT_ERROR_INIT;
     struct kt_result *res = NULL;
     int rc = kt_verify_file(ctx, path, pol, &res, &err);
+    cli_tally_add(t, rc, res != NULL);
     if (!res) {
         vp_print_unreadable(path, "module", rc, &err, co->json);
         return cli_exit_code(rc);
@@ -67,7 +69,7 @@ int cmd_verify_module(int argc, char **argv)
             continue;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     verbose = co.verbose;
@@ -79,11 +81,14 @@ int cmd_verify_module(int argc, char **argv)
     if (code)
         return code;
     int worst = 0;
+    struct cli_tally tally = {0};
     for (int i = optind; i < argc; i++) {
-        int e = verify_one(argv[i], ctx, &policy, &co, verbose);
+        int e = verify_one(argv[i], ctx, &policy, &co, verbose, &tally);
         if (e > worst)
             worst = e;
     }
+    if (co.json && argc - optind > 1)
+        cli_tally_summary(&tally, stdout, worst, false);
     kt_ctx_free(ctx);
     return worst;
 }

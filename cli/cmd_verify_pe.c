@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "sbat_print.h"
+#include "json_summary.h"
 #include "verdict_print.h"
 
 
@@ -70,7 +71,7 @@ int cmd_verify_pe(int argc, char **argv)
                 return cli_usage_error("verify-pe", "unknown purpose '%s' (uefi or kexec)",
                                        optarg);
             break;
-        default: return cli_usage_error("verify-pe", "bad option");
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (optind >= argc)
@@ -93,6 +94,7 @@ int cmd_verify_pe(int argc, char **argv)
         return rc;
     }
     int worst = 0;
+    struct cli_tally tally = {0};
     for (int i = optind; i < argc; i++) {
         const char *path = argv[i];
         struct kt_error e = KT_ERROR_INIT;
@@ -114,10 +116,13 @@ int cmd_verify_pe(int argc, char **argv)
                 cli_error(path, kt_result_error(r)); /* the one-line error with its offset */
             kt_result_free(r);
         }
+        cli_tally_add(&tally, rc, r != NULL);
         int code = cli_exit_code(rc);
         if (code > worst)
             worst = code;
     }
+    if (co.json && argc - optind > 1)
+        cli_tally_summary(&tally, stdout, worst, false);
     kt_ctx_free(ctx);
     kt_sbat_level_close(level);
     return worst;

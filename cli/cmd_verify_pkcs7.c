@@ -62,7 +62,7 @@ int cmd_verify_pkcs7(int argc, char **argv)
             if (cli_parse_verify_purpose(optarg, true, &policy.purpose) < 0)
                 return cli_usage_error("verify-pkcs7", "unknown purpose '%s'", optarg);
             break;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     verbose = co.verbose;

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "ktrust/advanced.h"
 #include "ktrust/verify.h"
+#include "json_summary.h"
 #include "verdict_print.h"
 
 enum { OPT_VAR = OPT_FIRST_PRIVATE, OPT_PK, OPT_KEK, OPT_LIST, OPT_SIGNED_DATA };
@@ -25,6 +26,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("signed-data", 0, required_argument, OPT_SIGNED_DATA, "OUT",
             "(one FILE) write the bytes the signature covers (the append form when it "
             "covers neither), for checking with other tools"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "accepted, as on the other verifying commands: each signature's details are "
+            "always shown here"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -34,7 +38,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust verify-var FILE... [--var PK|KEK|db|dbx|dbt|dbr] [--pk FILE]...\n"
-        "                         [--kek FILE]... [--list] [--signed-data OUT] [--json] [-q]\n"
+        "                         [--kek FILE]... [--list] [--signed-data OUT]\n"
+        "                         [--json] [-q] [-v]\n"
         "Verify signed EFI variable updates (EFI_VARIABLE_AUTHENTICATION_2) as firmware\n"
         "does: the signature over name, vendor GUID, attributes (append 0x67 or replace\n"
         "0x27), timestamp and payload; SHA-256 only; PK and KEK updates signed by the PK,\n"
@@ -209,19 +214,21 @@ static int write_signed(const char *out, const struct kt_result *r)
 }
 
 static int one(const char *path, const char *var_opt, const struct kt_var_keys *keys, bool list,
-               const char *signed_out, const struct cli_common *co)
+               const char *signed_out, const struct cli_common *co, struct cli_tally *t)
 {
     char nb[64];
     const char *var = var_opt ? var_opt : name_from_path(path, nb, sizeof(nb));
     if (!kt_var_name_known(var)) {
         cli_errorf(path, "which variable? give --var PK|KEK|db|dbx|dbt|dbr%s%s",
                    var ? " (not " : "", var ? var : "");
+        cli_tally_add(t, 0, false);
         return EXIT_USAGE;
     }
     struct kt_policy pol = {.type = KT_VERIFY_VAR, .var_name = var, .var_keys = keys};
     struct kt_error e = KT_ERROR_INIT;
     struct kt_result *r = NULL;
     int rc = kt_verify_file(NULL, path, &pol, &r, &e);
+    cli_tally_add(t, rc, r != NULL);
     if (!r) {
         vp_print_unreadable(path, "variable", rc, &e, co->json);
         return cli_exit_code(rc);
@@ -260,6 +267,7 @@ int cmd_verify_var(int argc, char **argv)
         switch (c) {
         case OPT_JSON: co.json = true; break;
         case 'q': co.quiet = true; break;
+        case 'v': co.verbose = true; break;
         case 'h': usage(stdout); goto out;
         case OPT_VAR:
             if (!kt_var_name_known(optarg)) {
@@ -279,7 +287,7 @@ int cmd_verify_var(int argc, char **argv)
             break;
         case OPT_LIST: list = true; break;
         case OPT_SIGNED_DATA: signed_out = optarg; break;
-        default: rc = cli_usage_error("verify-var", "bad option"); goto out;
+        default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
     }
     if (optind >= argc) {
@@ -290,11 +298,14 @@ int cmd_verify_var(int argc, char **argv)
         rc = cli_usage_error("verify-var", "--signed-data takes one FILE");
         goto out;
     }
+    struct cli_tally tally = {0};
     for (int i = optind; i < argc; i++) {
-        int code = one(argv[i], var, keys, list, signed_out, &co);
+        int code = one(argv[i], var, keys, list, signed_out, &co, &tally);
         if (code > rc)
             rc = code;
     }
+    if (co.json && argc - optind > 1)
+        cli_tally_summary(&tally, stdout, rc, false);
 out:
     kt_var_keys_free(keys);
     return rc;

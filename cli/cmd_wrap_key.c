@@ -86,6 +86,25 @@ out:
     return rc;
 }
 
+/* --json: what was written, or that nothing was (the error is on stderr). */
+static void result_json(const char *out, bool vendor, enum kt_pe_machine m, size_t n_certs,
+                        size_t bytes, int code)
+{
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "file", out);
+    jw_str(&w, "type", "wrap_key");
+    jw_bool(&w, "written", code == 0);
+    jw_str(&w, "section", vendor ? ".vendor_cert" : ".keylist");
+    jw_str(&w, "machine", m == KT_PE_MACHINE_X64 ? "x64" : "aa64");
+    jw_int(&w, "certificates", (long long)n_certs);
+    jw_int(&w, "bytes", (long long)bytes);
+    jw_int(&w, "exit", code);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
 static const struct cli_opt opts[] = {
     CLI_OPT("output", 'o', required_argument, 'o', "OUT.efi", "the image to write (required)"),
     CLI_OPT("machine", 0, required_argument, OPT_MACHINE, "x64|aa64",
@@ -97,8 +116,7 @@ static const struct cli_opt opts[] = {
             "certificate"),
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "ESL",
             "with --vendor-cert: that EFI signature list is the deauthorized part"),
-    CLI_OPTS(cli_opts_quiet),
-    CLI_OPTS(cli_opts_help),
+    CLI_OPTS(cli_opts_output),
     {0},
 };
 
@@ -106,7 +124,7 @@ static void usage(FILE *f)
 {
     cli_usage_print(
         f,
-        "usage: ktrust wrap-key CERT... -o OUT.efi [--machine x64|aa64] [-q]\n"
+        "usage: ktrust wrap-key CERT... -o OUT.efi [--machine x64|aa64] [--json] [-q]\n"
         "       ktrust wrap-key CERT... -o OUT.efi --vendor-cert [--esl] [--dbx ESL]\n"
         "Build an unsigned PE32+ EFI application whose .keylist section holds the\n"
         "certificates (DER or PEM), ready to be signed with sbsign, pesign or osslsigncode.\n"
@@ -120,7 +138,7 @@ int cmd_wrap_key(int argc, char **argv)
 {
     const char *outp = NULL;
     enum kt_pe_machine m = KT_PE_MACHINE_X64;
-    bool quiet = false, vendor = false, esl = false;
+    bool quiet = false, vendor = false, esl = false, json = false;
     const char *dbx = NULL;
     struct cli_getopt g;
     int c;
@@ -130,6 +148,7 @@ int cmd_wrap_key(int argc, char **argv)
         switch (c) {
         case 'o': outp = optarg; break;
         case 'q': quiet = true; break;
+        case OPT_JSON: json = true; break;
         case 'h': usage(stdout); return 0;
         case OPT_VENDOR_CERT: vendor = true; break;
         case OPT_ESL: esl = true; break;
@@ -143,7 +162,7 @@ int cmd_wrap_key(int argc, char **argv)
             else
                 return cli_usage_error("wrap-key", "unknown machine '%s' (x64 or aa64)", optarg);
             break;
-        default: return cli_usage_error("wrap-key", "bad option");
+        default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
     if (!outp)
@@ -155,6 +174,7 @@ int cmd_wrap_key(int argc, char **argv)
 
     struct certs cs = {0};
     int ret = 0;
+    size_t out_len = 0;
     for (int i = optind; i < argc && ret == 0; i++) {
         struct kt_file f;
         struct kt_error e = KT_ERROR_INIT;
@@ -204,11 +224,15 @@ int cmd_wrap_key(int argc, char **argv)
             cli_errorf(outp, "cannot build the image: %s", strerror(-rc));
             ret = EXIT_INTERNAL;
         }
-        if (ret == 0 && !quiet)
+        if (ret == 0)
+            out_len = len;
+        if (ret == 0 && !quiet && !json)
             printf("%s: %zu certificate%s wrapped in %s (%zu bytes, %s)\n", tx(outp), cs.n,
                    cs.n == 1 ? "" : "s", vendor ? ".vendor_cert" : ".keylist", len,
                    m == KT_PE_MACHINE_X64 ? "x64" : "aa64");
     }
+    if (json)
+        result_json(outp, vendor, m, cs.n, out_len, ret);
     for (size_t i = 0; i < cs.n; i++)
         free((void *)cs.v[i].p);
     free(cs.v);

@@ -49,7 +49,7 @@ static int show_one(void *vctx, const uint8_t *der, size_t len, size_t file_offs
         if (!s->co->quiet)
             cli_error(s->file, &e);
         if (s->co->json && !s->co->quiet)
-            cli_bad_input_json(s->file, s->index, rc, e.what, e.offset);
+            cli_bad_input_json(s->file, "certificate", s->index, rc, e.what, e.offset);
         s->worst = worse(s->worst, cli_exit_code(rc));
         s->reported = true;
         return rc;
@@ -58,7 +58,10 @@ static int show_one(void *vctx, const uint8_t *der, size_t len, size_t file_offs
         s->worst = worse(s->worst, cli_exit_code(-ENOPKG));
     if (!s->co->quiet) {
         if (s->co->json) {
-            cli_cert_json(&s->w, NULL, c); /* exactly the CONTRACT's fields */
+            jw_obj(&s->w, NULL); /* the CONTRACT's certificate fields and type */
+            jw_str(&s->w, "type", "certificate");
+            cli_cert_json_fields(&s->w, c);
+            jw_obj_end(&s->w);
             jw_newline(&s->w);
         } else {
             printf("%s: certificate %d\n", tx(s->file), s->index);
@@ -78,7 +81,7 @@ static int show_file(const char *path, const struct cli_common *co)
         if (!co->quiet)
             cli_error(path, &e);
         if (co->json && !co->quiet)
-            cli_bad_input_json(path, 0, rc, e.what, e.offset);
+            cli_bad_input_json(path, "certificate", 0, rc, e.what, e.offset);
         return EXIT_NOINPUT;
     }
     struct show_ctx s = {.file = path, .co = co};
@@ -90,7 +93,7 @@ static int show_file(const char *path, const struct cli_common *co)
         if (!co->quiet)
             cli_error(path, &e);
         if (co->json && !co->quiet && !s.reported)
-            cli_bad_input_json(path, 0, rc == -ENODATA ? -EBADMSG : rc, e.what, e.offset);
+            cli_bad_input_json(path, "certificate", 0, rc == -ENODATA ? -EBADMSG : rc, e.what, e.offset);
         s.worst = rc == -ENODATA ? 4 : cli_exit_code(rc);
     }
     fflush(stdout);

@@ -216,7 +216,7 @@ int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f
         if (r < 0)
             return EXIT_USAGE;
         if (r == 0)
-            return cli_usage_error(cmd, "bad option");
+            return EXIT_USAGE; /* cli_getopt said why */
     }
     if (optind >= argc)
         return cli_usage_error(cmd, "no FILE given");

@@ -4,10 +4,21 @@
 
 #include "keyload.h"
 
+/* A certificate of the system bundle the strict parser skips: the same one on
+ * every run, in a file the user did not pick, so said with -v only (a --trust
+ * FILE's skips are always said: the user chose that file). */
+static bool system_skip(enum kt_ctx_msg kind, const char *text)
+{
+    static const char pre[] = "warning: --trust-system ";
+    return kind == KT_CTX_MSG_WARNING && strncmp(text, pre, sizeof(pre) - 1) == 0;
+}
+
 static void on_msg(void *arg, enum kt_ctx_msg kind, const char *text)
 {
     const struct cli_common *co = arg;
-    if (kind == KT_CTX_MSG_STORE || kind == KT_CTX_MSG_INFO ? co->verbose : !co->quiet)
+    bool verbose_only = kind == KT_CTX_MSG_STORE || kind == KT_CTX_MSG_INFO ||
+                        system_skip(kind, text);
+    if (verbose_only ? co->verbose : !co->quiet)
         fprintf(stderr, "ktrust: %s\n", tx(text));
 }
 

@@ -24,6 +24,7 @@ WEAK int cmd_sbat(int, char **);
 WEAK int cmd_verify_var(int, char **);
 WEAK int cmd_check_update(int, char **);
 WEAK int cmd_audit(int, char **);
+WEAK int cmd_plan_updates(int, char **);
 WEAK int cmd_eventlog(int, char **);
 
 static const struct {
@@ -49,6 +50,8 @@ static const struct {
      "check-update [--dbx FILE]... [--sbat-level SPEC] PATH...: would an update revoke a boot file?"},
     {"audit", cmd_audit,
      "audit [--root DIR] [--esp DIR] [--efivars DIR] [--dbx FILE]...: is this system's boot chain sound?"},
+    {"plan-updates", cmd_plan_updates,
+     "plan-updates [--efivars DIR] [--esp DIR] UPDATES...: which signed db/dbx/KEK updates apply, in what order"},
     {"eventlog", cmd_eventlog,
      "eventlog [LOG] [--pcrs FILE] [--predict]: parse, replay and check a TCG event log; predict PCR 7"},
 };
@@ -198,6 +201,7 @@ static int dispatch(int argc, char **argv)
             fprintf(stderr, "ktrust: %s: not available in this build\n", argv[1]);
             return EXIT_INTERNAL;
         }
+        cli_command = commands[i].name;
         return commands[i].fn(argc - 1, argv + 1);
     }
     fprintf(stderr, "ktrust: unknown command '%s' (try 'ktrust --help')\n", tx(argv[1]));

@@ -120,6 +120,7 @@ int cli_opts_init(struct cli_getopt *g, const struct cli_opt *table)
         return table_bug("too many options", NULL);
     memset(g, 0, sizeof(*g));
     size_t nl = 0, ns = 0;
+    g->shortopts[ns++] = ':'; /* a missing argument is ':', not '?' */
     for (int i = 0; i < n; i++) {
         const struct cli_opt *o = v[i];
         if (o->short_name && o->id != o->short_name)
@@ -137,12 +138,48 @@ int cli_opts_init(struct cli_getopt *g, const struct cli_opt *table)
         }
     }
     optind = 1;
+    opterr = 0; /* cli_getopt says what is wrong, in one line */
     return 0;
+}
+
+const char *cli_command;
+
+/* The one line for an option getopt refused, in getopt's own words (which
+ * scripts and tests know) between "ktrust CMD: " and the hint. */
+static void bad_option(int argc, char **argv, int c, const struct cli_getopt *g)
+{
+    const char *cmd = cli_command ? cli_command : argc > 0 && argv[0] ? argv[0] : "ktrust";
+    const char *word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    if (strncmp(word, "--", 2) != 0) { /* a short option: optopt is the letter */
+        if (c == ':')
+            cli_usage_error(cmd, "option requires an argument -- '%c'", optopt);
+        else
+            cli_usage_error(cmd, "invalid option -- '%c'", optopt);
+        return;
+    }
+    size_t len = strcspn(word, "=");
+    int matches = 0;
+    for (const struct option *o = g->longopts; o->name; o++)
+        if (!strncmp(o->name, word + 2, len - 2))
+            matches += strlen(o->name) == len - 2 ? 100 : 1;
+    if (c == ':')
+        cli_usage_error(cmd, "option '%.*s' requires an argument", (int)len, word);
+    else if (word[len] == '=' && optopt)
+        cli_usage_error(cmd, "option '%.*s' doesn't allow an argument", (int)len, word);
+    else if (matches > 1 && matches < 100)
+        cli_usage_error(cmd, "option '%.*s' is ambiguous", (int)len, word);
+    else
+        cli_usage_error(cmd, "unrecognized option '%.*s'", (int)len, word);
 }
 
 int cli_getopt(int argc, char **argv, const struct cli_getopt *g)
 {
-    return getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+    int c = getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+    if (c == '?' || c == ':') {
+        bad_option(argc, argv, c, g);
+        return '?';
+    }
+    return c;
 }
 
 #define HELP_WIDTH 79 /* the longest line */

@@ -74,8 +74,13 @@ int cli_opts_flatten(const struct cli_opt *table, const struct cli_opt **out, si
  * options, a name twice, an id that is not its short name): a bug. */
 int cli_opts_init(struct cli_getopt *g, const struct cli_opt *table);
 
-/* getopt_long over g: the next option's id, '?' for one that is not in the
- * table or lacks its argument (getopt said why), -1 after the last. */
+/* The command being run ("keyring"), for cli_getopt's messages: main sets it. */
+extern const char *cli_command;
+
+/* getopt_long over g: the next option's id, -1 after the last, or '?' for
+ * one that is not in the table or lacks its argument, after the one line
+ * that says so on stderr ("ktrust CMD: unknown option '--x' (try ...)"):
+ * the caller only returns EXIT_USAGE. */
 int cli_getopt(int argc, char **argv, const struct cli_getopt *g);
 
 /* Print "Options:" and one entry per option of table: its spellings and

@@ -5,6 +5,7 @@
 #include "cert_print.h"
 #include "keyload.h"
 #include "verdict_print.h"
+#include "json_summary.h"
 
 void vp_from_result(struct vp_result *vr, const char *file, const struct kt_result *res)
 {
@@ -226,6 +227,12 @@ int vp_open_ctx(const struct cli_common *co, struct kt_ctx **ctx, const char *ty
     if (rc < 0) {
         cli_error(bad, &err);
         cli_json_setup_failed(co, type, files, n, rc, &err);
+        if (co->json && n > 1) { /* several files: the summary ends the output */
+            struct cli_tally t = {0};
+            for (int i = 0; i < n; i++)
+                cli_tally_add(&t, rc, false);
+            cli_tally_summary(&t, stdout, cli_exit_code(rc), false);
+        }
         return cli_exit_code(rc);
     }
     return 0;

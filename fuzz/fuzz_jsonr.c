@@ -1,7 +1,10 @@
-/* fuzz_jsonr.c - the JSON reader used for dbx_info documents. */
+/* fuzz_jsonr.c - the JSON reader used for dbx_info documents, and the
+ * walks over a dbx_info document (descriptions, architectures). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "revoke/dbx_info.h"
 #include "util/jsonr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -11,6 +14,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = kt_json_parse((const char *)data, size, &j, &e);
     if (rc < 0 && (!e.what[0] || (e.offset != KT_NO_OFFSET && e.offset > size)))
         abort();
+    if (rc == 0) {
+        static const uint8_t zero[32];
+        const struct kt_json *names = NULL;
+        uint32_t bits = kt_dbx_info_hash_arches(j, KT_HASH_SHA256, zero, sizeof(zero), &names);
+        if (bits && !names)
+            abort(); /* a listed hash without the object that names its bits */
+        struct kt_revoke_reason r;
+        memset(&r, 0, sizeof(r));
+        r.by = KT_REVOKE_IMAGE_HASH;
+        r.alg = KT_HASH_SHA256;
+        r.hash_len = 32;
+        free(kt_dbx_info_describe(j, &r));
+    }
     kt_json_free(j);
     return 0;
 }

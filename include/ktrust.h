@@ -56,6 +56,7 @@
 #include "ktrust/error.h"
 #include "ktrust/esl.h"
 #include "ktrust/keyring.h"
+#include "ktrust/plan.h"
 #include "ktrust/sbat.h"
 #include "ktrust/scan.h"
 #include "ktrust/update.h"

@@ -31,6 +31,12 @@ extern "C" {
 /* ---- files ------------------------------------------------------------- */
 
 #define KT_FILE_MAX_SIZE ((size_t)4 << 30) /* 4 GiB */
+/* The most read from a non-regular file (pipe, FIFO, device, standard input
+ * that is not a file): 32 MiB, above any module, PE, signature or variable
+ * ktrust reads (a stripped module is at most a few MiB, a kernel image about
+ * 15 MiB), so a stream like /dev/zero is refused after 32 MiB instead of
+ * filling memory.  Larger inputs are given as regular files (mapped). */
+#define KT_FILE_STREAM_MAX ((size_t)32 << 20)
 
 /* A whole file, read-only: mapped (regular files) or read (pipes, special
  * files).  Valid until kt_file_close. */
@@ -41,7 +47,8 @@ struct kt_file {
 };
 
 /* Map or read `path` (`-` is standard input).  Errors: -ENOENT, -EACCES,
- * -EISDIR, -EFBIG (over KT_FILE_MAX_SIZE), -EIO, with a detail. */
+ * -EISDIR, -EFBIG (a regular file over KT_FILE_MAX_SIZE, or a pipe/device
+ * giving more than KT_FILE_STREAM_MAX bytes), -EIO, with a detail. */
 KT_API int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err);
 KT_API void kt_file_close(struct kt_file *f);
 

@@ -43,6 +43,9 @@ struct kt_audit_opts {
     const char *dbx[KT_AUDIT_MAX_DBX]; /* dbx updates for the outlook */
     size_t n_dbx;
     bool no_latest;                   /* no outlook for the latest SbatLevel */
+    /* the variables to audit instead of reading efivars (a "what if"
+     * state, e.g. after a plan's updates); NULL: read them */
+    const struct kt_efivars *vars;
     /* signed updates applied to the variables first, in order (--apply) */
     const char *apply[KT_AUDIT_MAX_APPLY];
     size_t n_apply;
@@ -157,6 +160,32 @@ KT_API void kt_audit_locate(const struct kt_audit_opts *opts, struct kt_audit *a
  * kt_audit_free. */
 KT_API int kt_audit_run(const struct kt_audit_opts *opts, struct kt_audit *a, struct kt_error *err);
 KT_API void kt_audit_free(struct kt_audit *a);
+
+/* What kt_audit_save_root wrote. */
+struct kt_audit_saved {
+    size_t n_files;
+    unsigned long long bytes;
+    char not_saved[512];              /* a part present but not kept, and why ("" none) */
+};
+
+/* Can DIR receive a saved root: a new name in an existing directory, or an
+ * empty directory?  0, or -ENOTEMPTY / -ENOTDIR / -ENOENT (its parent) with
+ * a detail.  Checked before the audit, so nothing is run for nothing. */
+KT_API int kt_audit_save_check(const char *dir, struct kt_error *err);
+
+/* Copy what the audit a (run with opts) read into DIR, laid out as --root
+ * reads it: sys/firmware/efi/efivars/ (every variable, efivarfs form: the
+ * attribute word then the data), boot/efi/ (shim, loader, MokManager and
+ * the boot entries' files, at their places on the ESP), boot/vmlinuz-RELEASE,
+ * lib/modules/RELEASE/ (every module file, whole, at its place: no other
+ * file of the tree), sys/kernel/security/tpm0/binary_bios_measurements (the
+ * TCG event log, when present and readable; else out->not_saved says so).
+ * Written into a temporary directory beside DIR and renamed to DIR at the
+ * end: on any error DIR is as it was and the temporary is removed.
+ * Returns 0 or a negative errno with a detail. */
+KT_API int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *opts,
+                              const char *dir, struct kt_audit_saved *out,
+                              struct kt_error *err);
 
 /* "efivars", "esp", "kernel", "modules"; "shim", "loader", "kernel", "mokmanager" */
 KT_API const char *kt_audit_part_name(enum kt_audit_part p);

@@ -75,6 +75,10 @@ struct kt_efivars {
     size_t n_boot;
 };
 
+/* A deep copy of s into *out (for a "what if" on a copy).  0 or -ENOMEM
+ * (*out then empty). */
+KT_API int kt_efivars_copy(const struct kt_efivars *s, struct kt_efivars *out);
+
 /* The efivarfs name of a variable ("db", "MokListRT", ...). */
 KT_API const char *kt_efivar_name(enum kt_efivar_id id);
 
@@ -116,8 +120,8 @@ struct kt_efivars_change {
     enum kt_efivar_id target;  /* the variable the signature covers
                                   (KT_EFIVAR__COUNT: none) */
     bool append;               /* an append write (else a replace) */
-    bool setup_mode;           /* written without an authority: no PK, or
-                                  SetupMode=1 (firmware checks only the
+    bool setup_mode;           /* written without an authority: no PK
+                                  (setup mode; firmware checks only the
                                   format; a PK must sign itself) */
     char authority[512];       /* the PK/KEK certificate that vouched ("") */
     size_t n_present;          /* append: entries already there, dropped as

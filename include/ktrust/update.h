@@ -51,6 +51,7 @@ struct kt_update_verdict {
     bool pe32plus;
     int db;                        /* -1 no db given; 1 a db certificate vouches; 0 none does */
     char db_by[320];               /* that certificate's description ("" none) */
+    uint16_t machine;              /* the PE's machine type (0x8664 x64, 0xaa64 ...) */
 };
 
 KT_API int kt_update_check_new(struct kt_update_check **out);
@@ -86,6 +87,33 @@ KT_API int kt_update_check_image(const struct kt_update_check *u, const uint8_t 
 KT_API int kt_update_check_file(const struct kt_update_check *u, const char *path,
                                 unsigned flags, struct kt_update_verdict *v);
 KT_API void kt_update_verdict_free(struct kt_update_verdict *v);
+
+/* A PE machine type in the words of Microsoft's dbx_info ("x64" 0x8664,
+ * "ia32" 0x14c, "aarch64" 0xaa64, "arm" 0x1c2/0x1c4), or NULL. */
+KT_API const char *kt_update_arch_name(uint16_t machine);
+
+/* Which architecture is a dbx update for?  The image hashes of a dbx say
+ * nothing of it themselves; Microsoft's dbx_info (set with
+ * kt_update_check_set_dbx_info) lists each published hash under an
+ * architecture.  Given the machine types of the images checked, this counts
+ * the dbx inputs' image hashes dbx_info lists for those architectures, for
+ * others only, and not at all.  Certificates and SVN records belong to no
+ * architecture and are not counted. */
+struct kt_update_arch_note {
+    int other_arch;        /* 1: dbx_info lists some of the hashes, all of them for other
+                            * architectures than the images': the update is not for
+                            * them; 0: some hash is listed for an image's architecture;
+                            * -1: cannot tell (no dbx_info, no image hash, or dbx_info
+                            * lists none of them) */
+    char update_arches[64];  /* where dbx_info lists the hashes: "ia32", "aarch64, arm" */
+    char image_arches[64];   /* the images' architectures: "x64" ("" none known) */
+    size_t hashes;           /* image hashes in the dbx inputs */
+    size_t for_images;       /* ... that dbx_info lists for an image's architecture */
+    size_t for_others;       /* ... listed for other architectures only */
+    size_t unlisted;         /* ... that dbx_info does not list (any architecture) */
+};
+KT_API void kt_update_check_arch(const struct kt_update_check *u, const uint16_t *machines,
+                                 size_t n_machines, struct kt_update_arch_note *note);
 
 /* "image_hash", "certificate", "certificate_tbs", "sbat" */
 KT_API const char *kt_revoke_by_name(enum kt_revoke_by by);

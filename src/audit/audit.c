@@ -166,7 +166,12 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
     kt_audit_locate(o, a);
     struct kt_efivars vars = {0};
     int rc = 0;
-    if (a->found[KT_AUDIT_EFIVARS]) {
+    if (o->vars) {
+        rc = kt_efivars_copy(o->vars, &vars);
+        a->found[KT_AUDIT_EFIVARS] = true;
+        kt_fmt(a->path[KT_AUDIT_EFIVARS], sizeof(a->path[0]), "%s",
+               o->vars->dir[0] ? o->vars->dir : "(given)");
+    } else if (a->found[KT_AUDIT_EFIVARS]) {
         struct kt_error ve = KT_ERROR_INIT;
         rc = kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &ve);
         if (rc < 0 && rc != -ENOMEM) { /* located, then gone: as not found */

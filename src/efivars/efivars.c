@@ -186,3 +186,37 @@ const struct kt_efivar *kt_efivars_boot(const struct kt_efivars *s, unsigned num
             return &s->boot[i].var;
     return NULL;
 }
+
+static int copy_var(const struct kt_efivar *v, struct kt_efivar *o)
+{
+    *o = *v;
+    o->raw = NULL;
+    if (!v->raw)
+        return 0;
+    o->raw = malloc(v->raw_len ? v->raw_len : 1);
+    if (!o->raw)
+        return -ENOMEM;
+    memcpy(o->raw, v->raw, v->raw_len);
+    return 0;
+}
+
+int kt_efivars_copy(const struct kt_efivars *s, struct kt_efivars *out)
+{
+    memset(out, 0, sizeof(*out));
+    memcpy(out->dir, s->dir, sizeof(out->dir));
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < KT_EFIVAR__COUNT; i++)
+        rc = copy_var(&s->var[i], &out->var[i]);
+    if (rc == 0 && s->n_boot) {
+        out->boot = calloc(s->n_boot, sizeof(*out->boot));
+        if (!out->boot)
+            rc = -ENOMEM;
+        for (size_t i = 0; rc == 0 && i < s->n_boot; i++, out->n_boot++) {
+            out->boot[i].number = s->boot[i].number;
+            rc = copy_var(&s->boot[i].var, &out->boot[i].var);
+        }
+    }
+    if (rc < 0)
+        kt_efivars_free(out);
+    return rc;
+}

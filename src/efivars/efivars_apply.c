@@ -175,10 +175,13 @@ static void certset_of(struct kt_certset *set, const struct kt_efivar *v)
         (void)kt_certset_add(set, p, len, &e); /* no certificate: no authority */
 }
 
+/* EDK2 derives the platform mode from the PK alone (SetupMode only
+ * reflects it): a state whose PK is present is in user mode, whatever its
+ * SetupMode file says. */
 static bool in_setup_mode(const struct kt_efivars *s)
 {
-    return s->var[KT_EFIVAR_PK].state != KT_EFIVAR_PRESENT ||
-           kt_efivars_byte(s, KT_EFIVAR_SETUP_MODE) == 1;
+    size_t len;
+    return !kt_efivar_data(&s->var[KT_EFIVAR_PK], &len) || !len;
 }
 
 /* Verify v as a write of `id`: res->attributes != 0 when the signature

@@ -10,9 +10,11 @@ int kt_modsig_parse(const uint8_t *buf, size_t len, struct kt_modsig_info *info,
 {
     memset(info, 0, sizeof(*info));
     if (len < KT_MODSIG_MAGIC_LEN ||
-        memcmp(buf + len - KT_MODSIG_MAGIC_LEN, KT_MODSIG_MAGIC, KT_MODSIG_MAGIC_LEN) != 0)
-        return kt_fail(err, -ENODATA, KT_NO_OFFSET,
-                       "no '~Module signature appended~' marker at the end");
+        memcmp(buf + len - KT_MODSIG_MAGIC_LEN, KT_MODSIG_MAGIC, KT_MODSIG_MAGIC_LEN) != 0) {
+        char why[256];
+        kt_modsig_describe_missing(buf, len, why, sizeof(why));
+        return kt_fail(err, -ENODATA, KT_NO_OFFSET, "no module signature marker: %s", why);
+    }
     size_t flen = len - KT_MODSIG_MAGIC_LEN; /* the module with its signature */
     if (flen <= KT_MODSIG_STRUCT_LEN)
         return kt_fail(err, -EBADMSG, 0, "module_signature: file too short for the signature struct");

@@ -50,6 +50,12 @@ struct kt_modsig_info {
 int kt_modsig_parse(const uint8_t *buf, size_t len, struct kt_modsig_info *info,
                     struct kt_error *err);
 
+/* Why a module has no marker at its end, in words (kt_modsig_parse's
+ * -ENODATA reason): "empty file", "the file ends after N bytes, inside the
+ * marker ...", "... inside the ELF section header table ...", "the ELF file
+ * ends with its section header table ...: never signed", "not an ELF file". */
+void kt_modsig_describe_missing(const uint8_t *buf, size_t len, char *out, size_t cap);
+
 /* Detect compression by magic bytes (xz, zstd, gzip; other kt_comp_sniff
  * formats are not module formats: KT_MODSIG_NONE). */
 enum kt_modsig_comp kt_modsig_detect(const uint8_t *buf, size_t len);

@@ -128,16 +128,25 @@ static int read_dos_header(const kt_le *file, uint32_t *lfanew, struct kt_error 
 {
     kt_le dos, sig;
     const uint8_t *mz, *pe_sig;
+    size_t len = kt_le_left(file);
+    if (len == 0)
+        return kt_fail(err, -ELIBBAD, 0, "empty file");
+    kt_le magic;
+    if (kt_le_window(file, 0, 2, &magic, NULL) < 0 || kt_le_bytes(&magic, 2, &mz, NULL) < 0 ||
+        mz[0] != 'M' || mz[1] != 'Z')
+        return kt_fail(err, -ELIBBAD, 0, "DOS header: no MZ signature");
     if (kt_le_window(file, 0, DOS_HDR_SIZE, &dos, NULL) < 0)
-        return kt_fail(err, -ELIBBAD, 0, "DOS header: no MZ signature");
-    kt_le_bytes(&dos, 2, &mz, NULL); /* e_magic */
-    if (mz[0] != 'M' || mz[1] != 'Z')
-        return kt_fail(err, -ELIBBAD, 0, "DOS header: no MZ signature");
+        return kt_fail(err, -ELIBBAD, 0,
+                       "DOS header: the file ends after %zu bytes, inside the %d-byte DOS header",
+                       len, DOS_HDR_SIZE);
+    kt_le_bytes(&dos, 2, &mz, NULL); /* e_magic, checked above */
     kt_le_seek(&dos, 0x3c, NULL);
     kt_le_u32(&dos, lfanew, NULL); /* e_lfanew */
     if (kt_le_window(file, *lfanew, 4 + COFF_HDR_SIZE, &sig, NULL) < 0)
-        return kt_fail(err, -ELIBBAD, 0x3c, "DOS header: e_lfanew %u points past the end",
-                       *lfanew);
+        return kt_fail(err, -ELIBBAD, 0x3c,
+                       "DOS header: e_lfanew %u points past the end: the file ends after %zu bytes, "
+                       "before the PE and COFF headers (%d bytes there)",
+                       *lfanew, len, 4 + COFF_HDR_SIZE);
     kt_le_bytes(&sig, 4, &pe_sig, NULL);
     if (memcmp(pe_sig, "PE\0\0", 4) != 0)
         return kt_fail(err, -ELIBBAD, *lfanew, "PE signature missing");

@@ -75,3 +75,26 @@ char *kt_dbx_info_describe(const struct kt_json *doc, const struct kt_revoke_rea
     }
     return NULL;
 }
+
+uint32_t kt_dbx_info_hash_arches(const struct kt_json *doc, enum kt_hash alg, const uint8_t *v,
+                                 size_t len, const struct kt_json **names)
+{
+    const struct kt_json *images = doc ? kt_json_get(doc, "images") : NULL;
+    if (names)
+        *names = images && images->type == KT_JSON_OBJ ? images : NULL;
+    uint32_t bits = 0;
+    for (size_t a = 0; images && images->type == KT_JSON_OBJ && a < images->n && a < 32; a++) {
+        const struct kt_json *arr = &images->kids[a];
+        for (size_t i = 0; arr->type == KT_JSON_ARR && i < arr->n; i++) {
+            const struct kt_json *e = &arr->kids[i];
+            const char *ht = kt_json_str(e, "hashType");
+            if (ht && strcasecmp(ht, kt_hash_name(alg)))
+                continue;
+            if (hex_eq(kt_json_str(e, "authenticodeHash"), v, len)) {
+                bits |= 1u << a;
+                break;
+            }
+        }
+    }
+    return bits;
+}

@@ -16,4 +16,11 @@ int kt_dbx_info_parse(const uint8_t *buf, size_t len, struct kt_json **out, stru
  * malloc'd. */
 char *kt_dbx_info_describe(const struct kt_json *doc, const struct kt_revoke_reason *r);
 
+/* The architectures (the keys of "images": "x64", "ia32", "aarch64",
+ * "arm") under which doc lists the image hash alg/v, as bits (1 << index
+ * in "images"); 0 when it lists it nowhere.  *names (may be NULL) gets
+ * doc's "images" object, whose kids[i].key names bit i (up to 32). */
+uint32_t kt_dbx_info_hash_arches(const struct kt_json *doc, enum kt_hash alg, const uint8_t *v,
+                                 size_t len, const struct kt_json **names);
+
 #endif

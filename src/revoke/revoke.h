@@ -91,6 +91,12 @@ int kt_revoke_check(const uint8_t *buf, size_t len, const struct kt_dbx *dbx,
                     struct kt_error *err);
 void kt_revoke_result_free(struct kt_revoke_result *res);
 
+/* What a struct kt_update_check holds (update.c), for arch.c: the dbx
+ * inputs combined (NULL when none), Microsoft's dbx_info (NULL). */
+struct kt_json;
+const struct kt_dbx *kt_update_check_dbx(const struct kt_update_check *u);
+const struct kt_json *kt_update_check_info(const struct kt_update_check *u);
+
 /* Does a db certificate vouch for the image?  A top-level signature whose
  * digest and signature check out and whose chain holds a certificate of db
  * or one issued by it (dates ignored, as firmware).  Returns 1 (and *by the

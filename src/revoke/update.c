@@ -49,6 +49,16 @@ size_t kt_update_check_dbx_entries(const struct kt_update_check *u)
     return u->dbx.n_hashes + u->dbx.n_certs;
 }
 
+const struct kt_dbx *kt_update_check_dbx(const struct kt_update_check *u)
+{
+    return u->have_dbx ? &u->dbx : NULL;
+}
+
+const struct kt_json *kt_update_check_info(const struct kt_update_check *u)
+{
+    return u->info;
+}
+
 int kt_update_check_set_level(struct kt_update_check *u, const struct kt_sbat_level *level,
                               struct kt_error *err)
 {
@@ -108,6 +118,7 @@ int kt_update_check_image(const struct kt_update_check *u, const uint8_t *buf, s
     if (v->rc == 0) {
         v->sbat_missing = res.sbat_missing;
         v->pe32plus = res.pe32plus;
+        v->machine = res.machine;
         v->rc = take_reasons(u, &res, v);
     }
     if (v->rc == 0 && u->have_db) {

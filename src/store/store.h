@@ -67,6 +67,11 @@ void kt_store_rollback(struct kt_store *s);
 /* Create the missing directories above path (for the default XDG store
  * only: a typo in an explicit path must not grow a directory tree). */
 int kt_store_mkdir_parents(const char *path, struct kt_error *err);
+/* Could a store that does not exist yet be created at path (its directory
+ * exists, or with make_dirs the nearest existing one, and is writable)?
+ * Checked before any work whose result would be stored, so nothing is said
+ * done and then found unwritable.  0, or the error kt_store_open would give. */
+int kt_store_check_creatable(const char *path, bool make_dirs, struct kt_error *err);
 const char *kt_store_path(const struct kt_store *s);
 
 /* A kernel image's builtin keys into builtin, as kt_keyrings_add_kernel_keys

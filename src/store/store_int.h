@@ -15,7 +15,8 @@ struct kt_store {
     bool in_tx;
     bool empty; /* READ mode on a file with no schema yet */
     /* test hooks (KT_TEST_HOOKS builds only; always 0 otherwise) */
-    long fail_after, n_inserts; /* $KTRUST_STORE_FAIL_AFTER, kt_store_inject_full */
+    long fail_after, n_inserts; /* $KTRUST_STORE_FAIL_AFTER, kt_store_inject_full:
+                                  * the Nth key row inserted or deleted fails */
     long insert_delay_us;       /* $KTRUST_STORE_INSERT_DELAY_US */
     struct kt_store_rows rows; /* what in memory has which row */
 };

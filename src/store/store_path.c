@@ -71,3 +71,51 @@ int kt_store_check_path(const char *path, enum kt_store_mode mode, bool *writabl
     return 0;
 }
 
+
+/* The nearest existing directory at or above dir (dir is cut in place). */
+static int existing_ancestor(char *dir, struct stat *sb)
+{
+    for (;;) {
+        if (stat(dir, sb) == 0)
+            return 0;
+        if (errno != ENOENT)
+            return -errno;
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            return -ENOENT;
+        if (slash == dir)
+            slash[1] = 0;
+        else
+            *slash = 0;
+    }
+}
+
+int kt_store_check_creatable(const char *path, bool make_dirs, struct kt_error *err)
+{
+    bool w;
+    int rc;
+    if (!make_dirs && (rc = kt_store_check_path(path, KT_STORE_WRITE, &w, err)) < 0)
+        return rc; /* "its directory ... does not exist (not created)" */
+    char dir[PATH_MAX];
+    if (strlen(path) >= sizeof(dir))
+        return kt_fail(err, -ENAMETOOLONG, KT_NO_OFFSET, "store: path too long");
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        slash[1] = 0;
+    else
+        *slash = 0;
+    struct stat sb;
+    if ((rc = existing_ancestor(dir, &sb)) < 0)
+        return kt_fail(err, rc, KT_NO_OFFSET, "store: cannot create it: %s", strerror(-rc));
+    if (!S_ISDIR(sb.st_mode))
+        return kt_fail(err, -ENOTDIR, KT_NO_OFFSET, "%s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) < 0) {
+        int e = errno;
+        return kt_fail(err, -e, KT_NO_OFFSET, "no store here, and it cannot be created in %s: %s",
+                       dir, strerror(e));
+    }
+    return 0;
+}

@@ -263,6 +263,12 @@ static int save_keys(struct kt_store *s, struct kt_keyrings *k, struct kt_error 
     for (size_t i = 0; i < s->rows.keys_sorted && rc == 0; i++) {
         if (s->rows.keys[i].seen)
             continue;
+#ifdef KT_TEST_HOOKS
+        if (s->fail_after > 0 && ++s->n_inserts >= s->fail_after) {
+            rc = kt_store_db_fail(s, err, SQLITE_FULL, "removing keys");
+            break;
+        }
+#endif
         sqlite3_bind_int64(st, 1, s->rows.keys[i].id);
         rc = step_done(s, st, "removing keys", err);
     }

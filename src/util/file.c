@@ -10,18 +10,44 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int read_all(int fd, struct kt_file *f, struct kt_error *err)
+/* What a non-regular file is, for the message that refuses it. */
+static const char *kind_of(mode_t m)
+{
+    if (S_ISFIFO(m))
+        return "a pipe or FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "a file";
+}
+
+/* Read a stream to its end, at most KT_FILE_STREAM_MAX bytes (a regular file
+ * that could not be mapped: KT_FILE_MAX_SIZE): one more is refused, so
+ * /dev/zero or an endless writer costs 32 MiB, not 4 GiB. */
+static int read_all(int fd, mode_t mode, struct kt_file *f, struct kt_error *err)
 {
     size_t cap = 1 << 16, len = 0;
+    size_t max = S_ISREG(mode) ? KT_FILE_MAX_SIZE : KT_FILE_STREAM_MAX;
     uint8_t *buf = malloc(cap);
     if (!buf)
         return -ENOMEM;
     for (;;) {
         if (len == cap) {
-            if (cap >= KT_FILE_MAX_SIZE) {
+            if (cap >= max) {
+                char one;
+                ssize_t more;
+                while ((more = read(fd, &one, 1)) < 0 && errno == EINTR)
+                    ;
+                if (more == 0)
+                    break; /* exactly the limit */
                 free(buf);
-                return kt_fail(err, -EFBIG, KT_NO_OFFSET, "input larger than %zu bytes",
-                               KT_FILE_MAX_SIZE);
+                return kt_fail(err, -EFBIG, len,
+                               "%s giving more than %zu MiB, the most ktrust reads from "
+                               "a stream; give a regular file",
+                               kind_of(mode), max >> 20);
             }
             uint8_t *nb = realloc(buf, cap * 2);
             if (!nb) {
@@ -32,6 +58,8 @@ static int read_all(int fd, struct kt_file *f, struct kt_error *err)
             cap *= 2;
         }
         ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n < 0) {
             int e = errno;
             free(buf);
@@ -76,7 +104,7 @@ static int open_fd(int fd, const struct stat *st, struct kt_file *f, struct kt_e
             return 0;
         }
     }
-    int rc = read_all(fd, f, err);
+    int rc = read_all(fd, st->st_mode, f, err);
     close(fd);
     return rc;
 }

@@ -47,7 +47,7 @@ int kt_ctx_add_key_file(struct kt_keyrings *k, struct kt_keyring *r, const char 
 /* One certificate of a --trust bundle the strict parser refuses: skipped. */
 struct skip_ctx {
     const struct kt_ctx_opts *o;
-    const char *path;
+    const char *opt, *path;
 };
 
 static void skip_warn(void *ctx, size_t index, const uint8_t *der, size_t len,
@@ -57,7 +57,7 @@ static void skip_warn(void *ctx, size_t index, const uint8_t *der, size_t len,
     char subject[512];
     kt_x509_peek_subject(der, len, subject, sizeof(subject));
     kt_ctx_say(s->o, KT_CTX_MSG_WARNING, "warning: %s %s: certificate %zu (%s) skipped: %s",
-               kt_hint_or(KT_HINT_NAME_TRUST, "trust file"), s->path, index, subject,
+               s->opt, s->path, index, subject,
                why->what[0] ? why->what : "refused");
 }
 
@@ -73,7 +73,7 @@ static int add_trust(struct kt_keyrings *k, const struct kt_ctx_opts *o,
     char src[4096];
     snprintf(src, sizeof(src), "file:%s", t->path);
     size_t before = kt_keyring_count(builtin);
-    struct skip_ctx sc = {o, t->path};
+    struct skip_ctx sc = {o, opt, t->path};
     rc = kt_keyrings_add_blob_skip(k, builtin, f.data, f.len, src, KT_ADD_EXPLICIT, NULL,
                                    skip_warn, &sc, err);
     mark_run_only(builtin, before);
@@ -172,6 +172,12 @@ static int open_write(struct kt_ctx *ctx, const struct kt_ctx_opts *o, const cha
     struct stat sb;
     int rc;
     if (o->store_may_be_missing && stat(ctx->store_path, &sb) < 0 && errno == ENOENT) {
+        /* made later, only if keys are added: but checked now */
+        if ((rc = kt_store_check_creatable(ctx->store_path, ctx->make_dirs, err)) < 0) {
+            if (err_file)
+                *err_file = o->store_path;
+            return rc;
+        }
         kt_ctx_say(o, KT_CTX_MSG_STORE, "store: %s (does not exist yet: created only if keys are added)",
             ctx->store_path);
         return 0;

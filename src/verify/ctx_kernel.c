@@ -6,6 +6,7 @@
  * until it is done; kt_ctx_keys_ready / kt_ctx_wait_keys (under bg->mu)
  * publish its work to the threads that verify. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,13 @@ static int add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o,
     const char *name = kt_hint_or(KT_HINT_NAME_KERNEL, "kernel");
     if (rc < 0)
         return kt_ctx_option_error(rc, name, path, NULL, 0, NULL, err);
+#ifdef KT_TEST_HOOKS
+    /* test builds only: the Ctrl-C of a user who will not wait for the
+     * decode, landing while the keys are not in (scan_interrupt) */
+    const char *sig = getenv("KTRUST_TEST_DECODE_SIGNAL");
+    if (sig && *sig)
+        raise(strcmp(sig, "TERM") ? SIGINT : SIGTERM);
+#endif
     enum kt_kcache how;
     struct kt_store *cache = ctx->mode == KT_CTX_STORE_READ ? ctx->store : NULL;
     rc = kt_store_add_kernel_keys(cache, ctx->rings, f.data, f.len, path, true, NULL, &how,

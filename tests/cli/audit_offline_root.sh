@@ -140,7 +140,7 @@ expect_eq "$(sec outlook '.files[] | select(.role == "loader") | [.would_be_revo
     '[true,true,false]' "the update would revoke GRUB"
 expect_match "$(sec outlook '.files[] | select(.role == "loader") | .detail' <<<"$j")" "sha256 image hash $gh" "by its hash"
 expect_eq "$(sec outlook '[.files[] | select(.role != "loader") | .would_be_revoked] | any' <<<"$j")" false "nothing else"
-expect_eq "$(sec summary .would_be_revoked <<<"$j")" 1 "summary counts it"
+expect_eq "$(sec summary .counts.would_be_revoked <<<"$j")" 1 "summary counts it"
 printf 'not an esl at all, too short' > bad.esl
 out=$(A --root r --dbx bad.esl 2>&1)
 expect_eq $? 4 "an unparsable --dbx file: 4"

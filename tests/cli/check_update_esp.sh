@@ -43,7 +43,7 @@ j=$(CU --json --dbx "$S/DBX/DBXUpdate-amd64.bin" --dbx "$S/DBX/DBXUpdate2024.bin
     --dbx "$CORPUS/peers/shim-efivars/efivars-0/dbx-d719b2cb-3d3a-4596-a3bc-dad00e67656f" \
     --sbat-level "shim:$D/shimx64.efi.signed:latest" esp)
 expect_eq $? 0 "corpus ESP vs Microsoft's dbx and the shim's latest level: exit 0"
-expect_eq "$(jq -c 'select(.summary)' <<<"$j")" '{"summary":true,"files":5,"would_be_revoked":0,"unreadable":0}' \
+expect_eq "$(jq -c 'select(.summary)' <<<"$j")" '{"type":"summary","verdict":"still_boots","exit":0,"counts":{"still_boots":5,"would_be_revoked":0,"malformed":0,"unreadable":0},"interrupted":false,"summary":true,"files":5,"unreadable":0}' \
     "summary: 5 PE files (the CSV is no PE), none revoked"
 expect_eq "$(jq -r 'select(.file) | .verdict' <<<"$j" | sort -u)" still_boots "every file still boots"
 expect_eq "$(jq -r 'select(.file | test("vmlinuz")?) | .sbat_missing' <<<"$j")" true "kernel: no .sbat"
@@ -65,7 +65,7 @@ expect_eq $? 5 "grub's hash in dbx: exit 5"
 expect_eq "$(jq -r 'select(.would_be_revoked == true) | .file' <<<"$j")" esp/EFI/debian/grubx64.efi "only grub"
 expect_eq "$(jq -c 'select(.would_be_revoked == true) | .reasons[] | [.by, .detail]' <<<"$j")" \
     "[\"image_hash\",\"sha256 image hash $gh\"]" "the reason: image hash"
-expect_eq "$(jq -c 'select(.summary) | [.files, .would_be_revoked]' <<<"$j")" '[5,1]' "summary counts"
+expect_eq "$(jq -c 'select(.summary) | [.files, .counts.would_be_revoked]' <<<"$j")" '[5,1]' "summary counts"
 out=$(CU --dbx grub.esl esp)
 expect_match "$out" "esp/EFI/debian/grubx64.efi: would be revoked" "text verdict"
 expect_match "$out" "esp/EFI/debian/shimx64.efi: still boots" "text still boots"

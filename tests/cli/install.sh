@@ -4,8 +4,10 @@
 # against the installed library with nothing but `pkg-config --cflags --libs
 # ktrust` and <ktrust.h> parses certificates, verifies modules, PKCS#7 and a
 # PE image and uses the store as the CLI does, all through one verification
-# context (ktrust/verify.h); libktrust.so exports exactly the KT_API functions
-# the installed headers declare; no test hook is installed.
+# context (ktrust/verify.h); the same program built with -Wl,-rpath from
+# pkg-config, or against the static library, runs without LD_LIBRARY_PATH;
+# libktrust.so exports exactly the KT_API functions the installed headers
+# declare; no test hook is installed.
 . "$(dirname "$0")/../lib/common.sh"
 cd "$T"
 P=$T/prefix
@@ -52,8 +54,8 @@ expect_eq "$exported" "$api" "libktrust.so exports exactly the KT_API functions 
 
 # ---- no test hooks in what is installed (doc/HACKING.md, "Test hooks") -------
 for f in "$so" "$P/bin/ktrust"; do
-    expect_eq "$(strings "$f" | grep -c 'KTRUST_STORE_\(FAIL_AFTER\|INSERT_DELAY_US\)')" 0 \
-        "no store test hook in $(basename "$f")"
+    expect_eq "$(strings "$f" | grep -c 'KTRUST_STORE_\(FAIL_AFTER\|INSERT_DELAY_US\)\|KTRUST_TEST_DECODE_SIGNAL')" 0 \
+        "no test hook in $(basename "$f")"
 done
 
 # ---- a program on the installed library ----------------------------------
@@ -217,6 +219,47 @@ expect_eq "${got%%|*}" "$want" "a program on the installed library agrees with t
 expect_match "$got" '^Acme Corp: Vendor Key: [0-9a-f]{40}\|' "... and with the kernel's description rule"
 serial=$(openssl x509 -inform DER -in c.der -noout -serial | sed 's/serial=//; s/^0*//' | tr A-F a-f)
 expect_eq "${got##*|}" "$serial" "serial as openssl reads it"
+
+# a prefix not on the loader path (README, "Building against an installed
+# prefix"): without LD_LIBRARY_PATH the plain build does not start; with
+# -Wl,-rpath from pkg-config's libdir, or the static library, it does
+libdir=$(pkg-config --variable=libdir ktrust)
+expect_eq "$(env -u LD_LIBRARY_PATH ./prog cert c.der >/dev/null 2>&1; echo $?)" 127 \
+    "plain build, prefix not on the loader path: libktrust.so.0 not found"
+if cc -std=c11 -Wall -Wextra -Werror $SAN prog.c -o prog-rpath $(pkg-config --cflags --libs ktrust) \
+    -Wl,-rpath,"$libdir" 2>cc.err; then
+    expect_eq "$(env -u LD_LIBRARY_PATH ./prog-rpath cert c.der)" "$got" "-Wl,-rpath: runs without LD_LIBRARY_PATH"
+    loaded=$(env -u LD_LIBRARY_PATH ldd ./prog-rpath | sed -n 's/^[[:space:]]*libktrust\.so\.0 => \([^ ]*\) .*/\1/p')
+    expect_eq "$(realpath "$loaded")" "$(realpath "$so")" "-Wl,-rpath: on the installed libktrust.so"
+else
+    bad "compile with -Wl,-rpath: $(head -3 cc.err)"
+fi
+# the README's three recipes, as written (the prefix and program names ours)
+readme=$(awk '/^### Building against an installed prefix/ {s = 1} s && /^```$/ {n++; next} s && n == 1' \
+         "$KT_SRC/README.md")
+recipes=$(printf '%s\n' "$readme" | grep '^cc ')
+expect_eq "$(printf '%s\n' "$recipes" | grep -c .)" 3 "README: three build recipes"
+i=0
+while read -r line; do
+    [ -n "$line" ] || continue
+    i=$((i + 1))
+    (eval "${line% -o prog} $SAN -o readme$i") 2>cc.err || bad "README recipe $i: $(head -2 cc.err)"
+done <<<"$recipes"
+expect_eq "$(LD_LIBRARY_PATH=$libdir ./readme1 cert c.der)" "$got" "README 1: LD_LIBRARY_PATH"
+expect_eq "$(env -u LD_LIBRARY_PATH ./readme2 cert c.der)" "$got" "README 2: -Wl,-rpath, no LD_LIBRARY_PATH"
+expect_eq "$(env -u LD_LIBRARY_PATH ./readme3 cert c.der)" "$got" "README 3: static, no LD_LIBRARY_PATH"
+if [ -f "$libdir/libktrust.a" ]; then
+    # -lktrust names the shared library when both are there: ask for the archive
+    if cc -std=c11 -Wall -Wextra -Werror $SAN prog.c -o prog-static $(pkg-config --cflags ktrust) \
+        $(pkg-config --static --libs ktrust | sed 's/-lktrust\b/-l:libktrust.a/') 2>cc.err; then
+        expect_eq "$(env -u LD_LIBRARY_PATH ./prog-static cert c.der)" "$got" "static libktrust.a: runs without LD_LIBRARY_PATH"
+        expect_eq "$(objdump -p prog-static | grep -c 'NEEDED.*libktrust')" 0 "static: no libktrust.so needed"
+    else
+        bad "compile with the static library: $(head -3 cc.err)"
+    fi
+else
+    bad "no libktrust.a in $libdir"
+fi
 
 # a module signed the way scripts/sign-file signs, verified with the key
 mkkey() {

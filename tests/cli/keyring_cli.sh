@@ -55,7 +55,7 @@ expect_match "$out" "^secondary	trusted	Test Org: Test Intermediate: [0-9a-f]+	f
 json=$($KTRUST keyring list --json)
 expect_eq "$(echo "$json" | wc -l)" 4 "one JSON line per key"
 expect_eq "$(echo "$json" | python3 -c 'import sys,json; print(",".join(sorted({k for l in sys.stdin for k in json.loads(l)})))')" \
-    "added,akid,description,issuer,key_algorithm,key_bits,keyring,not_after,not_before,self_signed,serial,sha256,signature_algorithm,skid,source,subject,tbs_sha256,trusted" "JSON fields"
+    "added,akid,description,issuer,key_algorithm,key_bits,keyring,not_after,not_before,self_signed,serial,sha256,signature_algorithm,skid,source,subject,tbs_sha256,trusted,type" "JSON fields"
 want_sha=$(sha256sum leaf.der | cut -c1-64)
 expect_eq "$(echo "$json" | python3 -c 'import sys,json; [print(d["sha256"]) for d in map(json.loads, sys.stdin) if d["subject"].endswith("Leaf Signing Key")]')" "$want_sha" "sha256 field"
 # the description matches the kernel's: compare with keyctl when possible

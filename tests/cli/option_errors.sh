@@ -3,6 +3,9 @@
 # --kernel or wrap-key input is a usage (64), unreadable (66) or malformed
 # (4) error naming the option, never 1 ("unsigned") or 2; with --json every
 # input still gets its object (verdict null, the error).
+# Options as documented (issue #27 item 7): a bad option is ONE line on
+# stderr and exit 64, for every command; verify-var and check-update take
+# -v, wrap-key --json; the common options work before check-update.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/pki.sh"
 cd "$T"
@@ -54,13 +57,58 @@ json=$($KTRUST verify-pe --json --trust empty w.signed.efi w.efi 2>/dev/null); r
 expect_eq "$rc" 64 "--json setup error: exit"
 expect_eq "$(printf '%s\n' "$json" | python3 -c '
 import sys, json
-for l in sys.stdin:
-    d = json.loads(l)
-    print(d["file"], d["type"], d["verdict"], d["error"], d["reason"].startswith("--trust empty: "))')" \
+rows = [json.loads(l) for l in sys.stdin]
+for d in rows[:-1]:
+    print(d["file"], d["type"], d["verdict"], d["error"], d["reason"].startswith("--trust empty: "))
+s = rows[-1]
+print(s["type"], s["verdict"], s["exit"], s["counts"]["unreadable"])')" \
 "w.signed.efi pe None EMEDIUMTYPE True
-w.efi pe None EMEDIUMTYPE True" "--json: an object per input, verdict null"
+w.efi pe None EMEDIUMTYPE True
+summary None 64 2" "--json: an object per input, verdict null, then the summary"
 json=$($KTRUST verify-module --json --kernel nope mod.ko 2>/dev/null); rc=$?
 expect_eq "$rc:$(printf '%s' "$json" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["verdict"], d["error"])')" "66:None ENOENT" "--json --kernel missing: object"
 json=$($KTRUST verify-pe --json --store "$T/none.db" w.signed.efi 2>/dev/null); rc=$?
 expect_eq "$rc:$(printf '%s' "$json" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["verdict"], d["error"])')" "66:None ENOENT" "--json missing store: object"
+# ---- options as documented (issue #27 item 7) --------------------------------
+# one line on stderr, exit 64, for every command and every kind of mistake
+one_line() { # NAME -- CMD...
+    local name=$1 err rc
+    shift 2
+    err=$("$@" 2>&1 >/dev/null); rc=$?
+    expect_eq "$rc:$(printf '%s\n' "$err" | grep -c .)" "64:1" "$name: exit 64, one line"
+    expect_match "$err" "^ktrust [a-z0-9-]*: .*\(try 'ktrust [a-z0-9-]* --help'\)$" "$name: says where the help is"
+}
+for c in "x509 show" "keyring list" "keyring add" kernel-keys verify-pkcs7 verify-module verify-pe \
+         load-pe-key wrap-key chain scan "esl show" "sbat show" verify-var check-update audit; do
+    one_line "$c --zz-bogus" -- $KTRUST $c --zz-bogus x
+    one_line "$c -Z" -- $KTRUST $c -Z x
+done
+one_line "verify-pe --store (no argument)" -- $KTRUST verify-pe w.signed.efi --store
+one_line "scan -j (no argument)" -- $KTRUST scan d -j
+one_line "verify-pe --json=1" -- $KTRUST verify-pe --json=1 w.signed.efi
+expect_match "$($KTRUST verify-pe --zz-bogus x 2>&1)" "^ktrust verify-pe: unrecognized option '--zz-bogus'" "the message names the option"
+expect_match "$($KTRUST keyring list --zz-bogus 2>&1)" "^ktrust keyring: unrecognized option '--zz-bogus'" "keyring: the command's name, not the subcommand's"
+# -v where the README promises it
+expect_eq "$($KTRUST verify-var -v --var db ca.pem >/dev/null 2>&1; echo $?)" 1 "verify-var -v: accepted (ca.pem is no signed update: 1)"
+python3 -c '
+import struct, sys, uuid
+g = uuid.UUID("c1c41626-504c-4092-aca9-41f936934328").bytes_le
+e = uuid.UUID("605dab50-e046-4300-abb6-3dd810dd8b23").bytes_le + bytes(32)
+sys.stdout.buffer.write(g + struct.pack("<III", 28 + len(e), 0, len(e)) + e)' >zero.esl
+out=$($KTRUST check-update -v --dbx zero.esl w.signed.efi 2>&1); rc=$?
+expect_eq "$rc" 0 "check-update -v: accepted"
+expect_match "$out" "format: pe32\+, machine x64" "check-update -v: each file's format and machine"
+# wrap-key --json
+out=$($KTRUST wrap-key --json signer.pem -o wj.efi); rc=$?
+expect_eq "$rc:$(python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["type"], d["file"], d["written"], d["section"], d["certificates"], d["bytes"] == int(sys.argv[1]))' "$(stat -c %s wj.efi)" <<<"$out")" \
+    "0:wrap_key wj.efi True .keylist 1 True" "wrap-key --json: what was written"
+out=$($KTRUST wrap-key --json empty -o wk.efi 2>/dev/null); rc=$?
+expect_eq "$rc:$(python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["written"], d["exit"])' <<<"$out"):$(test -e wk.efi && echo written)" \
+    "64:False 64:" "wrap-key --json, a bad input: written false, nothing written"
+# the common options before check-update: --trust is its --db (what vouches)
+out=$($KTRUST --trust ca.pem --json check-update --dbx zero.esl w.signed.efi); rc=$?
+expect_eq "$rc:$(head -1 <<<"$out" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["signed_by_db"])')" "0:True" \
+    "ktrust --trust F --json check-update: accepted, --trust vouches as --db"
+out=$($KTRUST --json -q check-update --cert modkey.pem --dbx zero.esl w.signed.efi 2>/dev/null | head -1)
+expect_eq "$(python3 -c 'import sys,json; print(json.load(sys.stdin)["signed_by_db"])' <<<"$out")" False "--cert another CA: not signed by db"
 finish

@@ -74,4 +74,7 @@ expect_eq "$(printf '%s\n' "$ex" | grep -c '^build/ktrust ')" "$(printf '%s\n' "
 )
 expect_eq "$?" 0 "README: every example exits 0 from the checkout"
 expect_match "$(cat readme.out)" "grubx64.efi.signed: trusted" "README: GRUB trusted through the loaded shim key"
+# the realistic keying (#27 item 4): the db's CA and the Debian CA in platform, not builtin
+expect_match "$(cat readme.out)" "1 key from .vendor_cert added to platform" "README: the Debian CA joins platform"
+expect_match "$(cat readme.out)" "vmlinuz-6.1.0-57-amd64: trusted" "README: the kernel trusted through platform"
 finish

@@ -17,7 +17,7 @@ expect_exit 0 "corpus PEM" -- "$KTRUST" x509 show "$MS"
 
 # JSON: exactly the contract's fields, one record per certificate
 keys=$("$KTRUST" x509 show --json "$MS" | python3 -c 'import json,sys; print(",".join(json.loads(sys.stdin.readline()).keys()))')
-expect_eq "$keys" "description,subject,issuer,serial,skid,akid,not_before,not_after,key_algorithm,key_bits,signature_algorithm,self_signed,sha256,tbs_sha256" "JSON keys"
+expect_eq "$keys" "type,description,subject,issuer,serial,skid,akid,not_before,not_after,key_algorithm,key_bits,signature_algorithm,self_signed,sha256,tbs_sha256" "JSON keys"
 out=$("$KTRUST" x509 show --json "$MS")
 expect_match "$out" '"description":"Microsoft Corporation UEFI CA 2011: 13adbf4309bd82709c8cd54f316ed522988a1bd4"' "MS description"
 expect_match "$out" '"sha256":"48e99b991f57fc52f76149599bff0a58c47154229b9f8d603ac40d3500248507"' "MS sha256"

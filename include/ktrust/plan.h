@@ -1,0 +1,85 @@
+/* ktrust/plan.h - `ktrust plan-updates`: which signed db/dbx/KEK/PK updates
+ * (files, or a tree laid out like Microsoft's secureboot_objects) apply to
+ * this machine's variables, in what order, and what the boot chain on an
+ * ESP says after each step.
+ *
+ * An update applies when its signature verifies under an authority the
+ * machine holds, or gains from an earlier step (a KEK update signed by this
+ * PK, then updates signed under the new KEK): the file's name and any index
+ * (kek_update_map.json) are never the judge.  Order: KEK updates first,
+ * then db, then dbx (db before the dbx updates that revoke what they
+ * replace), PK last; steps repeat until nothing more applies.
+ *
+ *   struct kt_plan p;
+ *   struct kt_plan_opts o = {.vars = &vars, .updates = paths, .n_updates = n, .esp = esp};
+ *   kt_plan_run(&o, &p, &err);   ... p.files, p.order, p.states ...
+ *   kt_plan_free(&p);
+ */
+#ifndef KTRUST_PLAN_H
+#define KTRUST_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ktrust/api.h"
+#include "ktrust/efivars.h"
+#include "ktrust/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KT_PLAN_PATH 4096
+
+struct kt_plan_opts {
+    const struct kt_efivars *vars;       /* the machine's variables in force */
+    const char *const *updates;          /* files or directories */
+    size_t n_updates;
+    const char *esp;                     /* an ESP to judge each step by; NULL: none */
+};
+
+/* One update file found. */
+struct kt_plan_file {
+    char path[KT_PLAN_PATH];
+    bool applies;                        /* verified under an authority held (at its step) */
+    size_t step;                         /* 1-based place in the plan; 0: not in it */
+    struct kt_efivars_change change;     /* what applying it did, or why it does not apply
+                                            (at its step, else against the final state) */
+    char reason[768];                    /* one line for a person */
+};
+
+/* What the boot chain on the ESP and the variables say in one state. */
+struct kt_plan_state {
+    bool kek_2023;                       /* KEK holds Microsoft Corporation KEK 2K CA 2023 */
+    bool db_uefi_2011, db_uefi_2023;     /* db holds Microsoft (Corporation) UEFI CA 2011 / 2023 */
+    bool dbx_uefi_2011;                  /* ... and dbx revokes the 2011 one */
+    bool shim_2023_only_boots;           /* a shim signed only by UEFI CA 2023 would pass db/dbx */
+    bool checked;                        /* an ESP was judged */
+    bool shim_found, loader_found;
+    int shim_verdict, loader_verdict;    /* 0 boots; else the verdict code (negative errno) */
+    char shim_reason[768], loader_reason[768];
+};
+
+struct kt_plan {
+    struct kt_plan_file *files;          /* every update file, in walk order (owned) */
+    size_t n_files;
+    size_t *order;                       /* indices into files, step by step (owned) */
+    size_t n_steps;
+    struct kt_plan_state before;
+    struct kt_plan_state *after;         /* one per step (owned) */
+    char pk[512];                        /* this PK's subject ("" none) */
+    char pk_sha1[41];                    /* its certificate's SHA-1 thumbprint (hex) */
+    char kek_note[1024];                 /* the KEK 2023 story for this PK */
+    char map[KT_PLAN_PATH];              /* kek_update_map.json found among the updates ("") */
+    struct kt_efivars final;             /* the variables after every step (owned;
+                                            kt_efivars_write saves them) */
+};
+
+/* Returns 0, -ENOMEM, or an error reading the updates (err names it). */
+KT_API int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error *err);
+KT_API void kt_plan_free(struct kt_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,292 @@
+/* audit_save.c - `audit --save-root DIR`: what an audit read, copied into
+ * DIR in the layout --root reads (audit_locate.c), so that the same audit can
+ * run elsewhere, later, on a copy.  Written into a temporary sibling of DIR
+ * and renamed into place at the end: DIR is whole or absent, never partial. */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "util/file.h"
+
+#define EVENTLOG "/sys/kernel/security/tpm0/binary_bios_measurements"
+
+struct save {
+    char tmp[PATH_MAX];         /* the temporary root being filled */
+    struct kt_audit_saved *out; /* counts, and what was left out */
+    struct kt_error *err;
+    char *buf;                  /* the copy buffer, BUF bytes */
+};
+
+#define BUF ((size_t)1 << 16)
+
+int kt_audit_save_check(const char *dir, struct kt_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) < 0) {
+        if (errno != ENOENT)
+            return kt_fail(err, -errno, KT_NO_OFFSET, "cannot use it: %s", strerror(errno));
+        char parent[PATH_MAX];
+        kt_fmt(parent, sizeof(parent), "%s", dir);
+        char *slash = strrchr(parent, '/');
+        if (slash == parent)
+            slash[1] = 0;
+        else if (slash)
+            *slash = 0;
+        else
+            kt_fmt(parent, sizeof(parent), ".");
+        if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+            return kt_fail(err, -ENOENT, KT_NO_OFFSET,
+                           "its parent directory %s does not exist (not created)", parent);
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return kt_fail(err, -ENOTDIR, KT_NO_OFFSET, "exists and is not a directory");
+    DIR *d = opendir(dir);
+    if (!d)
+        return kt_fail(err, -errno, KT_NO_OFFSET, "cannot open: %s", strerror(errno));
+    struct dirent *de;
+    bool empty = true;
+    while (empty && (de = readdir(d)) != NULL)
+        empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+    closedir(d);
+    if (!empty)
+        return kt_fail(err, -ENOTEMPTY, KT_NO_OFFSET,
+                       "is not empty (a saved root is written whole into a new or empty directory)");
+    return 0;
+}
+
+/* mkdir -p of the directories above tmp/rel (rel starts with '/'). */
+static int make_parents(struct save *s, const char *rel)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof(p), "%s%s", s->tmp, rel) >= (int)sizeof(p))
+        return kt_fail(s->err, -ENAMETOOLONG, KT_NO_OFFSET, "%s: path too long", rel);
+    for (char *c = p + strlen(s->tmp) + 1; (c = strchr(c, '/')) != NULL; c++) {
+        *c = 0;
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+            return kt_fail(s->err, -errno, KT_NO_OFFSET, "cannot create %s: %s", p,
+                           strerror(errno));
+        *c = '/';
+    }
+    return 0;
+}
+
+/* src (a regular file, read to its end whatever its stat size says: the
+ * securityfs event log says 0) into tmp/rel. */
+static int copy_file(struct save *s, const char *src, const char *rel)
+{
+    int rc = make_parents(s, rel);
+    if (rc < 0)
+        return rc;
+    char dst[PATH_MAX];
+    kt_fmt(dst, sizeof(dst), "%s%s", s->tmp, rel);
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: cannot open: %s", src, strerror(errno));
+    struct stat st;
+    if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(in);
+        return kt_fail(s->err, -EINVAL, KT_NO_OFFSET, "%s: not a regular file", src);
+    }
+    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (out < 0) {
+        int e = errno;
+        close(in);
+        return kt_fail(s->err, -e, KT_NO_OFFSET, "cannot create %s: %s", dst, strerror(e));
+    }
+    char *buf = s->buf;
+    uint64_t total = 0;
+    for (;;) {
+        ssize_t n = read(in, buf, BUF);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: read failed: %s", src,
+                         strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        if ((total += (uint64_t)n) > KT_FILE_MAX_SIZE) {
+            rc = kt_fail(s->err, -EFBIG, KT_NO_OFFSET, "%s: larger than %zu bytes", src,
+                         KT_FILE_MAX_SIZE);
+            break;
+        }
+        for (ssize_t w, off = 0; off < n; off += w) {
+            if ((w = write(out, buf + off, (size_t)(n - off))) < 0) {
+                if (errno == EINTR) {
+                    w = 0;
+                    continue;
+                }
+                rc = kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: write failed: %s", dst,
+                             strerror(errno));
+                break;
+            }
+        }
+        if (rc < 0)
+            break;
+    }
+    close(in);
+    if (close(out) < 0 && rc == 0)
+        rc = kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: write failed: %s", dst, strerror(errno));
+    if (rc == 0) {
+        s->out->n_files++;
+        s->out->bytes += total;
+    }
+    return rc;
+}
+
+/* A file found under base (its path starts with base) to tmp/to/<the rest>. */
+static int copy_under(struct save *s, const char *base, const char *path, const char *to)
+{
+    size_t bl = strlen(base);
+    if (strncmp(path, base, bl) != 0 || path[bl] != '/')
+        return kt_fail(s->err, -EINVAL, KT_NO_OFFSET, "%s is not under %s", path, base);
+    char rel[PATH_MAX];
+    if (snprintf(rel, sizeof(rel), "%s%s", to, path + bl) >= (int)sizeof(rel))
+        return kt_fail(s->err, -ENAMETOOLONG, KT_NO_OFFSET, "%s: path too long", path);
+    return copy_file(s, path, rel);
+}
+
+/* Every variable of the efivars directory (the audit reads a dozen of them;
+ * all are kept, so a later audit that reads more finds them too). */
+static int save_efivars(struct save *s, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: cannot open: %s", dir, strerror(errno));
+    int rc = make_parents(s, "/sys/firmware/efi/efivars/x");
+    struct dirent *de;
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        char src[PATH_MAX], rel[PATH_MAX];
+        struct stat st;
+        kt_fmt(src, sizeof(src), "%s/%s", dir, de->d_name);
+        if (de->d_name[0] == '.' || lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
+            continue;
+        kt_fmt(rel, sizeof(rel), "/sys/firmware/efi/efivars/%s", de->d_name);
+        rc = copy_file(s, src, rel);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* The ESP's boot files: shim, loader, MokManager, and the files of the boot
+ * entries found on it, at their places on the ESP, under boot/efi. */
+static int save_esp(struct save *s, const struct kt_audit *a)
+{
+    const char *esp = a->path[KT_AUDIT_ESP];
+    int rc = make_parents(s, "/boot/efi/x");
+    for (int i = 0; rc == 0 && i < KT_AUDIT__LINKS; i++)
+        if (i != KT_AUDIT_KERNEL_LINK && a->links[i].present)
+            rc = copy_under(s, esp, a->links[i].path, "/boot/efi");
+    for (size_t i = 0; rc == 0 && i < a->n_boot; i++) {
+        const struct kt_audit_boot *b = &a->boot[i];
+        bool dup = false;
+        for (int l = 0; l < KT_AUDIT__LINKS; l++)
+            dup |= a->links[l].present && !strcmp(a->links[l].path, b->path);
+        for (size_t j = 0; j < i; j++)
+            dup |= a->boot[j].on_esp && !strcmp(a->boot[j].path, b->path);
+        if (b->on_esp && b->path[0] && !dup)
+            rc = copy_under(s, esp, b->path, "/boot/efi");
+    }
+    return rc;
+}
+
+static int save_modules(struct save *s, const struct kt_audit *a, const char *release)
+{
+    char **list;
+    size_t n;
+    char to[PATH_MAX];
+    kt_fmt(to, sizeof(to), "/lib/modules/%s", release);
+    int rc = kt_audit_module_list(a, &list, &n);
+    if (rc < 0)
+        return kt_fail(s->err, rc, KT_NO_OFFSET, "%s: %s", a->path[KT_AUDIT_MODULES],
+                       strerror(-rc));
+    char dir[PATH_MAX];
+    kt_fmt(dir, sizeof(dir), "%s/x", to);
+    rc = make_parents(s, dir);
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0)
+            rc = copy_under(s, a->path[KT_AUDIT_MODULES], list[i], to);
+        free(list[i]);
+    }
+    free(list);
+    return rc;
+}
+
+/* The TCG event log, when the audited system has one: kept if it can be
+ * read, else said in out->not_saved (an event log is root's to read). */
+static int save_eventlog(struct save *s, const struct kt_audit_opts *o)
+{
+    char src[PATH_MAX];
+    struct stat st;
+    const char *root = o->root && *o->root && strcmp(o->root, "/") ? o->root : NULL;
+    if (kt_root_resolve(root, EVENTLOG, src, sizeof(src), &st) < 0 || !S_ISREG(st.st_mode))
+        return 0;
+    if (access(src, R_OK) < 0) {
+        kt_fmt(s->out->not_saved, sizeof(s->out->not_saved), "the TCG event log %s: %s", src,
+               strerror(errno));
+        return 0;
+    }
+    return copy_file(s, src, EVENTLOG);
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st, (void)f;
+    return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *o, const char *dir,
+                       struct kt_audit_saved *out, struct kt_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = kt_audit_save_check(dir, err);
+    if (rc < 0)
+        return rc;
+    struct save s = {.out = out, .err = err, .buf = malloc(BUF)};
+    if (!s.buf)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    kt_fmt(s.tmp, sizeof(s.tmp), "%s.tmpXXXXXX", dir);
+    if (strlen(dir) + 12 >= sizeof(s.tmp) || !mkdtemp(s.tmp)) {
+        int e = strlen(dir) + 12 >= sizeof(s.tmp) ? ENAMETOOLONG : errno;
+        free(s.buf);
+        return kt_fail(err, -e, KT_NO_OFFSET, "cannot create a directory beside it: %s",
+                       strerror(e));
+    }
+    chmod(s.tmp, 0755);
+    const char *release = a->release[0] ? a->release : "unknown";
+    if (a->found[KT_AUDIT_EFIVARS])
+        rc = save_efivars(&s, a->path[KT_AUDIT_EFIVARS]);
+    if (rc == 0 && a->found[KT_AUDIT_ESP])
+        rc = save_esp(&s, a);
+    if (rc == 0 && a->found[KT_AUDIT_KERNEL]) {
+        char rel[PATH_MAX];
+        kt_fmt(rel, sizeof(rel), "/boot/vmlinuz-%s", release);
+        rc = copy_file(&s, a->path[KT_AUDIT_KERNEL], rel);
+    }
+    if (rc == 0 && a->found[KT_AUDIT_MODULES])
+        rc = save_modules(&s, a, release);
+    if (rc == 0)
+        rc = save_eventlog(&s, o);
+    /* into place: onto a new name, or over the empty directory checked above */
+    if (rc == 0 && rename(s.tmp, dir) < 0)
+        rc = kt_fail(err, -errno, KT_NO_OFFSET, "cannot rename %s into place: %s", s.tmp,
+                     strerror(errno));
+    if (rc < 0) {
+        nftw(s.tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        out->n_files = 0;
+        out->bytes = 0;
+    }
+    free(s.buf);
+    return rc;
+}

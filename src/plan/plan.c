@@ -1,0 +1,280 @@
+/* plan.c - plan the signed db/dbx/KEK/PK updates for one machine: find the
+ * update files, apply what verifies in a firmware-safe order (KEK, db,
+ * dbx, PK; again until nothing more applies), and judge the ESP's chain
+ * after each step (ktrust/plan.h). */
+#include "ktrust/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "authvar/authvar.h"
+#include "crypto/crypto.h"
+#include "esl/esl.h"
+#include "ktrust/advanced.h"
+#include "ktrust/audit.h"
+#include "plan/plan_kek.h"
+#include "util/file.h"
+#include "util/fmt.h"
+
+/* ---- the update files -------------------------------------------------- */
+
+struct collect {
+    struct kt_plan *p;
+    struct kt_error *err;
+    int rc;
+};
+
+static int take(void *arg, const struct kt_walk_entry *e)
+{
+    struct collect *c = arg;
+    if (e->kind != KT_WALK_FILE)
+        return 0;
+    if (!strcmp(e->name, "kek_update_map.json")) {
+        kt_fmt(c->p->map, sizeof(c->p->map), "%s", e->path);
+        return 0;
+    }
+    uint8_t head[40];
+    FILE *f = fopen(e->path, "rb");
+    size_t n = f ? fread(head, 1, sizeof(head), f) : 0;
+    if (f)
+        fclose(f);
+    if (!kt_authvar_looks_like(head, n))
+        return 0; /* certificates, JSON, readmes: not updates */
+    struct kt_plan_file *v = realloc(c->p->files, (c->p->n_files + 1) * sizeof(*v));
+    if (!v)
+        return c->rc = -ENOMEM;
+    c->p->files = v;
+    v += c->p->n_files++;
+    memset(v, 0, sizeof(*v));
+    v->change.target = KT_EFIVAR__COUNT;
+    kt_fmt(v->path, sizeof(v->path), "%s", e->path);
+    return 0;
+}
+
+/* KEK first, then db, dbt/dbr, dbx (db before the dbx updates that revoke
+ * what they replace), PK last. */
+static int rank(enum kt_efivar_id t)
+{
+    switch (t) {
+    case KT_EFIVAR_KEK: return 0;
+    case KT_EFIVAR_DB: return 1;
+    case KT_EFIVAR_DBT: case KT_EFIVAR_DBR: return 2;
+    case KT_EFIVAR_DBX: return 3;
+    case KT_EFIVAR_PK: return 4;
+    default: return 5;
+    }
+}
+
+/* ---- judging a state --------------------------------------------------- */
+
+struct holds {
+    const uint8_t *sha256;
+    bool found;
+};
+
+static int holds_cb(void *ctx, const struct kt_esl_entry *e)
+{
+    struct holds *h = ctx;
+    uint8_t d[32];
+    if (e->type == KT_ESL_X509 && kt_digest(KT_HASH_SHA256, e->data.p, e->data.len, d) == 0 &&
+        !memcmp(d, h->sha256, 32))
+        h->found = true;
+    return 0;
+}
+
+bool kt_plan_var_holds(const struct kt_efivars *s, enum kt_efivar_id id, const uint8_t sha256[32])
+{
+    size_t len;
+    const uint8_t *p = kt_efivar_data(&s->var[id], &len);
+    struct holds h = {sha256, false};
+    struct kt_error e = KT_ERROR_INIT;
+    if (p && len)
+        (void)kt_esl_foreach(p, len, holds_cb, &h, &e);
+    return h.found;
+}
+
+static void judge_link(const struct kt_audit_link *l, bool *found, int *verdict, char *reason,
+                       size_t cap)
+{
+    *found = l->present;
+    *verdict = l->present ? l->link.verdict : 0;
+    kt_fmt(reason, cap, "%s", l->present ? l->link.reason : "not found on the ESP");
+}
+
+static int judge(const struct kt_efivars *s, const char *esp, struct kt_plan_state *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->kek_2023 = kt_plan_var_holds(s, KT_EFIVAR_KEK, kt_plan_kek_2023);
+    st->db_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DB, kt_plan_uefi_2011);
+    st->db_uefi_2023 = kt_plan_var_holds(s, KT_EFIVAR_DB, kt_plan_uefi_2023);
+    st->dbx_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DBX, kt_plan_uefi_2011);
+    st->shim_2023_only_boots =
+        st->db_uefi_2023 && !kt_plan_var_holds(s, KT_EFIVAR_DBX, kt_plan_uefi_2023);
+    if (!esp)
+        return 0;
+    struct kt_audit_opts o = {.vars = s, .esp = esp, .kernel = "", .modules = "",
+                              .no_latest = true};
+    struct kt_audit *a = malloc(sizeof(*a));
+    if (!a)
+        return -ENOMEM;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_audit_run(&o, a, &e);
+    if (rc == 0) {
+        st->checked = true;
+        judge_link(&a->links[KT_AUDIT_SHIM], &st->shim_found, &st->shim_verdict, st->shim_reason,
+                   sizeof(st->shim_reason));
+        judge_link(&a->links[KT_AUDIT_LOADER], &st->loader_found, &st->loader_verdict,
+                   st->loader_reason, sizeof(st->loader_reason));
+    }
+    kt_audit_free(a);
+    free(a);
+    return rc == -ENOMEM ? rc : 0;
+}
+
+/* ---- the plan ---------------------------------------------------------- */
+
+/* Try file f on a copy of *s: 0 applied (*trial holds the new state), else
+ * the reason's code; -ENOMEM. */
+static int trial(const struct kt_efivars *s, struct kt_plan_file *f, struct kt_efivars *out)
+{
+    kt_efivars_change_free(&f->change);
+    int rc = kt_efivars_copy(s, out);
+    if (rc < 0)
+        return rc;
+    rc = kt_efivars_apply_file(out, f->path, &f->change);
+    if (rc < 0)
+        kt_efivars_free(out);
+    return rc;
+}
+
+static void say(struct kt_plan_file *f)
+{
+    const struct kt_efivars_change *c = &f->change;
+    const char *var = c->target < KT_EFIVAR__COUNT ? kt_efivar_name(c->target) : "?";
+    if (!f->applies)
+        kt_fmt(f->reason, sizeof(f->reason), "does not apply: %s", c->error.what);
+    else if (!f->step)
+        kt_fmt(f->reason, sizeof(f->reason), "already in force: %s holds every entry", var);
+    else if (c->setup_mode)
+        kt_fmt(f->reason, sizeof(f->reason), "applies to %s (setup mode: no authority needed)",
+               var);
+    else
+        kt_fmt(f->reason, sizeof(f->reason), "applies to %s: signed under %s, which this %s holds",
+               var, c->authority, c->target == KT_EFIVAR_PK || c->target == KT_EFIVAR_KEK
+                                      ? "PK" : "PK/KEK");
+}
+
+/* Where the plan is: the state, which files are done, and the authority
+ * generation each file last failed under (only a PK or KEK step can make a
+ * refused file apply: db and dbx steps do not change who may sign). */
+struct walk_state {
+    struct kt_efivars s;
+    bool *done;
+    unsigned *failed_gen; /* 0: never tried; else gen + 1 */
+    unsigned gen;
+};
+
+/* One pass: apply the first file (by rank, then walk order) that verifies
+ * and changes something.  1 when a step was taken, 0 when none, -ENOMEM. */
+static int step(struct kt_plan *p, struct walk_state *w, const char *esp)
+{
+    struct kt_efivars *s = &w->s;
+    bool *done = w->done;
+    for (int r = 0; r <= 5; r++) {
+        for (size_t i = 0; i < p->n_files; i++) {
+            struct kt_plan_file *f = &p->files[i];
+            if (done[i] || rank(f->change.target) != r || w->failed_gen[i] == w->gen + 1)
+                continue;
+            struct kt_efivars next;
+            int rc = trial(s, f, &next);
+            if (rc == -ENOMEM)
+                return rc;
+            if (rc < 0) {
+                w->failed_gen[i] = w->gen + 1;
+                continue;
+            }
+            done[i] = true;
+            f->applies = true;
+            if (!f->change.n_gained && !f->change.n_lost) {
+                kt_efivars_free(&next);
+                say(f);
+                continue;
+            }
+            kt_efivars_free(s);
+            *s = next;
+            if (f->change.target == KT_EFIVAR_PK || f->change.target == KT_EFIVAR_KEK)
+                w->gen++;
+            p->order[p->n_steps] = i;
+            f->step = ++p->n_steps;
+            say(f);
+            return judge(s, esp, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
+        }
+    }
+    return 0;
+}
+
+int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    struct collect c = {p, err, 0};
+    int rc = kt_walk(o->updates, o->n_updates, NULL, take, &c);
+    if (c.rc < 0 || rc < 0)
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    struct walk_state w = {.gen = 0};
+    p->order = calloc(p->n_files + 1, sizeof(*p->order));
+    p->after = calloc(p->n_files + 1, sizeof(*p->after));
+    w.done = calloc(p->n_files + 1, sizeof(*w.done));
+    w.failed_gen = calloc(p->n_files + 1, sizeof(*w.failed_gen));
+    if (!p->order || !p->after || !w.done || !w.failed_gen || kt_efivars_copy(o->vars, &w.s) < 0) {
+        free(w.done);
+        free(w.failed_gen);
+        return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    }
+    rc = judge(&w.s, o->esp, &p->before);
+    /* each file's target (the name its signature covers), and whether it
+     * verifies now */
+    for (size_t i = 0; rc == 0 && i < p->n_files; i++) {
+        struct kt_efivars t;
+        int tr = trial(&w.s, &p->files[i], &t);
+        if (tr == 0)
+            kt_efivars_free(&t);
+        else if (tr == -ENOMEM)
+            rc = tr;
+        else
+            w.failed_gen[i] = 1;
+    }
+    while (rc == 0 && (rc = step(p, &w, o->esp)) == 1)
+        rc = 0;
+    /* what did not apply: why, against the final state (the reason is
+     * already there when it failed under the final authorities) */
+    for (size_t i = 0; rc == 0 && i < p->n_files; i++) {
+        if (w.done[i])
+            continue;
+        if (w.failed_gen[i] != w.gen + 1) {
+            struct kt_efivars t;
+            if (trial(&w.s, &p->files[i], &t) == 0) /* cannot happen after the loop */
+                kt_efivars_free(&t);
+        }
+        say(&p->files[i]);
+    }
+    if (rc == 0)
+        rc = kt_plan_kek_story(p, o->vars, &w.s);
+    p->final = w.s; /* the plan owns it now */
+    free(w.done);
+    free(w.failed_gen);
+    if (rc < 0)
+        return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
+    return 0;
+}
+
+void kt_plan_free(struct kt_plan *p)
+{
+    for (size_t i = 0; i < p->n_files; i++)
+        kt_efivars_change_free(&p->files[i].change);
+    free(p->files);
+    free(p->order);
+    free(p->after);
+    kt_efivars_free(&p->final);
+    memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,103 @@
+#!/bin/bash
+# audit --save-root DIR (issue #27 item 9): what the audit read, copied into
+# DIR as --root expects it; `audit --root DIR` then gives the same JSON and
+# text apart from the root's name.  A non-empty DIR is refused before any
+# work; the copy is written into a temporary sibling and renamed into place,
+# so a failure leaves no DIR and no temporary.
+. "$(dirname "$0")/../lib/common.sh"
+corpus
+command -v jq >/dev/null || { echo "skipped: jq not installed"; exit 77; }
+cd "$T" || exit 1
+D=$CORPUS/debian
+EV=$CORPUS/peers/shim-efivars/efivars-1
+VARS=sys/firmware/efi/efivars
+LOG=sys/kernel/security/tpm0/binary_bios_measurements
+R=lib/modules/6.1.0-57-amd64
+
+# the root: as audit_offline_root.sh, plus boot entries (one to GRUB directly,
+# found case-insensitively), modules in two folders, a file of the module tree
+# that is not a module, and a TCG event log
+mkdir -p r/boot/efi/EFI/debian r/$R/kernel/drivers r/$R/extra r/sys/firmware/efi "r/$(dirname $LOG)"
+cp "$D/shimx64.efi.signed" r/boot/efi/EFI/debian/shimx64.efi
+cp "$D/grubx64.efi.signed" r/boot/efi/EFI/debian/grubx64.efi
+cp "$D/mmx64.efi.signed" r/boot/efi/EFI/debian/mmx64.efi
+cp "$D/vmlinuz-6.1.0-57-amd64" r/boot/
+mods=("$D"/modules/*.ko)
+cp "${mods[@]:0:20}" r/$R/kernel/drivers/
+cp "${mods[@]:20}" r/$R/extra/
+echo "kernel/drivers/crc7.ko:" > r/$R/modules.dep
+cp -r "$EV" r/$VARS
+head -c 4000 /dev/urandom > r/$LOG
+GV=8be4df61-93ca-11d2-aa0d-00e098032b8c
+python3 - r/$VARS $GV <<'PY'
+import struct, sys
+d, g = sys.argv[1], sys.argv[2]
+def var(name, data):
+    open(f"{d}/{name}-{g}", "wb").write(b"\x07\x00\x00\x00" + data)
+def opt(desc, path, attr=1):
+    u = lambda s: (s + "\0").encode("utf-16-le")
+    hd = bytes([4, 1]) + struct.pack("<H", 42) + bytes(38)
+    fp = u(path)
+    fnode = bytes([4, 4]) + struct.pack("<H", 4 + len(fp)) + fp
+    dp = hd + fnode + bytes([0x7f, 0xff, 4, 0])
+    return struct.pack("<IH", attr, len(dp)) + u(desc) + dp
+var("Boot0001", opt("debian", "\\EFI\\debian\\shimx64.efi"))
+var("Boot0003", opt("grub direct", "\\efi\\DEBIAN\\grubx64.efi", 0))
+var("Boot0002", opt("removable", "\\EFI\\BOOT\\BOOTX64.EFI"))
+var("BootOrder", struct.pack("<3H", 1, 3, 2))
+var("BootCurrent", struct.pack("<H", 1))
+PY
+
+# norm NAME: the root's name and every path under it made ROOT
+norm() { sed -e "s#\"$1/#\"ROOT/#g; s#\"root\":\"$1\"#\"root\":\"ROOT\"#g; s#\\b$1/#ROOT/#g; s#audit of $1\$#audit of ROOT#"; }
+
+# --- save, then audit the copy -------------------------------------------------
+"$KTRUST" audit --root r --json --save-root s >a1.json 2>err; rc=$?
+expect_eq "$rc" 0 "audit --root r --save-root s: exit 0 (all trusted)"
+n=$(find r -type f ! -name modules.dep | wc -l)
+expect_match "$(cat err)" "^ktrust: audit: saved $n files \([0-9]+ bytes\) to s$" "stderr: what was saved (every file but modules.dep)"
+expect_eq "$(jq -e . <a1.json >/dev/null && echo ok)" ok "stdout: the audit's JSON"
+"$KTRUST" audit --root s --json >a2.json; rc2=$?
+expect_eq "$rc2" "$rc" "audit --root s: the same exit code"
+expect_eq "$(norm s <a2.json)" "$(norm r <a1.json)" "audit --root s: the same JSON apart from paths"
+expect_eq "$(jq -c 'select(.section == "boot") | [.entries[] | .verdict]' a2.json)" '["trusted","untrusted",null]' \
+    "... boot entries included (GRUB's, found case-insensitively, copied)"
+expect_eq "$(jq -c 'select(.section == "modules") | .total' a2.json)" "${#mods[@]}" "... every module"
+expect_eq "$("$KTRUST" audit --root s | norm s)" "$("$KTRUST" audit --root r | norm r)" "the same text report"
+# the layout: as --root reads it
+expect_exit 0 "efivars: every variable, byte for byte" -- diff -r r/$VARS s/$VARS
+expect_exit 0 "the event log, byte for byte" -- cmp r/$LOG s/$LOG
+expect_exit 0 "the kernel at boot/vmlinuz-RELEASE" -- cmp r/boot/vmlinuz-6.1.0-57-amd64 s/boot/vmlinuz-6.1.0-57-amd64
+expect_exit 0 "shim at its place on the ESP" -- cmp r/boot/efi/EFI/debian/shimx64.efi s/boot/efi/EFI/debian/shimx64.efi
+expect_exit 0 "modules at their places in the tree" -- diff -r -x modules.dep r/$R s/$R
+expect_exit 1 "no file of the module tree that is not a module" -- test -e s/$R/modules.dep
+expect_eq "$(ls -d s.tmp* 2>/dev/null | wc -l)" 0 "no temporary left"
+
+# a saved root saves the same root again (and an empty DIR is accepted)
+mkdir s3
+"$KTRUST" audit -q --root s --save-root s3; rc=$?
+expect_eq "$rc" 0 "-q, into an empty directory: 0"
+expect_exit 0 "the second copy is the first" -- diff -r s s3
+
+# --- refused before any work ------------------------------------------------
+out=$("$KTRUST" audit --root r --json --save-root s 2>err); rc=$?
+expect_eq "$rc" 64 "a non-empty DIR: 64"
+expect_eq "$out" "" "... no report"
+expect_eq "$(cat err)" "ktrust: s: is not empty (a saved root is written whole into a new or empty directory)" "... one line"
+expect_exit 0 "... and DIR untouched" -- diff -r s s3
+echo x >afile
+expect_exit 64 "a file as DIR: 64" -- "$KTRUST" audit --root r --save-root afile
+out=$("$KTRUST" audit --root r --save-root nodir/s 2>&1); rc=$?
+expect_eq "$rc" 66 "DIR's parent missing: 66"
+expect_match "$out" "^ktrust: nodir/s: its parent directory nodir does not exist \(not created\)$" "... says so"
+
+# --- a write that fails half way: no DIR, no temporary ------------------------
+# (a file size limit: the kernel image, about 8 MB, cannot be written; SIGXFSZ
+# ignored so that write() fails with EFBIG instead)
+out=$(trap '' XFSZ; ulimit -f 2048; "$KTRUST" audit --root r --json --save-root half 2>&1 >/dev/null); rc=$?
+expect_eq "$rc" 70 "a write failing half way: 70"
+expect_match "$out" "write failed: File too large" "... the reason"
+expect_match "$out" "ktrust: audit: nothing saved \(half not created\)" "... nothing saved"
+expect_exit 1 "... no DIR" -- test -e half
+expect_eq "$(ls -d half.tmp* 2>/dev/null | wc -l)" 0 "... no temporary left"
+finish

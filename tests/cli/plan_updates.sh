@@ -1,0 +1,103 @@
+#!/bin/bash
+# plan-updates: which signed updates apply to a machine and in what order.
+# Microsoft's tree (corpus subset) on the QEMU store: the db update before
+# the dbx updates, no OEM KEK file for this PK (kek_update_map.json has no
+# entry); then a machine of our own (PK/KEK made here, updates signed with
+# efitools' sign-efi-sig-list): a KEK update signed by this PK in a folder
+# with spaces, a db update signed only under the new KEK (it applies only
+# after the KEK step) that replaces db with Microsoft UEFI CA 2023 alone: the
+# dual-signed corpus shim still boots by its 2023 signature once db has the
+# 2023 CA; a dbx update revoking Microsoft UEFI CA 2011 then stops it
+# (firmware, EDK2's DxeImageVerificationHandler, rejects an image when dbx
+# revokes any of its signatures: exit 5); another PK's KEK file does not
+# apply; the map names this PK's file when it is missing.
+. "$(dirname "$0")/../lib/common.sh"
+corpus
+for tool in sign-efi-sig-list cert-to-efi-sig-list openssl jq python3; do
+    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
+done
+cd "$T" || exit 1
+D=$CORPUS/debian
+TREE=$CORPUS/peers/secureboot-objects/tree
+Q=$CORPUS/peers/ovmf-swtpm-boot/efivars
+P() { "$KTRUST" plan-updates "$@"; }
+mkdir -p esp/EFI/debian
+cp "$D/shimx64.efi.signed" esp/EFI/debian/shimx64.efi
+cp "$D/grubx64.efi.signed" esp/EFI/debian/grubx64.efi
+
+# --- Microsoft's tree on the QEMU store ---------------------------------------
+P --efivars "$Q" --esp esp --json "$TREE" > ms.json
+expect_exit 0 "the tree on the QEMU store" -- P --efivars "$Q" --esp esp -q "$TREE"
+steps=$(jq -r 'select(.type=="plan") | .steps[] | .file | sub(".*/PostSignedObjects/"; "")' ms.json | tr '\n' ' ')
+expect_match "$steps" '^Optional/DB/amd64/DBUpdate2024.bin DBX/' "the db update comes before every dbx update"
+expect_eq "$(jq -r 'select(.type=="update" and .variable=="KEK") | .applies' ms.json | sort -u)" false \
+    "no OEM's KEK update applies to this PK"
+expect_match "$(jq -r 'select(.type=="update" and (.file|test("Acer"))) | .reason' ms.json)" \
+    'Acer Platform Key.*is not the PK' "why the Acer file does not apply"
+expect_match "$(jq -r 'select(.type=="plan") | .kek' ms.json)" \
+    '^no KEK update exists for this PK .*cannot get KEK 2023 from Microsoft' "no file for this PK"
+expect_eq "$(jq -c 'select(.type=="plan") | [.final.db_uefi_ca_2023, .final.shim_2023_only_boots, .final.shim.verdict]' ms.json)" \
+    '[false,false,"trusted"]' "after the plan: still no UEFI CA 2023, shim boots"
+expect_eq "$(jq -c 'select(.type=="summary") | [.verdict, .exit, .counts.updates, .counts.apply, .counts.steps, .interrupted]' ms.json)" \
+    '["trusted",0,28,5,5,false]' "summary"
+# --write-efivars: the state after the plan, read back: every update is then in force
+P --efivars "$Q" -q --write-efivars after "$TREE"
+expect_eq "$(P --efivars after --json "$TREE" | jq -r 'select(.type=="update" and .applies) | .reason' | sort -u)" \
+    "$(printf 'already in force: db holds every entry\nalready in force: dbx holds every entry')" \
+    "the state written after the plan holds every update"
+expect_exit 64 "--write-efivars into a non-empty directory" -- P --efivars "$Q" -q --write-efivars after "$TREE"
+
+# --- a machine of our own ----------------------------------------------------------
+G=11111111-2222-3333-4444-555555555555
+GLOBAL=8be4df61-93ca-11d2-aa0d-00e098032b8c
+IMGDB=d719b2cb-3d3a-4596-a3bc-dad00e67656f
+for k in pk kek kek2 otherpk; do
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout $k.key -out $k.pem -days 3650 \
+        -subj "/CN=Plan $k" 2>/dev/null
+    cert-to-efi-sig-list -g $G $k.pem $k.esl >/dev/null
+done
+cert-to-efi-sig-list -g $G "$CORPUS/trust/microsoft-uefi-ca-2011.pem" ca2011.esl >/dev/null
+cert-to-efi-sig-list -g $G "$CORPUS/trust/microsoft-uefi-ca-2023.pem" ca2023.esl >/dev/null
+sign() { sign-efi-sig-list ${5--a} -g $G -t "2024-01-01 00:00:00" -k $2.key -c $2.pem $1 $3 "$4" >/dev/null 2>&1 ||
+         bad "sign $4"; }
+var() { { printf '\x27\x00\x00\x00'; cat "$4"; } > "$1/$2-$3"; }
+mkdir -p vars
+var vars PK $GLOBAL pk.esl
+var vars KEK $GLOBAL kek.esl
+var vars db $IMGDB ca2011.esl
+mkdir -p "up/KEK/My OEM (& co)" up/DB up/DBX
+sign KEK pk kek2.esl "up/KEK/My OEM (& co)/KEKUpdate_Mine_PK1.bin"
+sign KEK otherpk kek2.esl "up/KEK/My OEM (& co)/KEKUpdate_Other_PK1.bin"
+sign db kek2 ca2023.esl up/DB/DBReplace2023.bin ""
+sign dbx kek ca2011.esl up/DBX/DBXRevoke2011.bin
+mv up/DBX dbx-later
+P --efivars vars --esp esp --json up > mine.json
+order=$(jq -r 'select(.type=="plan") | .steps[] | .file | sub(".*/"; "")' mine.json | tr '\n' ' ')
+expect_eq "$order" "KEKUpdate_Mine_PK1.bin DBReplace2023.bin " \
+    "KEK first, then the db update signed under the new KEK"
+expect_eq "$(jq -r 'select(.type=="update" and (.file|test("Other"))) | .applies' mine.json)" false \
+    "another PK's KEK file does not apply"
+expect_match "$(jq -r 'select(.type=="plan") | .kek' mine.json)" 'KEKUpdate_Mine_PK1.bin \(signed by this PK\) changes KEK but does not carry' "the KEK story"
+expect_match "$(jq -r 'select(.type=="plan") | .final.shim.reason' mine.json)" 'Microsoft UEFI CA 2023' \
+    "after the plan shim boots by its 2023 signature"
+expect_eq "$(jq -c 'select(.type=="plan") | [.final.db_uefi_ca_2011, .final.db_uefi_ca_2023, .final.shim_2023_only_boots]' mine.json)" \
+    '[false,true,true]' "the final state"
+expect_exit 0 "the plan keeps the machine booting" -- P --efivars vars --esp esp -q up
+# a dbx update revoking UEFI CA 2011 stops the dual-signed shim, 2023 CA or not
+mv dbx-later up/DBX
+expect_exit 5 "a plan step that stops shim booting" -- P --efivars vars --esp esp -q up
+P --efivars vars --esp esp --json up > revoke.json
+expect_eq "$(jq -r 'select(.type=="plan") | .steps[-1].file | sub(".*/"; "")' revoke.json)" DBXRevoke2011.bin \
+    "the dbx update is the last step"
+expect_match "$(jq -r 'select(.type=="plan") | .final.shim | .verdict + ": " + .reason' revoke.json)" \
+    '^rejected: .*Microsoft Corporation UEFI CA 2011.*blacklisted' "shim rejected after the dbx step"
+# the map names this PK's file when it is not among the updates
+rm "up/KEK/My OEM (& co)/KEKUpdate_Mine_PK1.bin"
+thumb=$(openssl x509 -in pk.pem -outform DER | sha1sum | cut -c1-40)
+printf '{"%s": {"KEKUpdate": "MyOEM/KEKUpdate_Mine_PK1.bin"}}' "$thumb" > up/KEK/kek_update_map.json
+expect_match "$(P --efivars vars --json up | jq -r 'select(.type=="plan") | .kek')" \
+    'lists MyOEM/KEKUpdate_Mine_PK1.bin for it' "the map names the missing file"
+
+expect_exit 64 "no UPDATES" -- P --efivars vars
+expect_exit 66 "no variables" -- P --efivars nonexistent up
+finish
