@@ -206,4 +206,5 @@ echo "| \`plan-updates --esp\` over $NPLAN update files (QEMU store, corpus shim
 echo "| reference: \`verify-var\` of the same files in one process (signatures only, no plan) | $T_VV | |"
 echo
 echo "plan-updates / verify-var: $(ratio "$T_PLAN" "$T_VV")×."
+bash "$SRC/bench/eventlog.sh" "$K" "$C" "$PE_RUNS"
 } | tee "$OUT"

@@ -102,5 +102,6 @@ int cmd_verify_var(int argc, char **argv);
 int cmd_check_update(int argc, char **argv);
 int cmd_plan_updates(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_eventlog(int argc, char **argv);
 
 #endif

@@ -25,6 +25,7 @@ WEAK int cmd_verify_var(int, char **);
 WEAK int cmd_check_update(int, char **);
 WEAK int cmd_audit(int, char **);
 WEAK int cmd_plan_updates(int, char **);
+WEAK int cmd_eventlog(int, char **);
 
 static const struct {
     const char *name;
@@ -51,6 +52,8 @@ static const struct {
      "audit [--root DIR] [--esp DIR] [--efivars DIR] [--dbx FILE]...: is this system's boot chain sound?"},
     {"plan-updates", cmd_plan_updates,
      "plan-updates [--efivars DIR] [--esp DIR] UPDATES...: which signed db/dbx/KEK updates apply, in what order"},
+    {"eventlog", cmd_eventlog,
+     "eventlog [LOG] [--pcrs FILE] [--predict]: parse, replay and check a TCG event log; predict PCR 7"},
 };
 
 static const struct cli_opt opts[] = {

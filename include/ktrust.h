@@ -55,6 +55,7 @@
 #include "ktrust/efivars.h"
 #include "ktrust/error.h"
 #include "ktrust/esl.h"
+#include "ktrust/eventlog.h"
 #include "ktrust/keyring.h"
 #include "ktrust/plan.h"
 #include "ktrust/sbat.h"

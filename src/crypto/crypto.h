@@ -23,6 +23,7 @@ enum kt_hash {
     KT_HASH_SHA256,
     KT_HASH_SHA384,
     KT_HASH_SHA512,
+    KT_HASH_SM3, /* SM3-256: the TPM's sm3_256 bank (event logs) */
     KT_HASH__COUNT
 };
 #define KT_HASH_MAX_SIZE 64

@@ -14,7 +14,7 @@ static const struct {
     [KT_HASH_MD4] = {"md4", 16},      [KT_HASH_MD5] = {"md5", 16},
     [KT_HASH_SHA1] = {"sha1", 20},    [KT_HASH_SHA224] = {"sha224", 28},
     [KT_HASH_SHA256] = {"sha256", 32}, [KT_HASH_SHA384] = {"sha384", 48},
-    [KT_HASH_SHA512] = {"sha512", 64},
+    [KT_HASH_SHA512] = {"sha512", 64}, [KT_HASH_SM3] = {"sm3", 32},
 };
 
 static EVP_MD *mds[KT_HASH__COUNT];

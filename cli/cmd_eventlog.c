@@ -1,0 +1,417 @@
+/* ktrust eventlog [LOG] [--root DIR] [--pcrs FILE] [--efivars DIR] [--json]
+ * ktrust eventlog [LOG] --predict [--efivars DIR] [--apply FILE]...
+ *                 [--sbat-level SPEC] [--esp DIR] [--predict-format yaml|pcrlock]
+ * The TCG event log: parse, replay, check against the TPM's PCRs and the
+ * variables in force, explain PCR 7, predict PCR 7 after a change. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply_print.h"
+#include "cli.h"
+#include "eventlog_cli.h"
+#include "json_summary.h"
+#include "ktrust/advanced.h"
+#include "ktrust/efivars.h"
+#include "ktrust/eventlog.h"
+#include "ktrust/sbat.h"
+
+#define LIVE_LOG "/sys/kernel/security/tpm0/binary_bios_measurements"
+#define LIVE_PCRS "/sys/class/tpm/tpm0"
+#define LIVE_EFIVARS "/sys/firmware/efi/efivars"
+
+enum {
+    OPT_ROOT = OPT_FIRST_PRIVATE,
+    OPT_PCRS,
+    OPT_EFIVARS,
+    OPT_PREDICT,
+    OPT_APPLY,
+    OPT_SBAT_LEVEL,
+    OPT_ESP,
+    OPT_PREDICT_FORMAT,
+};
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
+            "read the live paths (the log, the TPM's PCRs, efivars) under DIR"),
+    CLI_OPT("pcrs", 0, required_argument, OPT_PCRS, "FILE",
+            "PCR values to check the replay against: tpm2_pcrread YAML, 'BANK PCR HEX' lines, "
+            "or a directory of pcr-BANK/N files (default: " LIVE_PCRS " when present)"),
+    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
+            "the variables in force (default: " LIVE_EFIVARS " when present): are the ones "
+            "measured into PCR 7 still the same?  With --predict: the state after the change"),
+    CLI_OPT("predict", 0, no_argument, OPT_PREDICT, NULL,
+            "predict PCR 7 for the state of --efivars (after --apply, --sbat-level)"),
+    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
+            "with --predict: a signed db/dbx/KEK/PK update applied to --efivars first, as "
+            "firmware would (repeatable, in order)"),
+    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
+            "with --predict: the SbatLevel before the next boot (a payload or efivarfs file, "
+            "original, automatic, latest)"),
+    CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
+            "with --predict: the ESP, to find which db entry verifies each image the log shows"),
+    CLI_OPT("predict-format", 0, required_argument, OPT_PREDICT_FORMAT, "FMT",
+            "with --predict: print only the predicted PCR 7 as 'yaml' (tpm2_pcrread style) or "
+            "'pcrlock' (a systemd-pcrlock record set of every PCR 7 measurement)"),
+    CLI_OPTS(cli_opts_output),
+    {0},
+};
+
+static void usage(FILE *f)
+{
+    cli_usage_print(
+        f,
+        "usage: ktrust eventlog [LOG] [--root DIR] [--pcrs FILE] [--efivars DIR] [--json] [-q]\n"
+        "       ktrust eventlog [LOG] --predict [--efivars DIR] [--apply FILE]...\n"
+        "                       [--sbat-level SPEC] [--esp DIR] [--predict-format yaml|pcrlock]\n\n"
+        "Parse a TCG event log (default " LIVE_LOG "),\n"
+        "SHA-1 or crypto-agile, every bank; print each event decoded; replay every PCR;\n"
+        "check the replay against the TPM's PCRs (--pcrs); check that the Secure Boot\n"
+        "variables measured into PCR 7 are the ones in force (--efivars); explain PCR 7\n"
+        "(which db entry, vendor certificate or MOK authorized each image).  --predict:\n"
+        "PCR 7 after a change (new db/dbx/KEK/PK, a signed update, an SbatLevel), next to\n"
+        "today's, and which sealed secrets break.\n",
+        opts,
+        "exit codes: 0 ok (every PCR checked matches), 4 malformed log or PCR file,\n"
+        "5 a PCR read from the TPM differs from the replay, 64 usage, 66 unreadable input\n");
+}
+
+struct args {
+    const char *log, *root, *pcrs, *efivars, *sbat, *esp, *format;
+    bool predict, json, quiet, pcrs_default, efivars_default;
+    struct cli_apply apply;
+};
+
+static const char *under_root(const char *root, const char *path, char *buf, size_t cap)
+{
+    if (!root)
+        return path;
+    snprintf(buf, cap, "%s%s", root, path);
+    return buf;
+}
+
+static bool exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+    struct cli_getopt g;
+    memset(a, 0, sizeof(*a));
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    int c;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
+        switch (c) {
+        case OPT_ROOT: a->root = optarg; break;
+        case OPT_PCRS: a->pcrs = optarg; break;
+        case OPT_EFIVARS: a->efivars = optarg; break;
+        case OPT_PREDICT: a->predict = true; break;
+        case OPT_APPLY:
+            if (cli_apply_add(&a->apply, "eventlog", optarg) < 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_SBAT_LEVEL: a->sbat = optarg; break;
+        case OPT_ESP: a->esp = optarg; break;
+        case OPT_PREDICT_FORMAT: a->format = optarg; break;
+        case OPT_JSON: a->json = true; break;
+        case 'q': a->quiet = true; break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        a->log = argv[optind++];
+    if (optind < argc)
+        return cli_usage_error("eventlog", "unexpected argument '%s' (one LOG)", argv[optind]);
+    if (!a->predict && (a->apply.n || a->sbat || a->esp || a->format))
+        return cli_usage_error("eventlog", "--apply, --sbat-level, --esp and --predict-format "
+                                           "need --predict");
+    if (a->format && strcmp(a->format, "yaml") && strcmp(a->format, "pcrlock"))
+        return cli_usage_error("eventlog", "--predict-format: 'yaml' or 'pcrlock', not '%s'",
+                               a->format);
+    if (a->sbat && !strncmp(a->sbat, "shim:", 5))
+        return cli_usage_error("eventlog", "--sbat-level shim:FILE is not taken here: give the "
+                                           "payload, an efivarfs file, original, automatic or latest");
+    static char lb[4200], pb[4200], eb[4200];
+    if (!a->log)
+        a->log = under_root(a->root, LIVE_LOG, lb, sizeof(lb));
+    if (!a->pcrs && !a->predict) {
+        const char *p = under_root(a->root, LIVE_PCRS, pb, sizeof(pb));
+        char probe[4300];
+        snprintf(probe, sizeof(probe), "%s/pcr-sha256", p);
+        if (exists(probe))
+            a->pcrs = p, a->pcrs_default = true;
+    }
+    if (!a->efivars) {
+        const char *p = under_root(a->root, LIVE_EFIVARS, eb, sizeof(eb));
+        if (exists(p))
+            a->efivars = p, a->efivars_default = true;
+    }
+    if (a->apply.n && !a->efivars)
+        return cli_usage_error("eventlog", "--apply needs --efivars (the variables it changes)");
+    return 0;
+}
+
+/* The SbatLevel payload of SPEC into *buf (malloc'd). */
+static int sbat_payload(const char *spec, uint8_t **buf, size_t *len)
+{
+    const char *b = kt_sbat_builtin(spec);
+    if (b) {
+        *len = strlen(b);
+        *buf = (uint8_t *)strdup(b);
+        return *buf ? 0 : EXIT_INTERNAL;
+    }
+    struct kt_file f;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_file_open(spec, &f, &e);
+    if (rc < 0) {
+        cli_error(spec, &e);
+        return cli_exit_code(rc);
+    }
+    size_t skip = f.len >= 4 && memcmp(f.data, "sbat", 4) ? 4 : 0; /* efivarfs attributes */
+    *len = f.len - skip;
+    *buf = malloc(*len ? *len : 1);
+    if (*buf)
+        memcpy(*buf, f.data + skip, *len);
+    kt_file_close(&f);
+    return *buf ? 0 : EXIT_INTERNAL;
+}
+
+struct counts {
+    size_t pcr_match, pcr_mismatch, vars_changed, vars_same, vars_unknown, ms2011, pcr7_banks;
+};
+
+static void summary(const struct args *a, const struct kt_evlog *log, int code,
+                    const struct counts *c)
+{
+    if (!a->json)
+        return;
+    struct cli_count n[] = {
+        {"events", log ? log->n_events : 0},
+        {"pcrs_matching", c->pcr_match},
+        {"pcrs_mismatching", c->pcr_mismatch},
+        {"variables_changed", c->vars_changed},
+        {"variables_same", c->vars_same},
+        {"authorized_by_ms_uefi_ca_2011", c->ms2011},
+        {"banks_pcr7_changes", c->pcr7_banks},
+    };
+    struct cli_summary sum = {code == EXIT_NOINPUT ? NULL : kt_verdict_name((enum kt_verdict)code),
+                              code, n, sizeof(n) / sizeof(n[0]) - !a->predict, false};
+    cli_json_summary(stdout, &sum);
+}
+
+static const char *varcmp_name(enum kt_evlog_varcmp r)
+{
+    switch (r) {
+    case KT_VARCMP_SAME: return "same";
+    case KT_VARCMP_CHANGED: return "changed";
+    case KT_VARCMP_UNREADABLE: return "unreadable";
+    default: return "absent";
+    }
+}
+
+static int check_vars(const struct args *a, const struct kt_evlog *log,
+                      const struct kt_efivars *vars, struct counts *c)
+{
+    struct kt_evlog_varcheck *r;
+    size_t n;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_evlog_check_vars(log, vars, &r, &n, &e);
+    if (rc < 0) {
+        cli_error(a->log, &e);
+        return cli_exit_code(rc);
+    }
+    if (!a->json && !a->quiet)
+        printf("The variables measured into PCR 7 against %s:\n", tx(a->efivars));
+    for (size_t i = 0; i < n; i++) {
+        c->vars_changed += r[i].result == KT_VARCMP_CHANGED;
+        c->vars_same += r[i].result == KT_VARCMP_SAME;
+        c->vars_unknown += r[i].result >= KT_VARCMP_ABSENT;
+        if (a->json) {
+            struct jw w;
+            jw_init(&w, stdout);
+            jw_obj(&w, NULL);
+            jw_str(&w, "type", "variable_check");
+            jw_int(&w, "event", (long long)r[i].event_index);
+            jw_str(&w, "name", r[i].name);
+            jw_str(&w, "result", varcmp_name(r[i].result));
+            jw_int(&w, "logged_length", (long long)r[i].logged_len);
+            if (r[i].result <= KT_VARCMP_CHANGED)
+                jw_int(&w, "current_length", (long long)r[i].now_len);
+            else
+                jw_null(&w, "current_length");
+            jw_obj_end(&w);
+            jw_newline(&w);
+        } else if (!a->quiet) {
+            printf("  %-10s %s\n", r[i].name,
+                   r[i].result == KT_VARCMP_SAME      ? "the same as measured at this boot"
+                   : r[i].result == KT_VARCMP_CHANGED ? "CHANGED since this boot: the next boot's PCR 7 differs"
+                   : r[i].result == KT_VARCMP_ABSENT  ? "not in the variables (not compared)"
+                                                      : "unreadable (not compared)");
+        }
+    }
+    if (!a->json && c->vars_changed)
+        printf("  a Secure Boot variable changed since this boot: PCR 7 will differ at the next "
+               "boot (ktrust eventlog --predict shows the new value)\n");
+    free(r);
+    return 0;
+}
+
+static int predict(const struct args *a, const struct kt_evlog *log, struct kt_efivars *vars,
+                   struct counts *c)
+{
+    int worst = 0;
+    uint8_t *sbat = NULL;
+    size_t sbat_len = 0;
+    if (vars && a->apply.n)
+        worst = cli_apply_all(vars, &a->apply, a->json, a->quiet || a->format);
+    if (a->sbat) {
+        int rc = sbat_payload(a->sbat, &sbat, &sbat_len);
+        if (rc)
+            return rc;
+    }
+    struct kt_evlog_predict_opts o = {vars, sbat, sbat_len, a->esp};
+    struct kt_evlog_prediction p;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_evlog_predict(log, &o, &p, &e);
+    if (rc < 0) {
+        cli_error(a->log, &e);
+        free(sbat);
+        kt_evlog_prediction_free(&p);
+        return cli_exit_code(rc);
+    }
+    struct ev_predict_args pa = {a->format, a->json, a->quiet};
+    c->pcr7_banks = ev_predict_print(log, &p, &pa);
+    kt_evlog_prediction_free(&p);
+    free(sbat);
+    return worst;
+}
+
+static void header(const struct args *a, const struct kt_evlog *log)
+{
+    if (a->json) {
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "type", "eventlog");
+        jw_str(&w, "file", a->log);
+        jw_str(&w, "format", log->crypto_agile ? "crypto_agile" : "sha1");
+        jw_arr(&w, "banks");
+        for (size_t b = 0; b < log->n_banks; b++)
+            jw_str(&w, NULL, ev_alg(log->bank[b].alg));
+        jw_arr_end(&w);
+        jw_int(&w, "events", (long long)log->n_events);
+        if (log->have_locality)
+            jw_int(&w, "startup_locality", log->startup_locality);
+        else
+            jw_null(&w, "startup_locality");
+        jw_obj_end(&w);
+        jw_newline(&w);
+        return;
+    }
+    printf("%s: %s log, %zu events, banks", tx(a->log),
+           log->crypto_agile ? "crypto-agile" : "SHA-1", log->n_events);
+    for (size_t b = 0; b < log->n_banks; b++)
+        printf(" %s%s", ev_alg(log->bank[b].alg), log->bank[b].supported ? "" : " (not computed)");
+    if (log->have_locality)
+        printf(", StartupLocality %u", log->startup_locality);
+    printf("\n");
+}
+
+static int run(const struct args *a, const struct kt_evlog *log, struct counts *c)
+{
+    int code = 0;
+    struct kt_efivars vars;
+    bool have_vars = false;
+    if (a->efivars) {
+        struct kt_error e = KT_ERROR_INIT;
+        int rc = kt_efivars_read(a->efivars, &vars, &e);
+        if (rc < 0) {
+            cli_error(a->efivars, &e);
+            return cli_exit_code(rc);
+        }
+        have_vars = true;
+    }
+    if (!a->format) {
+        header(a, log);
+        ev_events_print(a->log, log, a->json, a->quiet || a->predict);
+    }
+    struct kt_evlog_pcrs p;
+    int rc = kt_evlog_replay(log, &p);
+    if (rc < 0) {
+        code = EXIT_INTERNAL;
+        goto out;
+    }
+    if (!a->predict && a->pcrs) {
+        struct ev_expected x;
+        struct ev_pcr_counts pc;
+        int ec = 0;
+        if (ev_pcrs_read(a->pcrs, &x, &ec) < 0) {
+            code = ec;
+            goto out;
+        }
+        ev_pcrs_compare(&p, &x, a->pcrs, a->json, a->quiet, &pc);
+        c->pcr_match = pc.match;
+        c->pcr_mismatch = pc.mismatch;
+        if (pc.mismatch)
+            code = 5;
+    } else if (!a->predict && !a->quiet) {
+        ev_pcrs_print(&p, a->json);
+    }
+    if (!a->format && ev_authorities_print(log, a->json, a->quiet || a->predict, &c->ms2011) < 0) {
+        code = 4;
+        goto out;
+    }
+    if (!a->predict && have_vars) {
+        rc = check_vars(a, log, &vars, c);
+        if (rc > code)
+            code = rc;
+    }
+    if (a->predict) {
+        rc = predict(a, log, have_vars ? &vars : NULL, c);
+        if (rc > code)
+            code = rc;
+    }
+out:
+    if (have_vars)
+        kt_efivars_free(&vars);
+    return code;
+}
+
+int cmd_eventlog(int argc, char **argv)
+{
+    struct args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    struct kt_file f;
+    struct kt_error e = KT_ERROR_INIT;
+    struct counts c = {0};
+    rc = kt_file_open(a.log, &f, &e);
+    if (rc < 0) {
+        cli_error(a.log, &e);
+        int code = cli_exit_code(rc);
+        summary(&a, NULL, code, &c);
+        return code;
+    }
+    struct kt_evlog log;
+    rc = kt_evlog_parse(f.data, f.len, &log, &e);
+    int code;
+    if (rc < 0) {
+        cli_error(a.log, &e);
+        code = cli_exit_code(rc);
+    } else {
+        code = run(&a, &log, &c);
+    }
+    if (!a.format)
+        summary(&a, rc < 0 ? NULL : &log, code, &c);
+    kt_evlog_free(&log);
+    kt_file_close(&f);
+    return code;
+}

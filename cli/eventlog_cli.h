@@ -1,0 +1,55 @@
+/* eventlog_cli.h - `ktrust eventlog`: shared between cmd_eventlog.c (options,
+ * the run), eventlog_events.c (each event, decoded), eventlog_pcrs.c (the
+ * PCR values read from a TPM or a file, compared), eventlog_predict.c (the
+ * PCR 7 outlook). */
+#ifndef KT_CLI_EVENTLOG_CLI_H
+#define KT_CLI_EVENTLOG_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "ktrust/eventlog.h"
+
+/* PCR values read from a TPM (sysfs), tpm2_pcrread YAML, or BANK PCR HEX lines. */
+struct ev_expected {
+    size_t n_banks;
+    struct {
+        uint16_t alg;
+        bool have[KT_EVLOG_PCRS];
+        uint8_t val[KT_EVLOG_PCRS][KT_EVLOG_MAX_DIGEST];
+        size_t len[KT_EVLOG_PCRS];
+    } bank[KT_EVLOG_MAX_BANKS];
+};
+
+/* Read path (a file in either text format, or a directory holding
+ * pcr-BANK/N files, or such a pcr-BANK directory).  0, or -1 after an error
+ * line (exit: *exit_code, 4 malformed or 66 unreadable). */
+int ev_pcrs_read(const char *path, struct ev_expected *x, int *exit_code);
+
+/* The replayed PCRs against x: prints (text or JSON objects) and counts. */
+struct ev_pcr_counts {
+    size_t match, mismatch, not_in_log, not_read;
+};
+void ev_pcrs_compare(const struct kt_evlog_pcrs *p, const struct ev_expected *x, const char *src,
+                     bool json, bool quiet, struct ev_pcr_counts *c);
+/* Every replayed PCR (no --pcrs). */
+void ev_pcrs_print(const struct kt_evlog_pcrs *p, bool json);
+
+/* Every event, decoded (JSON objects, or one text line each unless quiet). */
+void ev_events_print(const char *file, const struct kt_evlog *log, bool json, bool quiet);
+/* PCR 7 explained: the authority events. */
+int ev_authorities_print(const struct kt_evlog *log, bool json, bool quiet, size_t *n_2011);
+
+struct ev_predict_args {
+    const char *predict_format; /* NULL, "yaml", "pcrlock" */
+    bool json, quiet;
+};
+/* The prediction's output; returns the number of banks whose PCR 7 changes. */
+size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                        const struct ev_predict_args *a);
+
+/* hex of a bank's value */
+const char *ev_alg(uint16_t alg);
+
+#endif

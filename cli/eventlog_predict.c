@@ -1,0 +1,290 @@
+/* eventlog_predict.c - PCR 7 explained (the authority events) and the PCR 7
+ * outlook of --predict: text, JSON objects, tpm2_pcrread-style YAML, or a
+ * systemd-pcrlock record set. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "eventlog_cli.h"
+#include "ktrust/advanced.h"
+#include "ktrust/esl.h"
+
+static const char *source_name(enum kt_evlog_auth_source s)
+{
+    switch (s) {
+    case KT_AUTH_FIRMWARE_DB: return "firmware_db";
+    case KT_AUTH_SHIM_CERT: return "shim_certificate";
+    case KT_AUTH_SHIM_SBAT: return "shim_sbat_level";
+    default: return "other";
+    }
+}
+
+int ev_authorities_print(const struct kt_evlog *log, bool json, bool quiet, size_t *n_2011)
+{
+    struct kt_evlog_authority *a;
+    size_t n;
+    struct kt_error err = KT_ERROR_INIT;
+    *n_2011 = 0;
+    int rc = kt_evlog_authorities(log, &a, &n, &err);
+    if (rc < 0) {
+        cli_error("PCR 7", &err);
+        return rc;
+    }
+    if (!json && !quiet)
+        printf("PCR 7 explained (%zu authority event%s):\n", n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++) {
+        const struct kt_evlog_authority *x = &a[i];
+        char g[37], hex[65];
+        *n_2011 += x->ms_uefi_ca_2011;
+        if (json) {
+            struct jw w;
+            jw_init(&w, stdout);
+            jw_obj(&w, NULL);
+            jw_str(&w, "type", "authority");
+            jw_int(&w, "event", (long long)x->event_index);
+            jw_str(&w, "source", source_name(x->source));
+            jw_str(&w, "variable", x->var);
+            jw_str(&w, "owner", x->has_owner ? kt_guid_str(x->owner, g) : NULL);
+            jw_str(&w, "subject", x->is_cert ? x->subject : NULL);
+            jw_str(&w, "description", x->is_cert ? x->description : NULL);
+            jw_str(&w, "sha256", x->is_cert ? kt_hex(x->cert_sha256, 32, hex) : NULL);
+            if (x->is_cert)
+                jw_null(&w, "hash");
+            else
+                jw_hex(&w, "hash", x->value.p, x->source == KT_AUTH_SHIM_SBAT ? 0 : x->value.len);
+            if (x->source == KT_AUTH_SHIM_SBAT)
+                jw_strn(&w, "sbat_level", (const char *)x->value.p, x->value.len);
+            jw_bool(&w, "ms_uefi_ca_2011", x->ms_uefi_ca_2011);
+            jw_bool(&w, "ms_uefi_ca_2023", x->ms_uefi_ca_2023);
+            jw_str(&w, "image", x->image_event >= 0 ? x->image : NULL);
+            jw_str(&w, "image_type", x->image_event >= 0 ? kt_evlog_type_name(x->image_type) : NULL);
+            jw_obj_end(&w);
+            jw_newline(&w);
+            continue;
+        }
+        if (quiet)
+            continue;
+        const char *who = x->source == KT_AUTH_FIRMWARE_DB ? "firmware: db entry"
+                          : x->source == KT_AUTH_SHIM_CERT ? "shim: vendor certificate or MOK"
+                          : x->source == KT_AUTH_SHIM_SBAT ? "shim: the SbatLevel it enforced"
+                                                           : "authority";
+        printf("  #%zu %s (%s)", x->event_index, who, tx(x->var));
+        if (x->is_cert)
+            printf(": %s", tx_name(x->subject));
+        else if (x->source == KT_AUTH_SHIM_SBAT)
+            printf(": %s", txn((const char *)x->value.p, strcspn((const char *)x->value.p, "\n") < x->value.len ? strcspn((const char *)x->value.p, "\n") : x->value.len));
+        else if (x->has_owner)
+            printf(": hash %s", kt_hex(x->value.p, x->value.len > 32 ? 32 : x->value.len, hex));
+        printf("\n");
+        if (x->image_event >= 0 && x->source != KT_AUTH_SHIM_SBAT)
+            printf("      first image after it: #%ld %s %s\n", x->image_event,
+                   kt_evlog_type_name(x->image_type), tx(x->image));
+        if (x->ms_uefi_ca_2011)
+            printf("      Microsoft Corporation UEFI CA 2011 authorized it (third-party CA: shims, "
+                   "option ROMs; it expires in 2026)\n");
+    }
+    free(a);
+    return 0;
+}
+
+static const char *how_name(enum kt_predict_how h)
+{
+    switch (h) {
+    case KT_PRED_RECOMPUTED: return "same";
+    case KT_PRED_CHANGED: return "changed";
+    case KT_PRED_KEPT_UNKNOWN: return "kept_unknown";
+    default: return "kept";
+    }
+}
+
+static void upper_hex(const uint8_t *p, size_t n, char *out)
+{
+    kt_hex(p, n, out);
+    for (char *c = out; *c; c++)
+        *c = (char)toupper((unsigned char)*c);
+}
+
+static void yaml_out(const struct kt_evlog_prediction *p)
+{
+    char hex[2 * KT_EVLOG_MAX_DIGEST + 1];
+    for (size_t b = 0; b < p->after.n_banks; b++) {
+        if (!p->after.bank[b].supported)
+            continue;
+        printf("  %s:\n", ev_alg(p->after.bank[b].alg));
+        if (p->n4) {
+            upper_hex(p->after.bank[b].pcr[4], p->after.bank[b].size, hex);
+            printf("    4 : 0x%s\n", hex);
+        }
+        upper_hex(p->after.bank[b].pcr[7], p->after.bank[b].size, hex);
+        printf("    7 : 0x%s\n", hex);
+        if (p->n14) {
+            upper_hex(p->after.bank[b].pcr[14], p->after.bank[b].size, hex);
+            printf("    14: 0x%s\n", hex);
+        }
+    }
+}
+
+/* systemd.pcrlock(5): a CEL-JSON subset, {"records":[{"pcr":N,"digests":
+ * [{"hashAlg":ALG,"digest":HEX}]}]}: every PCR 7 measurement, in order. */
+static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_prediction *p)
+{
+    char hex[2 * KT_EVLOG_MAX_DIGEST + 1];
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_arr(&w, "records");
+    for (size_t k = 0; k < p->n; k++) {
+        const struct kt_evlog_event *e = &log->event[p->ev[k].event_index];
+        jw_obj(&w, NULL);
+        jw_int(&w, "pcr", 7);
+        jw_arr(&w, "digests");
+        for (size_t b = 0; b < log->n_banks; b++) {
+            if (!kt_evlog_alg_name(log->bank[b].alg) ||
+                (p->ev[k].inserted ? !log->bank[b].supported
+                                   : !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
+                continue;
+            jw_obj(&w, NULL);
+            jw_str(&w, "hashAlg", ev_alg(log->bank[b].alg));
+            jw_str(&w, "digest", kt_hex(p->ev[k].digest[b], log->bank[b].size, hex));
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
+static void events_print(const struct kt_evlog *log, const struct kt_evlog_predicted *ev, size_t n,
+                         const struct ev_predict_args *a)
+{
+    for (size_t k = 0; k < n; k++) {
+        const struct kt_evlog_predicted *x = &ev[k];
+        const struct kt_evlog_event *e = &log->event[x->event_index];
+        struct kt_evlog_var v;
+        bool isvar = e->type == KT_EV_EFI_VARIABLE_DRIVER_CONFIG || e->type == KT_EV_EFI_VARIABLE_AUTHORITY;
+        const char *name = isvar && kt_evlog_var_parse(e, &v, NULL) == 0 ? v.name : NULL;
+        if (x->inserted) {
+            if (a->json) {
+                struct jw w;
+                jw_init(&w, stdout);
+                jw_obj(&w, NULL);
+                jw_str(&w, "type", "predicted_event");
+                jw_null(&w, "event");
+                jw_int(&w, "pcr", 7);
+                jw_str(&w, "event_type", "EV_EFI_VARIABLE_AUTHORITY");
+                jw_str(&w, "variable", "db");
+                jw_str(&w, "prediction", "new");
+                jw_int(&w, "before_event", (long long)x->event_index);
+                jw_str(&w, "note", x->note);
+                jw_obj_end(&w);
+                jw_newline(&w);
+            } else if (!a->quiet) {
+                printf("  NEW EV_EFI_VARIABLE_AUTHORITY db before #%zu: %s\n", x->event_index,
+                       tx(x->note));
+            }
+            continue;
+        }
+        if (a->json) {
+            struct jw w;
+            jw_init(&w, stdout);
+            jw_obj(&w, NULL);
+            jw_str(&w, "type", "predicted_event");
+            jw_int(&w, "event", (long long)x->event_index);
+            jw_int(&w, "pcr", e->pcr);
+            jw_str(&w, "event_type", kt_evlog_type_name(e->type));
+            jw_str(&w, "variable", name);
+            jw_str(&w, "prediction", how_name(x->how));
+            jw_str(&w, "note", x->note[0] ? x->note : NULL);
+            jw_obj_end(&w);
+            jw_newline(&w);
+        } else if (!a->quiet && (x->how != KT_PRED_KEPT || x->note[0])) {
+            printf("  #%zu %s%s%s: %s%s%s\n", x->event_index, kt_evlog_type_name(e->type),
+                   name ? " " : "", name ? tx(name) : "",
+                   x->how == KT_PRED_CHANGED      ? "CHANGES"
+                   : x->how == KT_PRED_RECOMPUTED ? "unchanged"
+                   : x->how == KT_PRED_KEPT       ? "kept"
+                                                  : "kept (unknown)",
+                   x->note[0] ? ": " : "", tx(x->note));
+        }
+    }
+}
+
+static void banks_print(const struct kt_evlog_prediction *p, unsigned pcr,
+                        const struct ev_predict_args *a)
+{
+    char now[2 * KT_EVLOG_MAX_DIGEST + 1], after[2 * KT_EVLOG_MAX_DIGEST + 1];
+    for (size_t b = 0; b < p->after.n_banks; b++) {
+        if (!p->after.bank[b].supported)
+            continue;
+        kt_hex(p->now.bank[b].pcr[pcr], p->now.bank[b].size, now);
+        kt_hex(p->after.bank[b].pcr[pcr], p->after.bank[b].size, after);
+        bool ch = strcmp(now, after) != 0;
+        if (a->json) {
+            struct jw w;
+            jw_init(&w, stdout);
+            jw_obj(&w, NULL);
+            jw_str(&w, "type", "prediction");
+            jw_str(&w, "bank", ev_alg(p->after.bank[b].alg));
+            jw_int(&w, "pcr", pcr);
+            jw_str(&w, "now", now);
+            jw_str(&w, "predicted", after);
+            jw_bool(&w, "changes", ch);
+            jw_obj_end(&w);
+            jw_newline(&w);
+        } else {
+            printf("  %-7s PCR %u now       %s\n", ev_alg(p->after.bank[b].alg), pcr, now);
+            printf("  %-7s PCR %u predicted %s%s\n", ev_alg(p->after.bank[b].alg), pcr, after,
+                   ch ? "  (changes)" : "");
+        }
+    }
+}
+
+size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                        const struct ev_predict_args *a)
+{
+    size_t changed = 0;
+    for (size_t b = 0; b < p->after.n_banks; b++)
+        changed += p->after.bank[b].supported &&
+                   memcmp(p->after.bank[b].pcr[7], p->now.bank[b].pcr[7], p->now.bank[b].size);
+    if (a->predict_format && !strcmp(a->predict_format, "yaml")) {
+        yaml_out(p);
+        return changed;
+    }
+    if (a->predict_format && !strcmp(a->predict_format, "pcrlock")) {
+        pcrlock_out(log, p);
+        return changed;
+    }
+    if (!a->json && !a->quiet)
+        printf("PCR 7 after the change (each PCR 7 event recomputed where the new state is known):\n");
+    events_print(log, p->ev, p->n, a);
+    if (p->n4 && !a->json && !a->quiet)
+        printf("PCR 4 after the change (each boot application found on the ESP measured again):\n");
+    events_print(log, p->ev4, p->n4, a);
+    if (p->n14 && !a->json && !a->quiet)
+        printf("PCR 14 after the change (shim's MOK state from the RT variables):\n");
+    events_print(log, p->ev14, p->n14, a);
+    banks_print(p, 7, a);
+    if (p->n4)
+        banks_print(p, 4, a);
+    if (p->n14)
+        banks_print(p, 14, a);
+    if (!a->json) {
+        if (changed)
+            printf("PCR 7 changes: secrets sealed to PCR 7 will not unseal; re-enroll after the "
+                   "update (systemd-cryptenroll --wipe-slot=tpm2 --tpm2-device=auto "
+                   "--tpm2-pcrs=7) or seal to a signed policy\n");
+        else
+            printf("PCR 7 does not change: secrets sealed to PCR 7 keep unsealing\n");
+        if (p->pcr4_changes)
+            printf("PCR 4 changes (other boot binaries): secrets sealed to PCR 4 will not unseal; "
+                   "re-enroll after the update\n");
+        if (p->pcr14_changes)
+            printf("PCR 14 changes (shim's MOK lists): secrets sealed to PCR 14 will not unseal; "
+                   "re-enroll after the update\n");
+    }
+    return changed;
+}

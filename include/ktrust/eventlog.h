@@ -1,0 +1,302 @@
+/* ktrust/eventlog.h - the TCG event log of a measured boot
+ * (/sys/kernel/security/tpm0/binary_bios_measurements): parse it (the SHA-1
+ * format and the crypto-agile one, every bank its Spec ID event lists),
+ * decode its events, replay every PCR of every bank, explain PCR 7 (which
+ * db entry, MOK or vendor certificate authorized each image), and predict
+ * PCR 7 for another variable state.
+ *
+ * Parsing is in place: events point into the caller's buffer, which must
+ * outlive the log; only the event array is allocated.  Errors as in
+ * ktrust/error.h: a malformed log is -EBADMSG with the byte offset.
+ */
+#ifndef KTRUST_EVENTLOG_H
+#define KTRUST_EVENTLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ktrust/api.h"
+#include "ktrust/efivars.h"
+#include "ktrust/error.h"
+#include "ktrust/span.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KT_EVLOG_MAX_BANKS 8   /* banks a Spec ID event may list */
+#define KT_EVLOG_MAX_DIGEST 64 /* sha512 */
+#define KT_EVLOG_PCRS 24
+
+/* TCG algorithm registry ids of the banks ktrust replays. */
+enum {
+    KT_TPM_ALG_SHA1 = 0x0004,
+    KT_TPM_ALG_SHA256 = 0x000b,
+    KT_TPM_ALG_SHA384 = 0x000c,
+    KT_TPM_ALG_SHA512 = 0x000d,
+    KT_TPM_ALG_SM3_256 = 0x0012,
+};
+
+/* Event types (TCG PC Client Platform Firmware Profile). */
+enum {
+    KT_EV_PREBOOT_CERT = 0x0,
+    KT_EV_POST_CODE = 0x1,
+    KT_EV_NO_ACTION = 0x3,
+    KT_EV_SEPARATOR = 0x4,
+    KT_EV_ACTION = 0x5,
+    KT_EV_EVENT_TAG = 0x6,
+    KT_EV_S_CRTM_CONTENTS = 0x7,
+    KT_EV_S_CRTM_VERSION = 0x8,
+    KT_EV_CPU_MICROCODE = 0x9,
+    KT_EV_PLATFORM_CONFIG_FLAGS = 0xa,
+    KT_EV_TABLE_OF_DEVICES = 0xb,
+    KT_EV_COMPACT_HASH = 0xc,
+    KT_EV_IPL = 0xd,
+    KT_EV_IPL_PARTITION_DATA = 0xe,
+    KT_EV_NONHOST_CODE = 0xf,
+    KT_EV_NONHOST_CONFIG = 0x10,
+    KT_EV_NONHOST_INFO = 0x11,
+    KT_EV_OMIT_BOOT_DEVICE_EVENTS = 0x12,
+    KT_EV_EFI_EVENT_BASE = 0x80000000,
+    KT_EV_EFI_VARIABLE_DRIVER_CONFIG = 0x80000001,
+    KT_EV_EFI_VARIABLE_BOOT = 0x80000002,
+    KT_EV_EFI_BOOT_SERVICES_APPLICATION = 0x80000003,
+    KT_EV_EFI_BOOT_SERVICES_DRIVER = 0x80000004,
+    KT_EV_EFI_RUNTIME_SERVICES_DRIVER = 0x80000005,
+    KT_EV_EFI_GPT_EVENT = 0x80000006,
+    KT_EV_EFI_ACTION = 0x80000007,
+    KT_EV_EFI_PLATFORM_FIRMWARE_BLOB = 0x80000008,
+    KT_EV_EFI_HANDOFF_TABLES = 0x80000009,
+    KT_EV_EFI_PLATFORM_FIRMWARE_BLOB2 = 0x8000000a,
+    KT_EV_EFI_HANDOFF_TABLES2 = 0x8000000b,
+    KT_EV_EFI_VARIABLE_BOOT2 = 0x8000000c,
+    KT_EV_EFI_HCRTM_EVENT = 0x80000010,
+    KT_EV_EFI_VARIABLE_AUTHORITY = 0x800000e0,
+    KT_EV_EFI_SPDM_FIRMWARE_BLOB = 0x800000e1,
+    KT_EV_EFI_SPDM_FIRMWARE_CONFIG = 0x800000e2,
+};
+
+/* One bank of the log: its algorithm and digest size (from the Spec ID
+ * event; the SHA-1 format has the one sha1 bank). */
+struct kt_evlog_bank {
+    uint16_t alg;
+    uint16_t size;
+    bool supported; /* ktrust can compute it (sha1/256/384/512, sm3_256) */
+};
+
+struct kt_evlog_digest {
+    uint16_t alg;
+    const uint8_t *p; /* into the log */
+    size_t len;
+};
+
+struct kt_evlog_event {
+    size_t index;  /* 0-based, in log order (the header event is 0) */
+    size_t offset; /* of the event in the log */
+    uint32_t pcr, type;
+    size_t n_digests;
+    struct kt_evlog_digest digest[KT_EVLOG_MAX_BANKS];
+    kt_span data;   /* the event data */
+    size_t data_offset;
+};
+
+struct kt_evlog {
+    bool crypto_agile;     /* a Spec ID Event03 header: TCG_PCR_EVENT2 events follow */
+    uint8_t spec_major, spec_minor, spec_errata, uintn_size;
+    size_t n_banks;
+    struct kt_evlog_bank bank[KT_EVLOG_MAX_BANKS];
+    bool have_locality;    /* an EV_NO_ACTION StartupLocality event */
+    uint8_t startup_locality;
+    size_t n_events;       /* including the header event */
+    struct kt_evlog_event *event; /* owned array; data points into the log */
+};
+
+/* Parse a whole log.  Returns 0, -EBADMSG (err: the field and the byte
+ * offset: a truncated event, an event size past the end, a digest of an
+ * algorithm the Spec ID event did not list, a malformed Spec ID event, a
+ * PCR index over 23 on a measuring event), -ENOMEM.  An empty input is
+ * -EBADMSG.  Free with kt_evlog_free (also after a failure). */
+KT_API int kt_evlog_parse(const uint8_t *buf, size_t len, struct kt_evlog *log,
+                          struct kt_error *err);
+KT_API void kt_evlog_free(struct kt_evlog *log);
+
+/* "sha1", "sha256", "sha384", "sha512", "sm3_256", or NULL for another id. */
+KT_API const char *kt_evlog_alg_name(uint16_t alg);
+/* The id of such a name, or 0. */
+KT_API uint16_t kt_evlog_alg_from_name(const char *name);
+/* "EV_EFI_VARIABLE_AUTHORITY" ..., or NULL for an unknown type. */
+KT_API const char *kt_evlog_type_name(uint32_t type);
+/* The event's digest in that bank, or NULL. */
+KT_API const uint8_t *kt_evlog_event_digest(const struct kt_evlog_event *e, uint16_t alg,
+                                            size_t *len);
+
+/* ---- decoding ---- */
+
+/* UEFI_VARIABLE_DATA (the data of EV_EFI_VARIABLE_* events). */
+struct kt_evlog_var {
+    uint8_t guid[16];
+    char name[128];  /* UnicodeName as UTF-8 (non-ASCII as '?'), NUL-terminated */
+    size_t name_chars;
+    kt_span data;    /* VariableData, into the log */
+};
+/* Decode an event's data as UEFI_VARIABLE_DATA.  -EBADMSG (err with the
+ * absolute offset in the log) when it is not one. */
+KT_API int kt_evlog_var_parse(const struct kt_evlog_event *e, struct kt_evlog_var *v,
+                              struct kt_error *err);
+
+/* The device path of an EV_EFI_BOOT_SERVICES_* / RUNTIME_SERVICES_DRIVER
+ * event (UEFI_IMAGE_LOAD_EVENT) as text into buf: known nodes as in the
+ * UEFI spec's text form (PciRoot(0x0)/Pci(0x1,0x1)/HD(1,GPT,GUID,...)/
+ * \EFI\BOOT\BOOTX64.EFI), other nodes as Path(TYPE,SUBTYPE,HEX).  *file
+ * (may be NULL) receives the last file-path node ("" none).  Returns 0 or
+ * -EBADMSG. */
+KT_API int kt_evlog_devpath(const struct kt_evlog_event *e, char *buf, size_t cap, char *file,
+                            size_t file_cap);
+
+/* ---- replay ---- */
+
+struct kt_evlog_pcrs {
+    size_t n_banks;
+    struct {
+        uint16_t alg;
+        uint16_t size;
+        bool supported;                       /* replayed (else values are zero) */
+        bool used[KT_EVLOG_PCRS];             /* an event measured into this PCR */
+        uint8_t pcr[KT_EVLOG_PCRS][KT_EVLOG_MAX_DIGEST];
+    } bank[KT_EVLOG_MAX_BANKS];
+};
+
+/* Replay every PCR of every bank: each starts at zero (PCR 0 at the
+ * StartupLocality), and PCR = H(PCR || digest) for each event except
+ * EV_NO_ACTION.  Returns 0, -ENOMEM. */
+KT_API int kt_evlog_replay(const struct kt_evlog *log, struct kt_evlog_pcrs *out);
+
+/* The hash of UEFI_VARIABLE_DATA {guid, name length, data length, UTF-16
+ * name, data} in the algorithm alg: the digest a variable event carries.
+ * name is ASCII.  out holds KT_EVLOG_MAX_DIGEST bytes; *len its size.
+ * -ENOPKG for an algorithm ktrust cannot compute. */
+KT_API int kt_evlog_var_digest(uint16_t alg, const uint8_t guid[16], const char *name,
+                               const uint8_t *data, size_t data_len, uint8_t *out, size_t *len);
+
+/* ---- PCR 7 explained ---- */
+
+enum kt_evlog_auth_source {
+    KT_AUTH_FIRMWARE_DB = 0, /* firmware: a db entry verified an image */
+    KT_AUTH_SHIM_CERT,       /* shim: its vendor certificate or a MOK (MokListRT) */
+    KT_AUTH_SHIM_SBAT,       /* shim: the SbatLevel it enforced */
+    KT_AUTH_OTHER,           /* another variable name */
+};
+
+struct kt_evlog_authority {
+    size_t event_index;
+    enum kt_evlog_auth_source source;
+    char var[128];          /* the variable named: "db", "MokListRT", "SbatLevel", ... */
+    uint8_t var_guid[16];
+    bool has_owner;         /* data is an EFI_SIGNATURE_DATA: owner GUID + value */
+    uint8_t owner[16];
+    kt_span value;          /* certificate DER, hash, or the whole data */
+    bool is_cert;           /* value parsed as a certificate */
+    char subject[256];      /* its subject ("" otherwise) */
+    char description[320];  /* the kernel-style key description ("" otherwise) */
+    uint8_t cert_sha256[32];
+    bool ms_uefi_ca_2011;   /* Microsoft Corporation UEFI CA 2011 (third-party CA:
+                             * shims and option ROMs) */
+    bool ms_uefi_ca_2023;   /* Microsoft UEFI CA 2023 / Option ROM UEFI CA 2023 */
+    long image_event;       /* the first image measured after it (-1: none) */
+    uint32_t image_type;    /* its event type (APPLICATION, DRIVER ...) */
+    char image[512];        /* its device path as text */
+};
+
+/* Every EV_EFI_VARIABLE_AUTHORITY event of the log, decoded, into a
+ * malloc'd array (*out, *n; free with free()).  Returns 0, -ENOMEM, or
+ * -EBADMSG for an authority event that is not a UEFI_VARIABLE_DATA. */
+KT_API int kt_evlog_authorities(const struct kt_evlog *log, struct kt_evlog_authority **out,
+                                size_t *n, struct kt_error *err);
+
+/* ---- the variables in force against the ones measured ---- */
+
+enum kt_evlog_varcmp {
+    KT_VARCMP_SAME = 0,  /* the logged data is the variable's data now */
+    KT_VARCMP_CHANGED,   /* both present, different */
+    KT_VARCMP_ABSENT,    /* not in the variable state (unknown now) */
+    KT_VARCMP_UNREADABLE,
+};
+
+struct kt_evlog_varcheck {
+    size_t event_index;
+    char name[16];             /* SecureBoot, PK, KEK, db, dbx, dbt, dbr */
+    enum kt_efivar_id id;
+    enum kt_evlog_varcmp result;
+    size_t logged_len, now_len;
+};
+
+/* For each PCR 7 EV_EFI_VARIABLE_DRIVER_CONFIG event of a Secure Boot
+ * variable, compare the logged data with vars.  *out malloc'd (free()).
+ * Returns 0, -ENOMEM, -EBADMSG. */
+KT_API int kt_evlog_check_vars(const struct kt_evlog *log, const struct kt_efivars *vars,
+                               struct kt_evlog_varcheck **out, size_t *n, struct kt_error *err);
+
+/* ---- prediction ---- */
+
+enum kt_predict_how {
+    KT_PRED_KEPT = 0,      /* the logged digest, unchanged */
+    KT_PRED_RECOMPUTED,    /* recomputed from new data, equal to the logged digest */
+    KT_PRED_CHANGED,       /* recomputed from new data, different */
+    KT_PRED_KEPT_UNKNOWN,  /* kept: the new state could not be worked out (note says why) */
+};
+
+struct kt_evlog_predicted {
+    size_t event_index; /* the log's event; inserted: the image it precedes */
+    bool inserted;      /* a new EV_EFI_VARIABLE_AUTHORITY "db" event the log does not
+                         * have: firmware logs each db entry once, and after the change
+                         * an image is verified by an entry not logged before it */
+    enum kt_predict_how how;
+    char note[320];
+    /* the predicted digest in each bank of the log (log->bank[b]); a bank
+     * ktrust cannot compute keeps the logged digest */
+    uint8_t digest[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST];
+};
+
+struct kt_evlog_predict_opts {
+    const struct kt_efivars *vars;   /* the state after the change (NULL: the logged one) */
+    /* the SbatLevel payload shim would start from (NULL: unchanged) */
+    const uint8_t *sbat_level;
+    size_t sbat_level_len;
+    const char *esp;                 /* the ESP, for the images' authorities (NULL: keep) */
+};
+
+struct kt_evlog_prediction {
+    struct kt_evlog_pcrs now;        /* the log replayed */
+    struct kt_evlog_pcrs after;      /* PCR 7 events recomputed, replayed */
+    size_t n;                        /* PCR 7 events */
+    struct kt_evlog_predicted *ev;   /* owned */
+    bool pcr7_changes;               /* in any replayed bank */
+    /* PCR 4 (boot applications), with esp: each EV_EFI_BOOT_SERVICES_APPLICATION
+     * whose file is on the ESP with that file's Authenticode digests */
+    size_t n4;
+    struct kt_evlog_predicted *ev4;  /* owned */
+    bool pcr4_changes;
+    /* PCR 14 (shim's MOK state), with vars: shim's EV_IPL "MokList",
+     * "MokListX", "MokListTrusted" events with the hash of MokListRT,
+     * MokListXRT, MokListTrustedRT when vars holds them (the others kept) */
+    size_t n14;
+    struct kt_evlog_predicted *ev14; /* owned */
+    bool pcr14_changes;
+};
+
+/* Predict PCR 7 after a change: the log's PCR 7 events in their order, the
+ * Secure Boot variable events with vars' data, each firmware db authority
+ * with the db entry of vars that verifies the image the log shows after it
+ * (kt_chain_firmware on that file under esp), shim's SbatLevel event with
+ * the level it would enforce.  With esp, PCR 4 too: each boot application
+ * found on the ESP with its Authenticode digests (the others kept).  What cannot be worked out keeps its logged
+ * digest and says so.  Free with kt_evlog_prediction_free. */
+KT_API int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                            struct kt_evlog_prediction *p, struct kt_error *err);
+KT_API void kt_evlog_prediction_free(struct kt_evlog_prediction *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

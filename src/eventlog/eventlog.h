@@ -1,0 +1,20 @@
+/* eventlog.h - the TCG event log (public API: ktrust/eventlog.h).  Files:
+ * parse.c (the two formats), names.c (algorithm and event type names),
+ * decode.c (UEFI_VARIABLE_DATA, device paths), replay.c (PCRs, variable
+ * digests), authority.c (PCR 7 explained), varcheck.c (the variables in
+ * force against the measured ones), predict.c (PCR 7 after a change). */
+#ifndef KT_EVENTLOG_EVENTLOG_H
+#define KT_EVENTLOG_EVENTLOG_H
+
+#include "crypto/crypto.h"
+#include "ktrust/eventlog.h"
+#include "util/err.h"
+
+/* The digest ktrust computes for a bank's algorithm (KT_HASH_NONE: none). */
+enum kt_hash kt_evlog_hash(uint16_t alg);
+
+/* The Secure Boot variable a PCR 7 variable event names (by its ASCII
+ * name: SecureBoot, PK, KEK, db, dbx, dbt, dbr), or -1. */
+int kt_evlog_sb_var(const char *name);
+
+#endif

@@ -1,0 +1,110 @@
+/* predict_insert.c - firmware measures each db entry that authorizes an
+ * image once per boot (the first time).  After a change an image the log
+ * shows without an authority event of its own (its entry was logged before
+ * it, for an option ROM say) may be verified by another entry, which
+ * firmware then logs just before it: insert that event. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eventlog/esp_path.h"
+#include "eventlog/eventlog.h"
+#include "eventlog/predict_int.h"
+#include "ktrust/chain.h"
+#include "util/fmt.h"
+
+static const uint8_t image_security_db[16] = {0xcb, 0xb2, 0x19, 0xd7, 0x3a, 0x3d, 0x96, 0x45,
+                                              0xa3, 0xbc, 0xda, 0xd0, 0x0e, 0x67, 0x65, 0x6f};
+
+static bool is_image(uint32_t t)
+{
+    return t == KT_EV_EFI_BOOT_SERVICES_APPLICATION || t == KT_EV_EFI_BOOT_SERVICES_DRIVER ||
+           t == KT_EV_EFI_RUNTIME_SERVICES_DRIVER;
+}
+
+/* Has the image at i an authority event of its own (since the image before it)? */
+static bool has_authority(const struct kt_evlog *log, size_t i)
+{
+    while (i-- > 0) {
+        if (log->event[i].type == KT_EV_EFI_VARIABLE_AUTHORITY)
+            return true;
+        if (is_image(log->event[i].type))
+            return false;
+    }
+    return false;
+}
+
+/* Is the first computable bank's digest d that of a db authority event before pos? */
+static bool logged_before(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                          size_t pos, size_t b, const uint8_t *d)
+{
+    for (size_t k = 0; k < pos; k++) {
+        const struct kt_evlog_event *e = &log->event[p->ev[k].event_index];
+        struct kt_evlog_var v;
+        if (!p->ev[k].inserted && (e->type != KT_EV_EFI_VARIABLE_AUTHORITY ||
+                                   kt_evlog_var_parse(e, &v, NULL) < 0 || strcmp(v.name, "db")))
+            continue;
+        if (!memcmp(p->ev[k].digest[b], d, log->bank[b].size))
+            return true;
+    }
+    return false;
+}
+
+static int insert_at(struct kt_evlog_prediction *p, size_t pos, const struct kt_evlog_predicted *x)
+{
+    struct kt_evlog_predicted *ne = realloc(p->ev, (p->n + 1) * sizeof(*ne));
+    if (!ne)
+        return -ENOMEM;
+    p->ev = ne;
+    memmove(&p->ev[pos + 1], &p->ev[pos], (p->n - pos) * sizeof(*ne));
+    p->ev[pos] = *x;
+    p->n++;
+    return 0;
+}
+
+static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
+               struct kt_evlog_prediction *p)
+{
+    char dp[512], file[512], path[4096];
+    if (has_authority(log, i) || kt_evlog_devpath(&log->event[i], dp, sizeof(dp), file,
+                                                  sizeof(file)) < 0 || !file[0] ||
+        kt_evlog_esp_file(o->esp, file, path, sizeof(path)) < 0)
+        return 0;
+    struct kt_chain_link l;
+    memset(&l, 0, sizeof(l));
+    kt_span entry;
+    if (kt_chain_firmware(o->vars, path, &l) != 0 || kt_evlog_db_entry(o->vars, l.trusted_by, &entry) < 0)
+        return 0;
+    struct kt_evlog_predicted x;
+    memset(&x, 0, sizeof(x));
+    x.event_index = i;
+    x.inserted = true;
+    x.how = KT_PRED_CHANGED;
+    size_t first = log->n_banks;
+    for (size_t b = 0; b < log->n_banks; b++) {
+        size_t len;
+        if (!log->bank[b].supported)
+            continue;
+        KT_TRY(kt_evlog_var_digest(log->bank[b].alg, image_security_db, "db", entry.p, entry.len,
+                                   x.digest[b], &len));
+        if (first == log->n_banks)
+            first = b;
+    }
+    size_t pos = 0;
+    while (pos < p->n && p->ev[pos].event_index < i)
+        pos++;
+    if (first == log->n_banks || logged_before(log, p, pos, first, x.digest[first]))
+        return 0;
+    kt_fmt(x.note, sizeof(x.note), "firmware would log the db entry that verifies %s: %s", file,
+           l.trusted_by);
+    return insert_at(p, pos, &x);
+}
+
+int kt_evlog_predict_new_authorities(const struct kt_evlog *log,
+                                     const struct kt_evlog_predict_opts *o,
+                                     struct kt_evlog_prediction *p)
+{
+    for (size_t i = 0; i < log->n_events; i++)
+        if (log->event[i].type == KT_EV_EFI_BOOT_SERVICES_APPLICATION)
+            KT_TRY(one(log, i, o, p));
+    return 0;
+}

@@ -1,0 +1,80 @@
+/* replay.c - every PCR of every bank from the log, and the digest of a
+ * UEFI_VARIABLE_DATA (what a variable event carries). */
+#include <string.h>
+
+#include "eventlog/eventlog.h"
+
+static int extend(enum kt_hash h, uint8_t *pcr, size_t size, const uint8_t *d)
+{
+    uint8_t buf[2 * KT_EVLOG_MAX_DIGEST];
+    memcpy(buf, pcr, size);
+    memcpy(buf + size, d, size);
+    return kt_digest(h, buf, 2 * size, pcr);
+}
+
+int kt_evlog_replay(const struct kt_evlog *log, struct kt_evlog_pcrs *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->n_banks = log->n_banks;
+    for (size_t b = 0; b < log->n_banks; b++) {
+        out->bank[b].alg = log->bank[b].alg;
+        out->bank[b].size = log->bank[b].size;
+        out->bank[b].supported =
+            log->bank[b].supported && kt_hash_available(kt_evlog_hash(log->bank[b].alg));
+        if (log->have_locality)
+            out->bank[b].pcr[0][log->bank[b].size - 1] = log->startup_locality;
+    }
+    for (size_t i = 0; i < log->n_events; i++) {
+        const struct kt_evlog_event *e = &log->event[i];
+        if (e->type == KT_EV_NO_ACTION)
+            continue;
+        for (size_t b = 0; b < out->n_banks; b++) {
+            size_t len;
+            const uint8_t *d = kt_evlog_event_digest(e, out->bank[b].alg, &len);
+            if (!d)
+                continue; /* no digest for this bank: the PCR is not extended */
+            out->bank[b].used[e->pcr] = true;
+            if (!out->bank[b].supported)
+                continue;
+            int rc = extend(kt_evlog_hash(out->bank[b].alg), out->bank[b].pcr[e->pcr], len, d);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int kt_evlog_var_digest(uint16_t alg, const uint8_t guid[16], const char *name,
+                        const uint8_t *data, size_t data_len, uint8_t *out, size_t *len)
+{
+    enum kt_hash h = kt_evlog_hash(alg);
+    if (h == KT_HASH_NONE || !kt_hash_available(h))
+        return -ENOPKG;
+    size_t nchars = strlen(name);
+    uint8_t head[32 + 2 * 64];
+    if (nchars > 64)
+        return -EINVAL;
+    memcpy(head, guid, 16);
+    for (int i = 0; i < 8; i++) {
+        head[16 + i] = (uint8_t)((uint64_t)nchars >> (8 * i));
+        head[24 + i] = (uint8_t)((uint64_t)data_len >> (8 * i));
+    }
+    for (size_t i = 0; i < nchars; i++) {
+        head[32 + 2 * i] = (uint8_t)name[i];
+        head[33 + 2 * i] = 0;
+    }
+    struct kt_digester *dg;
+    uint8_t res[1][KT_HASH_MAX_SIZE];
+    int rc = kt_digester_new(&dg, &h, 1);
+    if (rc < 0)
+        return rc;
+    kt_digester_update(dg, head, 32 + 2 * nchars);
+    kt_digester_update(dg, data, data_len);
+    rc = kt_digester_final(dg, res);
+    kt_digester_free(dg);
+    if (rc < 0)
+        return rc;
+    *len = kt_hash_size(h);
+    memcpy(out, res[0], *len);
+    return 0;
+}
