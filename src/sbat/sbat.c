@@ -117,6 +117,13 @@ int kt_sbat_parse(const uint8_t *buf, size_t len, size_t base, struct kt_sbat *o
     memset(out, 0, sizeof(*out));
     out->offset = base;
     out->present = true;
+    /* real shim 16.1 reads a .sbat section only up to its first NUL: a
+     * record after it is never seen, whether the NUL ends a line or starts
+     * one (tests/boot: sbat_after_nul, sbat_nul_line_start; the CSV reader
+     * alone would go on after it) */
+    const uint8_t *nul = memchr(buf, 0, len);
+    if (nul)
+        len = (size_t)(nul - buf);
     return kt_sbat_csv(buf, len, base, KT_SBAT_NCOLS, KT_SBAT_NCOLS, ".sbat", &out->entries,
                        &out->n, err);
 }
