@@ -248,7 +248,14 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
     l->verdict = res.verify ? res.verify->verdict : rc;
     pe_describe(l, res.verify, &e, "db");
     kt_pe_load_result_free(&res);
-    if (l->verdict == 0 && rc < 0) {
+    bool vendor_denied = false;
+    if (l->verdict == 0 && rc == -EKEYREJECTED) {
+        /* its vendor certificate is in dbx: firmware judged shim by its own
+         * signature and runs it; shim's check_denylist then refuses what
+         * that certificate signed (real shim 16.1 under OVMF: tests/boot
+         * dbx_debian_ca) */
+        vendor_denied = true;
+    } else if (l->verdict == 0 && rc < 0) {
         l->verdict = rc;
         snprintf(l->reason, sizeof(l->reason), "signature trusted, but: %s", e.what);
     }
@@ -273,10 +280,15 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
             l->keys_added += n;
     }
     size_t n = strlen(l->reason);
-    snprintf(l->reason + n, sizeof(l->reason) - n,
-             "; its vendor certificate (%zu key%s) and %zu vendor dbx entr%s now apply",
-             res.n_added, res.n_added == 1 ? "" : "s", res.n_blacklisted,
-             res.n_blacklisted == 1 ? "y" : "ies");
+    if (vendor_denied)
+        snprintf(l->reason + n, sizeof(l->reason) - n,
+                 "; but its vendor certificate is in dbx (%s): shim runs and refuses what it "
+                 "signed", e.what);
+    else
+        snprintf(l->reason + n, sizeof(l->reason) - n,
+                 "; its vendor certificate (%zu key%s) and %zu vendor dbx entr%s now apply",
+                 res.n_added, res.n_added == 1 ? "" : "s", res.n_blacklisted,
+                 res.n_blacklisted == 1 ? "y" : "ies");
     return l->verdict;
 }
 

@@ -23,11 +23,6 @@ import bootlib as B  # noqa: E402
 # Scenarios where ktrust and the real firmware are known to disagree; the
 # coordinator fixes the product and removes the entry.  Printed loudly.
 KNOWN_DISAGREEMENT = {
-    "dbx_debian_ca": "real firmware runs shim (its Microsoft signature is not denied) and shim then "
-                     "refuses GRUB (check_denylist: cert found in system dbx); ktrust chain reports shim "
-                     "itself rejected ('platform: Debian Secure Boot CA ... is blacklisted') - the end "
-                     "result (nothing boots past shim) and the loader's verdict agree, the stage does not "
-                     "(SECURITY.md lists this difference)",
 }
 
 SCENARIOS = []
