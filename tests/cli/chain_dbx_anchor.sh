@@ -117,4 +117,21 @@ for c in ca other look leaf; do
     case $c in ca|leaf) want=5 ;; *) want=0 ;; esac
     expect_eq "$cu $ch $vp" "$want $want $want" "dbx = $c: check-update, chain and verify-pe agree"
 done
+# shim's own vendor certificate (the Debian CA) in dbx: firmware runs shim
+# (judged by its Microsoft signature) and shim refuses what the CA signed,
+# as real shim 16.1 does under OVMF (tests/boot dbx_debian_ca)
+"$KTRUST" load-pe-key -q --store vendor.db --keyring platform --trust "$MS11" "$SHIM" >/dev/null 2>&1
+"$KTRUST" keyring export --store vendor.db --keyring platform --format pem -o vendor-all.pem 2>/dev/null
+python3 - <<'PY'
+import re
+pems = re.findall(r"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----\n", open("vendor-all.pem").read(), re.S)
+open("debca.pem", "w").write(pems[-1])
+PY
+expect_eq "$(desc debca.pem | cut -d: -f1)" "Debian Secure Boot CA" "the Debian CA from shim's .vendor_cert"
+cert-to-efi-sig-list debca.pem debca.esl >/dev/null
+j=$("$KTRUST" chain --json --db "$MS11" --dbx debca.esl "$SHIM" "$GRUB" "$KERNEL")
+expect_eq "$(link shim "$j" | jq -r '.[0]')" trusted "vendor CA in dbx: shim still runs"
+expect_match "$(link shim "$j" | jq -r '.[1]')" "its vendor certificate is in dbx" "vendor CA in dbx: said at shim"
+expect_match "$(link loader "$j")" '"rejected",".*issued by the blacklisted Debian Secure Boot CA' \
+    "vendor CA in dbx: shim refuses GRUB"
 finish
