@@ -160,6 +160,15 @@ void audit_json_rollover(const struct kt_audit *a)
     else
         jw_str(&w, "kek_update", ro->kek_map ? ro->kek_update : "");
     jw_str(&w, "eventlog", ro->eventlog ? ro->eventlog_path : NULL);
+    if (ro->uefi_2011_authorized < 0) {
+        jw_null(&w, "uefi_ca_2011_authorized");
+    } else {
+        jw_obj(&w, "uefi_ca_2011_authorized");
+        jw_bool(&w, "any", ro->uefi_2011_authorized == 1);
+        jw_bool(&w, "driver_or_option_rom", ro->uefi_2011_driver);
+        jw_str(&w, "image", ro->uefi_2011_authorized == 1 ? ro->uefi_2011_image : NULL);
+        jw_obj_end(&w);
+    }
     jw_arr(&w, "images");
     for (int i = 0; i < 2; i++)
         if (ro->images[i].present)

@@ -144,8 +144,15 @@ struct kt_rollover {
     int kek_map;                        /* -1 no map given; 0 this PK is not in it; 1 it is */
     char kek_update[512];               /* the KEK update the map names for this PK */
     struct kt_rollover_image images[2]; /* the shim and the loader */
-    bool eventlog;                      /* a TCG event log was found (not read yet: #26) */
+    bool eventlog;                      /* a TCG event log was found */
     char eventlog_path[KT_AUDIT_PATH];
+    int eventlog_rc;                    /* 0 read; else why not (-EBADMSG ...) */
+    /* what Microsoft Corporation UEFI CA 2011 authorized at the last boot:
+     * firmware logs each db entry once, before the first image it verified
+     * (drivers and option ROMs load before boot applications) */
+    int uefi_2011_authorized;           /* -1 unknown (no log); 0 nothing; 1 an image */
+    bool uefi_2011_driver;              /* that image is a driver or option ROM */
+    char uefi_2011_image[512];          /* its device path as text */
     struct kt_rollover_finding findings[KT_ROLLOVER_MAX_FINDINGS];
     size_t n_findings;
     enum kt_rollover_state state;

@@ -204,12 +204,22 @@ static void judge(struct kt_rollover *ro)
     images_findings(ro);
     if (in_db(ro, KT_MS_CA_3P, 2011) && !in_db(ro, KT_MS_CA_OROM, 2023) &&
         (f = add(ro, KT_RF_OROM, KT_ROLLOVER_READY))) {
+        char seen[700] = "";
+        if (ro->uefi_2011_authorized == 1 && ro->uefi_2011_driver)
+            kt_fmt(seen, sizeof(seen), "; the event log shows it authorized a driver or option "
+                   "ROM at the last boot (%s): this machine depends on it", ro->uefi_2011_image);
+        else if (ro->uefi_2011_authorized == 1)
+            kt_fmt(seen, sizeof(seen), "; the event log shows no driver or option ROM it "
+                   "authorized at the last boot (its first image was %s)", ro->uefi_2011_image);
+        else if (ro->uefi_2011_authorized == 0)
+            kt_fmt(seen, sizeof(seen), "; the event log shows it authorized nothing at the last "
+                   "boot");
+        else if (ro->eventlog)
+            kt_fmt(seen, sizeof(seen), "; the event log at %s could not be read", ro->eventlog_path);
         kt_fmt(f->what, sizeof(f->what), "db holds Microsoft Corporation UEFI CA 2011, which also "
                "signs option ROMs (graphics, network, storage firmware), and not Microsoft Option "
                "ROM UEFI CA 2023: removing or revoking UEFI CA 2011 stops the option ROMs it "
-               "signed (the machine may lose its display)%s%s%s",
-               ro->eventlog ? "; the event log at " : "", ro->eventlog ? ro->eventlog_path : "",
-               ro->eventlog ? " records which ones it authorized (not read yet)" : "");
+               "signed (the machine may lose its display)%s", seen);
         db_update_todo(ro, f->todo, sizeof(f->todo), "DBUpdateOROM2023.bin",
                        "Microsoft Option ROM UEFI CA 2023");
     }
@@ -263,14 +273,14 @@ int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
     ro->checked = true;
     /* the firmware's TCG event log, where each option ROM's authority is
      * recorded (EV_EFI_VARIABLE_AUTHORITY in PCR 7: the db entry, owner GUID
-     * + certificate): located here.  TODO(#26): with the event log parser,
-     * list the images UEFI CA 2011 authorized (an authority event whose
-     * certificate kt_ms_ca_find says is UEFI CA 2011, other than the one for
-     * shim) into the option_roms finding; no log parser is written here. */
+     * + certificate): read by rollover_eventlog.c for the option_roms
+     * finding. */
     kt_fmt(ro->eventlog_path, sizeof(ro->eventlog_path), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
            o->root && strcmp(o->root, "/") ? o->root : "");
     ro->eventlog = access(ro->eventlog_path, R_OK) == 0;
-    int rc = scan_held(ro, vars);
+    int rc = kt_rollover_eventlog(ro);
+    if (rc == 0)
+        rc = scan_held(ro, vars);
     if (rc == 0) {
         rc = kt_rollover_pk(ro, vars, o->kek_map, err);
         if (rc < 0 && rc != -ENOMEM)

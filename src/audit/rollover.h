@@ -27,6 +27,10 @@ int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
 /* PK: its description, thumbprint, PKfail, and the map's KEK update. */
 int kt_rollover_pk(struct kt_rollover *ro, const struct kt_efivars *vars, const char *kek_map,
                    struct kt_error *err);
+/* What UEFI CA 2011 authorized at the last boot, from the event log at
+ * ro->eventlog_path (when ro->eventlog): ro->uefi_2011_*.  0 or -ENOMEM (a
+ * log that does not parse is ro->eventlog_rc). */
+int kt_rollover_eventlog(struct kt_rollover *ro);
 /* The states of the variables the boot binaries are checked in: v[TODAY]
  * is vars itself; v[NO_2011] a copy whose db lacks Microsoft Corporation
  * UEFI CA 2011 (its other entries rebuilt one list each); v[2011_IN_DBX] a
