@@ -7,15 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "apply_print.h"
 #include "cli.h"
 #include "json_summary.h"
+#include "ktrust/advanced.h"
 #include "ktrust/audit.h"
+#include "ktrust/eventlog.h"
 #include "ktrust/plan.h"
 #include "text_escape.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -24,6 +27,9 @@ static const struct cli_opt opts[] = {
             "the variables in force, efivarfs form (default: /sys/firmware/efi/efivars)"),
     CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
             "the EFI system partition whose shim and loader each step is judged by"),
+    CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
+            "the last boot's TCG event log: PCR 7 predicted after each step (default: the "
+            "system's, under --root or live, when readable)"),
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
@@ -35,8 +41,8 @@ static void usage(FILE *f)
 {
     cli_usage_print(
         f,
-        "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--json] [-q]\n"
-        "                           UPDATES...\n"
+        "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
+        "                           [--write-efivars DIR] [--json] [-q] UPDATES...\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
         "machine, in what order, and what its boot chain says after each step.  An update\n"
@@ -65,6 +71,13 @@ static void text_state(const char *when, const struct kt_plan_state *s)
            "the 2023 CA would %sboot\n",
            when, yes(s->kek_2023), yes(s->db_uefi_2011), s->dbx_uefi_2011 ? " (revoked in dbx)" : "",
            yes(s->db_uefi_2023), s->shim_2023_only_boots ? "" : "not ");
+    if (s->pcr7_known)
+        printf("  PCR 7 (%s): %s%s\n", s->pcr7_bank, s->pcr7,
+               s->pcr7_changes ? " -- differs from the last boot: secrets sealed to PCR 7 will not "
+                                 "unseal; re-enroll after the update (systemd-cryptenroll "
+                                 "--wipe-slot=tpm2 --tpm2-device=auto --tpm2-pcrs=7) or seal to a "
+                                 "signed policy"
+                               : " (as at the last boot)");
     if (!s->checked)
         return;
     if (s->shim_found)
@@ -112,6 +125,15 @@ static void json_state(struct jw *w, const char *key, const struct kt_plan_state
     jw_bool(w, "db_uefi_ca_2023", s->db_uefi_2023);
     jw_bool(w, "dbx_uefi_ca_2011", s->dbx_uefi_2011);
     jw_bool(w, "shim_2023_only_boots", s->shim_2023_only_boots);
+    if (s->pcr7_known) {
+        jw_obj(w, "pcr7");
+        jw_str(w, "bank", s->pcr7_bank);
+        jw_str(w, "value", s->pcr7);
+        jw_bool(w, "changes", s->pcr7_changes);
+        jw_obj_end(w);
+    } else {
+        jw_null(w, "pcr7");
+    }
     const char *names[2] = {"shim", "loader"};
     const bool found[2] = {s->shim_found, s->loader_found};
     const int verdict[2] = {s->shim_verdict, s->loader_verdict};
@@ -209,6 +231,35 @@ static int exit_code(const struct kt_plan *p)
     return 0;
 }
 
+/* The event log: --eventlog LOG (an error when it cannot be read or
+ * parsed), else the system's when it can be read (silently none). */
+static struct kt_file log_file;
+
+static int load_log(const char *path, const char *root, struct kt_evlog *log, bool *have)
+{
+    char def[4200];
+    bool given = path != NULL;
+    if (!path) {
+        snprintf(def, sizeof(def), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
+                 root && strcmp(root, "/") ? root : "");
+        if (access(def, R_OK) != 0)
+            return 0;
+        path = def;
+    }
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_file_open(path, &log_file, &e);
+    if (rc == 0)
+        rc = kt_evlog_parse(log_file.data, log_file.len, log, &e);
+    if (rc < 0) {
+        if (rc != -ENOENT || given)
+            cli_error(path, &e);
+        kt_file_close(&log_file);
+        return given || rc != -ENOENT ? cli_exit_code(rc) : 0;
+    }
+    *have = true;
+    return 0;
+}
+
 /* --write-efivars DIR: a new or empty directory, then every variable. */
 static int write_vars(const char *dir, const struct kt_efivars *s)
 {
@@ -240,7 +291,7 @@ int cmd_plan_updates(int argc, char **argv)
 {
     struct kt_audit_opts ao = {0};
     bool json_out = false, quiet = false;
-    const char *write_dir = NULL;
+    const char *write_dir = NULL, *log_path = NULL;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -251,6 +302,7 @@ int cmd_plan_updates(int argc, char **argv)
         case OPT_EFIVARS: ao.efivars = optarg; break;
         case OPT_ESP: ao.esp = optarg; break;
         case OPT_WRITE_EFIVARS: write_dir = optarg; break;
+        case OPT_EVENTLOG: log_path = optarg; break;
         case OPT_JSON: json_out = true; break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
@@ -273,7 +325,16 @@ int cmd_plan_updates(int argc, char **argv)
         free(a);
         return EXIT_NOINPUT;
     }
+    struct kt_evlog log;
+    bool have_log = false;
+    int lrc = load_log(log_path, ao.root, &log, &have_log);
+    if (lrc) {
+        kt_efivars_free(&vars);
+        free(a);
+        return lrc;
+    }
     struct kt_plan_opts po = {
+        .eventlog = have_log ? &log : NULL,
         .vars = &vars,
         .updates = (const char *const *)&argv[optind],
         .n_updates = (size_t)(argc - optind),
@@ -301,6 +362,10 @@ int cmd_plan_updates(int argc, char **argv)
             text(&p);
     }
     kt_plan_free(&p);
+    if (have_log) {
+        kt_evlog_free(&log);
+        kt_file_close(&log_file);
+    }
     kt_efivars_free(&vars);
     free(a);
     return code;

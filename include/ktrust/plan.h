@@ -24,6 +24,7 @@
 #include "ktrust/api.h"
 #include "ktrust/efivars.h"
 #include "ktrust/error.h"
+#include "ktrust/eventlog.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,8 @@ struct kt_plan_opts {
     const char *const *updates;          /* files or directories */
     size_t n_updates;
     const char *esp;                     /* an ESP to judge each step by; NULL: none */
+    const struct kt_evlog *eventlog;     /* this machine's last boot: PCR 7 predicted
+                                            after each step; NULL: none */
 };
 
 /* One update file found. */
@@ -58,6 +61,12 @@ struct kt_plan_state {
     bool shim_found, loader_found;
     int shim_verdict, loader_verdict;    /* 0 boots; else the verdict code (negative errno) */
     char shim_reason[768], loader_reason[768];
+    /* PCR 7 (with an event log): predicted in the log's SHA-256 bank (else
+     * its first) for this state, and whether it differs from the last boot's */
+    bool pcr7_known;
+    bool pcr7_changes;
+    char pcr7[2 * KT_EVLOG_MAX_DIGEST + 1];
+    char pcr7_bank[16];
 };
 
 struct kt_plan {

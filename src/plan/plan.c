@@ -76,7 +76,32 @@ static void judge_link(const struct kt_audit_link *l, bool *found, int *verdict,
     kt_fmt(reason, cap, "%s", l->present ? l->link.reason : "not found on the ESP");
 }
 
-static int judge(const struct kt_efivars *s, const char *esp, struct kt_plan_state *st)
+/* PCR 7 after the boot with variables s, from the last boot's log. */
+static int predict_pcr7(const struct kt_evlog *log, const struct kt_efivars *s, const char *esp,
+                        struct kt_plan_state *st)
+{
+    struct kt_evlog_predict_opts po = {.vars = s, .esp = esp};
+    struct kt_evlog_prediction pr;
+    struct kt_error e = KT_ERROR_INIT;
+    memset(&pr, 0, sizeof(pr));
+    int rc = kt_evlog_predict(log, &po, &pr, &e);
+    if (rc == 0 && pr.after.n_banks) {
+        size_t b = 0;
+        for (size_t i = 0; i < pr.after.n_banks; i++)
+            if (pr.after.bank[i].alg == KT_TPM_ALG_SHA256 && pr.after.bank[i].supported)
+                b = i;
+        const char *name = kt_evlog_alg_name(pr.after.bank[b].alg);
+        kt_fmt(st->pcr7_bank, sizeof(st->pcr7_bank), "%s", name ? name : "?");
+        kt_hex(pr.after.bank[b].pcr[7], pr.after.bank[b].size, st->pcr7);
+        st->pcr7_known = true;
+        st->pcr7_changes = pr.pcr7_changes;
+    }
+    kt_evlog_prediction_free(&pr);
+    return rc == -ENOMEM ? rc : 0;
+}
+
+static int judge(const struct kt_efivars *s, const char *esp, const struct kt_evlog *log,
+                 struct kt_plan_state *st)
 {
     memset(st, 0, sizeof(*st));
     st->kek_2023 = kt_plan_var_holds(s, KT_EFIVAR_KEK, KT_MS_CA_KEK, 2023);
@@ -85,6 +110,8 @@ static int judge(const struct kt_efivars *s, const char *esp, struct kt_plan_sta
     st->dbx_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DBX, KT_MS_CA_3P, 2011);
     st->shim_2023_only_boots =
         st->db_uefi_2023 && !kt_plan_var_holds(s, KT_EFIVAR_DBX, KT_MS_CA_3P, 2023);
+    if (log && predict_pcr7(log, s, esp, st) < 0)
+        return -ENOMEM;
     if (!esp)
         return 0;
     struct kt_audit_opts o = {.vars = s, .esp = esp, .kernel = "", .modules = "",
@@ -151,7 +178,8 @@ struct walk_state {
 
 /* One pass: apply the first file (by rank, then walk order) that verifies
  * and changes something.  1 when a step was taken, 0 when none, -ENOMEM. */
-static int step(struct kt_plan *p, struct walk_state *w, const char *esp)
+static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
+                const struct kt_evlog *log)
 {
     struct kt_efivars *s = &w->s;
     bool *done = w->done;
@@ -182,7 +210,7 @@ static int step(struct kt_plan *p, struct walk_state *w, const char *esp)
             p->order[p->n_steps] = i;
             f->step = ++p->n_steps;
             say(f);
-            return judge(s, esp, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
+            return judge(s, esp, log, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
         }
     }
     return 0;
@@ -205,7 +233,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
         free(w.failed_gen);
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     }
-    rc = judge(&w.s, o->esp, &p->before);
+    rc = judge(&w.s, o->esp, o->eventlog, &p->before);
     /* each file's target (the name its signature covers), and whether it
      * verifies now */
     for (size_t i = 0; rc == 0 && i < p->n_files; i++) {
@@ -218,7 +246,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
         else
             w.failed_gen[i] = 1;
     }
-    while (rc == 0 && (rc = step(p, &w, o->esp)) == 1)
+    while (rc == 0 && (rc = step(p, &w, o->esp, o->eventlog)) == 1)
         rc = 0;
     /* what did not apply: why, against the final state (the reason is
      * already there when it failed under the final authorities) */
