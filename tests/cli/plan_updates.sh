@@ -40,6 +40,23 @@ expect_eq "$(jq -c 'select(.type=="plan") | [.final.db_uefi_ca_2023, .final.shim
     '[false,false,"trusted"]' "after the plan: still no UEFI CA 2023, shim boots"
 expect_eq "$(jq -c 'select(.type=="summary") | [.verdict, .exit, .counts.updates, .counts.apply, .counts.steps, .interrupted]' ms.json)" \
     '["trusted",0,28,5,5,false]' "summary"
+# --eventlog: PCR 7 after each step.  Before any step it is the TPM's own
+# PCR 7 of that boot (pcrs.txt: independent); after DBUpdate2024 it is what
+# `eventlog --predict --apply` says for the same update
+Qlog=$CORPUS/peers/ovmf-swtpm-boot/eventlog.bin
+tpm7=$(awk '$1 == "sha256" && $2 == 7 {print $3}' "$CORPUS/peers/ovmf-swtpm-boot/pcrs.txt")
+P --efivars "$Q" --eventlog "$Qlog" --json "$TREE" > pcr.json
+expect_eq "$(jq -r 'select(.type=="plan") | .before.pcr7 | "\(.value) \(.changes)"' pcr.json)" "$tpm7 false" \
+    "before the plan: PCR 7 is the TPM's"
+db24=$TREE/PostSignedObjects/Optional/DB/amd64/DBUpdate2024.bin
+want=$("$KTRUST" eventlog "$Qlog" --predict --efivars "$Q" --apply "$db24" --json |
+       jq -r 'select(.type=="prediction" and .bank=="sha256" and .pcr==7) | .predicted')
+expect_eq "$(jq -r 'select(.type=="plan") | .steps[0].after.pcr7 | "\(.value) \(.changes)"' pcr.json)" "$want true" \
+    "after DBUpdate2024: PCR 7 as eventlog --predict --apply says"
+expect_match "$(P --efivars "$Q" --eventlog "$Qlog" "$TREE")" 'secrets sealed to PCR 7 will not unseal' \
+    "text: the sealing advice"
+expect_exit 4 "--eventlog that does not parse" -- P --efivars "$Q" --eventlog "$CORPUS/README.md" -q "$TREE"
+
 # --write-efivars: the state after the plan, read back: every update is then in force
 P --efivars "$Q" -q --write-efivars after "$TREE"
 expect_eq "$(P --efivars after --json "$TREE" | jq -r 'select(.type=="update" and .applies) | .reason' | sort -u)" \
