@@ -228,6 +228,25 @@ static size_t json_outlook(struct jw *w, const struct kt_audit *a, const struct 
  * ("summary"), exit_code (= exit), parts_missing and modules_not_loading
  * (= counts).  would_be_revoked, the count here and a bool in outlook's
  * files, is gone from the summary: the count is counts.would_be_revoked. */
+static void json_measured(struct jw *w, const struct kt_audit *a)
+{
+    const struct kt_audit_pcr7 *m = &a->pcr7;
+    jstart(w, "measured_boot");
+    jw_str(w, "eventlog", m->have_log ? m->log_path : NULL);
+    jw_str(w, "changed_since_last_boot", m->changed);
+    if (m->known) {
+        jw_obj(w, "pcr7");
+        jw_str(w, "bank", m->bank);
+        jw_str(w, "last_boot", m->now);
+        jw_str(w, "next_boot", m->next);
+        jw_bool(w, "changes", m->changes);
+        jw_obj_end(w);
+    } else {
+        jw_null(w, "pcr7");
+    }
+    jend(w);
+}
+
 static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
 {
     int code = audit_exit_code(a);
@@ -266,5 +285,7 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
     size_t revoked = json_outlook(&w, a, o);
     if (a->rollover.checked)
         audit_json_rollover(a);
+    if (a->pcr7.have_log)
+        json_measured(&w, a);
     json_summary(&w, a, revoked);
 }

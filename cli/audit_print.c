@@ -160,6 +160,27 @@ static void text_outlook(const struct kt_audit *a, const struct kt_audit_opts *o
     }
 }
 
+/* The measured-boot outlook: PCR 7 at the next boot. */
+static void text_measured(const struct kt_audit *a)
+{
+    const struct kt_audit_pcr7 *m = &a->pcr7;
+    if (!m->have_log)
+        return;
+    printf("measured boot: event log %s\n", tx(m->log_path));
+    if (m->changed[0])
+        printf("  changed since the last boot: %s (already measured differently at the next "
+               "boot)\n", tx(m->changed));
+    if (!m->known)
+        return;
+    if (m->changes)
+        printf("  PCR 7 (%s) at the next boot: %s, not %s: secrets sealed to PCR 7 will not "
+               "unseal; re-enroll after the update (systemd-cryptenroll --wipe-slot=tpm2 "
+               "--tpm2-device=auto --tpm2-pcrs=7) or seal to a signed policy\n",
+               m->bank, m->next, m->now);
+    else
+        printf("  PCR 7 (%s) at the next boot: %s, as at the last boot\n", m->bank, m->now);
+}
+
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
 {
     printf("ktrust audit of %s\n", o->root ? tx(o->root) : "this system (live)");
@@ -196,6 +217,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     text_link(a, KT_AUDIT_KERNEL_LINK, "kernel");
     text_modules(a, verbose);
     text_outlook(a, o);
+    text_measured(a);
     audit_print_rollover(a);
     int code = audit_exit_code(a);
     size_t revoked = 0;

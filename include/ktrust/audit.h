@@ -228,6 +228,20 @@ struct kt_audit_boot {
     char reason[768];
 };
 
+/* The measured-boot outlook (the firmware's TCG event log, when the system
+ * has one): are the Secure Boot variables in force the ones measured into
+ * PCR 7 at the last boot, and PCR 7 at the next boot (after any --apply). */
+struct kt_audit_pcr7 {
+    bool have_log;                    /* a log was found and parsed */
+    int log_rc;                       /* 0, or why it could not be read or parsed */
+    char log_path[KT_AUDIT_PATH];
+    char changed[128];                /* the measured variables that differ now ("" none) */
+    bool known;                       /* PCR 7 predicted */
+    char bank[16];
+    char now[129], next[129];         /* hex: the last boot's, the next boot's */
+    bool changes;                     /* the next boot's PCR 7 differs */
+};
+
 struct kt_audit {
     char path[KT_AUDIT__PARTS][KT_AUDIT_PATH]; /* what was used or looked for */
     bool found[KT_AUDIT__PARTS];
@@ -256,6 +270,7 @@ struct kt_audit {
     char latest_stamp[24];            /* the latest SbatLevel's date stamp */
     const char *error_file;           /* the dbx update kt_audit_run failed on, or NULL */
     int worst;                        /* the worst verdict (0..6) over the links and modules */
+    struct kt_audit_pcr7 pcr7;        /* the measured-boot outlook */
     struct kt_rollover rollover;      /* the 2023 certificate rollover */
 };
 

@@ -180,6 +180,12 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
             rc = 0;
         }
     }
+    /* the variables as read, for the event log's "changed since the last
+     * boot" (before the updates applied) */
+    struct kt_efivars was = {0};
+    bool have_was = rc == 0 && o->n_apply && a->found[KT_AUDIT_EFIVARS];
+    if (have_was && kt_efivars_copy(&vars, &was) < 0)
+        rc = -ENOMEM;
     for (size_t i = 0; rc == 0 && i < o->n_apply && i < KT_AUDIT_MAX_APPLY; i++) {
         struct kt_efivars_change *c = &a->applied[a->n_applied++];
         if (a->found[KT_AUDIT_EFIVARS]) {
@@ -201,6 +207,9 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
         rc = outlook(a, o, err);
     if (rc == 0)
         rc = kt_audit_rollover(a, o, &vars, err);
+    if (rc == 0)
+        kt_audit_pcr7(a, o, have_was ? &was : &vars, &vars);
+    kt_efivars_free(&was);
     kt_efivars_free(&vars);
     if (rc == -ENOMEM)
         kt_fail(err, rc, KT_NO_OFFSET, "out of memory");

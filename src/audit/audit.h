@@ -28,4 +28,10 @@ int kt_audit_module_list(const struct kt_audit *a, char ***list, size_t *n);
  * and signer.  -ENOMEM. */
 int kt_audit_group_module(struct kt_audit *a, const struct kt_chain_link *l, const char *rel);
 
+/* The measured-boot outlook into a->pcr7: the event log under the root
+ * against `was` (the variables as read) and PCR 7 predicted with `next`
+ * (after any --apply).  No log: a->pcr7.have_log false. */
+void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_opts *o,
+                   const struct kt_efivars *was, const struct kt_efivars *next);
+
 #endif

@@ -1,0 +1,77 @@
+/* audit_pcr7.c - the measured-boot outlook of an audit: the firmware's TCG
+ * event log (src/eventlog/) against the variables in force (a change since
+ * the last boot), and PCR 7 at the next boot with the variables after any
+ * --apply (kt_evlog_predict), so the audit says when secrets sealed to
+ * PCR 7 would stop unsealing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "ktrust/advanced.h"
+#include "ktrust/eventlog.h"
+#include "util/file.h"
+#include "util/fmt.h"
+
+static void changed_names(struct kt_audit_pcr7 *m, const struct kt_evlog *log,
+                          const struct kt_efivars *was)
+{
+    struct kt_evlog_varcheck *vc = NULL;
+    size_t n = 0;
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_evlog_check_vars(log, was, &vc, &n, &e) < 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (vc[i].result != KT_VARCMP_CHANGED)
+            continue;
+        size_t l = strlen(m->changed);
+        kt_fmt(m->changed + l, sizeof(m->changed) - l, "%s%s", l ? ", " : "", vc[i].name);
+    }
+    free(vc);
+}
+
+static void predict(struct kt_audit_pcr7 *m, const struct kt_evlog *log,
+                    const struct kt_efivars *next, const char *esp)
+{
+    struct kt_evlog_predict_opts po = {.vars = next, .esp = esp};
+    struct kt_evlog_prediction pr;
+    struct kt_error e = KT_ERROR_INIT;
+    memset(&pr, 0, sizeof(pr));
+    if (kt_evlog_predict(log, &po, &pr, &e) == 0 && pr.after.n_banks) {
+        size_t b = 0;
+        for (size_t i = 0; i < pr.after.n_banks; i++)
+            if (pr.after.bank[i].alg == KT_TPM_ALG_SHA256 && pr.after.bank[i].supported)
+                b = i;
+        const char *name = kt_evlog_alg_name(pr.after.bank[b].alg);
+        kt_fmt(m->bank, sizeof(m->bank), "%s", name ? name : "?");
+        kt_hex(pr.now.bank[b].pcr[7], pr.now.bank[b].size, m->now);
+        kt_hex(pr.after.bank[b].pcr[7], pr.after.bank[b].size, m->next);
+        m->changes = pr.pcr7_changes;
+        m->known = true;
+    }
+    kt_evlog_prediction_free(&pr);
+}
+
+void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_opts *o,
+                   const struct kt_efivars *was, const struct kt_efivars *next)
+{
+    struct kt_audit_pcr7 *m = &a->pcr7;
+    memset(m, 0, sizeof(*m));
+    kt_fmt(m->log_path, sizeof(m->log_path), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
+           o->root && strcmp(o->root, "/") ? o->root : "");
+    struct kt_file f = {0};
+    struct kt_error e = KT_ERROR_INIT;
+    struct kt_evlog log;
+    m->log_rc = kt_file_open(m->log_path, &f, &e);
+    if (m->log_rc < 0)
+        return;
+    m->log_rc = kt_evlog_parse(f.data, f.len, &log, &e);
+    if (m->log_rc == 0) {
+        m->have_log = true;
+        if (a->found[KT_AUDIT_EFIVARS]) {
+            changed_names(m, &log, was);
+            predict(m, &log, next, a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL);
+        }
+    }
+    kt_evlog_free(&log);
+    kt_file_close(&f);
+}
