@@ -296,6 +296,18 @@ KT_API int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_pr
                             struct kt_evlog_prediction *p, struct kt_error *err);
 KT_API void kt_evlog_prediction_free(struct kt_evlog_prediction *p);
 
+/* PCR 7 in one bank, the last boot's and the next boot's with variables
+ * `vars` (kt_evlog_predict), for an outlook line: the SHA-256 bank when the
+ * log has it, else its first.  Returns 1 when predicted, 0 when the log has
+ * no bank to replay, -ENOMEM. */
+struct kt_evlog_pcr7_outlook {
+    char bank[16];
+    char last[2 * KT_EVLOG_MAX_DIGEST + 1], next[2 * KT_EVLOG_MAX_DIGEST + 1]; /* hex */
+    bool changes;  /* in any replayed bank */
+};
+KT_API int kt_evlog_pcr7_outlook(const struct kt_evlog *log, const struct kt_efivars *vars,
+                                 const char *esp, struct kt_evlog_pcr7_outlook *out);
+
 #ifdef __cplusplus
 }
 #endif

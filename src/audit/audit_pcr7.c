@@ -32,23 +32,14 @@ static void changed_names(struct kt_audit_pcr7 *m, const struct kt_evlog *log,
 static void predict(struct kt_audit_pcr7 *m, const struct kt_evlog *log,
                     const struct kt_efivars *next, const char *esp)
 {
-    struct kt_evlog_predict_opts po = {.vars = next, .esp = esp};
-    struct kt_evlog_prediction pr;
-    struct kt_error e = KT_ERROR_INIT;
-    memset(&pr, 0, sizeof(pr));
-    if (kt_evlog_predict(log, &po, &pr, &e) == 0 && pr.after.n_banks) {
-        size_t b = 0;
-        for (size_t i = 0; i < pr.after.n_banks; i++)
-            if (pr.after.bank[i].alg == KT_TPM_ALG_SHA256 && pr.after.bank[i].supported)
-                b = i;
-        const char *name = kt_evlog_alg_name(pr.after.bank[b].alg);
-        kt_fmt(m->bank, sizeof(m->bank), "%s", name ? name : "?");
-        kt_hex(pr.now.bank[b].pcr[7], pr.now.bank[b].size, m->now);
-        kt_hex(pr.after.bank[b].pcr[7], pr.after.bank[b].size, m->next);
-        m->changes = pr.pcr7_changes;
-        m->known = true;
-    }
-    kt_evlog_prediction_free(&pr);
+    struct kt_evlog_pcr7_outlook o;
+    if (kt_evlog_pcr7_outlook(log, next, esp, &o) != 1)
+        return;
+    kt_fmt(m->bank, sizeof(m->bank), "%s", o.bank);
+    kt_fmt(m->now, sizeof(m->now), "%s", o.last);
+    kt_fmt(m->next, sizeof(m->next), "%s", o.next);
+    m->changes = o.changes;
+    m->known = true;
 }
 
 void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_opts *o,

@@ -80,24 +80,15 @@ static void judge_link(const struct kt_audit_link *l, bool *found, int *verdict,
 static int predict_pcr7(const struct kt_evlog *log, const struct kt_efivars *s, const char *esp,
                         struct kt_plan_state *st)
 {
-    struct kt_evlog_predict_opts po = {.vars = s, .esp = esp};
-    struct kt_evlog_prediction pr;
-    struct kt_error e = KT_ERROR_INIT;
-    memset(&pr, 0, sizeof(pr));
-    int rc = kt_evlog_predict(log, &po, &pr, &e);
-    if (rc == 0 && pr.after.n_banks) {
-        size_t b = 0;
-        for (size_t i = 0; i < pr.after.n_banks; i++)
-            if (pr.after.bank[i].alg == KT_TPM_ALG_SHA256 && pr.after.bank[i].supported)
-                b = i;
-        const char *name = kt_evlog_alg_name(pr.after.bank[b].alg);
-        kt_fmt(st->pcr7_bank, sizeof(st->pcr7_bank), "%s", name ? name : "?");
-        kt_hex(pr.after.bank[b].pcr[7], pr.after.bank[b].size, st->pcr7);
+    struct kt_evlog_pcr7_outlook o;
+    int rc = kt_evlog_pcr7_outlook(log, s, esp, &o);
+    if (rc == 1) {
+        kt_fmt(st->pcr7_bank, sizeof(st->pcr7_bank), "%s", o.bank);
+        kt_fmt(st->pcr7, sizeof(st->pcr7), "%s", o.next);
         st->pcr7_known = true;
-        st->pcr7_changes = pr.pcr7_changes;
+        st->pcr7_changes = o.changes;
     }
-    kt_evlog_prediction_free(&pr);
-    return rc == -ENOMEM ? rc : 0;
+    return rc < 0 ? rc : 0;
 }
 
 static int judge(const struct kt_efivars *s, const char *esp, const struct kt_evlog *log,

@@ -1,0 +1,34 @@
+/* outlook.c - PCR 7 at the next boot in one line's worth: the prediction
+ * (predict.c) reduced to one bank, for audit's and plan-updates' outlook. */
+#include <errno.h>
+#include <string.h>
+
+#include "ktrust/advanced.h"
+#include "ktrust/eventlog.h"
+#include "util/fmt.h"
+
+int kt_evlog_pcr7_outlook(const struct kt_evlog *log, const struct kt_efivars *vars,
+                          const char *esp, struct kt_evlog_pcr7_outlook *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct kt_evlog_predict_opts po = {.vars = vars, .esp = esp};
+    struct kt_evlog_prediction pr;
+    struct kt_error e = KT_ERROR_INIT;
+    memset(&pr, 0, sizeof(pr));
+    int rc = kt_evlog_predict(log, &po, &pr, &e);
+    int got = 0;
+    if (rc == 0 && pr.after.n_banks) {
+        size_t b = 0;
+        for (size_t i = 0; i < pr.after.n_banks; i++)
+            if (pr.after.bank[i].alg == KT_TPM_ALG_SHA256 && pr.after.bank[i].supported)
+                b = i;
+        const char *name = kt_evlog_alg_name(pr.after.bank[b].alg);
+        kt_fmt(out->bank, sizeof(out->bank), "%s", name ? name : "?");
+        kt_hex(pr.now.bank[b].pcr[7], pr.now.bank[b].size, out->last);
+        kt_hex(pr.after.bank[b].pcr[7], pr.after.bank[b].size, out->next);
+        out->changes = pr.pcr7_changes;
+        got = 1;
+    }
+    kt_evlog_prediction_free(&pr);
+    return rc == -ENOMEM ? rc : got;
+}
