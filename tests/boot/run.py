@@ -289,6 +289,101 @@ def db_only_windows_pca_2011():
     return grub_level("db_only_windows_pca_2011", setup)
 
 
+# ------------------------------------------------------------------ signed updates, as plan-updates applies them (#25)
+def plan_scenario(name, updates, setup=None):
+    """ktrust plan-updates on the store's variables (after setup) and the
+    ESP's shim and GRUB: apply the plan, write the variables after it
+    (--write-efivars), load their db and dbx into the store, boot; real
+    firmware's outcome must equal plan-updates' final shim and loader verdicts."""
+    holder = {}
+
+    def vars_setup(v, w):
+        if setup:
+            setup(v, w)
+        pre, post, espd = (os.path.join(w, d) for d in ("plan-pre", "plan-post", "plan-esp"))
+        B.runtime_view(v, pre)
+        os.makedirs(os.path.join(espd, "EFI/debian"))
+        shutil.copy(B.SHIM, os.path.join(espd, "EFI/debian/shimx64.efi"))
+        shutil.copy(B.GRUB, os.path.join(espd, "EFI/debian/grubx64.efi"))
+        rc, objs, err = B.ktrust_json("plan-updates", "--efivars", pre, "--esp", espd,
+                                      "--write-efivars", post, *updates)
+        plan = [o for o in objs if o.get("type") == "plan"]
+        assert plan, "plan-updates gave no plan: exit %d %s" % (rc, err)
+        holder["plan"] = plan[0]
+        for var in ("db", "dbx", "KEK"):
+            f = [x for x in os.listdir(post) if x.startswith(var + "-")]
+            if f:
+                guid = B.GLOBAL_GUID if var == "KEK" else B.SECURITY_GUID
+                v.set(var, guid, B.AUTH_DB, read(os.path.join(post, f[0]))[4:])
+
+    res = grub_level(name, vars_setup)
+    final = holder["plan"]["final"]
+    boots = bool(final.get("shim")) and final["shim"]["verdict"] == "trusted" and \
+        bool(final.get("loader")) and final["loader"]["verdict"] == "trusted"
+    real = res.checks[0][1] == "loader-ran"
+    res.compare("plan-updates: boots after the plan", real, boots)
+    return res
+
+
+def own_kek(v):
+    """Add a KEK of our own to the store's KEK (the editor writes it directly):
+    updates signed by it apply, as the OEM's would."""
+    key, crt, der = B.new_key(os.path.join(B.WORK, "keys"), "kek", "ktrust boot test KEK")
+    attr, data = v.get("KEK", B.GLOBAL_GUID)
+    v.set("KEK", B.GLOBAL_GUID, attr, data + B.esl_x509(der))
+    return key, crt
+
+
+def signed_update(w, var, key, crt, esl, name, append=True):
+    """An EFI_VARIABLE_AUTHENTICATION_2 file made by efitools' sign-efi-sig-list."""
+    src, out = os.path.join(w, name + ".esl"), os.path.join(w, name + ".auth")
+    open(src, "wb").write(esl)
+    B.run(["sign-efi-sig-list"] + (["-a"] if append else []) +
+          ["-t", "2024-01-01 00:00:00", "-k", key, "-c", crt, var, src, out])
+    return out
+
+
+@scenario("plan")
+def plan_microsoft_tree():
+    """Microsoft's signed updates (the corpus subset of secureboot_objects) planned on the
+    stock store: db gains Windows UEFI CA 2023, dbx 488 hashes and PCA 2011; shim still boots."""
+    tree = os.path.join(B.CORPUS, "peers", "secureboot-objects", "tree")
+    return plan_scenario("plan_microsoft_tree", [tree])
+
+
+@scenario("plan")
+def plan_dbx_revokes_uefi_ca_2011():
+    """A dbx update (signed under a KEK of ours) revoking Microsoft Corporation UEFI CA 2011,
+    after a db update adding Microsoft UEFI CA 2023: firmware refuses the dual-signed shim
+    (one signature in dbx rejects the image), as plan-updates says."""
+    upd = os.path.join(B.WORK, "plan-updates-2011")
+    shutil.rmtree(upd, ignore_errors=True)
+    os.makedirs(upd)
+
+    def setup(v, w):
+        key, crt = own_kek(v)
+        ca11 = pem_der(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2011.pem"))
+        ca23 = pem_der(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2023.pem"))
+        signed_update(upd, "db", key, crt, B.esl_x509(ca23), "DBUpdate3P2023")
+        signed_update(upd, "dbx", key, crt, B.esl_x509(ca11), "DBXRevoke2011")
+    return plan_scenario("plan_dbx_revokes_uefi_ca_2011", [upd], setup)
+
+
+@scenario("plan")
+def plan_db_replaced_by_2023():
+    """A db update (under a KEK of ours) replacing db with Microsoft UEFI CA 2023 alone:
+    the dual-signed shim boots by its 2023 signature, as plan-updates says."""
+    upd = os.path.join(B.WORK, "plan-updates-2023")
+    shutil.rmtree(upd, ignore_errors=True)
+    os.makedirs(upd)
+
+    def setup(v, w):
+        key, crt = own_kek(v)
+        ca23 = pem_der(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2023.pem"))
+        signed_update(upd, "db", key, crt, B.esl_x509(ca23), "DBReplace2023", append=False)
+    return plan_scenario("plan_db_replaced_by_2023", [upd], setup)
+
+
 @scenario("mok")
 def loader_signed_by_mok():
     """GRUB re-signed by a key enrolled in MokList: shim runs it."""
