@@ -269,6 +269,15 @@ def tpm_replay_a():
     if rc != 0:
         res.notes.append(err.strip())
     tpm2_check(res, m)
+    # state A predicts itself: nothing changes, PCR 7 and 14 stay the TPM's
+    w = os.path.join(B.WORK, "tpm-A-predict")
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    ev = runtime_b(B.Vars(os.path.join(w, "vars.fd")), os.path.join(w, "efivars"), m)
+    rc, pred, _ev, err = predict(m.log, ev, esp_dir(w))
+    for pcr in (7, 14):
+        res.compare("PCR %d sha256 predicted for state A itself" % pcr, m.pcrs[("sha256", pcr)],
+                    pred.get(("sha256", pcr)))
     res.measured = m
     return res
 
@@ -315,9 +324,19 @@ def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=()):
                 real = "0" * len(real)
             res.compare("PCR %d %s (A measured %s...)" % (pcr, bank, a.pcrs[(bank, pcr)][:16]), real,
                         pred.get((bank, pcr)))
-    if want_change is not None:
-        res.compare("PCR %d changes from A" % pcrs[-1], want_change,
-                    m.pcrs[("sha256", pcrs[-1])] != a.pcrs[("sha256", pcrs[-1])])
+    last = ("sha256", pcrs[-1])
+    res.compare("PCR %d changes from A" % pcrs[-1], m.pcrs[last] != a.pcrs[last], pred.get(last) != a.pcrs[last])
+    if want_change is not None:  # the scenario is the change it means to be
+        res.compare("scenario sanity, PCR %d changes (measured vs intended)" % pcrs[-1], m.pcrs[last] != a.pcrs[last], want_change)
+    # for the record (not a check): the plain pre-boot view (the store's
+    # variables under their RT names, no shim mirror, no --sbat-level)
+    plain = B.runtime_view(vb, os.path.join(w, "efivars-plain"))
+    _rc, pred2, _ev2, _err = predict(a.log, plain, esp)
+    for pcr in pcrs:
+        k = ("sha256", pcr)
+        if pred2.get(k) != m.pcrs[k]:
+            res.notes.append("PCR %d from the plain pre-boot view (store names as RT names%s): %s, measured %s"
+                             % (pcr, ", no --sbat-level" if extra else "", pred2.get(k), m.pcrs[k]))
     # and B's own log replays to B's PCRs
     rc2, objs, err2 = replay_check(m)
     res.compare("log B replays to B's PCRs (eventlog --pcrs exit)", 0, rc2)
@@ -363,6 +382,13 @@ def sbat_newer(v, w):
     v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, SBAT_NEWER)
 
 
+SBAT_ORIGINAL = b"sbat,1,2021030218\n"
+
+
+def sbat_original(v, w):
+    v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, SBAT_ORIGINAL)
+
+
 def mok_plus_cert(v, w):
     _k, _c, der = B.new_key(os.path.join(B.WORK, "keys"), "mok", "ktrust boot test MOK")
     v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der))
@@ -389,6 +415,16 @@ def tpm_sbat_level_newer():
         open(path, "wb").write(SBAT_NEWER)
         return ("--sbat-level", path)
     return change_scenario("tpm_sbat_level_newer", sbat_newer, extra=extra)
+
+
+@scenario
+def tpm_sbat_level_original():
+    """SbatLevel preset to the original 2021030218: shim raises it before measuring, PCR 7 unchanged."""
+    def extra(w):
+        path = os.path.join(w, "sbatlevel.txt")
+        open(path, "wb").write(SBAT_ORIGINAL)
+        return ("--sbat-level", path)
+    return change_scenario("tpm_sbat_level_original", sbat_original, want_change=False, extra=extra)
 
 
 @scenario
