@@ -214,17 +214,18 @@ def predict(log, efivars, esp, *extra):
 
 
 def log_events(log, pcr):
-    """The events of a log measured into PCR pcr: [(type, name, sha256 digest)]."""
-    rc, out, err = B.ktrust("eventlog", log, "--json")
-    out_ev = []
+    """The events of a log measured into PCR pcr: [(index, type, name, sha256 digest)]."""
+    _rc, out, _err = B.ktrust("eventlog", log, "--json")
+    evs = []
     for line in out.splitlines():
         o = json.loads(line)
         if o.get("type") == "event" and o.get("pcr") == pcr:
-            dig = o.get("digests") or {}
-            if isinstance(dig, list):
-                dig = {d.get("alg") or d.get("bank"): d.get("digest") for d in dig}
-            out_ev.append(o)
-    return out_ev
+            var = o.get("variable")
+            if isinstance(var, dict):
+                var = var.get("name")
+            evs.append((o.get("index"), o.get("event_type"), var or o.get("string") or "",
+                        (o.get("digests") or {}).get("sha256")))
+    return evs
 
 
 # ------------------------------------------------------------------ scenarios
@@ -346,22 +347,25 @@ def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=()):
 
 
 def explain(res):
-    """Log B's events of the compared PCRs next to the predicted events."""
-    m = res.measured
+    """Which event ktrust mispredicted: log A's events of each compared PCR,
+    in order, beside log B's (the real change: the digest each one got) and
+    ktrust's verdict on it (same, changed, kept, new...)."""
+    a, m = state_a(), res.measured
     for pcr in res.pcrs_checked:
-        print("    log B, PCR %d:" % pcr)
-        for o in log_events(m.log, pcr):
-            var = o.get("variable")
-            if isinstance(var, dict):
-                var = var.get("name")
-            var = var or o.get("string")
-            print("      #%-3s %-30s %-10s sha256 %s" % (o.get("index", o.get("event")), o.get("event_type"),
-                                                      var or "", (o.get("digests") or {}).get("sha256")))
-        print("    predicted from log A, PCR %d:" % pcr)
-        for o in res.events:
-            if o.get("pcr") == pcr:
-                print("      #%-3s %-30s %-10s %s%s" % (o.get("event"), o.get("event_type"), o.get("variable") or "",
-                                                o.get("prediction"), " (%s)" % o["note"][:90] if o.get("note") else ""))
+        ea, eb = log_events(a.log, pcr), log_events(m.log, pcr)
+        said = {o.get("event"): o for o in res.events if o.get("pcr") == pcr}
+        print("    PCR %d, event by event (A's log | B's log | ktrust):" % pcr)
+        for i in range(max(len(ea), len(eb))):
+            xa = ea[i] if i < len(ea) else (None, "-", "", None)
+            xb = eb[i] if i < len(eb) else (None, "-", "", None)
+            real = "same" if xa[3] == xb[3] and xa[1] == xb[1] else "CHANGED"
+            o = said.get(xa[0], {})
+            print("      A#%-3s %-28s %-10s %s.. | B#%-3s %-10s %s.. %-7s | ktrust: %s%s"
+                  % (xa[0], xa[1], xa[2][:10], (xa[3] or "-")[:12], xb[0], xb[2][:10], (xb[3] or "-")[:12],
+                     real, o.get("prediction", "not listed"), " (%s)" % o["note"][:70] if o.get("note") else ""))
+        extra = [o for o in res.events if o.get("pcr") == pcr and o.get("event") not in {x[0] for x in ea}]
+        for o in extra:
+            print("      ktrust adds: %s" % json.dumps(o)[:160])
 
 
 def dbx_plus_hash(v, w):
