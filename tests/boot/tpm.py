@@ -379,6 +379,11 @@ def db_plus_ca_2023(v, w):
     v.set("db", B.SECURITY_GUID, attr, data + B.esl_x509(der))
 
 
+def db_only_ca_2023(v, w):
+    der = B.der_of(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2023.pem"))
+    v.set("db", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der))
+
+
 SBAT_NEWER = b"sbat,1,2099010100\nshim,4\ngrub,5\n"
 
 
@@ -408,6 +413,19 @@ def tpm_dbx_hash():
 def tpm_db_uefi_ca_2023():
     """db with Microsoft UEFI CA 2023 added: PCR 7 predicted = measured."""
     return change_scenario("tpm_db_uefi_ca_2023", db_plus_ca_2023)
+
+
+@scenario
+def tpm_db_only_uefi_ca_2023():
+    """db holding only Microsoft UEFI CA 2023: the dual-signed shim is verified by it; the
+    db authority event changes too (found by the boot engine on the ESP)."""
+    res = change_scenario("tpm_db_only_uefi_ca_2023", db_only_ca_2023)
+    auth = [o for o in res.events if o.get("event_type") == "EV_EFI_VARIABLE_AUTHORITY" and o.get("variable") == "db"]
+    real = [e for e in log_events(res.measured.log, 7) if e[1] == "EV_EFI_VARIABLE_AUTHORITY" and e[2] == "db"]
+    a = [e for e in log_events(state_a().log, 7) if e[1] == "EV_EFI_VARIABLE_AUTHORITY" and e[2] == "db"]
+    res.compare("the db authority event changes", real[0][3] != a[0][3] if real and a else None,
+                auth[0].get("prediction") == "changed" if auth else None)
+    return res
 
 
 @scenario
