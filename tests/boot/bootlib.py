@@ -434,10 +434,10 @@ def efivarfs_ko():
     return read_bytes(path)
 
 
-def initramfs():
+def initramfs(init=INIT):
     """busybox, keyctl (with its libraries), /init and the three modules; built once per run."""
     # cached across scenarios and runs, named by what goes into it
-    tag = hashlib.sha256(INIT.encode() + read_bytes(MODULE) + read_bytes("/bin/busybox")).hexdigest()[:12]
+    tag = hashlib.sha256(init.encode() + read_bytes(MODULE) + read_bytes("/bin/busybox")).hexdigest()[:12]
     path = os.path.join(WORK, "initrd-%s.img" % tag)
     os.makedirs(WORK, exist_ok=True)
     mod = read_bytes(MODULE)
@@ -453,7 +453,7 @@ def initramfs():
                                  "lib/x86_64-linux-gnu")]
     ent.append(("bin/busybox", X, open("/bin/busybox", "rb").read()))
     for applet in ("sh", "mount", "cat", "echo", "grep", "cut", "tr", "base64", "insmod", "rmmod",
-                   "poweroff", "ls", "dmesg"):
+                   "poweroff", "ls", "dmesg", "sha256sum"):
         ent.append(("bin/" + applet, 0o120777, b"busybox"))
     keyctl = shutil.which("keyctl")
     ent.append(("bin/keyctl", X, open(keyctl, "rb").read()))
@@ -464,7 +464,7 @@ def initramfs():
             ent.append((lib.lstrip("/"), X, open(os.path.realpath(lib), "rb").read()))
     ent.append(("lib/efivarfs.ko", F, efivarfs_ko()))
     ent += [("mods/%s.ko" % m, F, data) for m, data in modules]
-    ent.append(("init", X, INIT.encode()))
+    ent.append(("init", X, init.encode()))
     with open(path + ".tmp", "wb") as f:
         f.write(gzip.compress(_cpio(ent), 6))
     os.replace(path + ".tmp", path)
@@ -482,10 +482,11 @@ def clean(text):
     return text.replace("\r", "")
 
 
-def boot(name, esp, vars_, timeout=60, stop=None, kernel=False):
+def boot(name, esp, vars_, timeout=60, stop=None, kernel=False, tpm_sock=None):
     """Boot the ESP image with the store; returns the cleaned serial log. The
     boot ends at power-off/reboot (-no-reboot), at a line that decides the
-    outcome (stop), or at the timeout."""
+    outcome (stop), or at the timeout.  tpm_sock: a swtpm control socket, the
+    machine's TPM 2.0 (TIS)."""
     log = os.path.join(WORK, name + ".serial.log")
     if os.path.exists(log):
         os.unlink(log)
@@ -501,6 +502,9 @@ def boot(name, esp, vars_, timeout=60, stop=None, kernel=False):
            "-serial", "file:" + log]
     if acc == "kvm":
         cmd += ["-cpu", "host"]
+    if tpm_sock:
+        cmd += ["-chardev", "socket,id=chrtpm,path=" + tpm_sock, "-tpmdev", "emulator,id=tpm0,chardev=chrtpm",
+                "-device", "tpm-tis,tpmdev=tpm0"]
     pats = [re.compile(p) for p in (stop if stop is not None else STOP)]
     if kernel:
         pats = [re.compile(p) for p in (r"KTBOOT-INIT-DONE", r"Kernel panic", r"KTBOOT-GRUB-BOOT-FAILED",

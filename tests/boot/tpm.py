@@ -1,0 +1,517 @@
+#!/usr/bin/env python3
+"""Measured boots as the oracle of `ktrust eventlog` (issue #26, "Ground
+truth"): OVMF (Secure Boot, Microsoft keys) with a software TPM 2.0 (swtpm,
+a fresh state per boot) boots the corpus shim, GRUB and kernel to a busybox
+initramfs that prints the firmware event log and the TPM's PCRs.
+
+  1. State A (the stock store): the log's replay must equal the PCRs read
+     from the TPM (`ktrust eventlog LOG --pcrs`), both banks.
+  2. For each change B (dbx + one hash, db + Microsoft UEFI CA 2023, a newer
+     SbatLevel, one more MOK): `ktrust eventlog logA --predict --efivars B
+     --esp ESP` predicts PCR 7 (and 14); state B is booted and the measured
+     PCRs must equal the prediction.  On a difference the events of log B and
+     the predicted events are printed side by side.
+
+  tpm.py [--list] [SCENARIO ...]
+
+KT_BOOT_FLIP=SCENARIO corrupts that scenario's measured PCR 7 before the
+comparison (the test of the test: it must then fail).
+"""
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bootlib as B  # noqa: E402
+
+# Scenarios where ktrust's prediction and the measured PCRs are known to
+# differ; the coordinator fixes the product and removes the entry.
+KNOWN_DISAGREEMENT = {
+}
+
+TPM_INIT = r"""#!/bin/sh
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+insmod /lib/efivarfs.ko || echo "KT-ERROR efivarfs.ko not loaded"
+mount -t efivarfs efivarfs /sys/firmware/efi/efivars || echo "KT-ERROR efivarfs not mounted"
+mount -t securityfs securityfs /sys/kernel/security || echo "KT-ERROR securityfs not mounted"
+echo KTBOOT-INIT-START
+L=/sys/kernel/security/tpm0/binary_bios_measurements
+[ -r $L ] || echo "KT-ERROR no $L"
+echo "KT-EVENTLOG-SHA256 $(sha256sum < $L | cut -d' ' -f1)"
+echo KT-EVENTLOG-BEGIN
+base64 < $L
+echo KT-EVENTLOG-END
+for bank in sha1 sha256; do
+    for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do
+        echo "KT-PCR $bank $i $(cat /sys/class/tpm/tpm0/pcr-$bank/$i 2>&1)"
+    done
+done
+ls /sys/firmware/efi/efivars | while read f; do
+    case "$f" in
+    MokListRT-*|MokListXRT-*|MokListTrustedRT-*|SbatLevelRT-*|MokIgnoreDB-*|SecureBoot-*|SetupMode-*)
+        echo "KT-VAR $f $(base64 -w0 < "/sys/firmware/efi/efivars/$f")" ;;
+    esac
+done
+echo KTBOOT-INIT-DONE
+poweroff -f
+"""
+
+SCENARIOS = []
+
+
+def scenario(fn):
+    SCENARIOS.append(fn)
+    return fn
+
+
+# ------------------------------------------------------------------ one measured boot
+class Measured:
+    """What a measured boot left: the event log file, the PCRs {(bank, n): hex},
+    the runtime variables the kernel saw {name: bytes}, the serial log."""
+
+    def __init__(self, w, log, pcrs, rtvars, serial):
+        self.w, self.log, self.pcrs, self.rtvars, self.serial = w, log, pcrs, rtvars, serial
+
+    def pcrs_file(self):
+        path = os.path.join(self.w, "pcrs.txt")
+        with open(path, "w") as f:
+            for (bank, n), hexv in sorted(self.pcrs.items()):
+                f.write("%s %d %s\n" % (bank, n, hexv))
+        return path
+
+
+def parse_serial(w, serial):
+    m = re.search(r"KT-EVENTLOG-SHA256 ([0-9a-f]{64})", serial)
+    body = re.search(r"KT-EVENTLOG-BEGIN\n(.*?)KT-EVENTLOG-END", serial, re.S)
+    if not m or not body:
+        raise RuntimeError("no event log on the serial console (%s)" % "; ".join(B_evidence(serial)))
+    text = "".join(line.strip() for line in body.group(1).splitlines()
+                   if re.fullmatch(r"[A-Za-z0-9+/=]+", line.strip()))
+    data = base64.b64decode(text)
+    if hashlib.sha256(data).hexdigest() != m.group(1):
+        raise RuntimeError("event log garbled on the serial console: sha256 %s, the guest said %s"
+                           % (hashlib.sha256(data).hexdigest(), m.group(1)))
+    log = os.path.join(w, "eventlog.bin")
+    open(log, "wb").write(data)
+    pcrs = {}
+    for bank, n, hexv in re.findall(r"^KT-PCR (sha1|sha256) (\d+) ([0-9A-Fa-f]+)\s*$", serial, re.M):
+        pcrs[(bank, int(n))] = hexv.lower()
+    if len(pcrs) != 30:
+        raise RuntimeError("%d PCR values on the serial console, not 30" % len(pcrs))
+    rtvars = {}
+    for name, b64 in re.findall(r"^KT-VAR (\S+) ?(\S*)\s*$", serial, re.M):
+        rtvars[name] = base64.b64decode(b64)
+    return log, pcrs, rtvars
+
+
+def B_evidence(serial):
+    return [ln.strip()[:160] for ln in serial.splitlines()
+            if re.search(r"KT-ERROR|KTBOOT-|Kernel panic|Access Denied|Verification failed|tpm", ln)][:8]
+
+
+def swtpm_start(d):
+    """A fresh swtpm (TPM 2.0) in d; its control socket path and process."""
+    state = os.path.join(d, "tpmstate")
+    shutil.rmtree(state, ignore_errors=True)
+    os.makedirs(state)
+    sock = os.path.join(d, "swtpm.sock")
+    if os.path.exists(sock):
+        os.unlink(sock)
+    p = subprocess.Popen(["swtpm", "socket", "--tpm2", "--tpmstate", "dir=" + state,
+                          "--ctrl", "type=unixio,path=" + sock, "--terminate",
+                          "--log", "file=" + os.path.join(d, "swtpm.log")],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t0 = time.monotonic()
+    while not os.path.exists(sock):
+        if p.poll() is not None:
+            raise RuntimeError("swtpm exited %d: %s" % (p.returncode, p.stderr.read().decode(errors="replace")))
+        if time.monotonic() - t0 > 10:
+            p.kill()
+            raise RuntimeError("swtpm made no socket in 10 s")
+        time.sleep(0.1)
+    return sock, p
+
+
+def swtpm_stop(p):
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def esp_dir(w):
+    """The ESP's boot files as a directory, for --predict --esp."""
+    d = os.path.join(w, "espdir")
+    shutil.rmtree(d, ignore_errors=True)
+    for dst, src in B.esp_files(cfg=B.grub_cfg_kernel()).items():
+        path = os.path.join(d, dst)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if isinstance(src, bytes):
+            open(path, "wb").write(src)
+        else:
+            shutil.copy(src, path)
+    return d
+
+
+def measured_boot(name, setup=None):
+    """Boot the store (stock, after setup(vars, dir)) with a fresh TPM; a Measured."""
+    w = os.path.join(B.WORK, "tpm-" + name)
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    v = B.Vars(os.path.join(w, "vars.fd"))
+    if setup:
+        setup(v, w)
+    # the state as ktrust reads it (taken before the boot: shim writes the store)
+    B.runtime_view(v, os.path.join(w, "efivars"))
+    files = B.esp_files(cfg=B.grub_cfg_kernel(), kernel=B.KERNEL, initrd=B.initramfs(TPM_INIT))
+    esp = B.make_esp(os.path.join(w, "esp.img"), files)
+    sock, sw = swtpm_start(w)
+    try:
+        serial = B.boot("tpm-" + name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
+    finally:
+        swtpm_stop(sw)
+    open(os.path.join(w, "serial.log"), "w").write(serial)
+    log, pcrs, rtvars = parse_serial(w, serial)
+    return Measured(w, log, pcrs, rtvars, serial)
+
+
+_A = {}
+
+
+def state_a():
+    """State A's boot, once per run."""
+    if "A" not in _A:
+        _A["A"] = measured_boot("A")
+    return _A["A"]
+
+
+# ------------------------------------------------------------------ ktrust
+def replay_check(m):
+    """ktrust eventlog LOG --pcrs: (exit, {(bank, pcr): (replayed, tpm)} of the mismatches, text)."""
+    rc, out, err = B.ktrust("eventlog", m.log, "--pcrs", m.pcrs_file(), "--json")
+    objs = [json.loads(x) for x in out.splitlines() if x.strip()]
+    return rc, objs, err
+
+
+def predict(log, efivars, esp, *extra):
+    rc, out, err = B.ktrust("eventlog", log, "--predict", "--efivars", efivars, "--esp", esp, *extra, "--json")
+    objs = [json.loads(x) for x in out.splitlines() if x.strip()]
+    pred = {(o["bank"], o["pcr"]): o["predicted"] for o in objs if o.get("type") == "prediction"}
+    events = [o for o in objs if o.get("type") == "predicted_event"]
+    return rc, pred, events, err
+
+
+def log_events(log, pcr):
+    """The events of a log measured into PCR pcr: [(index, type, name, sha256 digest)]."""
+    _rc, out, _err = B.ktrust("eventlog", log, "--json")
+    evs = []
+    for line in out.splitlines():
+        o = json.loads(line)
+        if o.get("type") == "event" and o.get("pcr") == pcr:
+            var = o.get("variable")
+            if isinstance(var, dict):
+                var = var.get("name")
+            evs.append((o.get("index"), o.get("event_type"), var or o.get("string") or "",
+                        (o.get("digests") or {}).get("sha256")))
+    return evs
+
+
+# ------------------------------------------------------------------ scenarios
+class Result:
+    def __init__(self):
+        self.checks = []  # (what, real, ktrust)
+        self.notes = []
+
+    def compare(self, what, real, kt):
+        self.checks.append((what, real, kt))
+
+
+def tpm2_check(res, m):
+    """The independent oracle, when tpm2-tools is installed: tpm2_eventlog's
+    replay of the same log equals the TPM's PCRs (every PCR it lists, sha1 and
+    sha256)."""
+    if not shutil.which("tpm2_eventlog"):
+        res.notes.append("tpm2_eventlog not installed: no independent replay")
+        return
+    text = B.run(["tpm2_eventlog", m.log]).stdout.decode(errors="replace")
+    pcrs = text[text.index("\npcrs:"):] if "\npcrs:" in text else ""
+    theirs = {}
+    for bank in ("sha1", "sha256"):
+        sec = re.search(r"^  %s:\n((?:    \d+ *: *0x[0-9A-Fa-f]+\n)+)" % bank, pcrs, re.M)
+        for n, hexv in re.findall(r"(\d+) *: *0x([0-9A-Fa-f]+)", sec.group(1) if sec else ""):
+            theirs[(bank, int(n))] = hexv.lower()
+    res.compare("tpm2_eventlog replay = the TPM's PCRs (%d values)" % len(theirs), True,
+                bool(theirs) and all(m.pcrs.get(k) == v for k, v in theirs.items()))
+
+
+@scenario
+def tpm_replay_a():
+    """State A (the stock store): the log's replay equals the TPM's PCRs, both banks."""
+    m = state_a()
+    res = Result()
+    rc, objs, err = replay_check(m)
+    summ = [o for o in objs if o.get("type") == "summary"]
+    counts = summ[0].get("counts", {}) if summ else {}
+    res.compare("eventlog --pcrs exit", 0, rc)
+    res.compare("PCRs mismatching", 0, counts.get("pcrs_mismatching"))
+    res.compare("PCRs matching (0-9 and 14, two banks)", True, (counts.get("pcrs_matching") or 0) >= 22)
+    if rc != 0:
+        res.notes.append(err.strip())
+    tpm2_check(res, m)
+    # state A predicts itself: nothing changes, PCR 7 and 14 stay the TPM's
+    w = os.path.join(B.WORK, "tpm-A-predict")
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    ev = runtime_b(B.Vars(os.path.join(w, "vars.fd")), os.path.join(w, "efivars"), m)
+    rc, pred, _ev, err = predict(m.log, ev, esp_dir(w))
+    for pcr in (7, 14):
+        res.compare("PCR %d sha256 predicted for state A itself" % pcr, m.pcrs[("sha256", pcr)],
+                    pred.get(("sha256", pcr)))
+    res.measured = m
+    return res
+
+
+def runtime_b(vb, d, a):
+    """State B as the running system's efivarfs would show it once shim has
+    mirrored it: the store's variables (B.runtime_view), and shim's RT mirrors
+    as shim writes them -- MokListRT is shim's vendor certificate (what boot
+    A's kernel read) followed by the store's MokList, MokListXRT shim's
+    built-in vendor dbx followed by MokListX."""
+    B.runtime_view(vb, d)
+    for rt, bs in (("MokListRT", "MokList"), ("MokListXRT", "MokListX")):
+        seen = a.rtvars.get("%s-%s" % (rt, B.SHIM_GUID))
+        if seen is None:
+            continue
+        got = vb.get(bs, B.SHIM_GUID)
+        path = os.path.join(d, "%s-%s" % (rt, B.SHIM_GUID))
+        open(path, "wb").write(seen + (got[1] if got else b""))
+    return d
+
+
+def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=()):
+    """Predict PCRs from log A and state B, boot B, compare.  extra(w): more
+    --predict arguments."""
+    a = state_a()
+    res = Result()
+    # predict first, from log A and state B (the store before its boot)
+    w = os.path.join(B.WORK, "tpm-" + name + "-predict")
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    vb = B.Vars(os.path.join(w, "vars.fd"))
+    setup(vb, w)
+    ev = runtime_b(vb, os.path.join(w, "efivars"), a)
+    esp = esp_dir(w)
+    rc, pred, events, err = predict(a.log, ev, esp, *(extra(w) if extra else ()))
+    if rc not in (0, 5) or not pred:
+        raise RuntimeError("ktrust eventlog --predict exit %d: %s" % (rc, err.strip()))
+    m = measured_boot(name, setup)
+    flip = os.environ.get("KT_BOOT_FLIP") == name
+    for pcr in pcrs:
+        for bank in ("sha256", "sha1"):
+            real = m.pcrs[(bank, pcr)]
+            if flip and pcr == 7:
+                real = "0" * len(real)
+            res.compare("PCR %d %s (A measured %s...)" % (pcr, bank, a.pcrs[(bank, pcr)][:16]), real,
+                        pred.get((bank, pcr)))
+    last = ("sha256", pcrs[-1])
+    res.compare("PCR %d changes from A" % pcrs[-1], m.pcrs[last] != a.pcrs[last], pred.get(last) != a.pcrs[last])
+    if want_change is not None:  # the scenario is the change it means to be
+        res.compare("scenario sanity, PCR %d changes (measured vs intended)" % pcrs[-1], m.pcrs[last] != a.pcrs[last], want_change)
+    # for the record (not a check): the plain pre-boot view (the store's
+    # variables under their RT names, no shim mirror, no --sbat-level)
+    plain = B.runtime_view(vb, os.path.join(w, "efivars-plain"))
+    _rc, pred2, _ev2, _err = predict(a.log, plain, esp)
+    for pcr in pcrs:
+        k = ("sha256", pcr)
+        if pred2.get(k) != m.pcrs[k]:
+            res.notes.append("PCR %d from the plain pre-boot view (store names as RT names%s): %s, measured %s"
+                             % (pcr, ", no --sbat-level" if extra else "", pred2.get(k), m.pcrs[k]))
+    # and B's own log replays to B's PCRs
+    rc2, objs, err2 = replay_check(m)
+    res.compare("log B replays to B's PCRs (eventlog --pcrs exit)", 0, rc2)
+    tpm2_check(res, m)
+    res.measured, res.events, res.pcrs_checked = m, events, pcrs
+    return res
+
+
+def explain(res):
+    """Which event ktrust mispredicted: log A's events of each compared PCR,
+    in order, beside log B's (the real change: the digest each one got) and
+    ktrust's verdict on it (same, changed, kept, new...)."""
+    a, m = state_a(), res.measured
+    for pcr in res.pcrs_checked:
+        ea, eb = log_events(a.log, pcr), log_events(m.log, pcr)
+        said = {o.get("event"): o for o in res.events if o.get("pcr") == pcr}
+        print("    PCR %d, event by event (A's log | B's log | ktrust):" % pcr)
+        for i in range(max(len(ea), len(eb))):
+            xa = ea[i] if i < len(ea) else (None, "-", "", None)
+            xb = eb[i] if i < len(eb) else (None, "-", "", None)
+            real = "same" if xa[3] == xb[3] and xa[1] == xb[1] else "CHANGED"
+            o = said.get(xa[0], {})
+            print("      A#%-3s %-28s %-10s %s.. | B#%-3s %-10s %s.. %-7s | ktrust: %s%s"
+                  % (xa[0], xa[1], xa[2][:10], (xa[3] or "-")[:12], xb[0], xb[2][:10], (xb[3] or "-")[:12],
+                     real, o.get("prediction", "not listed"), " (%s)" % o["note"][:70] if o.get("note") else ""))
+        extra = [o for o in res.events if o.get("pcr") == pcr and o.get("event") not in {x[0] for x in ea}]
+        for o in extra:
+            print("      ktrust adds: %s" % json.dumps(o)[:160])
+
+
+def dbx_plus_hash(v, w):
+    _a, data = v.get("dbx", B.SECURITY_GUID)
+    v.set("dbx", B.SECURITY_GUID, B.AUTH_DB, data + B.esl_sha256(hashlib.sha256(b"ktrust tpm26 dbx").digest()))
+
+
+def db_plus_ca_2023(v, w):
+    der = B.der_of(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2023.pem"))
+    attr, data = v.get("db", B.SECURITY_GUID)
+    v.set("db", B.SECURITY_GUID, attr, data + B.esl_x509(der))
+
+
+def db_only_ca_2023(v, w):
+    der = B.der_of(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2023.pem"))
+    v.set("db", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der))
+
+
+SBAT_NEWER = b"sbat,1,2099010100\nshim,4\ngrub,5\n"
+
+
+def sbat_newer(v, w):
+    v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, SBAT_NEWER)
+
+
+SBAT_ORIGINAL = b"sbat,1,2021030218\n"
+
+
+def sbat_original(v, w):
+    v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, SBAT_ORIGINAL)
+
+
+def mok_plus_cert(v, w):
+    _k, _c, der = B.new_key(os.path.join(B.WORK, "keys"), "mok", "ktrust boot test MOK")
+    v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der))
+
+
+@scenario
+def tpm_dbx_hash():
+    """dbx with one more SHA-256: PCR 7 predicted from log A = measured."""
+    return change_scenario("tpm_dbx_hash", dbx_plus_hash)
+
+
+@scenario
+def tpm_db_uefi_ca_2023():
+    """db with Microsoft UEFI CA 2023 added: PCR 7 predicted = measured."""
+    return change_scenario("tpm_db_uefi_ca_2023", db_plus_ca_2023)
+
+
+@scenario
+def tpm_db_only_uefi_ca_2023():
+    """db holding only Microsoft UEFI CA 2023: the dual-signed shim is verified by it; the
+    db authority event changes too (found by the boot engine on the ESP)."""
+    res = change_scenario("tpm_db_only_uefi_ca_2023", db_only_ca_2023)
+    auth = [o for o in res.events if o.get("event_type") == "EV_EFI_VARIABLE_AUTHORITY" and o.get("variable") == "db"]
+    real = [e for e in log_events(res.measured.log, 7) if e[1] == "EV_EFI_VARIABLE_AUTHORITY" and e[2] == "db"]
+    a = [e for e in log_events(state_a().log, 7) if e[1] == "EV_EFI_VARIABLE_AUTHORITY" and e[2] == "db"]
+    res.compare("the db authority event changes", real[0][3] != a[0][3] if real and a else None,
+                auth[0].get("prediction") == "changed" if auth else None)
+    return res
+
+
+@scenario
+def tpm_sbat_level_newer():
+    """SbatLevel preset newer than shim's automatic (kept and measured): PCR 7 predicted = measured
+    (--sbat-level: the level before the next boot)."""
+    def extra(w):
+        path = os.path.join(w, "sbatlevel.txt")
+        open(path, "wb").write(SBAT_NEWER)
+        return ("--sbat-level", path)
+    return change_scenario("tpm_sbat_level_newer", sbat_newer, extra=extra)
+
+
+@scenario
+def tpm_sbat_level_original():
+    """SbatLevel preset to the original 2021030218: shim raises it before measuring, PCR 7 unchanged."""
+    def extra(w):
+        path = os.path.join(w, "sbatlevel.txt")
+        open(path, "wb").write(SBAT_ORIGINAL)
+        return ("--sbat-level", path)
+    return change_scenario("tpm_sbat_level_original", sbat_original, want_change=False, extra=extra)
+
+
+@scenario
+def tpm_mok_added():
+    """MokList + one certificate: PCR 14 predicted = measured; PCR 7 too (unchanged).
+
+    PCR 7's MokListRT event is the vendor certificate that verified GRUB, not the list."""
+    return change_scenario("tpm_mok_added", mok_plus_cert, pcrs=(7, 14))
+
+
+# ------------------------------------------------------------------ driver
+def main(argv):
+    names = [a for a in argv[1:] if not a.startswith("-")]
+    if "--list" in argv:
+        print(" ".join(f.__name__ for f in SCENARIOS))
+        return 0
+    try:
+        B.need_tools()
+        if not shutil.which("swtpm"):
+            raise B.Skip("swtpm not installed (package swtpm)")
+    except B.Skip as e:
+        print("skipped: %s" % e)
+        return 77
+    todo = [f for f in SCENARIOS if not names or f.__name__ in names]
+    if not todo:
+        print("no scenario named %s" % " ".join(names))
+        return 64
+    os.makedirs(B.WORK, exist_ok=True)
+    print("accelerator: %s; work: %s" % (B.accel(), B.WORK))
+    failed, t0 = [], time.monotonic()
+    for fn in todo:
+        t = time.monotonic()
+        print("== %s: %s" % (fn.__name__, (fn.__doc__ or "").strip().splitlines()[0]))
+        try:
+            res = fn()
+        except Exception:
+            traceback.print_exc()
+            failed.append(fn.__name__)
+            continue
+        bad = False
+        known = KNOWN_DISAGREEMENT.get(fn.__name__)
+        for what, real, kt in res.checks:
+            same = real == kt
+            tag = "agree" if same else ("KNOWN_DISAGREEMENT" if known else "DISAGREE")
+            print("   %-10s %s: measured=%s ktrust=%s" % (tag, what, real, kt))
+            if not same:
+                if known:
+                    print("!!!!! KNOWN_DISAGREEMENT %s: %s" % (fn.__name__, known))
+                else:
+                    bad = True
+        for n in res.notes:
+            print("    note| " + n)
+        if bad and hasattr(res, "events"):
+            explain(res)
+        if bad:
+            for line in B_evidence(res.measured.serial):
+                print("    serial| " + line)
+            failed.append(fn.__name__)
+        print("   (%.1f s)" % (time.monotonic() - t))
+    print("%d scenario(s), %d failed, %.0f s%s" % (len(todo), len(failed), time.monotonic() - t0,
+                                                   ": " + " ".join(failed) if failed else ""))
+    if KNOWN_DISAGREEMENT:
+        print("!!!!! KNOWN_DISAGREEMENT list is not empty: %s" % ", ".join(KNOWN_DISAGREEMENT))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
