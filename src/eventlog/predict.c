@@ -172,6 +172,33 @@ static int sbat_event(const struct kt_evlog *log, const struct kt_evlog_event *e
     return 0;
 }
 
+/* shim's SbatLevel event with the level given (--sbat-level), else the one
+ * the new variables hold: SbatLevel (what shim reads at the next boot), else
+ * SbatLevelRT; neither: the logged event kept, and said. */
+static int sbat_level(const struct kt_evlog *log, const struct kt_evlog_event *e,
+                      const struct kt_evlog_var *v, const struct kt_evlog_predict_opts *o,
+                      struct newdig *nd, struct kt_evlog_predicted *pr)
+{
+    if (o->sbat_level)
+        return sbat_event(log, e, v, o, nd, pr);
+    size_t len = 0;
+    const uint8_t *p = NULL;
+    if (o->vars) {
+        p = kt_efivar_data(&o->vars->var[KT_EFIVAR_SBAT_LEVEL], &len);
+        if (!p || !len)
+            p = kt_efivar_data(&o->vars->var[KT_EFIVAR_SBAT_LEVEL_RT], &len);
+    }
+    if (!p || !len) {
+        keep(pr, "no SbatLevel in the new state and none given (--sbat-level): the logged event "
+                 "kept");
+        return 0;
+    }
+    struct kt_evlog_predict_opts with = *o;
+    with.sbat_level = p;
+    with.sbat_level_len = len;
+    return sbat_event(log, e, v, &with, nd, pr);
+}
+
 static int variable(const struct kt_evlog *log, const struct kt_evlog_event *e,
                     const struct kt_evlog_var *v, const struct kt_evlog_predict_opts *o,
                     struct newdig *nd, struct kt_evlog_predicted *pr)
@@ -207,8 +234,8 @@ static int predict_one(const struct kt_evlog *log, size_t i,
         return variable(log, e, &v, o, nd, pr);
     if (!strcmp(v.name, "db"))
         return db_authority(log, i, &v, o, nd, pr);
-    if (!strcmp(v.name, "SbatLevel") && o->sbat_level)
-        return sbat_event(log, e, &v, o, nd, pr);
+    if (!strcmp(v.name, "SbatLevel"))
+        return sbat_level(log, e, &v, o, nd, pr);
     return 0;
 }
 

@@ -190,4 +190,16 @@ expect_match "$out" '#32 EV_EFI_BOOT_SERVICES_APPLICATION: CHANGES: .*grubx64.ef
 expect_match "$out" '#42 EV_EFI_BOOT_SERVICES_APPLICATION: kept \(unknown\): no file path' "PCR 4: the kernel (no file path) is kept, said"
 expect_match "$out" 'PCR 4 changes \(other boot binaries\)' "PCR 4: the sealing note"
 expect_match "$("$KTRUST" eventlog "$LOG" --predict --efivars vars --esp esp --predict-format yaml)" '    4 : 0x[0-9A-F]{40}' "yaml: PCR 4 with --esp"
+# a newer SbatLevel in --efivars (no --sbat-level) predicts what --sbat-level
+# with the same level predicts (boot.tpm checks that one against a real TPM)
+QV=$CORPUS/peers/ovmf-swtpm-boot
+cp -r "$QV/efivars" sbatvars
+printf '\x07\x00\x00\x00sbat,1,2099010100\nshim,4\ngrub,5\n' > sbatvars/SbatLevel-605dab50-e046-4300-abb6-3dd810dd8b23
+printf 'sbat,1,2099010100\nshim,4\ngrub,5\n' > lvl2099.txt
+p7() { "$KTRUST" eventlog "$QV/eventlog.bin" --predict "$@" --json |
+       jq -r 'select(.type=="prediction" and .bank=="sha256" and .pcr==7) | "\(.predicted) \(.changes)"'; }
+from_vars=$(p7 --efivars sbatvars)
+expect_eq "$from_vars" "$(p7 --efivars "$QV/efivars" --sbat-level lvl2099.txt)" \
+    "a newer SbatLevel in --efivars predicts as --sbat-level does"
+expect_match "$from_vars" ' true$' "and PCR 7 changes"
 finish
