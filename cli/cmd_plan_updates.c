@@ -247,12 +247,14 @@ static int load_log(const char *path, const char *root, struct kt_evlog *log, bo
         path = def;
     }
     struct kt_error e = KT_ERROR_INIT;
+    memset(log, 0, sizeof(*log));
     int rc = kt_file_open(path, &log_file, &e);
     if (rc == 0)
         rc = kt_evlog_parse(log_file.data, log_file.len, log, &e);
     if (rc < 0) {
         if (rc != -ENOENT || given)
             cli_error(path, &e);
+        kt_evlog_free(log); /* also after a failed parse */
         kt_file_close(&log_file);
         return given || rc != -ENOENT ? cli_exit_code(rc) : 0;
     }

@@ -52,6 +52,7 @@ void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_opts *o,
     struct kt_file f = {0};
     struct kt_error e = KT_ERROR_INIT;
     struct kt_evlog log;
+    memset(&log, 0, sizeof(log));
     m->log_rc = kt_file_open(m->log_path, &f, &e);
     if (m->log_rc < 0)
         return;

@@ -36,10 +36,12 @@ int kt_rollover_eventlog(struct kt_rollover *ro)
     struct kt_file f = {0};
     struct kt_error e = KT_ERROR_INIT;
     struct kt_evlog log;
+    memset(&log, 0, sizeof(log));
     int rc = kt_file_open(ro->eventlog_path, &f, &e);
     if (rc == 0)
         rc = kt_evlog_parse(f.data, f.len, &log, &e);
     if (rc < 0) {
+        kt_evlog_free(&log); /* also after a failed parse */
         kt_file_close(&f);
         ro->eventlog_rc = rc;
         return rc == -ENOMEM ? rc : 0;
