@@ -13,6 +13,10 @@
 /* The digest ktrust computes for a bank's algorithm (KT_HASH_NONE: none). */
 enum kt_hash kt_evlog_hash(uint16_t alg);
 
+/* Extend one PCR value (size bytes) with digest d: PCR = H(PCR || d).
+ * 0, or kt_digest's error.  The replay and every prediction use it. */
+int kt_evlog_extend(enum kt_hash h, uint8_t *pcr, size_t size, const uint8_t *d);
+
 /* The Secure Boot variable a PCR 7 variable event names (by its ASCII
  * name: SecureBoot, PK, KEK, db, dbx, dbt, dbr), or -1. */
 int kt_evlog_sb_var(const char *name);

@@ -258,6 +258,15 @@ static void fill_digests(const struct kt_evlog *log, const struct newdig *nd,
     }
 }
 
+bool kt_evlog_pcr_changes(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                          unsigned pcr)
+{
+    for (size_t b = 0; b < log->n_banks; b++)
+        if (memcmp(p->after.bank[b].pcr[pcr], p->now.bank[b].pcr[pcr], p->now.bank[b].size))
+            return true;
+    return false;
+}
+
 int kt_evlog_replay_pcr7(const struct kt_evlog *log, struct kt_evlog_prediction *p)
 {
     p->pcr7_changes = false;
@@ -272,16 +281,11 @@ int kt_evlog_replay_pcr7(const struct kt_evlog *log, struct kt_evlog_prediction 
             if (!p->after.bank[b].supported ||
                 (!p->ev[k].inserted && !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
                 continue;
-            uint8_t buf[2 * KT_EVLOG_MAX_DIGEST];
-            memcpy(buf, p->after.bank[b].pcr[7], len);
-            memcpy(buf + len, p->ev[k].digest[b], len);
-            KT_TRY(kt_digest(kt_evlog_hash(log->bank[b].alg), buf, 2 * len,
-                             p->after.bank[b].pcr[7]));
+            KT_TRY(kt_evlog_extend(kt_evlog_hash(log->bank[b].alg), p->after.bank[b].pcr[7],
+                                   len, p->ev[k].digest[b]));
         }
     }
-    for (size_t b = 0; b < log->n_banks; b++)
-        if (memcmp(p->after.bank[b].pcr[7], p->now.bank[b].pcr[7], p->now.bank[b].size))
-            p->pcr7_changes = true;
+    p->pcr7_changes = kt_evlog_pcr_changes(log, p, 7);
     return 0;
 }
 

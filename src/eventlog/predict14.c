@@ -88,15 +88,10 @@ int kt_evlog_predict_pcr14(const struct kt_evlog *log, const struct kt_efivars *
             size_t len;
             if (!kt_evlog_event_digest(e, log->bank[b].alg, &len) || !p->after.bank[b].supported)
                 continue;
-            uint8_t buf[2 * KT_EVLOG_MAX_DIGEST];
-            memcpy(buf, p->after.bank[b].pcr[14], len);
-            memcpy(buf + len, pr->digest[b], len);
-            KT_TRY(kt_digest(kt_evlog_hash(log->bank[b].alg), buf, 2 * len,
-                             p->after.bank[b].pcr[14]));
+            KT_TRY(kt_evlog_extend(kt_evlog_hash(log->bank[b].alg), p->after.bank[b].pcr[14],
+                                   len, pr->digest[b]));
         }
     }
-    for (size_t b = 0; b < log->n_banks; b++)
-        if (memcmp(p->after.bank[b].pcr[14], p->now.bank[b].pcr[14], p->now.bank[b].size))
-            p->pcr14_changes = true;
+    p->pcr14_changes = kt_evlog_pcr_changes(log, p, 14);
     return 0;
 }

@@ -103,15 +103,10 @@ int kt_evlog_predict_pcr4(const struct kt_evlog *log, const char *esp,
             size_t len;
             if (!kt_evlog_event_digest(e, log->bank[b].alg, &len) || !p->after.bank[b].supported)
                 continue;
-            uint8_t buf[2 * KT_EVLOG_MAX_DIGEST];
-            memcpy(buf, p->after.bank[b].pcr[4], len);
-            memcpy(buf + len, pr->digest[b], len);
-            KT_TRY(kt_digest(kt_evlog_hash(log->bank[b].alg), buf, 2 * len,
-                             p->after.bank[b].pcr[4]));
+            KT_TRY(kt_evlog_extend(kt_evlog_hash(log->bank[b].alg), p->after.bank[b].pcr[4],
+                                   len, pr->digest[b]));
         }
     }
-    for (size_t b = 0; b < log->n_banks; b++)
-        if (memcmp(p->after.bank[b].pcr[4], p->now.bank[b].pcr[4], p->now.bank[b].size))
-            p->pcr4_changes = true;
+    p->pcr4_changes = kt_evlog_pcr_changes(log, p, 4);
     return 0;
 }

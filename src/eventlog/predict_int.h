@@ -5,6 +5,8 @@
 #ifndef KT_EVENTLOG_PREDICT_INT_H
 #define KT_EVENTLOG_PREDICT_INT_H
 
+#include <stdbool.h>
+
 #include "ktrust/eventlog.h"
 
 /* Fill p->ev4/n4 and p->after's PCR 4 from the log's PCR 4 events and the
@@ -16,6 +18,10 @@ int kt_evlog_predict_pcr4(const struct kt_evlog *log, const char *esp,
  * MokListTrusted events with the hash of vars' RT variables. */
 int kt_evlog_predict_pcr14(const struct kt_evlog *log, const struct kt_efivars *vars,
                            struct kt_evlog_prediction *p);
+
+/* Does PCR pcr of p->after differ from p->now's in any bank? */
+bool kt_evlog_pcr_changes(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                          unsigned pcr);
 
 /* Replay PCR 7 of p->after from p->ev's digests (inserted events in every
  * computable bank).  0, or kt_digest's error. */

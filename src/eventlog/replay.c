@@ -4,7 +4,7 @@
 
 #include "eventlog/eventlog.h"
 
-static int extend(enum kt_hash h, uint8_t *pcr, size_t size, const uint8_t *d)
+int kt_evlog_extend(enum kt_hash h, uint8_t *pcr, size_t size, const uint8_t *d)
 {
     uint8_t buf[2 * KT_EVLOG_MAX_DIGEST];
     memcpy(buf, pcr, size);
@@ -36,7 +36,7 @@ int kt_evlog_replay(const struct kt_evlog *log, struct kt_evlog_pcrs *out)
             out->bank[b].used[e->pcr] = true;
             if (!out->bank[b].supported)
                 continue;
-            int rc = extend(kt_evlog_hash(out->bank[b].alg), out->bank[b].pcr[e->pcr], len, d);
+            int rc = kt_evlog_extend(kt_evlog_hash(out->bank[b].alg), out->bank[b].pcr[e->pcr], len, d);
             if (rc < 0)
                 return rc;
         }
