@@ -99,6 +99,47 @@ static void print_one(const struct cli_common *co, const char *file, int rc,
                res->n_blacklisted == 1 ? "y" : "ies");
 }
 
+struct one {
+    int rc;
+    struct kt_error e;
+    struct kt_pe_load_result res;
+};
+
+struct load_to {
+    struct kt_keyrings *rings;
+    struct kt_keyring *target;
+    const struct kt_policy *pol;
+};
+
+/* Verifies each file and adds the keys it wraps (in memory: the caller
+ * commits); fills r[i], counts the keys added in *n_new, names the first
+ * failed file in *failed; returns the worst exit code. */
+static int load_all(const struct load_to *to, char **files, int nf, struct one *r, size_t *n_new,
+                    const char **failed)
+{
+    int worst = 0;
+    for (int i = 0; i < nf; i++) {
+        struct kt_file f;
+        r[i].e = (struct kt_error)KT_ERROR_INIT;
+        r[i].rc = kt_file_open(files[i], &f, &r[i].e);
+        if (r[i].rc == 0) {
+            r[i].rc = kt_pe_load_keys_policy(f.data, f.len, to->rings, to->target, to->pol,
+                                             files[i], &r[i].res, &r[i].e);
+            if (r[i].rc == 0)
+                *n_new += r[i].res.n_added + r[i].res.n_blacklisted;
+            kt_file_close(&f);
+        }
+        if (r[i].rc < 0)
+            cli_error(files[i], &r[i].e);
+        int code = cli_exit_code(r[i].rc);
+        if (code > worst) {
+            worst = code;
+            *failed = *failed ? *failed : files[i];
+        }
+    }
+    return worst;
+}
+
 int cmd_load_pe_key(int argc, char **argv)
 {
     struct cli_common co = {0};
@@ -144,38 +185,16 @@ int cmd_load_pe_key(int argc, char **argv)
         kt_ctx_free(ctx);
         return EXIT_USAGE;
     }
-    int worst = 0, nf = argc - optind;
+    int nf = argc - optind;
     size_t n_new = 0;
-    struct one {
-        int rc;
-        struct kt_error e;
-        struct kt_pe_load_result res;
-    } *r = calloc((size_t)nf, sizeof(*r));
+    struct one *r = calloc((size_t)nf, sizeof(*r));
     if (!r) {
         kt_ctx_free(ctx);
         return EXIT_INTERNAL;
     }
     const char *failed = NULL;
-    for (int i = 0; i < nf; i++) {
-        const char *file = argv[optind + i];
-        struct kt_file f;
-        r[i].e = (struct kt_error)KT_ERROR_INIT;
-        r[i].rc = kt_file_open(file, &f, &r[i].e);
-        if (r[i].rc == 0) {
-            r[i].rc = kt_pe_load_keys_policy(f.data, f.len, rings, target, &pol, file, &r[i].res,
-                                             &r[i].e);
-            if (r[i].rc == 0)
-                n_new += r[i].res.n_added + r[i].res.n_blacklisted;
-            kt_file_close(&f);
-        }
-        if (r[i].rc < 0)
-            cli_error(file, &r[i].e);
-        int code = cli_exit_code(r[i].rc);
-        if (code > worst) {
-            worst = code;
-            failed = failed ? failed : file;
-        }
-    }
+    const struct load_to to = {rings, target, &pol};
+    int worst = load_all(&to, argv + optind, nf, r, &n_new, &failed);
     /* a store that did not exist is made only when there is something to keep;
      * the results are printed after the commit, saying whether it happened */
     char not_stored[sizeof(e.what) + 128] = "";

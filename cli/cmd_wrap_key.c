@@ -134,6 +134,75 @@ static void usage(FILE *f)
         opts, NULL);
 }
 
+/* Collects the certificates of every input into cs; 0 or the exit code of the
+ * first input that is not a certificate file (said on stderr). */
+static int read_inputs(char **files, int n, struct certs *cs)
+{
+    int ret = 0;
+    for (int i = 0; i < n && ret == 0; i++) {
+        struct kt_file f;
+        struct kt_error e = KT_ERROR_INIT;
+        int rc = kt_file_open(files[i], &f, &e);
+        if (rc < 0) {
+            cli_error(files[i], &e);
+            return cli_exit_code(rc);
+        }
+        size_t before = cs->n;
+        cs->err = &e;
+        const char *kind = kt_ctx_wrong_kind(f.data, f.len, files[i]);
+        rc = kind ? -EMEDIUMTYPE : kt_certs_foreach(f.data, f.len, collect, cs, &e);
+        kt_file_close(&f);
+        if (kind) {
+            /* a usage error: the wrong file, not a malformed certificate */
+            cli_errorf(files[i], "%s, not a certificate (PEM, DER or a PEM bundle)", kind);
+            ret = EXIT_USAGE;
+        } else if (rc < 0) {
+            if (!e.code)
+                kt_fail(&e, rc, KT_NO_OFFSET, "no certificate could be read");
+            cli_error(files[i], &e);
+            /* no certificate in an input is malformed input, never "unsigned" */
+            ret = rc == -ENODATA ? 4 : cli_exit_code(rc);
+        } else if (cs->n == before) {
+            cli_errorf(files[i], "no certificate found");
+            ret = 4;
+        }
+    }
+    return ret;
+}
+
+struct wrap_out {
+    const char *path, *dbx;
+    enum kt_pe_machine m;
+    bool vendor, esl;
+};
+
+/* Builds the image and writes it to o->path atomically; 0 (its size in
+ * *len) or the exit code, said on stderr. */
+static int write_image(const struct wrap_out *o, struct certs *cs, size_t *out_len)
+{
+    uint8_t *img;
+    size_t len;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = o->vendor ? build_vendor_cert(cs, o->esl, o->dbx, o->m, &img, &len, &e)
+                       : kt_pe_build_keylist(cs->v, cs->n, o->m, &img, &len);
+    if (rc == 0) {
+        rc = kt_file_write_atomic(o->path, img, len, &e);
+        free(img);
+        if (rc < 0) {
+            cli_error(o->path, &e);
+            return EXIT_NOINPUT;
+        }
+        *out_len = len;
+        return 0;
+    }
+    if (e.code) {
+        cli_error(o->dbx, &e);
+        return cli_exit_code(rc);
+    }
+    cli_errorf(o->path, "cannot build the image: %s", strerror(-rc));
+    return EXIT_INTERNAL;
+}
+
 int cmd_wrap_key(int argc, char **argv)
 {
     const char *outp = NULL;
@@ -173,64 +242,15 @@ int cmd_wrap_key(int argc, char **argv)
         return cli_usage_error("wrap-key", "--esl and --dbx go with --vendor-cert");
 
     struct certs cs = {0};
-    int ret = 0;
     size_t out_len = 0;
-    for (int i = optind; i < argc && ret == 0; i++) {
-        struct kt_file f;
-        struct kt_error e = KT_ERROR_INIT;
-        int rc = kt_file_open(argv[i], &f, &e);
-        if (rc < 0) {
-            cli_error(argv[i], &e);
-            ret = cli_exit_code(rc);
-            break;
-        }
-        size_t before = cs.n;
-        cs.err = &e;
-        const char *kind = kt_ctx_wrong_kind(f.data, f.len, argv[i]);
-        rc = kind ? -EMEDIUMTYPE : kt_certs_foreach(f.data, f.len, collect, &cs, &e);
-        kt_file_close(&f);
-        if (kind) {
-            /* a usage error: the wrong file, not a malformed certificate */
-            cli_errorf(argv[i], "%s, not a certificate (PEM, DER or a PEM bundle)", kind);
-            ret = EXIT_USAGE;
-        } else if (rc < 0) {
-            if (!e.code)
-                kt_fail(&e, rc, KT_NO_OFFSET, "no certificate could be read");
-            cli_error(argv[i], &e);
-            /* no certificate in an input is malformed input, never "unsigned" */
-            ret = rc == -ENODATA ? 4 : cli_exit_code(rc);
-        } else if (cs.n == before) {
-            cli_errorf(argv[i], "no certificate found");
-            ret = 4;
-        }
-    }
-    if (ret == 0) {
-        uint8_t *img;
-        size_t len;
-        struct kt_error e = KT_ERROR_INIT;
-        int rc = vendor ? build_vendor_cert(&cs, esl, dbx, m, &img, &len, &e)
-                        : kt_pe_build_keylist(cs.v, cs.n, m, &img, &len);
-        if (rc == 0) {
-            rc = kt_file_write_atomic(outp, img, len, &e);
-            free(img);
-            if (rc < 0) {
-                cli_error(outp, &e);
-                ret = EXIT_NOINPUT;
-            }
-        } else if (e.code) {
-            cli_error(dbx, &e);
-            ret = cli_exit_code(rc);
-        } else {
-            cli_errorf(outp, "cannot build the image: %s", strerror(-rc));
-            ret = EXIT_INTERNAL;
-        }
-        if (ret == 0)
-            out_len = len;
-        if (ret == 0 && !quiet && !json)
-            printf("%s: %zu certificate%s wrapped in %s (%zu bytes, %s)\n", tx(outp), cs.n,
-                   cs.n == 1 ? "" : "s", vendor ? ".vendor_cert" : ".keylist", len,
-                   m == KT_PE_MACHINE_X64 ? "x64" : "aa64");
-    }
+    const struct wrap_out o = {outp, dbx, m, vendor, esl};
+    int ret = read_inputs(argv + optind, argc - optind, &cs);
+    if (ret == 0)
+        ret = write_image(&o, &cs, &out_len);
+    if (ret == 0 && !quiet && !json)
+        printf("%s: %zu certificate%s wrapped in %s (%zu bytes, %s)\n", tx(outp), cs.n,
+               cs.n == 1 ? "" : "s", vendor ? ".vendor_cert" : ".keylist", out_len,
+               m == KT_PE_MACHINE_X64 ? "x64" : "aa64");
     if (json)
         result_json(outp, vendor, m, cs.n, out_len, ret);
     for (size_t i = 0; i < cs.n; i++)
