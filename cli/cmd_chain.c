@@ -308,6 +308,24 @@ static int run(struct kt_chain_opts *co, struct kt_chain_report *r, struct kt_ch
     return worst;
 }
 
+/* The boot's files into the engine's options: the extra db/dbx/MOK files,
+ * then SHIM LOADER KERNEL [MODULE...]. */
+static void set_files(struct kt_chain_opts *co, const struct vars *db, const struct vars *dbx,
+                      const struct vars *mok, char **files, size_t n)
+{
+    co->db = (const char *const *)db->path;
+    co->n_db = db->n;
+    co->dbx = (const char *const *)dbx->path;
+    co->n_dbx = dbx->n;
+    co->mok = (const char *const *)mok->path;
+    co->n_mok = mok->n;
+    co->shim = files[0];
+    co->loader = files[1];
+    co->kernel = files[2];
+    co->modules = (const char *const *)&files[3];
+    co->n_modules = n - 3;
+}
+
 int cmd_chain(int argc, char **argv)
 {
     struct vars db = {0}, dbx = {0}, mok = {0};
@@ -388,17 +406,7 @@ int cmd_chain(int argc, char **argv)
         kt_sbat_level_close(level);
         return EXIT_INTERNAL;
     }
-    co.db = (const char *const *)db.path;
-    co.n_db = db.n;
-    co.dbx = (const char *const *)dbx.path;
-    co.n_dbx = dbx.n;
-    co.mok = (const char *const *)mok.path;
-    co.n_mok = mok.n;
-    co.shim = argv[optind];
-    co.loader = argv[optind + 1];
-    co.kernel = argv[optind + 2];
-    co.modules = (const char *const *)&argv[optind + 3];
-    co.n_modules = n_links - 3;
+    set_files(&co, &db, &dbx, &mok, argv + optind, n_links);
     struct kt_chain_report r;
     struct mok_note mn = {mok.n, mok_assumed};
     bool failed;

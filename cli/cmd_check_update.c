@@ -333,6 +333,38 @@ static int load_efivars(struct run *R, const char *dir, const struct cli_apply *
     return worst;
 }
 
+/* Checks every PE under the paths (files, or directories walked). */
+static void check_paths(struct run *R, char **paths, int n)
+{
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) < 0) {
+            int err = errno;
+            cli_errorf(paths[i], "cannot open: %s", strerror(err));
+            R->missing++;
+            if (R->json)
+                missing_json(paths[i], err);
+            if (R->worst < EXIT_NOINPUT)
+                R->worst = EXIT_NOINPUT;
+            continue;
+        }
+        if (S_ISDIR(st.st_mode))
+            kt_walk((const char *const *)&paths[i], 1, NULL, walk_cb, R);
+        else
+            check_file(R, paths[i]);
+    }
+}
+
+/* The closing line, or the summary object. */
+static void report(const struct run *R)
+{
+    if (R->json)
+        summary_json(R);
+    else if (!R->quiet)
+        printf("%zu boot file%s checked: %zu would be revoked, %zu could not be checked\n",
+               R->files, R->files == 1 ? "" : "s", R->revoked, R->unreadable);
+}
+
 int cmd_check_update(int argc, char **argv)
 {
     struct cli_apply apply = {0};
@@ -416,31 +448,10 @@ int cmd_check_update(int argc, char **argv)
             goto out;
         }
     }
-    for (int i = optind; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) < 0) {
-            int err = errno;
-            cli_errorf(argv[i], "cannot open: %s", strerror(err));
-            R.missing++;
-            if (R.json)
-                missing_json(argv[i], err);
-            if (R.worst < EXIT_NOINPUT)
-                R.worst = EXIT_NOINPUT;
-            continue;
-        }
-        if (S_ISDIR(st.st_mode))
-            kt_walk((const char *const *)&argv[i], 1, NULL, walk_cb, &R);
-        else
-            check_file(&R, argv[i]);
-    }
+    check_paths(&R, argv + optind, argc - optind);
     if (have_dbx)
         arch_note(&R);
-    if (R.json) {
-        summary_json(&R);
-    } else if (!R.quiet) {
-        printf("%zu boot file%s checked: %zu would be revoked, %zu could not be checked\n",
-               R.files, R.files == 1 ? "" : "s", R.revoked, R.unreadable);
-    }
+    report(&R);
     rc = R.worst;
 out:
     kt_efivars_free(&vars);
