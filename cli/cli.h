@@ -14,6 +14,10 @@
 #include "ktrust/verify.h"
 #include "opts.h"
 #include "text_escape.h"
+#include "util/err.h"
+#include "util/file.h"
+#include "util/fmt.h"
+#include "util/walk.h"
 
 #define EXIT_USAGE 64
 #define EXIT_NOINPUT 66

@@ -28,48 +28,6 @@
 extern "C" {
 #endif
 
-/* ---- files ------------------------------------------------------------- */
-
-#define KT_FILE_MAX_SIZE ((size_t)4 << 30) /* 4 GiB */
-/* The most read from a non-regular file (pipe, FIFO, device, standard input
- * that is not a file): 32 MiB, above any module, PE, signature or variable
- * ktrust reads (a stripped module is at most a few MiB, a kernel image about
- * 15 MiB), so a stream like /dev/zero is refused after 32 MiB instead of
- * filling memory.  Larger inputs are given as regular files (mapped). */
-#define KT_FILE_STREAM_MAX ((size_t)32 << 20)
-
-/* A whole file, read-only: mapped (regular files) or read (pipes, special
- * files).  Valid until kt_file_close. */
-struct kt_file {
-    const uint8_t *data;
-    size_t len;
-    int mapped; /* 1: munmap, 0: free */
-};
-
-/* Map or read `path` (`-` is standard input).  Errors: -ENOENT, -EACCES,
- * -EISDIR, -EFBIG (a regular file over KT_FILE_MAX_SIZE, or a pipe/device
- * giving more than KT_FILE_STREAM_MAX bytes), -EIO, with a detail. */
-KT_API int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err);
-KT_API void kt_file_close(struct kt_file *f);
-
-/* Write a whole file atomically (temp file + fsync + rename). */
-KT_API int kt_file_write_atomic(const char *path, const void *data, size_t len,
-                                struct kt_error *err);
-
-/* ---- errors and formatting --------------------------------------------- */
-
-/* Record an error in e (may be NULL): the first one wins (a later call does
- * not overwrite a detail already set, so the innermost cause is kept).
- * Returns code (negative). */
-KT_API int kt_fail(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-/* Like kt_fail but always overwrites. */
-KT_API int kt_fail_over(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Lower-case hex of p[0..len) into out (2*len+1 bytes); returns out. */
-KT_API char *kt_hex(const uint8_t *p, size_t len, char *out);
-
 /* ---- verdicts, scan ---------------------------------------------------- */
 
 struct kt_result; /* ktrust/verify.h */
@@ -136,41 +94,6 @@ struct kt_sbat_level;
 KT_API bool kt_result_sbat(const struct kt_result *res, const struct kt_sbat **sbat,
                            const struct kt_sbat_level **level, const struct kt_sbat_entry **img,
                            const struct kt_sbat_entry **lvl, int *rc);
-
-/* The one directory walker (scan, audit's modules, check-update): each
- * path in the order given, each directory in name order (strcmp), depth
- * first; symbolic links are followed when named as a path, and inside
- * directories only with follow_symlinks; directory cycles are reported,
- * never followed. */
-enum kt_walk_kind {
-    KT_WALK_FILE,       /* a regular file */
-    KT_WALK_UNREADABLE, /* a directory or file that could not be read or stat'ed */
-    KT_WALK_LOOP,       /* a directory cycle (symbolic link loop): not followed */
-    KT_WALK_DANGLING,   /* a symbolic link to nothing */
-};
-
-struct kt_walk_entry {
-    enum kt_walk_kind kind;
-    const char *path;  /* the path given, then /name/name... */
-    const char *name;  /* its last component */
-    int depth;         /* 0: a path given; 1: in it; ... */
-    uint64_t size;     /* FILE: its size */
-    int error;         /* UNREADABLE: the errno */
-    bool is_dir;       /* UNREADABLE: a directory that could not be read */
-};
-
-struct kt_walk_opts {
-    bool follow_symlinks;
-    unsigned max_depth;          /* 0: none; else directories deeper are not read */
-    volatile sig_atomic_t *stop; /* NULL, or set non-zero to stop early */
-};
-
-/* fn gets every regular file and every problem met (directories, symbolic
- * links not followed and special files are not handed on); a non-zero
- * return stops the walk.  Returns 0 or what fn returned.  opts may be NULL. */
-typedef int (*kt_walk_fn)(void *arg, const struct kt_walk_entry *e);
-KT_API int kt_walk(const char *const *paths, size_t n_paths, const struct kt_walk_opts *opts,
-                   kt_walk_fn fn, void *arg);
 
 /* What a file given where certificates (or a kernel) are wanted is instead:
  * "a PE image", "a kernel module", "an empty file", "an ELF file", "a binary

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
-#include "scan/walk.h"
+#include "util/walk.h"
 
 struct names {
     char **v;

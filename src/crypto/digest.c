@@ -128,14 +128,3 @@ void kt_digester_free(struct kt_digester *dg)
         EVP_MD_CTX_free(dg->ctx[i]);
     free(dg);
 }
-
-char *kt_hex(const uint8_t *p, size_t len, char *out)
-{
-    static const char x[] = "0123456789abcdef";
-    for (size_t i = 0; i < len; i++) {
-        out[2 * i] = x[p[i] >> 4];
-        out[2 * i + 1] = x[p[i] & 15];
-    }
-    out[2 * len] = 0;
-    return out;
-}

@@ -16,6 +16,7 @@
 #include "plan/plan_kek.h"
 #include "util/file.h"
 #include "util/fmt.h"
+#include "util/walk.h"
 
 /* ---- the update files -------------------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include "policy/keyrings.h"
 #include "policy/restrict.h"
 #include "util/err.h"
+#include "util/fmt.h"
 
 static bool valid_ring_name(const char *s)
 {

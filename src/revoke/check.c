@@ -7,6 +7,7 @@
 #include "pe/pe.h"
 #include "pkcs7/pkcs7.h"
 #include "revoke/revoke.h"
+#include "util/fmt.h"
 
 const char *kt_revoke_by_name(enum kt_revoke_by by)
 {

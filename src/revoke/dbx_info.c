@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "revoke/dbx_info.h"
+#include "util/fmt.h"
 
 int kt_dbx_info_parse(const uint8_t *buf, size_t len, struct kt_json **out, struct kt_error *err)
 {

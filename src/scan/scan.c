@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scan/walk.h"
+#include "util/walk.h"
 #include "util/file.h"
 
 struct qent {

@@ -19,11 +19,16 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "ktrust/advanced.h"
 #include "ktrust/error.h"
 
-/* kt_fail (record an error; the first one wins) and kt_fail_over (always
- * overwrite): ktrust/advanced.h. */
+/* Record an error in e (may be NULL): the first one wins (a later call does
+ * not overwrite a detail already set, so the innermost cause is kept).
+ * Returns code (negative). */
+int kt_fail(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Like kt_fail but always overwrites. */
+int kt_fail_over(struct kt_error *e, int code, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* The text registered for a hint (kt_hint_set, ktrust/error.h), or "";
  * kt_hint_or: or `dflt` (for the KT_HINT_NAME_* ones). */

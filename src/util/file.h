@@ -6,11 +6,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ktrust/advanced.h"
 #include "util/err.h"
 
-/* struct kt_file, kt_file_open, kt_file_close, kt_file_write_atomic:
- * ktrust/advanced.h */
+#define KT_FILE_MAX_SIZE ((size_t)4 << 30) /* 4 GiB */
+/* The most read from a non-regular file (pipe, FIFO, device, standard input
+ * that is not a file): 32 MiB, above any module, PE, signature or variable
+ * ktrust reads (a stripped module is at most a few MiB, a kernel image about
+ * 15 MiB), so a stream like /dev/zero is refused after 32 MiB instead of
+ * filling memory.  Larger inputs are given as regular files (mapped). */
+#define KT_FILE_STREAM_MAX ((size_t)32 << 20)
+
+/* A whole file, read-only: mapped (regular files) or read (pipes, special
+ * files).  Valid until kt_file_close. */
+struct kt_file {
+    const uint8_t *data;
+    size_t len;
+    int mapped; /* 1: munmap, 0: free */
+};
+
+/* Map or read `path` (`-` is standard input).  Errors: -ENOENT, -EACCES,
+ * -EISDIR, -EFBIG (a regular file over KT_FILE_MAX_SIZE, or a pipe/device
+ * giving more than KT_FILE_STREAM_MAX bytes), -EIO, with a detail. */
+int kt_file_open(const char *path, struct kt_file *f, struct kt_error *err);
+void kt_file_close(struct kt_file *f);
+
+/* Write a whole file atomically (temp file + fsync + rename). */
+int kt_file_write_atomic(const char *path, const void *data, size_t len,
+                                struct kt_error *err);
+
 
 /* A reusable read buffer: kt_file_open_buf reads a regular file of at most
  * KT_FILEBUF_MAX bytes into it with read() (no mapping, so no page faults and

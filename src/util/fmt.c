@@ -1,4 +1,4 @@
-/* fmt.c - kt_fmt. */
+/* fmt.c - kt_fmt, kt_hex. */
 #include "util/fmt.h"
 
 #include <stdarg.h>
@@ -10,4 +10,15 @@ void kt_fmt(char *out, size_t cap, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(out, cap, fmt, ap);
     va_end(ap);
+}
+
+char *kt_hex(const uint8_t *p, size_t len, char *out)
+{
+    static const char x[] = "0123456789abcdef";
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i] = x[p[i] >> 4];
+        out[2 * i + 1] = x[p[i] & 15];
+    }
+    out[2 * len] = 0;
+    return out;
 }

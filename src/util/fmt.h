@@ -4,8 +4,12 @@
 #define KT_UTIL_FMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Format into out (cap bytes, always NUL-terminated; may truncate). */
 void kt_fmt(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Lower-case hex of p[0..len) into out (2*len+1 bytes); returns out. */
+char *kt_hex(const uint8_t *p, size_t len, char *out);
 
 #endif

@@ -33,12 +33,15 @@ for l in pkcs7 pe modsig; do
     [ "${rank[$l]}" -gt "${rank[keys]}" ] && ok || bad "$l/ is listed above keys/"
 done
 # the CLI is a thin layer over the declared API: it includes only the public
-# headers (ktrust.h, ktrust/*.h) and its own, and every library function its
-# objects call is one a header under include/ declares with KT_API
+# headers (ktrust.h, ktrust/*.h), the internal utility library's (src/util:
+# files, errors, hex, the walker; linked, never exported) and its own, and
+# every library function its objects call is one a header under include/
+# declares with KT_API, or a utility
 for f in "$S"/cli/*.[ch]; do
     for inc in $(sed -n 's/^#include "\([^"]*\)"/\1/p' "$f"); do
         case $inc in
         ktrust.h | ktrust/*.h) [ -f "$S/include/$inc" ] && ok || bad "${f#$S/}: $inc is not a public header" ;;
+        util/*.h) [ -f "$S/src/$inc" ] && ok || bad "${f#$S/}: $inc is not a header of src/util" ;;
         */*) bad "${f#$S/} includes $inc, a library header outside include/" ;;
         *) [ -f "$S/cli/$inc" ] && ok || bad "${f#$S/} includes $inc, not a header of cli/" ;;
         esac
@@ -48,6 +51,14 @@ api=$(for h in "$S"/include/ktrust.h "$S"/include/ktrust/*.h; do
           gcc -fpreprocessed -dD -E -P "$h" 2>/dev/null | grep -v '^#'
       done | tr '\n' ' ' | grep -o 'KT_API[^;]*;' |
       sed -E 's/^([^(]*[^A-Za-z0-9_(])([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\(.*/\2/' | sort -u)
+util=$(for h in "$S"/src/util/*.h; do
+           gcc -fpreprocessed -dD -E -P "$h" 2>/dev/null | grep -v '^#'
+       done | grep -o '\bkt_[a-z0-9_]*[[:space:]]*(' | sed 's/[[:space:](]*$//' | sort -u)
+# no utility is exported: a header under include/ declares none of them
+for fn in $(comm -12 <(printf '%s\n' "$util") <(printf '%s\n' "$api")); do
+    bad "$fn is a utility (src/util) and also KT_API in include/"
+done
+api=$(printf '%s\n%s\n' "$api" "$util" | sort -u)
 objs=$(for c in "$S"/cli/*.c; do
            o="$KT_BUILD/CMakeFiles/ktrust.dir/cli/$(basename "$c").o"
            [ -f "$o" ] && echo "$o"

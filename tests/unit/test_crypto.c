@@ -11,6 +11,7 @@
 #include "crypto/crypto.h"
 #include "der/oid.h"
 #include "kt_test.h"
+#include "util/fmt.h"
 
 static char dir[256];
 

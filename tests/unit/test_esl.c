@@ -10,6 +10,7 @@
 #include "crypto/crypto.h"
 #include "esl/esl.h"
 #include "kt_test.h"
+#include "util/fmt.h"
 
 static char tmp[256];
 

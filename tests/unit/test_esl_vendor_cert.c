@@ -9,6 +9,7 @@
 #include "esl/esl.h"
 #include "kt_test.h"
 #include "x509/x509.h"
+#include "util/fmt.h"
 
 static uint32_t le32(const uint8_t *p)
 {

@@ -10,6 +10,7 @@
 #include "policy/keyrings.h"
 #include "policy/load.h"
 #include "policy/verify.h"
+#include "util/fmt.h"
 
 /* body || sig || struct || magic, with the struct's fields given */
 static size_t build(uint8_t *out, size_t body, size_t sig, const uint8_t ms[12])

@@ -8,6 +8,7 @@
 #include "crypto/crypto.h"
 #include "pe/pe.h"
 #include "util/file.h"
+#include "util/fmt.h"
 
 struct digest_case {
     const char *file;

@@ -8,6 +8,7 @@
 #include "policy/verify.h"
 #include "pe/pe_verify.h"
 #include "util/file.h"
+#include "util/fmt.h"
 
 static const char *corpus;
 

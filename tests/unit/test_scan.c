@@ -12,7 +12,7 @@
 #include "kt_test.h"
 #include "ktrust/scan.h"
 #include "scan/scan.h"
-#include "scan/walk.h"
+#include "util/walk.h"
 #include "verify/detect.h"
 
 static char dir[256];

@@ -11,6 +11,7 @@
 #include "policy/load.h"
 #include "kt_test.h"
 #include "store/store.h"
+#include "util/fmt.h"
 
 static char dir[256];
 static uint8_t *ca, *leaf, *other;

@@ -10,6 +10,7 @@
 
 #include "kt_test.h"
 #include "x509/x509.h"
+#include "util/fmt.h"
 
 static char dir[256];
 

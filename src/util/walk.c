@@ -1,5 +1,5 @@
 /* walk.c - kt_walk: fts(3) over the paths, each directory in name order. */
-#include "scan/walk.h"
+#include "util/walk.h"
 
 #include <errno.h>
 #include <fts.h>
