@@ -22,6 +22,7 @@
 #include "ktrust/api.h"
 #include "ktrust/efivars.h"
 #include "ktrust/error.h"
+#include "ktrust/sbat.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,16 +44,6 @@ struct kt_chain_link {
 KT_API const char *kt_chain_role_name(enum kt_chain_role r); /* "db", "shim", ... */
 
 /* ---- the engine: one boot, from the variables in force to the modules ---- */
-
-enum kt_sbat_policy {
-    KT_SBAT_POLICY_DEFAULT = 0, /* no SbatPolicy: automatic in secure mode */
-    KT_SBAT_POLICY_LATEST,      /* SbatPolicy 1 */
-    KT_SBAT_POLICY_AUTOMATIC,   /* SbatPolicy 2 */
-    KT_SBAT_POLICY_RESET,       /* SbatPolicy 3: refused in secure mode */
-};
-
-/* "latest", "automatic", "reset" -> policy; -1 for another word. */
-KT_API int kt_sbat_policy_parse(const char *s, enum kt_sbat_policy *p);
 
 struct kt_chain_opts {
     /* the variables in force (db, dbx, MokListRT, MokListXRT, MokListTrustedRT,

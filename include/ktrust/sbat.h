@@ -113,6 +113,18 @@ KT_API int kt_sbat_check_level(const struct kt_sbat *image, const struct kt_sbat
  * it. */
 KT_API int kt_sbat_fold(int verdict, int sbat_rc);
 
+/* SbatPolicy (shim's variable, mokutil --set-sbat-policy): which of shim's
+ * built-in levels it applies at the next boot. */
+enum kt_sbat_policy {
+    KT_SBAT_POLICY_DEFAULT = 0, /* no SbatPolicy: automatic in secure mode */
+    KT_SBAT_POLICY_LATEST,      /* SbatPolicy 1 */
+    KT_SBAT_POLICY_AUTOMATIC,   /* SbatPolicy 2 */
+    KT_SBAT_POLICY_RESET,       /* SbatPolicy 3: refused in secure mode */
+};
+
+/* "latest", "automatic", "reset" -> policy; -1 for another word. */
+KT_API int kt_sbat_policy_parse(const char *s, enum kt_sbat_policy *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,9 +30,14 @@ expect_match "$so" 'libktrust\.so\.0\.' "shared library installed"
 # ---- the headers: the public ones, all of them, nothing else ----------------
 got=$(cd "$P/include" && find . -type f | sed 's|^\./||' | sort)
 want=$(cd "$KT_SRC/include" && find . -type f -name '*.h' | sed 's|^\./||' | sort)
-expect_eq "$got" "$want" "installed headers are exactly include/ktrust.h and include/ktrust/*.h"
-expect_eq "$(find "$P" -name '*_int.h' -o -name internal.h -o -type d -path '*/include/ktrust/*')" "" \
-    "no internal header or layer folder installed"
+expect_eq "$got" "$want" "installed headers are exactly include/ktrust.h, include/ktrust/*.h and include/ktrust/sys/*.h"
+expect_eq "$(find "$P" -name '*_int.h' -o -name internal.h -o -type d -path '*/include/ktrust/*' ! -path '*/include/ktrust/sys')" "" \
+    "no internal header or layer folder installed (ktrust/sys/ is the advanced tier)"
+# the advanced tier is opt-in: without KT_ADVANCED_API its headers refuse to compile
+printf '#include <ktrust/advanced.h>\nint main(void) { return 0; }\n' > adv.c
+expect_exit 1 "ktrust/advanced.h without KT_ADVANCED_API: an #error" -- \
+    sh -c "cc -I'$P/include' -c adv.c -o adv.o 2>/dev/null; test -f adv.o && exit 0 || exit 1"
+expect_exit 0 "ktrust/advanced.h with KT_ADVANCED_API compiles" -- cc -DKT_ADVANCED_API -I"$P/include" -c adv.c -o adv.o
 # every quoted include of an installed header is an installed header
 for h in $(cd "$P/include" && find . -name '*.h'); do
     for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$P/include/$h"); do

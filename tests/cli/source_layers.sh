@@ -47,7 +47,7 @@ for f in "$S"/cli/*.[ch]; do
         esac
     done
 done
-api=$(for h in "$S"/include/ktrust.h "$S"/include/ktrust/*.h; do
+api=$(for h in "$S"/include/ktrust.h "$S"/include/ktrust/*.h "$S"/include/ktrust/sys/*.h; do
           gcc -fpreprocessed -dD -E -P "$h" 2>/dev/null | grep -v '^#'
       done | tr '\n' ' ' | grep -o 'KT_API[^;]*;' |
       sed -E 's/^([^(]*[^A-Za-z0-9_(])([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\(.*/\2/' | sort -u)
