@@ -450,6 +450,15 @@ def tpm_sbat_level_original():
 
 
 @scenario
+def tpm_sbat_policy_latest():
+    """SbatPolicy = latest (1, as mokutil --set-sbat-policy latest writes it): shim applies its
+    built-in latest level (2025051000 in shim 16.1) before measuring SbatLevel, so PCR 7 changes
+    although SbatLevel itself was not touched; predicted from log A and the variables alone."""
+    return change_scenario("tpm_sbat_policy_latest",
+                           lambda v, w: v.set("SbatPolicy", B.SHIM_GUID, B.NV_BS, b"\x01"))
+
+
+@scenario
 def tpm_mok_added():
     """MokList + one certificate: PCR 14 predicted = measured; PCR 7 too (unchanged).
 
