@@ -151,11 +151,11 @@ def swtpm_stop(p):
             p.wait()
 
 
-def esp_dir(w):
+def esp_dir(w, loader=B.GRUB):
     """The ESP's boot files as a directory, for --predict --esp."""
     d = os.path.join(w, "espdir")
     shutil.rmtree(d, ignore_errors=True)
-    for dst, src in B.esp_files(cfg=B.grub_cfg_kernel()).items():
+    for dst, src in B.esp_files(loader=loader, cfg=B.grub_cfg_kernel()).items():
         path = os.path.join(d, dst)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if isinstance(src, bytes):
@@ -165,7 +165,7 @@ def esp_dir(w):
     return d
 
 
-def measured_boot(name, setup=None):
+def measured_boot(name, setup=None, loader=B.GRUB):
     """Boot the store (stock, after setup(vars, dir)) with a fresh TPM; a Measured."""
     w = os.path.join(B.WORK, "tpm-" + name)
     shutil.rmtree(w, ignore_errors=True)
@@ -175,7 +175,7 @@ def measured_boot(name, setup=None):
         setup(v, w)
     # the state as ktrust reads it (taken before the boot: shim writes the store)
     B.runtime_view(v, os.path.join(w, "efivars"))
-    files = B.esp_files(cfg=B.grub_cfg_kernel(), kernel=B.KERNEL, initrd=B.initramfs(TPM_INIT))
+    files = B.esp_files(loader=loader, cfg=B.grub_cfg_kernel(), kernel=B.KERNEL, initrd=B.initramfs(TPM_INIT))
     esp = B.make_esp(os.path.join(w, "esp.img"), files)
     sock, sw = swtpm_start(w)
     try:
@@ -300,9 +300,9 @@ def runtime_b(vb, d, a):
     return d
 
 
-def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=()):
+def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=(), loader=B.GRUB):
     """Predict PCRs from log A and state B, boot B, compare.  extra(w): more
-    --predict arguments."""
+    --predict arguments; loader: the GRUB on B's ESP."""
     a = state_a()
     res = Result()
     # predict first, from log A and state B (the store before its boot)
@@ -312,11 +312,11 @@ def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=()):
     vb = B.Vars(os.path.join(w, "vars.fd"))
     setup(vb, w)
     ev = runtime_b(vb, os.path.join(w, "efivars"), a)
-    esp = esp_dir(w)
+    esp = esp_dir(w, loader)
     rc, pred, events, err = predict(a.log, ev, esp, *(extra(w) if extra else ()))
     if rc not in (0, 5) or not pred:
         raise RuntimeError("ktrust eventlog --predict exit %d: %s" % (rc, err.strip()))
-    m = measured_boot(name, setup)
+    m = measured_boot(name, setup, loader)
     flip = os.environ.get("KT_BOOT_FLIP") == name
     for pcr in pcrs:
         for bank in ("sha256", "sha1"):
@@ -464,6 +464,31 @@ def tpm_mok_added():
 
     PCR 7's MokListRT event is the vendor certificate that verified GRUB, not the list."""
     return change_scenario("tpm_mok_added", mok_plus_cert, pcrs=(7, 14))
+
+
+MOK_GRUB_SBAT = (b"sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n"
+                 b"grub,5,Free Software Foundation,grub,2.06,https://www.gnu.org/software/grub/\n"
+                 b"grub.ktrust,1,ktrust,grub2,2.06,https://example.invalid/ktrust-boot-test\n")
+
+
+def mok_grub():
+    """The corpus GRUB with one more .sbat line (so a new image: a new Authenticode digest),
+    signed by a key of ours; and that key's certificate."""
+    key, crt, der = B.new_key(os.path.join(B.WORK, "keys"), "mok", "ktrust boot test MOK")
+    out = os.path.join(B.WORK, "keys", "grub-new-loader.efi")
+    if not os.path.exists(out):
+        B.resign(B.GRUB, out, key, crt, sbat=MOK_GRUB_SBAT)
+    return out, der
+
+
+@scenario
+def tpm_new_loader():
+    """A new GRUB (another image, signed by a key enrolled in MokList): PCR 4 (its Authenticode
+    digest), PCR 7 (shim's MokListRT authority event names the MOK that verified it) and PCR 14
+    (MokList) predicted from log A, the new ESP and the new variables = measured."""
+    loader, der = mok_grub()
+    return change_scenario("tpm_new_loader", lambda v, w: v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der)),
+                           pcrs=(7, 14, 4), loader=loader)
 
 
 # ------------------------------------------------------------------ driver
