@@ -275,6 +275,22 @@ class Vars:
         return d
 
 
+def scratch(name):
+    """A fresh directory WORK/name (emptied when it exists)."""
+    w = os.path.join(WORK, name)
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    return w
+
+
+def scenario_store(w, setup=None):
+    """A scenario's store, w/vars.fd: the stock copy, then setup(vars, w)."""
+    v = Vars(os.path.join(w, "vars.fd"))
+    if setup:
+        setup(v, w)
+    return v
+
+
 # how shim mirrors boot-services variables for the OS (mok.c mok_state_variables)
 RT_MIRROR = {"MokList": "MokListRT", "MokListX": "MokListXRT", "SbatLevel": "SbatLevelRT",
              "MokDBState": "MokIgnoreDB", "MokListTrusted": "MokListTrustedRT"}
@@ -362,7 +378,10 @@ def root_tree(d, shim=SHIM, loader=GRUB, kernel=KERNEL, modules=()):
 
 
 # ------------------------------------------------------------- initramfs
-INIT = r"""#!/bin/sh
+# /init in pieces: the mounts, then what a runner prints, then shim's RT
+# variables as the kernel saw them, then power-off (tpm.py prints the event
+# log and the PCRs between them)
+INIT_HEAD = r"""#!/bin/sh
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -370,7 +389,25 @@ insmod /lib/efivarfs.ko || echo "KT-ERROR efivarfs.ko not loaded"
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars || echo "KT-ERROR efivarfs not mounted"
 mount -t securityfs securityfs /sys/kernel/security || echo "KT-ERROR securityfs not mounted"
 echo KTBOOT-INIT-START
-echo "KT-LOCKDOWN $(cat /sys/kernel/security/lockdown 2>&1)"
+"""
+INIT_VARS = r"""ls /sys/firmware/efi/efivars | while read f; do
+    case "$f" in
+    MokListRT-*|MokListXRT-*|MokListTrustedRT-*|SbatLevelRT-*|MokIgnoreDB-*|SecureBoot-*|SetupMode-*)
+        echo "KT-VAR $f $(base64 -w0 < "/sys/firmware/efi/efivars/$f")" ;;
+    esac
+done
+"""
+INIT_TAIL = r"""echo KTBOOT-INIT-DONE
+poweroff -f
+"""
+
+
+def init_script(body, tail=""):
+    """/init: the mounts, body, the RT variables, tail, power-off."""
+    return INIT_HEAD + body + INIT_VARS + tail + INIT_TAIL
+
+
+INIT = init_script(r"""echo "KT-LOCKDOWN $(cat /sys/kernel/security/lockdown 2>&1)"
 echo KT-PROC-KEYS-BEGIN
 cat /proc/keys
 echo KT-PROC-KEYS-END
@@ -379,13 +416,7 @@ for ring in .builtin_trusted_keys .secondary_trusted_keys .platform .machine .bl
     [ -n "$id" ] || { echo "KT-RING $ring absent"; continue; }
     echo "KT-RING $ring $(keyctl rlist 0x$id 2>&1 | tr '\n' ' ')"
 done
-ls /sys/firmware/efi/efivars | while read f; do
-    case "$f" in
-    MokListRT-*|MokListXRT-*|MokListTrustedRT-*|SbatLevelRT-*|MokIgnoreDB-*|SecureBoot-*|SetupMode-*)
-        echo "KT-VAR $f $(base64 -w0 < "/sys/firmware/efi/efivars/$f")" ;;
-    esac
-done
-for m in genuine stripped altered; do
+""", r"""for m in genuine stripped altered; do
     if insmod /mods/$m.ko 2>/tmp/err; then
         echo "KT-INSMOD $m ok"
         rmmod crc7 2>/dev/null
@@ -393,9 +424,7 @@ for m in genuine stripped altered; do
         echo "KT-INSMOD $m fail $(cat /tmp/err)"
     fi
 done
-echo KTBOOT-INIT-DONE
-poweroff -f
-"""
+""")
 
 
 def strip_module_sig(data):
@@ -482,6 +511,17 @@ def clean(text):
     return text.replace("\r", "")
 
 
+def stop(p):
+    """End a process this run started (QEMU, swtpm): terminate, kill after 10 s."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def boot(name, esp, vars_, timeout=60, stop=None, kernel=False, tpm_sock=None):
     """Boot the ESP image with the store; returns the cleaned serial log. The
     boot ends at power-off/reboot (-no-reboot), at a line that decides the
@@ -524,13 +564,7 @@ def boot(name, esp, vars_, timeout=60, stop=None, kernel=False, tpm_sock=None):
         if time.monotonic() - t0 > timeout:
             hit = "timeout"
             break
-    if p.poll() is None:
-        p.terminate()
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    stop(p)
     err = p.stderr.read().decode(errors="replace")
     text = clean(open(log, errors="replace").read()) if os.path.exists(log) else ""
     secs = time.monotonic() - t0
