@@ -511,7 +511,7 @@ def clean(text):
     return text.replace("\r", "")
 
 
-def stop(p):
+def terminate(p):
     """End a process this run started (QEMU, swtpm): terminate, kill after 10 s."""
     if p.poll() is None:
         p.terminate()
@@ -564,7 +564,7 @@ def boot(name, esp, vars_, timeout=60, stop=None, kernel=False, tpm_sock=None):
         if time.monotonic() - t0 > timeout:
             hit = "timeout"
             break
-    stop(p)
+    terminate(p)
     err = p.stderr.read().decode(errors="replace")
     text = clean(open(log, errors="replace").read()) if os.path.exists(log) else ""
     secs = time.monotonic() - t0

@@ -148,7 +148,7 @@ def measured_boot(name, setup=None, loader=B.GRUB):
     try:
         serial = B.boot("tpm-" + name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
     finally:
-        B.stop(sw)
+        B.terminate(sw)
     open(os.path.join(w, "serial.log"), "w").write(serial)
     log, pcrs, rtvars = parse_serial(w, serial)
     return Measured(w, log, pcrs, rtvars, serial)
