@@ -12,9 +12,10 @@ import struct
 import subprocess
 import sys
 import time
-import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
+import efi as E  # noqa: E402  (tests/fixtures/efi.py: ESLs, efivarfs files)
 import ovmf_vars  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,15 +32,14 @@ OVMF_DIR = os.environ.get("KT_OVMF_DIR", "/usr/share/OVMF")
 CODE = os.path.join(OVMF_DIR, "OVMF_CODE_4M.secboot.fd")
 VARS_MS = os.path.join(OVMF_DIR, "OVMF_VARS_4M.ms.fd")
 
-SHIM_GUID = uuid.UUID("605dab50-e046-4300-abb6-3dd810dd8b23")
-GLOBAL_GUID = uuid.UUID("8be4df61-93ca-11d2-aa0d-00e098032b8c")
-SECURITY_GUID = uuid.UUID("d719b2cb-3d3a-4596-a3bc-dad00e67656f")
-X509_GUID = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072")
-SHA256_GUID = uuid.UUID("c1c41626-504c-4092-aca9-41f936934328")
-OWNER = uuid.UUID("77fa9abd-0359-4d32-bd60-28f4e78f784b")  # Microsoft's owner GUID; any would do
+SHIM_GUID = E.SHIM_GUID
+GLOBAL_GUID = E.GLOBAL_GUID
+SECURITY_GUID = E.SECURITY_GUID
+OWNER = E.MICROSOFT_GUID  # Microsoft's owner GUID; any would do
 
 NV_BS = 0x3
 NV_BS_RT = 0x7
+BS_RT = 0x6  # a volatile variable (SecureBoot, SetupMode, shim's RT mirrors)
 AUTH_DB = 0x27  # NV | BS | RT | TIME_BASED_AUTHENTICATED_WRITE_ACCESS
 
 # the scratch directory of this run (cached pieces live here too)
@@ -132,18 +132,12 @@ def authenticode_sha256(data):
     return h.digest()
 
 
-def esl(sigtype, entries, owner=OWNER):
-    size = 16 + len(entries[0])
-    body = b"".join(owner.bytes_le + e for e in entries)
-    return sigtype.bytes_le + struct.pack("<III", 28 + len(body), 0, size) + body
-
-
 def esl_x509(der):
-    return esl(X509_GUID, [der])
+    return E.esl_x509(der, OWNER)
 
 
 def esl_sha256(*digests):
-    return esl(SHA256_GUID, list(digests))
+    return E.esl_sha256(*digests, owner=OWNER)
 
 
 def der_of(pem_or_der_path):
@@ -275,6 +269,22 @@ class Vars:
         return d
 
 
+def scratch(name):
+    """A fresh directory WORK/name (emptied when it exists)."""
+    w = os.path.join(WORK, name)
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    return w
+
+
+def scenario_store(w, setup=None):
+    """A scenario's store, w/vars.fd: the stock copy, then setup(vars, w)."""
+    v = Vars(os.path.join(w, "vars.fd"))
+    if setup:
+        setup(v, w)
+    return v
+
+
 # how shim mirrors boot-services variables for the OS (mok.c mok_state_variables)
 RT_MIRROR = {"MokList": "MokListRT", "MokListX": "MokListXRT", "SbatLevel": "SbatLevelRT",
              "MokDBState": "MokIgnoreDB", "MokListTrusted": "MokListTrustedRT"}
@@ -290,10 +300,10 @@ def runtime_view(vars_, d, secure=True, mok_trusted=True):
         name, _, guid = f.partition("-")
         if name in RT_MIRROR and guid == str(SHIM_GUID):
             os.rename(os.path.join(d, f), os.path.join(d, "%s-%s" % (RT_MIRROR[name], guid)))
-    open(os.path.join(d, "SecureBoot-%s" % GLOBAL_GUID), "wb").write(struct.pack("<I", 6) + bytes([secure]))
-    open(os.path.join(d, "SetupMode-%s" % GLOBAL_GUID), "wb").write(struct.pack("<I", 6) + b"\x00")
+    open(os.path.join(d, "SecureBoot-%s" % GLOBAL_GUID), "wb").write(E.efivar(BS_RT, bytes([secure])))
+    open(os.path.join(d, "SetupMode-%s" % GLOBAL_GUID), "wb").write(E.efivar(BS_RT, b"\x00"))
     if mok_trusted and not os.path.exists(os.path.join(d, "MokListTrustedRT-%s" % SHIM_GUID)):
-        open(os.path.join(d, "MokListTrustedRT-%s" % SHIM_GUID), "wb").write(struct.pack("<I", 6) + b"\x01")
+        open(os.path.join(d, "MokListTrustedRT-%s" % SHIM_GUID), "wb").write(E.efivar(BS_RT, b"\x01"))
     return d
 
 
@@ -362,7 +372,10 @@ def root_tree(d, shim=SHIM, loader=GRUB, kernel=KERNEL, modules=()):
 
 
 # ------------------------------------------------------------- initramfs
-INIT = r"""#!/bin/sh
+# /init in pieces: the mounts, then what a runner prints, then shim's RT
+# variables as the kernel saw them, then power-off (tpm.py prints the event
+# log and the PCRs between them)
+INIT_HEAD = r"""#!/bin/sh
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -370,7 +383,25 @@ insmod /lib/efivarfs.ko || echo "KT-ERROR efivarfs.ko not loaded"
 mount -t efivarfs efivarfs /sys/firmware/efi/efivars || echo "KT-ERROR efivarfs not mounted"
 mount -t securityfs securityfs /sys/kernel/security || echo "KT-ERROR securityfs not mounted"
 echo KTBOOT-INIT-START
-echo "KT-LOCKDOWN $(cat /sys/kernel/security/lockdown 2>&1)"
+"""
+INIT_VARS = r"""ls /sys/firmware/efi/efivars | while read f; do
+    case "$f" in
+    MokListRT-*|MokListXRT-*|MokListTrustedRT-*|SbatLevelRT-*|MokIgnoreDB-*|SecureBoot-*|SetupMode-*)
+        echo "KT-VAR $f $(base64 -w0 < "/sys/firmware/efi/efivars/$f")" ;;
+    esac
+done
+"""
+INIT_TAIL = r"""echo KTBOOT-INIT-DONE
+poweroff -f
+"""
+
+
+def init_script(body, tail=""):
+    """/init: the mounts, body, the RT variables, tail, power-off."""
+    return INIT_HEAD + body + INIT_VARS + tail + INIT_TAIL
+
+
+INIT = init_script(r"""echo "KT-LOCKDOWN $(cat /sys/kernel/security/lockdown 2>&1)"
 echo KT-PROC-KEYS-BEGIN
 cat /proc/keys
 echo KT-PROC-KEYS-END
@@ -379,13 +410,7 @@ for ring in .builtin_trusted_keys .secondary_trusted_keys .platform .machine .bl
     [ -n "$id" ] || { echo "KT-RING $ring absent"; continue; }
     echo "KT-RING $ring $(keyctl rlist 0x$id 2>&1 | tr '\n' ' ')"
 done
-ls /sys/firmware/efi/efivars | while read f; do
-    case "$f" in
-    MokListRT-*|MokListXRT-*|MokListTrustedRT-*|SbatLevelRT-*|MokIgnoreDB-*|SecureBoot-*|SetupMode-*)
-        echo "KT-VAR $f $(base64 -w0 < "/sys/firmware/efi/efivars/$f")" ;;
-    esac
-done
-for m in genuine stripped altered; do
+""", r"""for m in genuine stripped altered; do
     if insmod /mods/$m.ko 2>/tmp/err; then
         echo "KT-INSMOD $m ok"
         rmmod crc7 2>/dev/null
@@ -393,9 +418,7 @@ for m in genuine stripped altered; do
         echo "KT-INSMOD $m fail $(cat /tmp/err)"
     fi
 done
-echo KTBOOT-INIT-DONE
-poweroff -f
-"""
+""")
 
 
 def strip_module_sig(data):
@@ -482,6 +505,17 @@ def clean(text):
     return text.replace("\r", "")
 
 
+def terminate(p):
+    """End a process this run started (QEMU, swtpm): terminate, kill after 10 s."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def boot(name, esp, vars_, timeout=60, stop=None, kernel=False, tpm_sock=None):
     """Boot the ESP image with the store; returns the cleaned serial log. The
     boot ends at power-off/reboot (-no-reboot), at a line that decides the
@@ -524,13 +558,7 @@ def boot(name, esp, vars_, timeout=60, stop=None, kernel=False, tpm_sock=None):
         if time.monotonic() - t0 > timeout:
             hit = "timeout"
             break
-    if p.poll() is None:
-        p.terminate()
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    terminate(p)
     err = p.stderr.read().decode(errors="replace")
     text = clean(open(log, errors="replace").read()) if os.path.exists(log) else ""
     secs = time.monotonic() - t0

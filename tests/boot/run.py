@@ -7,43 +7,28 @@ same variables, and assert both say the same.
   run.py [--list] [SCENARIO|GROUP ...]
 
 KT_BOOT_FLIP=SCENARIO flips that scenario's real outcome before the
-comparison (the test of the test: it must then fail).
+comparison (the test of the test: it must then fail).  The driver
+(--list, the selection, KT_BOOT_FLIP, KT_BOOT_VERBOSE, the report) is
+harness.py's, shared with tpm.py.
 """
 import os
 import re
 import shutil
 import struct
 import sys
-import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootlib as B  # noqa: E402
+import harness as H  # noqa: E402
 
 # Scenarios where ktrust and the real firmware are known to disagree; the
 # coordinator fixes the product and removes the entry.  Printed loudly.
 KNOWN_DISAGREEMENT = {
 }
 
-SCENARIOS = []
-GROUPS = {}
-
-
-def scenario(group):
-    def reg(fn):
-        SCENARIOS.append(fn)
-        GROUPS.setdefault(group, []).append(fn.__name__)
-        fn.group = group
-        return fn
-    return reg
-
-
-class Result:
-    def __init__(self):
-        self.checks = []  # (what, real, ktrust)
-
-    def compare(self, what, real, kt):
-        self.checks.append((what, real, kt))
+RUNNER = H.Runner(KNOWN_DISAGREEMENT, "real", known_first=True)  # a known disagreement: the stage only
+scenario = RUNNER.scenario
+Result = H.Result
 
 
 # ------------------------------------------------------------------ reading the serial log
@@ -86,26 +71,30 @@ def kt_stage(links, kernel_level=False):
     return "kernel-ran"
 
 
-def evidence(log, pats=(r"check_denylist\(\).*found", r"forbidden", r"Verification failed", r"Access Denied",
-                        r"[Ss][Bb][Aa][Tt].*([Ff]ail|[Rr]evok|[Dd]enied|Violation|[Ee]rror|not found)",
-                        r"KTBOOT-", r"bad shim signature", r"Binary is", r"Kernel panic", r"self-check")):
-    lines = []
-    for line in log.splitlines():
-        if any(re.search(p, line) for p in pats) and line.strip() not in lines:
-            lines.append(line.strip())
-    return lines[:8]
+SERIAL_EVIDENCE = (r"check_denylist\(\).*found", r"forbidden", r"Verification failed", r"Access Denied",
+                   r"[Ss][Bb][Aa][Tt].*([Ff]ail|[Rr]evok|[Dd]enied|Violation|[Ee]rror|not found)",
+                   r"KTBOOT-", r"bad shim signature", r"Binary is", r"Kernel panic", r"self-check")
+
+
+def explain(res):
+    """A failing scenario (or any, with KT_BOOT_VERBOSE): the deciding serial lines and ktrust's links."""
+    log = getattr(res, "log", None)
+    if log is not None:
+        for line in H.evidence(log, SERIAL_EVIDENCE):
+            print("    serial| " + line[:200])
+    links = getattr(res, "links", None)
+    if links is not None:
+        for role in ("shim", "loader", "kernel"):
+            lk = links.get(role, {})
+            print("    ktrust| %s %s: %s" % (role, lk.get("verdict"), lk.get("reason")))
 
 
 # ------------------------------------------------------------------ a boot to GRUB and the chain over it
 def grub_level(name, vars_setup=None, shim=B.SHIM, loader=B.GRUB, extra=(), kernel_cfg=False):
     """Boot shim -> loader (its grub.cfg prints a marker and reboots); run
     ktrust chain over the same files and the store's variables; returns (res, log, links, vars)."""
-    w = os.path.join(B.WORK, name)
-    shutil.rmtree(w, ignore_errors=True)
-    os.makedirs(w)
-    v = B.Vars(os.path.join(w, "vars.fd"))
-    if vars_setup:
-        vars_setup(v, w)
+    w = B.scratch(name)
+    v = B.scenario_store(w, vars_setup)
     ev = B.runtime_view(v, os.path.join(w, "efivars"))
     rc, links, _objs, err = B.chain(ev, shim, loader, B.KERNEL, *extra)
     files = B.esp_files(shim=shim, loader=loader)
@@ -129,6 +118,13 @@ def check_update(res, var, target, *extra):
     res.compare("check-update on %s" % os.path.basename(target), "revoked" if stopped else "not revoked",
                 {5: "revoked", 0: "not revoked"}.get(rc, "exit %d: %s" % (rc, err.strip())))
     return res
+
+
+def keys_dir():
+    """WORK/keys: keys, certificates and the images made from them, kept across runs."""
+    d = os.path.join(B.WORK, "keys")
+    os.makedirs(d, exist_ok=True)
+    return d
 
 
 def mok_key():
@@ -204,8 +200,7 @@ def shim_grub_boots():
 @scenario("basic")
 def tampered_shim_refused():
     """A byte of shim's .text changed: the firmware refuses it (Access Denied)."""
-    d = os.path.join(B.WORK, "keys")
-    os.makedirs(d, exist_ok=True)
+    d = keys_dir()
     shim = B.flip_byte(B.SHIM, os.path.join(d, "shim-tampered.efi"))
     return grub_level("tampered_shim_refused", shim=shim)
 
@@ -213,24 +208,27 @@ def tampered_shim_refused():
 @scenario("basic")
 def unsigned_shim_refused():
     """shim without its signatures: the firmware refuses it."""
-    d = os.path.join(B.WORK, "keys")
-    os.makedirs(d, exist_ok=True)
+    d = keys_dir()
     shim = B.unsigned_copy(B.SHIM, os.path.join(d, "shim-unsigned.efi"))
     return grub_level("unsigned_shim_refused", shim=shim)
+
+
+def dbx_hash(name, image):
+    """image's Authenticode SHA-256 in dbx; check-update on image over that dbx."""
+    h = B.authenticode_sha256(read(image))
+    return check_update(grub_level(name, lambda v, w: set_dbx(v, B.esl_sha256(h))), "dbx", image)
 
 
 @scenario("dbx")
 def dbx_shim_hash():
     """shim's Authenticode SHA-256 in dbx: the firmware refuses shim; check-update says revoked."""
-    h = B.authenticode_sha256(read(B.SHIM))
-    return check_update(grub_level("dbx_shim_hash", lambda v, w: set_dbx(v, B.esl_sha256(h))), "dbx", B.SHIM)
+    return dbx_hash("dbx_shim_hash", B.SHIM)
 
 
 @scenario("dbx")
 def dbx_grub_hash():
     """GRUB's Authenticode SHA-256 in dbx: shim refuses GRUB; check-update says revoked."""
-    h = B.authenticode_sha256(read(B.GRUB))
-    return check_update(grub_level("dbx_grub_hash", lambda v, w: set_dbx(v, B.esl_sha256(h))), "dbx", B.GRUB)
+    return dbx_hash("dbx_grub_hash", B.GRUB)
 
 
 @scenario("dbx")
@@ -356,9 +354,7 @@ def plan_dbx_revokes_uefi_ca_2011():
     """A dbx update (signed under a KEK of ours) revoking Microsoft Corporation UEFI CA 2011,
     after a db update adding Microsoft UEFI CA 2023: firmware refuses the dual-signed shim
     (one signature in dbx rejects the image), as plan-updates says."""
-    upd = os.path.join(B.WORK, "plan-updates-2011")
-    shutil.rmtree(upd, ignore_errors=True)
-    os.makedirs(upd)
+    upd = B.scratch("plan-updates-2011")
 
     def setup(v, w):
         key, crt = own_kek(v)
@@ -373,9 +369,7 @@ def plan_dbx_revokes_uefi_ca_2011():
 def plan_db_replaced_by_2023():
     """A db update (under a KEK of ours) replacing db with Microsoft UEFI CA 2023 alone:
     the dual-signed shim boots by its 2023 signature, as plan-updates says."""
-    upd = os.path.join(B.WORK, "plan-updates-2023")
-    shutil.rmtree(upd, ignore_errors=True)
-    os.makedirs(upd)
+    upd = B.scratch("plan-updates-2023")
 
     def setup(v, w):
         key, crt = own_kek(v)
@@ -398,23 +392,26 @@ def loader_signed_by_unenrolled_key():
     return grub_level("loader_signed_by_unenrolled_key", loader=loader)
 
 
+def db_grub():
+    """GRUB re-signed by a key of ours (for db), and that key's certificate."""
+    key, crt, der = db_key()
+    out = os.path.join(keys_dir(), "grub-db.efi")
+    if not os.path.exists(out):
+        B.resign(B.GRUB, out, key, crt)
+    return out, der
+
+
 @scenario("mok")
 def loader_signed_by_db_key():
     """A loader signed by a key in db: shim trusts db too."""
-    key, crt, der = db_key()
-    out = os.path.join(B.WORK, "keys", "grub-db.efi")
-    if not os.path.exists(out):
-        B.resign(B.GRUB, out, key, crt)
+    out, der = db_grub()
     return grub_level("loader_signed_by_db_key", lambda v, w: add_db(v, der), loader=out)
 
 
 @scenario("mok")
 def mok_ignore_db():
     """The same loader with MokDBState set (MokIgnoreDB): shim no longer uses db."""
-    key, crt, der = db_key()
-    out = os.path.join(B.WORK, "keys", "grub-db.efi")
-    if not os.path.exists(out):
-        B.resign(B.GRUB, out, key, crt)
+    out, der = db_grub()
 
     def setup(v, w):
         add_db(v, der)
@@ -553,12 +550,8 @@ def parse_init(log):
 
 
 def kernel_boot(name, vars_setup=None, kernel=B.KERNEL):
-    w = os.path.join(B.WORK, name)
-    shutil.rmtree(w, ignore_errors=True)
-    os.makedirs(w)
-    v = B.Vars(os.path.join(w, "vars.fd"))
-    if vars_setup:
-        vars_setup(v, w)
+    w = B.scratch(name)
+    v = B.scenario_store(w, vars_setup)
     files = B.esp_files(cfg=B.grub_cfg_kernel(), kernel=kernel, initrd=B.initramfs())
     esp = B.make_esp(os.path.join(w, "esp.img"), files)
     log = B.boot(name, esp, v, timeout=300, kernel=True)
@@ -647,8 +640,7 @@ def describe(k):
 @scenario("kernel")
 def kernel_tampered_refused():
     """A kernel with one byte of .text changed: GRUB asks shim, which refuses it."""
-    d = os.path.join(B.WORK, "keys")
-    os.makedirs(d, exist_ok=True)
+    d = keys_dir()
     k = B.flip_byte(B.KERNEL, os.path.join(d, "vmlinuz-tampered"), ".text")
     w, v, log = kernel_boot("kernel_tampered_refused", kernel=k)
     ev = B.runtime_view(v, os.path.join(w, "efivars"))
@@ -659,67 +651,5 @@ def kernel_tampered_refused():
     return res
 
 
-# ------------------------------------------------------------------ driver
-def main(argv):
-    names = [a for a in argv[1:] if not a.startswith("-")]
-    if "--list" in argv:
-        for g, fns in GROUPS.items():
-            print(g + ": " + " ".join(fns))
-        return 0
-    try:
-        B.need_tools()
-    except B.Skip as e:
-        print("skipped: %s" % e)
-        return 77
-    todo = [f for f in SCENARIOS if not names or f.__name__ in names or f.group in names]
-    if not todo:
-        print("no scenario named %s" % " ".join(names))
-        return 64
-    flip = os.environ.get("KT_BOOT_FLIP", "")
-    os.makedirs(B.WORK, exist_ok=True)
-    print("accelerator: %s; work: %s" % (B.accel(), B.WORK))
-    failed, t0 = [], time.monotonic()
-    for fn in todo:
-        t = time.monotonic()
-        print("== %s: %s" % (fn.__name__, (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""))
-        try:
-            res = fn()
-        except Exception:
-            traceback.print_exc()
-            failed.append(fn.__name__)
-            continue
-        bad = False
-        for i, chk in enumerate(res.checks):
-            what, real, kt = chk[:3]
-            if flip == fn.__name__ and i == 0:
-                real = "FLIPPED(%s)" % (real,)
-            same = real == kt
-            known = KNOWN_DISAGREEMENT.get(fn.__name__) if i == 0 else None  # the stage only
-            tag = "agree" if same else ("KNOWN_DISAGREEMENT" if known else "DISAGREE")
-            print("   %-10s %s: real=%s ktrust=%s%s" % (tag, what, real, kt,
-                                                       "  (" + chk[3] + ")" if len(chk) > 3 else ""))
-            if not same and not known:
-                bad = True
-            if not same and known:
-                print("!!!!! KNOWN_DISAGREEMENT %s: %s" % (fn.__name__, known))
-        log = getattr(res, "log", None)
-        if log is not None and (bad or os.environ.get("KT_BOOT_VERBOSE")):
-            for line in evidence(log):
-                print("    serial| " + line[:200])
-        links = getattr(res, "links", None)
-        if links is not None and (bad or os.environ.get("KT_BOOT_VERBOSE")):
-            for role in ("shim", "loader", "kernel"):
-                lk = links.get(role, {})
-                print("    ktrust| %s %s: %s" % (role, lk.get("verdict"), lk.get("reason")))
-        if bad:
-            failed.append(fn.__name__)
-        print("   (%.1f s)" % (time.monotonic() - t))
-    print("%d scenario(s), %d failed, %.0f s%s" % (len(todo), len(failed), time.monotonic() - t0,
-                                                   ": " + " ".join(failed) if failed else ""))
-    if KNOWN_DISAGREEMENT:
-        print("!!!!! KNOWN_DISAGREEMENT list is not empty: %s" % ", ".join(KNOWN_DISAGREEMENT))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(RUNNER.main(sys.argv, explain=explain))

@@ -14,8 +14,9 @@ initramfs that prints the firmware event log and the TPM's PCRs.
 
   tpm.py [--list] [SCENARIO ...]
 
-KT_BOOT_FLIP=SCENARIO corrupts that scenario's measured PCR 7 before the
-comparison (the test of the test: it must then fail).
+KT_BOOT_FLIP=SCENARIO corrupts that scenario's first measured value (PCR 7
+sha256 in a change scenario) before the comparison (the test of the test: it
+must then fail).  The driver is harness.py's, shared with run.py.
 """
 import base64
 import hashlib
@@ -26,25 +27,22 @@ import shutil
 import subprocess
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bootlib as B  # noqa: E402
+import harness as H  # noqa: E402
 
 # Scenarios where ktrust's prediction and the measured PCRs are known to
 # differ; the coordinator fixes the product and removes the entry.
 KNOWN_DISAGREEMENT = {
+    "tpm_sbat_policy_latest": "eventlog --predict compares SbatLevel date stamps only and ignores "
+                              "SbatPolicy (#31: the chain's SbatLevel rule)",
+    "tpm_new_loader": "shim measures each distinct certificate that verified an image once, in order "
+                      "(the MOK for GRUB, then the vendor certificate for the kernel); the prediction "
+                      "keeps log A's one MokListRT authority event",
 }
 
-TPM_INIT = r"""#!/bin/sh
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-insmod /lib/efivarfs.ko || echo "KT-ERROR efivarfs.ko not loaded"
-mount -t efivarfs efivarfs /sys/firmware/efi/efivars || echo "KT-ERROR efivarfs not mounted"
-mount -t securityfs securityfs /sys/kernel/security || echo "KT-ERROR securityfs not mounted"
-echo KTBOOT-INIT-START
-L=/sys/kernel/security/tpm0/binary_bios_measurements
+TPM_INIT = B.init_script(r"""L=/sys/kernel/security/tpm0/binary_bios_measurements
 [ -r $L ] || echo "KT-ERROR no $L"
 echo "KT-EVENTLOG-SHA256 $(sha256sum < $L | cut -d' ' -f1)"
 echo KT-EVENTLOG-BEGIN
@@ -55,22 +53,11 @@ for bank in sha1 sha256; do
         echo "KT-PCR $bank $i $(cat /sys/class/tpm/tpm0/pcr-$bank/$i 2>&1)"
     done
 done
-ls /sys/firmware/efi/efivars | while read f; do
-    case "$f" in
-    MokListRT-*|MokListXRT-*|MokListTrustedRT-*|SbatLevelRT-*|MokIgnoreDB-*|SecureBoot-*|SetupMode-*)
-        echo "KT-VAR $f $(base64 -w0 < "/sys/firmware/efi/efivars/$f")" ;;
-    esac
-done
-echo KTBOOT-INIT-DONE
-poweroff -f
-"""
+""")
 
-SCENARIOS = []
-
-
-def scenario(fn):
-    SCENARIOS.append(fn)
-    return fn
+RUNNER = H.Runner(KNOWN_DISAGREEMENT, "measured")
+scenario = RUNNER.scenario
+Result = H.Result
 
 
 # ------------------------------------------------------------------ one measured boot
@@ -93,7 +80,7 @@ def parse_serial(w, serial):
     m = re.search(r"KT-EVENTLOG-SHA256 ([0-9a-f]{64})", serial)
     body = re.search(r"KT-EVENTLOG-BEGIN\n(.*?)KT-EVENTLOG-END", serial, re.S)
     if not m or not body:
-        raise RuntimeError("no event log on the serial console (%s)" % "; ".join(B_evidence(serial)))
+        raise RuntimeError("no event log on the serial console (%s)" % "; ".join(evidence(serial)))
     text = "".join(line.strip() for line in body.group(1).splitlines()
                    if re.fullmatch(r"[A-Za-z0-9+/=]+", line.strip()))
     data = base64.b64decode(text)
@@ -113,9 +100,8 @@ def parse_serial(w, serial):
     return log, pcrs, rtvars
 
 
-def B_evidence(serial):
-    return [ln.strip()[:160] for ln in serial.splitlines()
-            if re.search(r"KT-ERROR|KTBOOT-|Kernel panic|Access Denied|Verification failed|tpm", ln)][:8]
+def evidence(serial):
+    return [ln[:160] for ln in H.evidence(serial, (r"KT-ERROR|KTBOOT-|Kernel panic|Access Denied|Verification failed|tpm",))]
 
 
 def swtpm_start(d):
@@ -141,21 +127,11 @@ def swtpm_start(d):
     return sock, p
 
 
-def swtpm_stop(p):
-    if p.poll() is None:
-        p.terminate()
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
-def esp_dir(w):
+def esp_dir(w, loader=B.GRUB):
     """The ESP's boot files as a directory, for --predict --esp."""
     d = os.path.join(w, "espdir")
     shutil.rmtree(d, ignore_errors=True)
-    for dst, src in B.esp_files(cfg=B.grub_cfg_kernel()).items():
+    for dst, src in B.esp_files(loader=loader, cfg=B.grub_cfg_kernel()).items():
         path = os.path.join(d, dst)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if isinstance(src, bytes):
@@ -165,23 +141,19 @@ def esp_dir(w):
     return d
 
 
-def measured_boot(name, setup=None):
+def measured_boot(name, setup=None, loader=B.GRUB):
     """Boot the store (stock, after setup(vars, dir)) with a fresh TPM; a Measured."""
-    w = os.path.join(B.WORK, "tpm-" + name)
-    shutil.rmtree(w, ignore_errors=True)
-    os.makedirs(w)
-    v = B.Vars(os.path.join(w, "vars.fd"))
-    if setup:
-        setup(v, w)
+    w = B.scratch("tpm-" + name)
+    v = B.scenario_store(w, setup)
     # the state as ktrust reads it (taken before the boot: shim writes the store)
     B.runtime_view(v, os.path.join(w, "efivars"))
-    files = B.esp_files(cfg=B.grub_cfg_kernel(), kernel=B.KERNEL, initrd=B.initramfs(TPM_INIT))
+    files = B.esp_files(loader=loader, cfg=B.grub_cfg_kernel(), kernel=B.KERNEL, initrd=B.initramfs(TPM_INIT))
     esp = B.make_esp(os.path.join(w, "esp.img"), files)
     sock, sw = swtpm_start(w)
     try:
         serial = B.boot("tpm-" + name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
     finally:
-        swtpm_stop(sw)
+        B.terminate(sw)
     open(os.path.join(w, "serial.log"), "w").write(serial)
     log, pcrs, rtvars = parse_serial(w, serial)
     return Measured(w, log, pcrs, rtvars, serial)
@@ -229,15 +201,6 @@ def log_events(log, pcr):
 
 
 # ------------------------------------------------------------------ scenarios
-class Result:
-    def __init__(self):
-        self.checks = []  # (what, real, ktrust)
-        self.notes = []
-
-    def compare(self, what, real, kt):
-        self.checks.append((what, real, kt))
-
-
 def tpm2_check(res, m):
     """The independent oracle, when tpm2-tools is installed: tpm2_eventlog's
     replay of the same log equals the TPM's PCRs (every PCR it lists, sha1 and
@@ -271,10 +234,8 @@ def tpm_replay_a():
         res.notes.append(err.strip())
     tpm2_check(res, m)
     # state A predicts itself: nothing changes, PCR 7 and 14 stay the TPM's
-    w = os.path.join(B.WORK, "tpm-A-predict")
-    shutil.rmtree(w, ignore_errors=True)
-    os.makedirs(w)
-    ev = runtime_b(B.Vars(os.path.join(w, "vars.fd")), os.path.join(w, "efivars"), m)
+    w = B.scratch("tpm-A-predict")
+    ev = runtime_b(B.scenario_store(w), os.path.join(w, "efivars"), m)
     rc, pred, _ev, err = predict(m.log, ev, esp_dir(w))
     for pcr in (7, 14):
         res.compare("PCR %d sha256 predicted for state A itself" % pcr, m.pcrs[("sha256", pcr)],
@@ -300,29 +261,23 @@ def runtime_b(vb, d, a):
     return d
 
 
-def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=()):
+def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=(), loader=B.GRUB):
     """Predict PCRs from log A and state B, boot B, compare.  extra(w): more
-    --predict arguments."""
+    --predict arguments; loader: the GRUB on B's ESP."""
     a = state_a()
     res = Result()
     # predict first, from log A and state B (the store before its boot)
-    w = os.path.join(B.WORK, "tpm-" + name + "-predict")
-    shutil.rmtree(w, ignore_errors=True)
-    os.makedirs(w)
-    vb = B.Vars(os.path.join(w, "vars.fd"))
-    setup(vb, w)
+    w = B.scratch("tpm-" + name + "-predict")
+    vb = B.scenario_store(w, setup)
     ev = runtime_b(vb, os.path.join(w, "efivars"), a)
-    esp = esp_dir(w)
+    esp = esp_dir(w, loader)
     rc, pred, events, err = predict(a.log, ev, esp, *(extra(w) if extra else ()))
     if rc not in (0, 5) or not pred:
         raise RuntimeError("ktrust eventlog --predict exit %d: %s" % (rc, err.strip()))
-    m = measured_boot(name, setup)
-    flip = os.environ.get("KT_BOOT_FLIP") == name
-    for pcr in pcrs:
+    m = measured_boot(name, setup, loader)
+    for pcr in pcrs:  # the first check, PCR 7 sha256, is the one KT_BOOT_FLIP changes
         for bank in ("sha256", "sha1"):
             real = m.pcrs[(bank, pcr)]
-            if flip and pcr == 7:
-                real = "0" * len(real)
             res.compare("PCR %d %s (A measured %s...)" % (pcr, bank, a.pcrs[(bank, pcr)][:16]), real,
                         pred.get((bank, pcr)))
     last = ("sha256", pcrs[-1])
@@ -450,6 +405,15 @@ def tpm_sbat_level_original():
 
 
 @scenario
+def tpm_sbat_policy_latest():
+    """SbatPolicy = latest (1, as mokutil --set-sbat-policy latest writes it): shim applies its
+    built-in latest level (2025051000 in shim 16.1) before measuring SbatLevel, so PCR 7 changes
+    although SbatLevel itself was not touched; predicted from log A and the variables alone."""
+    return change_scenario("tpm_sbat_policy_latest",
+                           lambda v, w: v.set("SbatPolicy", B.SHIM_GUID, B.NV_BS, b"\x01"))
+
+
+@scenario
 def tpm_mok_added():
     """MokList + one certificate: PCR 14 predicted = measured; PCR 7 too (unchanged).
 
@@ -457,61 +421,46 @@ def tpm_mok_added():
     return change_scenario("tpm_mok_added", mok_plus_cert, pcrs=(7, 14))
 
 
+MOK_GRUB_SBAT = (b"sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n"
+                 b"grub,5,Free Software Foundation,grub,2.06,https://www.gnu.org/software/grub/\n"
+                 b"grub.ktrust,1,ktrust,grub2,2.06,https://example.invalid/ktrust-boot-test\n")
+
+
+def mok_grub():
+    """The corpus GRUB with one more .sbat line (so a new image: a new Authenticode digest),
+    signed by a key of ours; and that key's certificate."""
+    key, crt, der = B.new_key(os.path.join(B.WORK, "keys"), "mok", "ktrust boot test MOK")
+    out = os.path.join(B.WORK, "keys", "grub-new-loader.efi")
+    if not os.path.exists(out):
+        B.resign(B.GRUB, out, key, crt, sbat=MOK_GRUB_SBAT)
+    return out, der
+
+
+@scenario
+def tpm_new_loader():
+    """A new GRUB (another image, signed by a key enrolled in MokList): PCR 4 (its Authenticode
+    digest), PCR 7 (shim's MokListRT authority event names the MOK that verified it) and PCR 14
+    (MokList) predicted from log A, the new ESP and the new variables = measured."""
+    loader, der = mok_grub()
+    return change_scenario("tpm_new_loader", lambda v, w: v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der)),
+                           pcrs=(7, 14, 4), loader=loader)
+
+
 # ------------------------------------------------------------------ driver
-def main(argv):
-    names = [a for a in argv[1:] if not a.startswith("-")]
-    if "--list" in argv:
-        print(" ".join(f.__name__ for f in SCENARIOS))
-        return 0
-    try:
-        B.need_tools()
-        if not shutil.which("swtpm"):
-            raise B.Skip("swtpm not installed (package swtpm)")
-    except B.Skip as e:
-        print("skipped: %s" % e)
-        return 77
-    todo = [f for f in SCENARIOS if not names or f.__name__ in names]
-    if not todo:
-        print("no scenario named %s" % " ".join(names))
-        return 64
-    os.makedirs(B.WORK, exist_ok=True)
-    print("accelerator: %s; work: %s" % (B.accel(), B.WORK))
-    failed, t0 = [], time.monotonic()
-    for fn in todo:
-        t = time.monotonic()
-        print("== %s: %s" % (fn.__name__, (fn.__doc__ or "").strip().splitlines()[0]))
-        try:
-            res = fn()
-        except Exception:
-            traceback.print_exc()
-            failed.append(fn.__name__)
-            continue
-        bad = False
-        known = KNOWN_DISAGREEMENT.get(fn.__name__)
-        for what, real, kt in res.checks:
-            same = real == kt
-            tag = "agree" if same else ("KNOWN_DISAGREEMENT" if known else "DISAGREE")
-            print("   %-10s %s: measured=%s ktrust=%s" % (tag, what, real, kt))
-            if not same:
-                if known:
-                    print("!!!!! KNOWN_DISAGREEMENT %s: %s" % (fn.__name__, known))
-                else:
-                    bad = True
-        for n in res.notes:
-            print("    note| " + n)
-        if bad and hasattr(res, "events"):
-            explain(res)
-        if bad:
-            for line in B_evidence(res.measured.serial):
-                print("    serial| " + line)
-            failed.append(fn.__name__)
-        print("   (%.1f s)" % (time.monotonic() - t))
-    print("%d scenario(s), %d failed, %.0f s%s" % (len(todo), len(failed), time.monotonic() - t0,
-                                                   ": " + " ".join(failed) if failed else ""))
-    if KNOWN_DISAGREEMENT:
-        print("!!!!! KNOWN_DISAGREEMENT list is not empty: %s" % ", ".join(KNOWN_DISAGREEMENT))
-    return 1 if failed else 0
+def need_swtpm():
+    if not shutil.which("swtpm"):
+        raise B.Skip("swtpm not installed (package swtpm)")
+
+
+def report(res):
+    """A failing scenario (or any, with KT_BOOT_VERBOSE): the events beside
+    ktrust's, and the deciding serial lines."""
+    if hasattr(res, "events"):
+        explain(res)
+    if hasattr(res, "measured"):
+        for line in evidence(res.measured.serial):
+            print("    serial| " + line)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(RUNNER.main(sys.argv, need=need_swtpm, explain=report))

@@ -19,15 +19,7 @@ A() { "$KTRUST" audit "$@"; }
 sec() { jq -c --arg s "$1" "select(.section == \$s) | $2"; }
 
 # esl TYPE-GUID HEX... > out: one EFI_SIGNATURE_LIST of hashes (owner zero)
-esl() {
-    python3 - "$@" <<'PY'
-import struct, sys, uuid
-t = uuid.UUID(sys.argv[1]).bytes_le
-hs = [bytes.fromhex(h) for h in sys.argv[2:]]
-body = b"".join(bytes(16) + h for h in hs)
-sys.stdout.buffer.write(t + struct.pack("<III", 28 + len(body), 0, 16 + len(hs[0])) + body)
-PY
-}
+esl() { efi esl --type "$1" --hash "${@:2}"; }
 SHA256=c1c41626-504c-4092-aca9-41f936934328
 
 mkroot() { # mkroot DIR: the whole system
@@ -88,26 +80,13 @@ expect_match "$out" "MokListRT  1 certificate.*boot images only" "MOK contents"
 # ESP), 0004 (no variable), 0005 (malformed)
 cp -r r rb
 GV=8be4df61-93ca-11d2-aa0d-00e098032b8c
-python3 - rb/$VARS $GV <<'PY'
-import struct, sys
-d, g = sys.argv[1], sys.argv[2]
-def var(name, data):
-    open(f"{d}/{name}-{g}", "wb").write(b"\x07\x00\x00\x00" + data)
-def opt(desc, path, attr=1):
-    u = lambda s: (s + "\0").encode("utf-16-le")
-    hd = bytes([4, 1]) + struct.pack("<H", 42) + bytes(38)
-    fp = u(path)
-    fnode = bytes([4, 4]) + struct.pack("<H", 4 + len(fp)) + fp
-    dp = hd + fnode + bytes([0x7f, 0xff, 4, 0])
-    return struct.pack("<IH", attr, len(dp)) + u(desc) + dp
-var("Boot0001", opt("debian", "\\EFI\\debian\\shimx64.efi"))
-var("Boot0003", opt("grub direct", "\\efi\\DEBIAN\\grubx64.efi", 0))
-var("Boot0002", opt("removable", "\\EFI\\BOOT\\BOOTX64.EFI"))
-var("Boot0005", b"\x01\x00\x00\x00\xff\x7f")
-var("Boot0006", opt("climbs out", "\\EFI\\..\\..\\vmlinuz-6.1.0-57-amd64"))
-var("BootOrder", struct.pack("<6H", 1, 3, 2, 4, 5, 6))
-var("BootCurrent", struct.pack("<H", 1))
-PY
+efi loadopt --efivar 7 --hd --desc debian --file '\EFI\debian\shimx64.efi' -o rb/$VARS/Boot0001-$GV
+efi loadopt --efivar 7 --hd --desc 'grub direct' --file '\efi\DEBIAN\grubx64.efi' --attrs 0 -o rb/$VARS/Boot0003-$GV
+efi loadopt --efivar 7 --hd --desc removable --file '\EFI\BOOT\BOOTX64.EFI' -o rb/$VARS/Boot0002-$GV
+efi efivar --attrs 7 --hex 01000000ff7f -o rb/$VARS/Boot0005-$GV
+efi loadopt --efivar 7 --hd --desc 'climbs out' --file '\EFI\..\..\vmlinuz-6.1.0-57-amd64' -o rb/$VARS/Boot0006-$GV
+efi u16 --efivar 7 1 3 2 4 5 6 -o rb/$VARS/BootOrder-$GV
+efi u16 --efivar 7 1 -o rb/$VARS/BootCurrent-$GV
 j=$(A --root rb --json)
 expect_eq $? 0 "boot entries do not change the chain's verdict"
 expect_eq "$(sec boot '[.boot_current, (.entries | map(.number))]' <<<"$j")" '[1,["0001","0003","0002","0004","0005","0006"]]' "BootOrder"

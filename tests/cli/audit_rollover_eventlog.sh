@@ -18,21 +18,15 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout fake.key -out fake.pem -days 3
     -subj "/C=US/ST=Washington/L=Redmond/O=Microsoft Corporation/CN=Microsoft Corporation UEFI CA 2011" 2>/dev/null
 openssl x509 -in fake.pem -outform DER -out fake.der
 mklog() {
-python3 - "$1" "$2" <<'PY'
-import struct, uuid, hashlib, sys
-def specid():
-    body = b"Spec ID Event03\0" + struct.pack("<IBBBBI", 0, 0, 2, 0, 2, 1) + struct.pack("<HH", 0x0b, 32) + b"\0"
-    return struct.pack("<II", 0, 3) + b"\0" * 20 + struct.pack("<I", len(body)) + body
-def ev(pcr, t, data):
-    return struct.pack("<IIIH", pcr, t, 1, 0x0b) + hashlib.sha256(data).digest() + struct.pack("<I", len(data)) + data
-def var(guid, name, data):
-    return uuid.UUID(guid).bytes_le + struct.pack("<QQ", len(name), len(data)) + name.encode("utf-16-le") + data
-sigdata = uuid.UUID("77fa9abd-0359-4d32-bd60-28f4e78f784b").bytes_le + open(sys.argv[1], "rb").read()
-dp = bytes([2, 1, 12, 0]) + struct.pack("<II", 0x0a0341d0, 0) + bytes([1, 1, 6, 0, 0, 3]) + bytes([0x7f, 0xff, 4, 0])
-img = struct.pack("<QQQQ", 0x1000, 0x8000, 0, len(dp)) + dp
-log = specid() + ev(7, 0x80000001, var("8be4df61-93ca-11d2-aa0d-00e098032b8c", "SecureBoot", b"\1"))
-log += ev(7, 4, b"\0\0\0\0") + ev(7, 0x800000e0, var("d719b2cb-3d3a-4596-a3bc-dad00e67656f", "db", sigdata))
-log += ev(2, 0x80000004, img)
+PYTHONPATH="$KT_SRC/tests/fixtures" python3 - "$1" "$2" <<'PY'
+import sys
+import efi as E
+# SecureBoot, the separator, db's authority (CERT) for an option ROM: PciRoot(0x0)/Pci(0x3,0x0)
+sigdata = E.MICROSOFT_GUID.bytes_le + open(sys.argv[1], "rb").read()
+rom = E.image_load_event(E.dp_pci_root() + E.dp_pci(3) + E.END_ENTIRE)
+log = E.tcg_specid() + E.tcg_event2(7, 0x80000001, E.variable_data(E.GLOBAL_GUID, "SecureBoot", b"\1"))
+log += E.tcg_event2(7, 4, b"\0\0\0\0") + E.tcg_event2(7, 0x800000e0, E.variable_data(E.SECURITY_GUID, "db", sigdata))
+log += E.tcg_event2(2, 0x80000004, rom)
 open(sys.argv[2], "wb").write(log)
 PY
 }

@@ -35,14 +35,7 @@ mkroot() { # mkroot DIR: shim, GRUB, MokManager, the kernel, two modules, efivar
     cp -r "$EV" "$1/$VARS"
 }
 # esl TYPE-GUID HEX > out: one EFI_SIGNATURE_LIST of one hash (owner zero)
-esl() {
-    python3 - "$@" <<'PY'
-import struct, sys, uuid
-t = uuid.UUID(sys.argv[1]).bytes_le
-h = bytes.fromhex(sys.argv[2])
-sys.stdout.buffer.write(t + struct.pack("<III", 28 + 16 + len(h), 0, 16 + len(h)) + bytes(16) + h)
-PY
-}
+esl() { efi esl --type "$1" --hash "$2"; }
 SHA256=c1c41626-504c-4092-aca9-41f936934328
 
 # the reference: the whole root, no links: every link trusted, exit 0
@@ -128,20 +121,9 @@ cp "$D/grubx64.efi.signed" "$H/grubx64.efi"
 mkdir -p "rf$H" && cp "$D/grubx64.efi.signed" "rf$H/grubx64.efi"
 rm rf/boot/efi/EFI/debian/grubx64.efi && ln -s "$H/grubx64.efi" rf/boot/efi/EFI/debian/grubx64.efi
 GV=8be4df61-93ca-11d2-aa0d-00e098032b8c
-python3 - rf/$VARS $GV <<'PY'
-import struct, sys
-d, g = sys.argv[1], sys.argv[2]
-def var(name, data):
-    open(f"{d}/{name}-{g}", "wb").write(b"\x07\x00\x00\x00" + data)
-def opt(desc, path):
-    u = lambda s: (s + "\0").encode("utf-16-le")
-    fp = u(path)
-    dp = bytes([4, 4]) + struct.pack("<H", 4 + len(fp)) + fp + bytes([0x7f, 0xff, 4, 0])
-    return struct.pack("<IH", 1, len(dp)) + u(desc) + dp
-var("Boot0001", opt("grub link", "\\EFI\\debian\\grubx64.efi"))
-var("Boot0002", opt("mm", "\\EFI\\debian\\mmx64.efi"))
-var("BootOrder", struct.pack("<2H", 1, 2))
-PY
+efi loadopt --efivar 7 --desc 'grub link' --file '\EFI\debian\grubx64.efi' -o rf/$VARS/Boot0001-$GV
+efi loadopt --efivar 7 --desc mm --file '\EFI\debian\mmx64.efi' -o rf/$VARS/Boot0002-$GV
+efi u16 --efivar 7 1 2 -o rf/$VARS/BootOrder-$GV
 j=$(A --root rf --json)
 expect_eq "$(sec chain '.links[1] | [.present, .file]' <<<"$j")" \
     '[false,"rf/boot/efi/EFI/debian/grubx64.efi"]' "GRUB linking out of the ESP: missing, not the host's"

@@ -29,24 +29,11 @@ echo "kernel/drivers/crc7.ko:" > r/$R/modules.dep
 cp -r "$EV" r/$VARS
 head -c 4000 /dev/urandom > r/$LOG
 GV=8be4df61-93ca-11d2-aa0d-00e098032b8c
-python3 - r/$VARS $GV <<'PY'
-import struct, sys
-d, g = sys.argv[1], sys.argv[2]
-def var(name, data):
-    open(f"{d}/{name}-{g}", "wb").write(b"\x07\x00\x00\x00" + data)
-def opt(desc, path, attr=1):
-    u = lambda s: (s + "\0").encode("utf-16-le")
-    hd = bytes([4, 1]) + struct.pack("<H", 42) + bytes(38)
-    fp = u(path)
-    fnode = bytes([4, 4]) + struct.pack("<H", 4 + len(fp)) + fp
-    dp = hd + fnode + bytes([0x7f, 0xff, 4, 0])
-    return struct.pack("<IH", attr, len(dp)) + u(desc) + dp
-var("Boot0001", opt("debian", "\\EFI\\debian\\shimx64.efi"))
-var("Boot0003", opt("grub direct", "\\efi\\DEBIAN\\grubx64.efi", 0))
-var("Boot0002", opt("removable", "\\EFI\\BOOT\\BOOTX64.EFI"))
-var("BootOrder", struct.pack("<3H", 1, 3, 2))
-var("BootCurrent", struct.pack("<H", 1))
-PY
+efi loadopt --efivar 7 --hd --desc debian --file '\EFI\debian\shimx64.efi' -o r/$VARS/Boot0001-$GV
+efi loadopt --efivar 7 --hd --desc 'grub direct' --file '\efi\DEBIAN\grubx64.efi' --attrs 0 -o r/$VARS/Boot0003-$GV
+efi loadopt --efivar 7 --hd --desc removable --file '\EFI\BOOT\BOOTX64.EFI' -o r/$VARS/Boot0002-$GV
+efi u16 --efivar 7 1 3 2 -o r/$VARS/BootOrder-$GV
+efi u16 --efivar 7 1 -o r/$VARS/BootCurrent-$GV
 
 # norm NAME: the root's name and every path under it made ROOT
 norm() { sed -e "s#\"$1/#\"ROOT/#g; s#\"root\":\"$1\"#\"root\":\"ROOT\"#g; s#\\b$1/#ROOT/#g; s#audit of $1\$#audit of ROOT#"; }

@@ -26,8 +26,9 @@ head -c 4096 "$(ls "$D"/modules/*.ko | head -1)" > "$R/lib/modules/$REL/kernel/x
 # and one with a right-to-left override, a byte that is not UTF-8, a C1 CSI, a backslash
 head -c 4096 "$(ls "$D"/modules/*.ko | head -1)" > "$R/lib/modules/$REL/kernel/y"$'\xe2\x80\xae\xff\xc2\x9b\\'".ko"
 # db gains a certificate whose CN holds a newline, the fake line and ESC[2J
-$PY - "$R/$VARS" "$FAKE" <<'PY'
-import datetime, glob, struct, sys, uuid
+PYTHONPATH="$KT_SRC/tests/fixtures" $PY - "$R/$VARS" "$FAKE" <<'PY'
+import datetime, glob, sys
+import efi as E
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -40,11 +41,8 @@ now = datetime.datetime(2024, 1, 1)
 c = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(k.public_key())
      .serial_number(7).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=3650))
      .sign(k, hashes.SHA256()))
-der = c.public_bytes(serialization.Encoding.DER)
-X509 = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072").bytes_le
-esl = X509 + struct.pack("<III", 28 + 16 + len(der), 0, 16 + len(der)) + bytes(16) + der
 with open(glob.glob(d + "/db-*")[0], "ab") as f:
-    f.write(esl)
+    f.write(E.esl_x509(c.public_bytes(serialization.Encoding.DER)))
 PY
 out=$("$KTRUST" audit --root "$R")
 rc=$?

@@ -60,12 +60,7 @@ gen_ca db "DB"
 gen_ca vendor "Vendor"
 "$KTRUST" wrap-key vendor.pem --vendor-cert -o shim.u >/dev/null
 printf 'sbat,1,SBAT Version,sbat,1,https://x\nshim,3,UEFI shim,shim,1,https://y\n' > shim.csv
-python3 - <<'PY'
-import struct
-a = b"sbat,1,2025021800\nshim,4\ngrub,5\n\0"
-l = b"sbat,1,2025051000\nshim,4\ngrub,5\n\0"
-open("sbatlevel.bin", "wb").write(struct.pack("<III", 0, 8, 8 + len(a)) + a + l)
-PY
+efi sbatlevel --previous sbat,1,2025021800 shim,4 grub,5 --latest sbat,1,2025051000 shim,4 grub,5 -o sbatlevel.bin
 objcopy --add-section .sbat=shim.csv --set-section-flags .sbat=contents,alloc,load,readonly,data \
     --add-section .sbatlevel=sbatlevel.bin --set-section-flags .sbatlevel=contents,alloc,load,readonly,data \
     shim.u shim2.u

@@ -24,14 +24,7 @@ for f in sys.argv[1:]:
     print(hex(struct.unpack_from("<H", b, off + 4)[0]))' esp/*.efi | sort -u)
 expect_eq "$machines" 0x8664 "fixtures: both binaries are x64 (PE Machine 0x8664)"
 # an arm64 dbx: an EFI signature list of dbx_info's aarch64 SHA-256 hashes
-python3 -c '
-import json, struct, sys, uuid
-d = json.load(open(sys.argv[1]))
-hs = [bytes.fromhex(e["authenticodeHash"]) for e in d["images"]["aarch64"] if e["hashType"] == "SHA256"]
-owner = uuid.UUID("77fa9abd-0359-4d32-bd60-28f4e78f784b").bytes_le
-g = uuid.UUID("c1c41626-504c-4092-aca9-41f936934328").bytes_le
-body = b"".join(owner + h for h in hs)
-sys.stdout.buffer.write(g + struct.pack("<III", 28 + len(body), 0, 48) + body)' "$INFO" >dbx-arm64.esl
+efi esl --owner microsoft --sha256 $(jq -r '.images.aarch64[] | select(.hashType == "SHA256") | .authenticodeHash' "$INFO") -o dbx-arm64.esl
 n_arm=$(python3 -c 'import json,sys; print(sum(e["hashType"] == "SHA256" for e in json.load(open(sys.argv[1]))["images"]["aarch64"]))' "$INFO")
 
 arch() { python3 -c '
@@ -65,12 +58,7 @@ out=$($KTRUST check-update --dbx "$S/DBX/DBXUpdate-x86.bin" esp)
 expect_eq "$(grep -c 'this update is for' <<<"$out")" 0 "no dbx_info: no note"
 # hashes dbx_info does not list are said to be possibly for any architecture
 cat dbx-arm64.esl > mixed.esl
-python3 -c '
-import struct, sys, uuid
-owner = uuid.UUID("77fa9abd-0359-4d32-bd60-28f4e78f784b").bytes_le
-g = uuid.UUID("c1c41626-504c-4092-aca9-41f936934328").bytes_le
-body = owner + bytes(32)
-sys.stdout.buffer.write(g + struct.pack("<III", 28 + len(body), 0, 48) + body)' >>mixed.esl
+efi esl --owner microsoft --sha256 0000000000000000000000000000000000000000000000000000000000000000 >>mixed.esl
 out=$($KTRUST check-update --dbx mixed.esl --dbx-info "$INFO" esp)
 expect_match "$out" "this update is for aarch64.*\(1 hash dbx_info does not list may be for any architecture\)" "an unlisted hash is named as unknown"
 # -v: each file's format and architecture

@@ -23,16 +23,7 @@ printf 'shimx64.efi,debian,,This is the boot entry for debian\n' > esp/EFI/debia
 CU() { "$KTRUST" check-update "$@"; }
 
 # esl TYPE-GUID HEX... > out: one EFI_SIGNATURE_LIST of hashes (owner zero)
-esl() {
-    python3 - "$@" <<'PY'
-import struct, sys, uuid
-t = uuid.UUID(sys.argv[1]).bytes_le
-hs = [bytes.fromhex(h) for h in sys.argv[2:]]
-n = len(hs[0])
-body = b"".join(bytes(16) + h for h in hs)
-sys.stdout.buffer.write(t + struct.pack("<III", 28 + len(body), 0, 16 + n) + body)
-PY
-}
+esl() { efi esl --type "$1" --hash "${@:2}"; }
 SHA256=c1c41626-504c-4092-aca9-41f936934328
 SHA384=ff3e5307-9fd0-48c9-85f1-8ad56c701e01
 X509SHA256=3bd2a492-96c0-4079-b420-fcf98ef103ed
@@ -88,14 +79,7 @@ osslsigncode extract-signature -in esp/EFI/debian/grubx64.efi -out grub.p7 >/dev
 openssl pkcs7 -inform DER -in grub.p7 -print_certs -out grubcerts.pem
 openssl x509 -in grubcerts.pem -outform DER -out signer.der
 openssl x509 -in grubcerts.pem -out signer.pem
-cert-to-efi-sig-list signer.pem signer.esl >/dev/null 2>&1 || {
-    python3 - <<'PY'
-import struct, uuid
-c = open("signer.der", "rb").read()
-t = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072").bytes_le
-open("signer.esl", "wb").write(t + struct.pack("<III", 28 + 16 + len(c), 0, 16 + len(c)) + bytes(16) + c)
-PY
-}
+cert-to-efi-sig-list signer.pem signer.esl >/dev/null 2>&1 || efi esl --x509 signer.der -o signer.esl
 j=$(CU --json --dbx signer.esl esp)
 expect_eq $? 5 "the grub signer certificate in dbx: exit 5"
 expect_eq "$(jq -r 'select(.would_be_revoked == true) | .file' <<<"$j")" esp/EFI/debian/grubx64.efi "certificate: grub"
@@ -104,12 +88,7 @@ expect_match "$(jq -r 'select(.would_be_revoked == true) | .reasons[0].detail' <
     "certificate detail"
 openssl asn1parse -inform DER -in signer.der -strparse 4 -noout -out tbs.der >/dev/null 2>&1
 th=$(sha256sum tbs.der | cut -d' ' -f1)
-python3 - "$X509SHA256" "$th" <<'PY' > tbs.esl
-import struct, sys, uuid
-t = uuid.UUID(sys.argv[1]).bytes_le
-body = bytes(16) + bytes.fromhex(sys.argv[2]) + bytes(16)
-sys.stdout.buffer.write(t + struct.pack("<III", 28 + len(body), 0, len(body)) + body)
-PY
+efi esl --x509-sha256 "$th" > tbs.esl
 j=$(CU --json --dbx tbs.esl esp)
 expect_eq $? 5 "the signer's TBS hash in dbx: exit 5"
 expect_eq "$(jq -r 'select(.would_be_revoked == true) | .reasons[0].by' <<<"$j")" certificate_tbs "by certificate_tbs"

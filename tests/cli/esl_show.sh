@@ -15,13 +15,7 @@ cert-to-efi-sig-list -g aabbccdd-eeff-0011-2233-445566778899 b.pem b.esl >/dev/n
 head -c 100 /dev/urandom >blob
 # a SHA256 list by hand (UEFI spec layout; efitools' hash-to-efi-sig-list
 # hashes PE images only)
-python3 - <<'PY'
-import hashlib, struct, uuid
-h = hashlib.sha256(open("blob", "rb").read()).digest()
-t = uuid.UUID("c1c41626-504c-4092-aca9-41f936934328").bytes_le
-o = uuid.UUID("01234567-89ab-cdef-0123-456789abcdef").bytes_le
-open("h.esl", "wb").write(t + struct.pack("<III", 28 + 48, 0, 48) + o + h)
-PY
+efi esl --sha256-of blob --owner 01234567-89ab-cdef-0123-456789abcdef -o h.esl
 cat a.esl b.esl h.esl >all.esl
 { printf '\x07\x00\x00\x00'; cat all.esl; } >all.var   # efivarfs form
 

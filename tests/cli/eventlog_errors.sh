@@ -22,21 +22,14 @@ for n in $(seq 1 37 15065); do
     elif [ "$rc" != 0 ]; then bad_cuts=$((bad_cuts + 1)); fi
 done
 expect_eq "$bad_cuts" 0 "every truncation: exit 4 with an offset (or 0 at an event boundary)"
-python3 - <<'PY'
+PYTHONPATH="$KT_SRC/tests/fixtures" python3 - <<'PY'
 import struct
-def sha1ev(pcr, t, data, dig=b"\0" * 20): return struct.pack("<II", pcr, t) + dig + struct.pack("<I", len(data)) + data
-def specid(algs):
-    body = b"Spec ID Event03\0" + struct.pack("<IBBBBI", 0, 0, 2, 0, 2, len(algs))
-    for a, s in algs: body += struct.pack("<HH", a, s)
-    return sha1ev(0, 3, body + b"\0")
-def ev2(pcr, t, digs, data):
-    b = struct.pack("<III", pcr, t, len(digs))
-    for a, d in digs: b += struct.pack("<H", a) + d
-    return b + struct.pack("<I", len(data)) + data
-hdr = specid([(0x0b, 32)])
+import efi as E
+def ev2(pcr, t, digs, data): return E.tcg_event2(pcr, t, data, digs)
+hdr = E.tcg_specid([(0x0b, 32)])
 open("alg.bin", "wb").write(hdr + ev2(0, 8, [(0x04, b"\1" * 20)], b"x"))          # sha1 not listed
 open("pcr.bin", "wb").write(hdr + ev2(30, 8, [(0x0b, b"\1" * 32)], b"x"))         # PCR 30
-open("nalg.bin", "wb").write(specid([]))                                           # no algorithms
+open("nalg.bin", "wb").write(E.tcg_specid([]))                                     # no algorithms
 open("size.bin", "wb").write(hdr + ev2(0, 8, [(0x0b, b"\1" * 32)], b"")[:-4] + struct.pack("<I", 99999))
 open("empty.bin", "wb").write(b"")
 # an authority event whose UEFI_VARIABLE_DATA lies about its name length

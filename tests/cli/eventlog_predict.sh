@@ -61,17 +61,8 @@ EFIG=8be4df61-93ca-11d2-aa0d-00e098032b8c
 DBG=d719b2cb-3d3a-4596-a3bc-dad00e67656f
 SHIMG=605dab50-e046-4300-abb6-3dd810dd8b23
 data() { tail -c +5 "$1"; }   # an efivarfs file without its attribute word
-esl_hash() { python3 -c '
-import uuid, struct, hashlib, sys
-t = uuid.UUID("c1c41626-504c-4092-aca9-41f936934328").bytes_le
-o = uuid.UUID("77fa9abd-0359-4d32-bd60-28f4e78f784b").bytes_le
-sys.stdout.buffer.write(t + struct.pack("<III", 28 + 48, 0, 48) + o + hashlib.sha256(b"one more revoked image").digest())'; }
-esl_cert() { python3 -c '
-import uuid, struct, sys
-der = open(sys.argv[1], "rb").read()
-t = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072").bytes_le
-o = uuid.UUID("77fa9abd-0359-4d32-bd60-28f4e78f784b").bytes_le
-sys.stdout.buffer.write(t + struct.pack("<III", 28 + 16 + len(der), 0, 16 + len(der)) + o + der)' "$1"; }
+esl_hash() { efi esl --owner microsoft --sha256 "$(printf 'one more revoked image' | sha256sum | cut -c1-64)"; }
+esl_cert() { efi esl --owner microsoft --x509 "$1"; }
 CA2023=$CORPUS/peers/secureboot-objects/certs/microsoft-uefi-ca-2023.der
 TPM7="sha1 $(awk '$1=="sha1" && $2==7 {print $3}' "$O/pcrs.txt")
 sha256 $(awk '$1=="sha256" && $2==7 {print $3}' "$O/pcrs.txt")"
@@ -150,13 +141,8 @@ expect_match "$json" '"type":"prediction","bank":"sha256","pcr":7,"now":"75677db
 # rebuilt from its MokListRT authority event) predicts the TPM's PCR 14; one
 # more MOK changes it to the oracle's value (hashlib over the new list)
 fresh
-"$KTRUST" eventlog "$LOG" --json | python3 -c '
-import sys, json, struct, uuid
-for l in sys.stdin:
-    d = json.loads(l)
-    if d["type"] == "event" and d["index"] == 31: data = bytes.fromhex(d["variable"]["data"])
-t = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072").bytes_le
-sys.stdout.buffer.write(b"\x06\x00\x00\x00" + t + struct.pack("<III", 28 + len(data), 0, len(data)) + data)' >"vars/MokListRT-$SHIMG"
+efi esl --efivar 6 --entry "$("$KTRUST" eventlog "$LOG" --json | jq -r 'select(.type == "event" and .index == 31) | .variable.data')" \
+    -o "vars/MokListRT-$SHIMG"
 TPM14="sha1 $(awk '$1=="sha1" && $2==14 {print $3}' "$O/pcrs.txt")
 sha256 $(awk '$1=="sha256" && $2==14 {print $3}' "$O/pcrs.txt")"
 expect_eq "$(OPCR=14 predicted --efivars vars --esp esp)" "$TPM14" "MOK identity: MokListRT = the vendor certificate predicts the TPM's PCR 14"

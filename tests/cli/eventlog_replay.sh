@@ -75,9 +75,9 @@ auth=$("$KTRUST" eventlog "$O/eventlog.bin" --json | grep '"type":"authority"' |
 expect_match "$auth" '"source":"firmware_db".*"ms_uefi_ca_2011":true.*"image":"PciRoot' "JSON: the db authority object"
 expect_match "$("$KTRUST" eventlog "$O/eventlog.bin" --json | tail -1)" '"authorized_by_ms_uefi_ca_2011":1' "summary counts what the 2011 CA authorized"
 # unknown events are shown raw, never dropped: a SHA-1 log with an unknown type
-python3 - <<'PY'
-import struct
-def ev(pcr, t, data): return struct.pack("<II", pcr, t) + b"\x11" * 20 + struct.pack("<I", len(data)) + data
+PYTHONPATH="$KT_SRC/tests/fixtures" python3 - <<'PY'
+import efi as E
+def ev(pcr, t, data): return E.tcg_event1(pcr, t, data, b"\x11" * 20)
 open("odd.bin", "wb").write(ev(0, 0x8, b"v1\0") + ev(2, 0x7777, b"\xde\xad\xbe\xef"))
 PY
 out=$("$KTRUST" eventlog odd.bin); rc=$?

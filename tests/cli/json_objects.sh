@@ -80,11 +80,7 @@ head -c 3000 /dev/urandom >mod.body
 sign_module mod.body mod.ko modkey.pem modkey.key
 # an EFI signature list of one SHA-256 (the signed PE's Authenticode hash is
 # not needed: any hash makes a dbx update to check against)
-python3 -c '
-import struct, uuid, sys
-g = uuid.UUID("c1c41626-504c-4092-aca9-41f936934328").bytes_le
-e = uuid.UUID("605dab50-e046-4300-abb6-3dd810dd8b23").bytes_le + bytes(range(32))
-sys.stdout.buffer.write(g + struct.pack("<III", 28 + len(e), 0, len(e)) + e)' >dbx.esl
+efi esl --owner shim --sha256 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f -o dbx.esl
 mkdir -p root/boot/efi
 # shape CMD...: every line of --json output is an object with a type; prints
 # "no type: ..." for one without, and the summary's shape when there is one

@@ -100,11 +100,7 @@ expect_exit 0 "the same with --trust instead of a platform key" -- "$KTRUST" loa
 
 # --- shim's .vendor_cert layout: DER form, ESL form, and a vendor dbx --------
 openssl x509 -in vendor1.pem -outform DER -out vendor1.der
-python3 -c "
-import struct, uuid, hashlib
-h = hashlib.sha256(b'revoked image').digest()
-g = uuid.UUID('c1c41626-504c-4092-aca9-41f936934328').bytes_le
-open('vdbx.esl','wb').write(g + struct.pack('<III', 28 + 48, 0, 48) + bytes(16) + h)"
+efi esl --sha256 "$(printf 'revoked image' | sha256sum | cut -c1-64)" -o vdbx.esl
 expect_exit 0 "wrap-key --vendor-cert, one certificate (DER form)" -- "$KTRUST" wrap-key --vendor-cert vendor1.pem -o vc1.efi
 expect_exit 0 "wrap-key --vendor-cert --esl with a dbx" -- "$KTRUST" wrap-key --vendor-cert --esl --dbx vdbx.esl vendor1.pem vendor2.pem -o vc2.efi
 osslsign vc1.efi vc1.s.efi signer platform

@@ -90,11 +90,7 @@ expect_match "$($KTRUST verify-pe --zz-bogus x 2>&1)" "^ktrust verify-pe: unreco
 expect_match "$($KTRUST keyring list --zz-bogus 2>&1)" "^ktrust keyring: unrecognized option '--zz-bogus'" "keyring: the command's name, not the subcommand's"
 # -v where the README promises it
 expect_eq "$($KTRUST verify-var -v --var db ca.pem >/dev/null 2>&1; echo $?)" 1 "verify-var -v: accepted (ca.pem is no signed update: 1)"
-python3 -c '
-import struct, sys, uuid
-g = uuid.UUID("c1c41626-504c-4092-aca9-41f936934328").bytes_le
-e = uuid.UUID("605dab50-e046-4300-abb6-3dd810dd8b23").bytes_le + bytes(32)
-sys.stdout.buffer.write(g + struct.pack("<III", 28 + len(e), 0, len(e)) + e)' >zero.esl
+efi esl --owner shim --sha256 0000000000000000000000000000000000000000000000000000000000000000 -o zero.esl
 out=$($KTRUST check-update -v --dbx zero.esl w.signed.efi 2>&1); rc=$?
 expect_eq "$rc" 0 "check-update -v: accepted"
 expect_match "$out" "format: pe32\+, machine x64" "check-update -v: each file's format and machine"

@@ -123,12 +123,7 @@ expect_exit 5 "check-update: a 0x23 dump revokes grub 4" -- CU --sbat-level Sbat
 # .sbatlevel automatic 2025021800 shim,4 grub,5) and these loaders
 "$KTRUST" wrap-key vendor.pem --vendor-cert -o shim.u >/dev/null
 printf 'sbat,1,SBAT Version,sbat,1,https://x\nshim,4,UEFI shim,shim,1,https://y\n' > shim.csv
-python3 - <<'PY'
-import struct
-a = b"sbat,1,2025021800\nshim,4\ngrub,5\n\0"
-l = b"sbat,1,2025051000\nshim,4\ngrub,5\n\0"
-open("sbatlevel.bin", "wb").write(struct.pack("<III", 0, 8, 8 + len(a)) + a + l)
-PY
+efi sbatlevel --previous sbat,1,2025021800 shim,4 grub,5 --latest sbat,1,2025051000 shim,4 grub,5 -o sbatlevel.bin
 addsec shim.u shim2.u .sbat=shim.csv .sbatlevel=sbatlevel.bin
 sbsign --key db.key --cert db.pem --output shim.efi shim2.u 2>/dev/null
 sbsign --key vendor.key --cert vendor.pem --output kernel.efi plain.u 2>/dev/null

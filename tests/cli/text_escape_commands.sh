@@ -56,14 +56,7 @@ open(out + ".key", "wb").write(k.private_bytes(serialization.Encoding.PEM,
 PY
 $PY gen.py plain plain && $PY gen.py evil evil && $PY gen.py bad bad || { bad "fixtures"; finish; }
 # esl NAME.der > out: one X509 EFI_SIGNATURE_LIST
-esl() {
-    $PY - "$1" <<'PY'
-import struct, sys, uuid
-der = open(sys.argv[1], "rb").read()
-t = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072").bytes_le
-sys.stdout.buffer.write(t + struct.pack("<III", 28 + 16 + len(der), 0, 16 + len(der)) + bytes(16) + der)
-PY
-}
+esl() { efi esl --x509 "$1"; }
 
 # clean NAME FILE: valid UTF-8; no C0 control but newline and tab, no DEL, no
 # C1 control, no bidirectional override or isolate; no line that is the fake

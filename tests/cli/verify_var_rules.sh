@@ -36,14 +36,8 @@ expect_match "$(VV --var db --kek kekca.der db-17th-unknown.auth)" \
 # the signer expired a month before the update's time: firmware ignores dates
 expect_match "$(openssl x509 -inform DER -in signer.der -noout -enddate)" "2025" "signer expired"
 # an ESL and an efivarfs-style dump as --kek
-python3 - <<'PY'
-import struct, uuid
-c = open("kekca.der", "rb").read()
-esl = uuid.UUID("a5c059a1-94e4-4aa7-87b5-ab155c2bf072").bytes_le + \
-    struct.pack("<III", 28 + 16 + len(c), 0, 16 + len(c)) + bytes(16) + c
-open("kek.esl", "wb").write(esl)
-open("KEK-dump", "wb").write(struct.pack("<I", 0x27) + esl)
-PY
+efi esl --x509 kekca.der -o kek.esl
+efi efivar --attrs 0x27 kek.esl -o KEK-dump
 expect_exit 0 "--kek ESL" -- VV --var db --kek kek.esl db-append.auth
 expect_exit 0 "--kek efivarfs dump" -- VV --var db --kek KEK-dump db-append.auth
 expect_exit 0 "several --kek" -- VV --var db --kek other.der --kek kekca.der db-append.auth

@@ -85,3 +85,7 @@ finish() {
     [ "$FAIL" = 0 ]
     exit $?
 }
+
+# efi SUBCOMMAND ...: EFI signature lists, efivarfs files, load options,
+# BootOrder, .sbatlevel (tests/fixtures/efi.py; `efi --help`)
+efi() { python3 "$KT_SRC/tests/fixtures/efi.py" "$@"; }
