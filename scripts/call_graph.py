@@ -85,8 +85,8 @@ def main(argv):
         src = source_of(o)
         if srcdir and not os.path.exists(os.path.join(srcdir, src)):
             continue  # a removed file's object may linger in the build tree
-        if layers:
-            src = os.path.dirname(src)
+        if layers:  # src/LAYER, or cli (its folders are command families, not tiers)
+            src = 'cli' if src.startswith('cli/') else os.path.dirname(src)
         d, u = symbols(o)
         for s in d:
             owner.setdefault(s, src)

@@ -59,8 +59,8 @@ all_long=$(
     for c in "${cmds[@]}"; do options $c; done | grep -o '^--[a-z0-9-]*'
     options | grep -o "^--[a-z0-9-]*"
     grep -o '\\-\\-[a-z][a-z0-9\\-]*' "$KT_SRC/doc/ktrust.1" | sed 's/\\//g'
-    grep -ho 'CLI_OPT("[a-z0-9-]*"' "$KT_SRC"/cli/*.c | sed 's/CLI_OPT("\(.*\)"/--\1/'
-    grep -ho '{"[a-z0-9-]*", *[a-z_]*_argument' "$KT_SRC"/cli/*.c | sed 's/{"\([^"]*\)".*/--\1/'
+    grep -ho 'CLI_OPT("[a-z0-9-]*"' "$KT_SRC"/cli/*/*.c | sed 's/CLI_OPT("\(.*\)"/--\1/'
+    grep -ho '{"[a-z0-9-]*", *[a-z_]*_argument' "$KT_SRC"/cli/*/*.c | sed 's/{"\([^"]*\)".*/--\1/'
     echo --no-such-option
 )
 all_long=$(printf '%s\n' $all_long | sort -u)
