@@ -59,6 +59,20 @@ int cli_policy_opt(struct kt_policy *pol, int c, const char *arg, const char *cm
  * options (cli_opts_show: usage prints them with cli_usage_print), call
  * show_file for each FILE, return the highest exit code. */
 typedef int (*cli_show_fn)(const char *path, const struct cli_common *co);
+/* The same driver for any command of that shape: parse opts (its own
+ * options first through own_opt, which returns true for one it took; then
+ * the common ones), say no_file when no FILE is given, call each(FILE, co,
+ * arg) for every FILE, return the highest exit code. */
+struct cli_files_cmd {
+    const char *cmd;               /* for the one-line usage error */
+    const struct cli_opt *opts;
+    void (*usage)(FILE *f);
+    const char *no_file;           /* "no FILE given" */
+    bool (*own_opt)(void *arg, int ch);
+    void *arg;
+};
+int cli_files_main(const struct cli_files_cmd *fc, int argc, char **argv,
+                   int (*each)(const char *path, const struct cli_common *co, void *arg));
 int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f),
                   cli_show_fn show_file);
 

@@ -125,33 +125,22 @@ static int one_image(const char *path, const struct cli_common *co, bool pem)
     return s.worst;
 }
 
+static bool pem_opt(void *arg, int ch)
+{
+    if (ch != OPT_PEM)
+        return false;
+    *(bool *)arg = true;
+    return true;
+}
+
+static int each_image(const char *path, const struct cli_common *co, void *arg)
+{
+    return one_image(path, co, *(bool *)arg);
+}
+
 int cmd_kernel_keys(int argc, char **argv)
 {
-    struct cli_common co = {0};
     bool pem = false;
-    struct cli_getopt g;
-    int ch;
-    if (cli_opts_init(&g, opts) < 0)
-        return EXIT_INTERNAL;
-    while ((ch = cli_getopt(argc, argv, &g)) != -1) {
-        if (ch == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (ch == OPT_PEM) {
-            pem = true;
-            continue;
-        }
-        int r = cli_common_opt(&co, ch, optarg);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r == 0)
-            return EXIT_USAGE; /* cli_getopt said why */
-    }
-    if (optind >= argc)
-        return cli_usage_error("kernel-keys", "no VMLINUZ given");
-    int worst = 0;
-    for (int i = optind; i < argc; i++)
-        worst = worse(worst, one_image(argv[i], &co, pem));
-    return worst;
+    struct cli_files_cmd fc = {"kernel-keys", opts, usage, "no VMLINUZ given", pem_opt, &pem};
+    return cli_files_main(&fc, argc, argv, each_image);
 }
