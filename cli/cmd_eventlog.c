@@ -277,18 +277,18 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
             return rc;
     }
     struct kt_evlog_predict_opts o = {vars, sbat, sbat_len, a->esp};
-    struct kt_evlog_prediction p;
+    struct kt_evlog_prediction *p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_evlog_predict(log, &o, &p, &e);
     if (rc < 0) {
         cli_error(a->log, &e);
         free(sbat);
-        kt_evlog_prediction_free(&p);
+        kt_evlog_prediction_free(p);
         return cli_exit_code(rc);
     }
     struct ev_predict_args pa = {a->format, a->json, a->quiet};
-    c->pcr7_banks = ev_predict_print(log, &p, &pa);
-    kt_evlog_prediction_free(&p);
+    c->pcr7_banks = ev_predict_print(log, p, &pa);
+    kt_evlog_prediction_free(p);
     free(sbat);
     return worst;
 }

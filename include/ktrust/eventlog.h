@@ -237,7 +237,7 @@ struct kt_evlog_varcheck {
 KT_API int kt_evlog_check_vars(const struct kt_evlog *log, const struct kt_efivars *vars,
                                struct kt_evlog_varcheck **out, size_t *n, struct kt_error *err);
 
-/* ---- prediction ---- */
+/* ---- prediction: the log replayed with events recomputed, PCR by PCR ---- */
 
 enum kt_predict_how {
     KT_PRED_KEPT = 0,      /* the logged digest, unchanged */
@@ -246,12 +246,22 @@ enum kt_predict_how {
     KT_PRED_KEPT_UNKNOWN,  /* kept: the new state could not be worked out (note says why) */
 };
 
+/* Why an event was kept, for advice the application words (the note says
+ * it without naming the application's options). */
+enum kt_predict_hint {
+    KT_PRED_HINT_NONE = 0,
+    KT_PRED_HINT_NO_ESP,         /* a db authority: no ESP (or no variables) to find the
+                                  * db entry that verifies the image */
+    KT_PRED_HINT_NO_SBAT_LEVEL,  /* shim's SbatLevel: none in the new state, none given */
+};
+
 struct kt_evlog_predicted {
     size_t event_index; /* the log's event; inserted: the image it precedes */
     bool inserted;      /* a new EV_EFI_VARIABLE_AUTHORITY "db" event the log does not
                          * have: firmware logs each db entry once, and after the change
                          * an image is verified by an entry not logged before it */
     enum kt_predict_how how;
+    enum kt_predict_hint hint;
     char note[320];
     /* the predicted digest in each bank of the log (log->bank[b]); a bank
      * ktrust cannot compute keeps the logged digest */
@@ -266,35 +276,48 @@ struct kt_evlog_predict_opts {
     const char *esp;                 /* the ESP, for the images' authorities (NULL: keep) */
 };
 
-struct kt_evlog_prediction {
-    struct kt_evlog_pcrs now;        /* the log replayed */
-    struct kt_evlog_pcrs after;      /* PCR 7 events recomputed, replayed */
-    size_t n;                        /* PCR 7 events */
-    struct kt_evlog_predicted *ev;   /* owned */
-    bool pcr7_changes;               /* in any replayed bank */
-    /* PCR 4 (boot applications), with esp: each EV_EFI_BOOT_SERVICES_APPLICATION
-     * whose file is on the ESP with that file's Authenticode digests */
-    size_t n4;
-    struct kt_evlog_predicted *ev4;  /* owned */
-    bool pcr4_changes;
-    /* PCR 14 (shim's MOK state), with vars: shim's EV_IPL "MokList",
-     * "MokListX", "MokListTrusted" events with the hash of MokListRT,
-     * MokListXRT, MokListTrustedRT when vars holds them (the others kept) */
-    size_t n14;
-    struct kt_evlog_predicted *ev14; /* owned */
-    bool pcr14_changes;
-};
+/* A prediction (opaque): the log replayed ("now"), and each predicted PCR
+ * replayed again from its events, recomputed where a source of truth gives
+ * them ("after").  The PCRs predicted are those whose recomputers have what
+ * they need: PCR 7 always (the Secure Boot variable events with vars' data,
+ * each firmware db authority with the db entry of vars that verifies the
+ * image the log shows after it, kt_chain_firmware on that file under esp,
+ * db authority events firmware would add, shim's SbatLevel event with the
+ * level it would enforce); PCR 4 with esp (each boot application found on
+ * the ESP with its Authenticode digests); PCR 14 with vars (shim's EV_IPL
+ * MokList, MokListX, MokListTrusted events with the hash of MokListRT,
+ * MokListXRT, MokListTrustedRT).  An event no recomputer claims keeps its
+ * logged digest; what cannot be worked out is kept and said.  More PCRs may
+ * be predicted in later releases: walk kt_evlog_prediction_n_pcrs. */
+struct kt_evlog_prediction;
 
-/* Predict PCR 7 after a change: the log's PCR 7 events in their order, the
- * Secure Boot variable events with vars' data, each firmware db authority
- * with the db entry of vars that verifies the image the log shows after it
- * (kt_chain_firmware on that file under esp), shim's SbatLevel event with
- * the level it would enforce.  With esp, PCR 4 too: each boot application
- * found on the ESP with its Authenticode digests (the others kept).  What cannot be worked out keeps its logged
- * digest and says so.  Free with kt_evlog_prediction_free. */
+/* Predict (o NULL: nothing changes).  0, -ENOMEM, -EBADMSG (a variable event
+ * of a predicted PCR that is no UEFI_VARIABLE_DATA).  *out is allocated
+ * whatever the result: free it with kt_evlog_prediction_free. */
 KT_API int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
-                            struct kt_evlog_prediction *p, struct kt_error *err);
+                            struct kt_evlog_prediction **out, struct kt_error *err);
 KT_API void kt_evlog_prediction_free(struct kt_evlog_prediction *p);
+/* Every PCR of every bank replayed from the log, and the same with the
+ * predicted PCRs replayed from their recomputed events. */
+KT_API const struct kt_evlog_pcrs *kt_evlog_prediction_now(const struct kt_evlog_prediction *p);
+KT_API const struct kt_evlog_pcrs *kt_evlog_prediction_after(const struct kt_evlog_prediction *p);
+/* The PCRs predicted: how many, and the k-th (PCR 7 first, then 4, 14, in
+ * the order of the library's recomputers; KT_EVLOG_PCRS past the end). */
+KT_API size_t kt_evlog_prediction_n_pcrs(const struct kt_evlog_prediction *p);
+KT_API unsigned kt_evlog_prediction_pcr(const struct kt_evlog_prediction *p, size_t k);
+/* Is pcr predicted?  Does it change (after differs from now in a bank)? */
+KT_API bool kt_evlog_prediction_has(const struct kt_evlog_prediction *p, unsigned pcr);
+KT_API bool kt_evlog_prediction_changes(const struct kt_evlog_prediction *p, unsigned pcr);
+/* What pcr's prediction does ("each boot application found on the ESP
+ * measured again") and, into *source (may be NULL), its source of truth in
+ * a few words ("other boot binaries"); NULL when pcr is not predicted. */
+KT_API const char *kt_evlog_prediction_what(const struct kt_evlog_prediction *p, unsigned pcr,
+                                            const char **source);
+/* pcr's events in log order, inserted ones in their place: how many, and
+ * the k-th (NULL past the end).  Valid until the prediction is freed. */
+KT_API size_t kt_evlog_prediction_n_events(const struct kt_evlog_prediction *p, unsigned pcr);
+KT_API const struct kt_evlog_predicted *kt_evlog_prediction_event(
+    const struct kt_evlog_prediction *p, unsigned pcr, size_t k);
 
 /* PCR 7 in one bank, the last boot's and the next boot's with variables
  * `vars` (kt_evlog_predict), for an outlook line: the SHA-256 bank when the
