@@ -349,14 +349,17 @@ static int run(const struct args *a, const struct kt_evlog *log, struct counts *
         goto out;
     }
     if (!a->predict && a->pcrs) {
-        struct ev_expected x;
-        struct ev_pcr_counts pc;
+        struct kt_pcr_values x;
+        struct kt_pcr_tally pc;
         int ec = 0;
         if (ev_pcrs_read(a->pcrs, &x, &ec) < 0) {
             code = ec;
             goto out;
         }
-        ev_pcrs_compare(&p, &x, a->pcrs, a->json, a->quiet, &pc);
+        if (ev_pcrs_compare(&p, &x, a->pcrs, a->json, a->quiet, &pc) < 0) {
+            code = EXIT_INTERNAL;
+            goto out;
+        }
         c->pcr_match = pc.match;
         c->pcr_mismatch = pc.mismatch;
         if (pc.mismatch)

@@ -179,6 +179,64 @@ KT_API int kt_evlog_replay(const struct kt_evlog *log, struct kt_evlog_pcrs *out
 KT_API int kt_evlog_var_digest(uint16_t alg, const uint8_t guid[16], const char *name,
                                const uint8_t *data, size_t data_len, uint8_t *out, size_t *len);
 
+/* ---- PCR values read from a TPM, and the replay judged against them ---- */
+
+/* PCR values as read: each bank's algorithm, and which PCRs were given. */
+struct kt_pcr_values {
+    size_t n_banks;
+    struct {
+        uint16_t alg;
+        bool have[KT_EVLOG_PCRS];
+        uint8_t val[KT_EVLOG_PCRS][KT_EVLOG_MAX_DIGEST];
+        size_t len[KT_EVLOG_PCRS];
+    } bank[KT_EVLOG_MAX_BANKS];
+};
+
+/* Read PCR values from path: a directory of pcr-BANK/N files as the
+ * kernel's sysfs has them (/sys/class/tpm/tpm0), one such pcr-BANK
+ * directory, tpm2_pcrread YAML ("  sha256:" then "    7 : 0xHEX"), or
+ * "BANK PCR HEX" lines.  Returns 0; -ENOENT, -EACCES ... (cannot open);
+ * -EBADMSG (not one of those forms, a value that is not hex).  err's text
+ * names the file at fault ("DIR/pcr-sha256/7: not a PCR value in hex"). */
+KT_API int kt_pcrs_read(const char *path, struct kt_pcr_values *out, struct kt_error *err);
+
+enum kt_pcr_status {
+    KT_PCR_MATCH = 0,    /* the replay equals the value read */
+    KT_PCR_MISMATCH,     /* it does not: the log is incomplete or the TPM was
+                          * extended outside it; a prediction from it cannot be trusted */
+    KT_PCR_NOT_IN_LOG,   /* read, not measured by the log, not at a reset value:
+                          * extended later (by the OS: IMA, systemd) */
+    KT_PCR_NOT_COMPUTED, /* a bank ktrust does not compute: not checked */
+    KT_PCR_UNCHECKED,    /* measured by the log but not read (or read at a reset
+                          * value the log does not measure): not checked */
+};
+
+/* One PCR of one bank the log measures or a value was read for. */
+struct kt_pcr_check {
+    uint16_t alg;
+    unsigned index;
+    enum kt_pcr_status status;
+    bool in_log;          /* an event of the log measures it */
+    bool read;            /* a value was read */
+    size_t replayed_len;  /* 0: the bank is not computed */
+    uint8_t replayed[KT_EVLOG_MAX_DIGEST];
+    size_t read_len;
+    uint8_t value[KT_EVLOG_MAX_DIGEST];
+};
+
+struct kt_pcr_tally {
+    size_t match, mismatch;
+    size_t not_in_log; /* read, not measured by the log */
+    size_t not_read;   /* measured by the log, not compared */
+};
+
+/* The replay against the values read, bank by bank in the replay's order,
+ * PCR by PCR: *out malloc'd (free()), *n entries, *t the counts.  0 or
+ * -ENOMEM. */
+KT_API int kt_evlog_pcrs_check(const struct kt_evlog_pcrs *replayed,
+                               const struct kt_pcr_values *read, struct kt_pcr_check **out,
+                               size_t *n, struct kt_pcr_tally *t);
+
 /* ---- PCR 7 explained ---- */
 
 enum kt_evlog_auth_source {
