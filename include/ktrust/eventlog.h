@@ -154,6 +154,49 @@ KT_API int kt_evlog_var_parse(const struct kt_evlog_event *e, struct kt_evlog_va
 KT_API int kt_evlog_devpath(const struct kt_evlog_event *e, char *buf, size_t cap, char *file,
                             size_t file_cap);
 
+/* ---- an event described ---- */
+
+enum kt_evlog_desc_kind {
+    KT_EVD_RAW = 0,          /* bytes: nothing better is known */
+    KT_EVD_VARIABLE,         /* a UEFI_VARIABLE_DATA (var_ok, var, holds), or one that
+                              * does not decode (var_err) */
+    KT_EVD_DEVICE_PATH,      /* an image load event: its device path as text */
+    KT_EVD_SEPARATOR,        /* separator (4 bytes): normal, error, or another value
+                              * (then its bytes are worth showing too) */
+    KT_EVD_STARTUP_LOCALITY, /* EV_NO_ACTION StartupLocality: locality */
+    KT_EVD_SPEC_ID,          /* EV_NO_ACTION "Spec ID Event03" */
+    KT_EVD_STRING,           /* a string event's text (ASCII or UTF-16 read as ASCII) */
+};
+
+/* What a variable event's data holds. */
+enum kt_evlog_var_holds {
+    KT_EVV_DATA = 0,     /* nothing more known */
+    KT_EVV_SECURE_BOOT,  /* SecureBoot's one byte */
+    KT_EVV_AUTH_CERT,    /* an authority's EFI_SIGNATURE_DATA: a certificate (text: its subject) */
+    KT_EVV_AUTH_HASH,    /* an authority's EFI_SIGNATURE_DATA: a SHA-256 hash */
+    KT_EVV_ESL,          /* signature lists: n_x509, n_hash, n_other */
+    KT_EVV_BAD_ESL,      /* a signature-list variable whose data is not one */
+};
+
+enum kt_evlog_separator { KT_EVS_NORMAL = 0, KT_EVS_ERROR, KT_EVS_OTHER };
+
+struct kt_evlog_desc {
+    enum kt_evlog_desc_kind kind;
+    char text[1024];              /* STRING, DEVICE_PATH; AUTH_CERT: the subject */
+    /* KT_EVD_VARIABLE */
+    bool var_ok;
+    struct kt_error var_err;      /* !var_ok: why it does not decode */
+    struct kt_evlog_var var;
+    bool sig_list;                /* the data is a signature list to list entry by entry */
+    enum kt_evlog_var_holds holds;
+    size_t n_x509, n_hash, n_other;
+    enum kt_evlog_separator separator;
+    unsigned locality;
+};
+
+/* What event e's data is, for a printer.  d points into the log. */
+KT_API void kt_evlog_describe(const struct kt_evlog_event *e, struct kt_evlog_desc *d);
+
 /* ---- replay ---- */
 
 struct kt_evlog_pcrs {
