@@ -14,7 +14,12 @@ static const struct kt_evlog_recomputer *const recomputers[] = {
     &kt_evlog_rc_sb_vars, &kt_evlog_rc_db_authority, &kt_evlog_rc_sbat_level,
     &kt_evlog_rc_db_insert, &kt_evlog_rc_images, &kt_evlog_rc_mok,
 };
-#define N_RECOMPUTERS (sizeof(recomputers) / sizeof(recomputers[0]))
+
+/* The recomputers of one run. */
+struct table {
+    const struct kt_evlog_recomputer *const *r;
+    size_t n;
+};
 
 void kt_evlog_pred_set(const struct kt_evlog *log, struct kt_evlog_predicted *pr,
                        const uint8_t d[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST])
@@ -43,11 +48,11 @@ static bool active(const struct kt_evlog_recomputer *r, const struct kt_evlog_pr
 }
 
 /* A slot for each PCR with an active recomputer, sized to its events. */
-static int open_slots(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
-                      struct kt_evlog_prediction *p)
+static int open_slots(const struct table *t, const struct kt_evlog *log,
+                      const struct kt_evlog_predict_opts *o, struct kt_evlog_prediction *p)
 {
-    for (size_t r = 0; r < N_RECOMPUTERS; r++) {
-        const struct kt_evlog_recomputer *rc = recomputers[r];
+    for (size_t r = 0; r < t->n; r++) {
+        const struct kt_evlog_recomputer *rc = t->r[r];
         if (!active(rc, o) || slot(p, rc->pcr) || rc->pcr >= KT_EVLOG_PCRS)
             continue;
         struct kt_evlog_pcr_pred *s = &p->pcr[p->n_pcrs++];
@@ -66,8 +71,9 @@ static int open_slots(const struct kt_evlog *log, const struct kt_evlog_predict_
 
 /* Event i: its logged digests, then the first active recomputer of its PCR
  * that claims it. */
-static int one_event(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
-                     struct kt_evlog_pcr_pred *s, struct kt_error *err)
+static int one_event(const struct table *t, const struct kt_evlog *log, size_t i,
+                     const struct kt_evlog_predict_opts *o, struct kt_evlog_pcr_pred *s,
+                     struct kt_error *err)
 {
     const struct kt_evlog_event *e = &log->event[i];
     struct kt_evlog_predicted *pr = &s->ev[s->n++];
@@ -78,8 +84,8 @@ static int one_event(const struct kt_evlog *log, size_t i, const struct kt_evlog
         if (d)
             memcpy(pr->digest[b], d, log->bank[b].size);
     }
-    for (size_t r = 0; r < N_RECOMPUTERS; r++) {
-        const struct kt_evlog_recomputer *rc = recomputers[r];
+    for (size_t r = 0; r < t->n; r++) {
+        const struct kt_evlog_recomputer *rc = t->r[r];
         if (rc->pcr != e->pcr || !rc->claims || !active(rc, o))
             continue;
         int c = rc->claims(log, i, err);
@@ -119,18 +125,19 @@ static int replay_pcr(const struct kt_evlog *log, struct kt_evlog_prediction *p,
     return 0;
 }
 
-static int run(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
-               struct kt_evlog_prediction *p, struct kt_error *err)
+static int run(const struct table *t, const struct kt_evlog *log,
+               const struct kt_evlog_predict_opts *o, struct kt_evlog_prediction *p,
+               struct kt_error *err)
 {
     KT_TRY(kt_evlog_replay(log, &p->now));
-    KT_TRY(open_slots(log, o, p));
+    KT_TRY(open_slots(t, log, o, p));
     for (size_t i = 0; i < log->n_events; i++) {
         struct kt_evlog_pcr_pred *s = slot(p, log->event[i].pcr);
         if (s && log->event[i].type != KT_EV_NO_ACTION)
-            KT_TRY(one_event(log, i, o, s, err));
+            KT_TRY(one_event(t, log, i, o, s, err));
     }
-    for (size_t r = 0; r < N_RECOMPUTERS; r++) {
-        const struct kt_evlog_recomputer *rc = recomputers[r];
+    for (size_t r = 0; r < t->n; r++) {
+        const struct kt_evlog_recomputer *rc = t->r[r];
         if (rc->finish && active(rc, o))
             KT_TRY(rc->finish(log, o, slot(p, rc->pcr)));
     }
@@ -140,14 +147,23 @@ static int run(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o
     return 0;
 }
 
-int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
-                     struct kt_evlog_prediction **out, struct kt_error *err)
+int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
+                          const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                          struct kt_evlog_prediction **out, struct kt_error *err)
 {
     static const struct kt_evlog_predict_opts none;
+    struct table t = {r, n};
     *out = calloc(1, sizeof(**out));
     if (!*out)
         return -ENOMEM;
-    return run(log, o ? o : &none, *out, err);
+    return run(&t, log, o ? o : &none, *out, err);
+}
+
+int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                     struct kt_evlog_prediction **out, struct kt_error *err)
+{
+    return kt_evlog_predict_with(recomputers, sizeof(recomputers) / sizeof(recomputers[0]), log,
+                                 o, out, err);
 }
 
 void kt_evlog_prediction_free(struct kt_evlog_prediction *p)

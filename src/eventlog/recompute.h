@@ -62,6 +62,12 @@ extern const struct kt_evlog_recomputer kt_evlog_rc_db_insert;    /* predict_ins
 extern const struct kt_evlog_recomputer kt_evlog_rc_images;       /* predict_image.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_mok;          /* predict_mok.c */
 
+/* kt_evlog_predict with the recomputers r[0..n) instead of the library's
+ * table (the unit tests register their own). */
+int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
+                          const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                          struct kt_evlog_prediction **out, struct kt_error *err);
+
 /* KT_PRED_RECOMPUTED when the digests d (every computable bank) equal the
  * ones pr holds, else KT_PRED_CHANGED; d copied into pr. */
 void kt_evlog_pred_set(const struct kt_evlog *log, struct kt_evlog_predicted *pr,
