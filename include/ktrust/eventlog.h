@@ -1,9 +1,11 @@
 /* ktrust/eventlog.h - the TCG event log of a measured boot
  * (/sys/kernel/security/tpm0/binary_bios_measurements): parse it (the SHA-1
  * format and the crypto-agile one, every bank its Spec ID event lists),
- * decode its events, replay every PCR of every bank, explain PCR 7 (which
- * db entry, MOK or vendor certificate authorized each image), and predict
- * PCR 7 for another variable state.
+ * decode and describe its events, replay every PCR of every bank, read the
+ * PCR values a TPM holds and judge the replay against them, explain PCR 7
+ * (which db entry, MOK or vendor certificate authorized each image), and
+ * predict the PCRs another state gives (PCR 7, 4, 14: one recomputer per
+ * source of truth, a result PCR by PCR).
  *
  * Parsing is in place: events point into the caller's buffer, which must
  * outlive the log; only the event array is allocated.  Errors as in
