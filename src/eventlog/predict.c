@@ -243,6 +243,25 @@ static int var_event(const struct kt_evlog *log, size_t i, uint32_t type, const 
     return !name || !strcmp(v->name, name);
 }
 
+enum pcr7_source { SB_VARIABLE, DB_AUTHORITY, SBAT_LEVEL };
+
+/* Event i (of that type) recomputed from its source of truth. */
+static int recompute_as(const struct kt_evlog *log, size_t i, uint32_t type, enum pcr7_source src,
+                        const struct kt_evlog_predict_opts *o, struct kt_evlog_predicted *pr,
+                        struct kt_error *err)
+{
+    const struct kt_evlog_event *e = &log->event[i];
+    struct kt_evlog_var v;
+    struct newdig nd = {0};
+    KT_TRY(var_event(log, i, type, NULL, &v, err));
+    int rc = src == SB_VARIABLE    ? variable(log, e, &v, o, &nd, pr)
+             : src == DB_AUTHORITY ? db_authority(log, i, &v, o, &nd, pr)
+                                   : sbat_level(log, e, &v, o, &nd, pr);
+    if (rc == 0)
+        put(log, i, &nd, pr);
+    return rc;
+}
+
 static int claims_var(const struct kt_evlog *log, size_t i, struct kt_error *err)
 {
     struct kt_evlog_var v;
@@ -252,12 +271,7 @@ static int claims_var(const struct kt_evlog *log, size_t i, struct kt_error *err
 static int recompute_var(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
                          struct kt_evlog_predicted *pr, struct kt_error *err)
 {
-    struct kt_evlog_var v;
-    struct newdig nd = {0};
-    KT_TRY(var_event(log, i, KT_EV_EFI_VARIABLE_DRIVER_CONFIG, NULL, &v, err));
-    KT_TRY(variable(log, &log->event[i], &v, o, &nd, pr));
-    put(log, i, &nd, pr);
-    return 0;
+    return recompute_as(log, i, KT_EV_EFI_VARIABLE_DRIVER_CONFIG, SB_VARIABLE, o, pr, err);
 }
 
 /* An authority event that is no UEFI_VARIABLE_DATA fails here, whatever it names. */
@@ -270,12 +284,7 @@ static int claims_db(const struct kt_evlog *log, size_t i, struct kt_error *err)
 static int recompute_db(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
                         struct kt_evlog_predicted *pr, struct kt_error *err)
 {
-    struct kt_evlog_var v;
-    struct newdig nd = {0};
-    KT_TRY(var_event(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, NULL, &v, err));
-    KT_TRY(db_authority(log, i, &v, o, &nd, pr));
-    put(log, i, &nd, pr);
-    return 0;
+    return recompute_as(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, DB_AUTHORITY, o, pr, err);
 }
 
 static int claims_sbat(const struct kt_evlog *log, size_t i, struct kt_error *err)
@@ -288,12 +297,7 @@ static int recompute_sbat(const struct kt_evlog *log, size_t i,
                           const struct kt_evlog_predict_opts *o, struct kt_evlog_predicted *pr,
                           struct kt_error *err)
 {
-    struct kt_evlog_var v;
-    struct newdig nd = {0};
-    KT_TRY(var_event(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, NULL, &v, err));
-    KT_TRY(sbat_level(log, &log->event[i], &v, o, &nd, pr));
-    put(log, i, &nd, pr);
-    return 0;
+    return recompute_as(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, SBAT_LEVEL, o, pr, err);
 }
 
 #define PCR7_WHAT "each PCR 7 event recomputed where the new state is known"
