@@ -1,7 +1,7 @@
 /* eventlog_cli.h - `ktrust eventlog`: shared between cmd_eventlog.c (options,
- * the run), eventlog_events.c (each event, decoded), eventlog_pcrs.c (the
- * PCR values read from a TPM or a file, compared), eventlog_predict.c (the
- * PCR 7 outlook). */
+ * the run), eventlog_events.c (each event as kt_evlog_describe says),
+ * eventlog_pcrs.c (the replay, and its judgement against PCR values read
+ * from a TPM or a file), eventlog_predict.c (the prediction, PCR by PCR). */
 #ifndef KT_CLI_EVENTLOG_CLI_H
 #define KT_CLI_EVENTLOG_CLI_H
 
