@@ -277,18 +277,18 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
             return rc;
     }
     struct kt_evlog_predict_opts o = {vars, sbat, sbat_len, a->esp};
-    struct kt_evlog_prediction p;
+    struct kt_evlog_prediction *p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_evlog_predict(log, &o, &p, &e);
     if (rc < 0) {
         cli_error(a->log, &e);
         free(sbat);
-        kt_evlog_prediction_free(&p);
+        kt_evlog_prediction_free(p);
         return cli_exit_code(rc);
     }
     struct ev_predict_args pa = {a->format, a->json, a->quiet};
-    c->pcr7_banks = ev_predict_print(log, &p, &pa);
-    kt_evlog_prediction_free(&p);
+    c->pcr7_banks = ev_predict_print(log, p, &pa);
+    kt_evlog_prediction_free(p);
     free(sbat);
     return worst;
 }
@@ -349,14 +349,17 @@ static int run(const struct args *a, const struct kt_evlog *log, struct counts *
         goto out;
     }
     if (!a->predict && a->pcrs) {
-        struct ev_expected x;
-        struct ev_pcr_counts pc;
+        struct kt_pcr_values x;
+        struct kt_pcr_tally pc;
         int ec = 0;
         if (ev_pcrs_read(a->pcrs, &x, &ec) < 0) {
             code = ec;
             goto out;
         }
-        ev_pcrs_compare(&p, &x, a->pcrs, a->json, a->quiet, &pc);
+        if (ev_pcrs_compare(&p, &x, a->pcrs, a->json, a->quiet, &pc) < 0) {
+            code = EXIT_INTERNAL;
+            goto out;
+        }
         c->pcr_match = pc.match;
         c->pcr_mismatch = pc.mismatch;
         if (pc.mismatch)

@@ -1,7 +1,7 @@
 /* eventlog_cli.h - `ktrust eventlog`: shared between cmd_eventlog.c (options,
- * the run), eventlog_events.c (each event, decoded), eventlog_pcrs.c (the
- * PCR values read from a TPM or a file, compared), eventlog_predict.c (the
- * PCR 7 outlook). */
+ * the run), eventlog_events.c (each event as kt_evlog_describe says),
+ * eventlog_pcrs.c (the replay, and its judgement against PCR values read
+ * from a TPM or a file), eventlog_predict.c (the prediction, PCR by PCR). */
 #ifndef KT_CLI_EVENTLOG_CLI_H
 #define KT_CLI_EVENTLOG_CLI_H
 
@@ -11,28 +11,14 @@
 #include "json.h"
 #include "ktrust/eventlog.h"
 
-/* PCR values read from a TPM (sysfs), tpm2_pcrread YAML, or BANK PCR HEX lines. */
-struct ev_expected {
-    size_t n_banks;
-    struct {
-        uint16_t alg;
-        bool have[KT_EVLOG_PCRS];
-        uint8_t val[KT_EVLOG_PCRS][KT_EVLOG_MAX_DIGEST];
-        size_t len[KT_EVLOG_PCRS];
-    } bank[KT_EVLOG_MAX_BANKS];
-};
+/* Read path (kt_pcrs_read).  0, or -1 after an error line (exit:
+ * *exit_code, 4 malformed or 66 unreadable). */
+int ev_pcrs_read(const char *path, struct kt_pcr_values *x, int *exit_code);
 
-/* Read path (a file in either text format, or a directory holding
- * pcr-BANK/N files, or such a pcr-BANK directory).  0, or -1 after an error
- * line (exit: *exit_code, 4 malformed or 66 unreadable). */
-int ev_pcrs_read(const char *path, struct ev_expected *x, int *exit_code);
-
-/* The replayed PCRs against x: prints (text or JSON objects) and counts. */
-struct ev_pcr_counts {
-    size_t match, mismatch, not_in_log, not_read;
-};
-void ev_pcrs_compare(const struct kt_evlog_pcrs *p, const struct ev_expected *x, const char *src,
-                     bool json, bool quiet, struct ev_pcr_counts *c);
+/* The replayed PCRs against x (kt_evlog_pcrs_check): prints (text or JSON
+ * objects) and counts.  0, or -1 (no memory). */
+int ev_pcrs_compare(const struct kt_evlog_pcrs *p, const struct kt_pcr_values *x, const char *src,
+                    bool json, bool quiet, struct kt_pcr_tally *t);
 /* Every replayed PCR (no --pcrs). */
 void ev_pcrs_print(const struct kt_evlog_pcrs *p, bool json);
 

@@ -106,22 +106,32 @@ static void upper_hex(const uint8_t *p, size_t n, char *out)
         *c = (char)toupper((unsigned char)*c);
 }
 
+/* An event's note, the advice that names options in the CLI's words. */
+static const char *note_of(const struct kt_evlog_predicted *x)
+{
+    switch (x->hint) {
+    case KT_PRED_HINT_NO_ESP: return "no --esp: the logged authority kept";
+    case KT_PRED_HINT_NO_SBAT_LEVEL:
+        return "no SbatLevel in the new state and none given (--sbat-level): the logged event kept";
+    default: return x->note;
+    }
+}
+
+/* tpm2_pcrread style: every predicted PCR, in PCR order, in each bank. */
 static void yaml_out(const struct kt_evlog_prediction *p)
 {
+    const struct kt_evlog_pcrs *after = kt_evlog_prediction_after(p);
     char hex[2 * KT_EVLOG_MAX_DIGEST + 1];
-    for (size_t b = 0; b < p->after.n_banks; b++) {
-        if (!p->after.bank[b].supported)
+    for (size_t b = 0; b < after->n_banks; b++) {
+        if (!after->bank[b].supported)
             continue;
-        printf("  %s:\n", ev_alg(p->after.bank[b].alg));
-        if (p->n4) {
-            upper_hex(p->after.bank[b].pcr[4], p->after.bank[b].size, hex);
-            printf("    4 : 0x%s\n", hex);
-        }
-        upper_hex(p->after.bank[b].pcr[7], p->after.bank[b].size, hex);
-        printf("    7 : 0x%s\n", hex);
-        if (p->n14) {
-            upper_hex(p->after.bank[b].pcr[14], p->after.bank[b].size, hex);
-            printf("    14: 0x%s\n", hex);
+        printf("  %s:\n", ev_alg(after->bank[b].alg));
+        for (unsigned pcr = 0; pcr < KT_EVLOG_PCRS; pcr++) {
+            if (!kt_evlog_prediction_has(p, pcr) ||
+                (pcr != 7 && !kt_evlog_prediction_n_events(p, pcr)))
+                continue;
+            upper_hex(after->bank[b].pcr[pcr], after->bank[b].size, hex);
+            printf("    %-2u: 0x%s\n", pcr, hex);
         }
     }
 }
@@ -135,19 +145,20 @@ static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_predic
     jw_init(&w, stdout);
     jw_obj(&w, NULL);
     jw_arr(&w, "records");
-    for (size_t k = 0; k < p->n; k++) {
-        const struct kt_evlog_event *e = &log->event[p->ev[k].event_index];
+    for (size_t k = 0; k < kt_evlog_prediction_n_events(p, 7); k++) {
+        const struct kt_evlog_predicted *x = kt_evlog_prediction_event(p, 7, k);
+        const struct kt_evlog_event *e = &log->event[x->event_index];
         jw_obj(&w, NULL);
         jw_int(&w, "pcr", 7);
         jw_arr(&w, "digests");
         for (size_t b = 0; b < log->n_banks; b++) {
             if (!kt_evlog_alg_name(log->bank[b].alg) ||
-                (p->ev[k].inserted ? !log->bank[b].supported
-                                   : !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
+                (x->inserted ? !log->bank[b].supported
+                             : !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
                 continue;
             jw_obj(&w, NULL);
             jw_str(&w, "hashAlg", ev_alg(log->bank[b].alg));
-            jw_str(&w, "digest", kt_hex(p->ev[k].digest[b], log->bank[b].size, hex));
+            jw_str(&w, "digest", kt_hex(x->digest[b], log->bank[b].size, hex));
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
@@ -158,34 +169,41 @@ static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_predic
     jw_newline(&w);
 }
 
-static void events_print(const struct kt_evlog *log, const struct kt_evlog_predicted *ev, size_t n,
-                         const struct ev_predict_args *a)
+static void inserted_print(const struct kt_evlog_predicted *x, unsigned pcr,
+                           const struct ev_predict_args *a)
 {
-    for (size_t k = 0; k < n; k++) {
-        const struct kt_evlog_predicted *x = &ev[k];
+    if (a->json) {
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "type", "predicted_event");
+        jw_null(&w, "event");
+        jw_int(&w, "pcr", pcr);
+        jw_str(&w, "event_type", "EV_EFI_VARIABLE_AUTHORITY");
+        jw_str(&w, "variable", "db");
+        jw_str(&w, "prediction", "new");
+        jw_int(&w, "before_event", (long long)x->event_index);
+        jw_str(&w, "note", note_of(x));
+        jw_obj_end(&w);
+        jw_newline(&w);
+    } else if (!a->quiet) {
+        printf("  NEW EV_EFI_VARIABLE_AUTHORITY db before #%zu: %s\n", x->event_index,
+               tx(note_of(x)));
+    }
+}
+
+static void events_print(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                         unsigned pcr, const struct ev_predict_args *a)
+{
+    for (size_t k = 0; k < kt_evlog_prediction_n_events(p, pcr); k++) {
+        const struct kt_evlog_predicted *x = kt_evlog_prediction_event(p, pcr, k);
         const struct kt_evlog_event *e = &log->event[x->event_index];
         struct kt_evlog_var v;
         bool isvar = e->type == KT_EV_EFI_VARIABLE_DRIVER_CONFIG || e->type == KT_EV_EFI_VARIABLE_AUTHORITY;
         const char *name = isvar && kt_evlog_var_parse(e, &v, NULL) == 0 ? v.name : NULL;
+        const char *note = note_of(x);
         if (x->inserted) {
-            if (a->json) {
-                struct jw w;
-                jw_init(&w, stdout);
-                jw_obj(&w, NULL);
-                jw_str(&w, "type", "predicted_event");
-                jw_null(&w, "event");
-                jw_int(&w, "pcr", 7);
-                jw_str(&w, "event_type", "EV_EFI_VARIABLE_AUTHORITY");
-                jw_str(&w, "variable", "db");
-                jw_str(&w, "prediction", "new");
-                jw_int(&w, "before_event", (long long)x->event_index);
-                jw_str(&w, "note", x->note);
-                jw_obj_end(&w);
-                jw_newline(&w);
-            } else if (!a->quiet) {
-                printf("  NEW EV_EFI_VARIABLE_AUTHORITY db before #%zu: %s\n", x->event_index,
-                       tx(x->note));
-            }
+            inserted_print(x, pcr, a);
             continue;
         }
         if (a->json) {
@@ -198,17 +216,17 @@ static void events_print(const struct kt_evlog *log, const struct kt_evlog_predi
             jw_str(&w, "event_type", kt_evlog_type_name(e->type));
             jw_str(&w, "variable", name);
             jw_str(&w, "prediction", how_name(x->how));
-            jw_str(&w, "note", x->note[0] ? x->note : NULL);
+            jw_str(&w, "note", note[0] ? note : NULL);
             jw_obj_end(&w);
             jw_newline(&w);
-        } else if (!a->quiet && (x->how != KT_PRED_KEPT || x->note[0])) {
+        } else if (!a->quiet && (x->how != KT_PRED_KEPT || note[0])) {
             printf("  #%zu %s%s%s: %s%s%s\n", x->event_index, kt_evlog_type_name(e->type),
                    name ? " " : "", name ? tx(name) : "",
                    x->how == KT_PRED_CHANGED      ? "CHANGES"
                    : x->how == KT_PRED_RECOMPUTED ? "unchanged"
                    : x->how == KT_PRED_KEPT       ? "kept"
                                                   : "kept (unknown)",
-                   x->note[0] ? ": " : "", tx(x->note));
+                   note[0] ? ": " : "", tx(note));
         }
     }
 }
@@ -216,40 +234,69 @@ static void events_print(const struct kt_evlog *log, const struct kt_evlog_predi
 static void banks_print(const struct kt_evlog_prediction *p, unsigned pcr,
                         const struct ev_predict_args *a)
 {
-    char now[2 * KT_EVLOG_MAX_DIGEST + 1], after[2 * KT_EVLOG_MAX_DIGEST + 1];
-    for (size_t b = 0; b < p->after.n_banks; b++) {
-        if (!p->after.bank[b].supported)
+    const struct kt_evlog_pcrs *now = kt_evlog_prediction_now(p), *after = kt_evlog_prediction_after(p);
+    char nhex[2 * KT_EVLOG_MAX_DIGEST + 1], ahex[2 * KT_EVLOG_MAX_DIGEST + 1];
+    for (size_t b = 0; b < after->n_banks; b++) {
+        if (!after->bank[b].supported)
             continue;
-        kt_hex(p->now.bank[b].pcr[pcr], p->now.bank[b].size, now);
-        kt_hex(p->after.bank[b].pcr[pcr], p->after.bank[b].size, after);
-        bool ch = strcmp(now, after) != 0;
+        kt_hex(now->bank[b].pcr[pcr], now->bank[b].size, nhex);
+        kt_hex(after->bank[b].pcr[pcr], after->bank[b].size, ahex);
+        bool ch = strcmp(nhex, ahex) != 0;
         if (a->json) {
             struct jw w;
             jw_init(&w, stdout);
             jw_obj(&w, NULL);
             jw_str(&w, "type", "prediction");
-            jw_str(&w, "bank", ev_alg(p->after.bank[b].alg));
+            jw_str(&w, "bank", ev_alg(after->bank[b].alg));
             jw_int(&w, "pcr", pcr);
-            jw_str(&w, "now", now);
-            jw_str(&w, "predicted", after);
+            jw_str(&w, "now", nhex);
+            jw_str(&w, "predicted", ahex);
             jw_bool(&w, "changes", ch);
             jw_obj_end(&w);
             jw_newline(&w);
         } else {
-            printf("  %-7s PCR %u now       %s\n", ev_alg(p->after.bank[b].alg), pcr, now);
-            printf("  %-7s PCR %u predicted %s%s\n", ev_alg(p->after.bank[b].alg), pcr, after,
+            printf("  %-7s PCR %u now       %s\n", ev_alg(after->bank[b].alg), pcr, nhex);
+            printf("  %-7s PCR %u predicted %s%s\n", ev_alg(after->bank[b].alg), pcr, ahex,
                    ch ? "  (changes)" : "");
         }
+    }
+}
+
+/* Is pcr reported?  PCR 7 always; another predicted PCR when the log has
+ * events in it. */
+static bool reported(const struct kt_evlog_prediction *p, unsigned pcr)
+{
+    return pcr == 7 || kt_evlog_prediction_n_events(p, pcr) > 0;
+}
+
+/* What breaks: PCR 7 said either way (with how to re-enroll), another PCR
+ * when it changes. */
+static void advice_print(const struct kt_evlog_prediction *p, size_t changed)
+{
+    if (changed)
+        printf("PCR 7 changes: secrets sealed to PCR 7 will not unseal; re-enroll after the "
+               "update (systemd-cryptenroll --wipe-slot=tpm2 --tpm2-device=auto "
+               "--tpm2-pcrs=7) or seal to a signed policy\n");
+    else
+        printf("PCR 7 does not change: secrets sealed to PCR 7 keep unsealing\n");
+    for (size_t k = 0; k < kt_evlog_prediction_n_pcrs(p); k++) {
+        unsigned pcr = kt_evlog_prediction_pcr(p, k);
+        const char *source;
+        kt_evlog_prediction_what(p, pcr, &source);
+        if (pcr != 7 && kt_evlog_prediction_changes(p, pcr))
+            printf("PCR %u changes (%s): secrets sealed to PCR %u will not unseal; "
+                   "re-enroll after the update\n", pcr, source, pcr);
     }
 }
 
 size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
                         const struct ev_predict_args *a)
 {
+    const struct kt_evlog_pcrs *now = kt_evlog_prediction_now(p), *after = kt_evlog_prediction_after(p);
     size_t changed = 0;
-    for (size_t b = 0; b < p->after.n_banks; b++)
-        changed += p->after.bank[b].supported &&
-                   memcmp(p->after.bank[b].pcr[7], p->now.bank[b].pcr[7], p->now.bank[b].size);
+    for (size_t b = 0; b < after->n_banks; b++)
+        changed += after->bank[b].supported &&
+                   memcmp(after->bank[b].pcr[7], now->bank[b].pcr[7], now->bank[b].size);
     if (a->predict_format && !strcmp(a->predict_format, "yaml")) {
         yaml_out(p);
         return changed;
@@ -258,33 +305,17 @@ size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_predic
         pcrlock_out(log, p);
         return changed;
     }
-    if (!a->json && !a->quiet)
-        printf("PCR 7 after the change (each PCR 7 event recomputed where the new state is known):\n");
-    events_print(log, p->ev, p->n, a);
-    if (p->n4 && !a->json && !a->quiet)
-        printf("PCR 4 after the change (each boot application found on the ESP measured again):\n");
-    events_print(log, p->ev4, p->n4, a);
-    if (p->n14 && !a->json && !a->quiet)
-        printf("PCR 14 after the change (shim's MOK state from the RT variables):\n");
-    events_print(log, p->ev14, p->n14, a);
-    banks_print(p, 7, a);
-    if (p->n4)
-        banks_print(p, 4, a);
-    if (p->n14)
-        banks_print(p, 14, a);
-    if (!a->json) {
-        if (changed)
-            printf("PCR 7 changes: secrets sealed to PCR 7 will not unseal; re-enroll after the "
-                   "update (systemd-cryptenroll --wipe-slot=tpm2 --tpm2-device=auto "
-                   "--tpm2-pcrs=7) or seal to a signed policy\n");
-        else
-            printf("PCR 7 does not change: secrets sealed to PCR 7 keep unsealing\n");
-        if (p->pcr4_changes)
-            printf("PCR 4 changes (other boot binaries): secrets sealed to PCR 4 will not unseal; "
-                   "re-enroll after the update\n");
-        if (p->pcr14_changes)
-            printf("PCR 14 changes (shim's MOK lists): secrets sealed to PCR 14 will not unseal; "
-                   "re-enroll after the update\n");
+    size_t n = kt_evlog_prediction_n_pcrs(p);
+    for (size_t k = 0; k < n; k++) {
+        unsigned pcr = kt_evlog_prediction_pcr(p, k);
+        if (reported(p, pcr) && !a->json && !a->quiet)
+            printf("PCR %u after the change (%s):\n", pcr, kt_evlog_prediction_what(p, pcr, NULL));
+        events_print(log, p, pcr, a);
     }
+    for (size_t k = 0; k < n; k++)
+        if (reported(p, kt_evlog_prediction_pcr(p, k)))
+            banks_print(p, kt_evlog_prediction_pcr(p, k), a);
+    if (!a->json)
+        advice_print(p, changed);
     return changed;
 }

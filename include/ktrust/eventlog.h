@@ -1,9 +1,11 @@
 /* ktrust/eventlog.h - the TCG event log of a measured boot
  * (/sys/kernel/security/tpm0/binary_bios_measurements): parse it (the SHA-1
  * format and the crypto-agile one, every bank its Spec ID event lists),
- * decode its events, replay every PCR of every bank, explain PCR 7 (which
- * db entry, MOK or vendor certificate authorized each image), and predict
- * PCR 7 for another variable state.
+ * decode and describe its events, replay every PCR of every bank, read the
+ * PCR values a TPM holds and judge the replay against them, explain PCR 7
+ * (which db entry, MOK or vendor certificate authorized each image), and
+ * predict the PCRs another state gives (PCR 7, 4, 14: one recomputer per
+ * source of truth, a result PCR by PCR).
  *
  * Parsing is in place: events point into the caller's buffer, which must
  * outlive the log; only the event array is allocated.  Errors as in
@@ -154,6 +156,49 @@ KT_API int kt_evlog_var_parse(const struct kt_evlog_event *e, struct kt_evlog_va
 KT_API int kt_evlog_devpath(const struct kt_evlog_event *e, char *buf, size_t cap, char *file,
                             size_t file_cap);
 
+/* ---- an event described ---- */
+
+enum kt_evlog_desc_kind {
+    KT_EVD_RAW = 0,          /* bytes: nothing better is known */
+    KT_EVD_VARIABLE,         /* a UEFI_VARIABLE_DATA (var_ok, var, holds), or one that
+                              * does not decode (var_err) */
+    KT_EVD_DEVICE_PATH,      /* an image load event: its device path as text */
+    KT_EVD_SEPARATOR,        /* separator (4 bytes): normal, error, or another value
+                              * (then its bytes are worth showing too) */
+    KT_EVD_STARTUP_LOCALITY, /* EV_NO_ACTION StartupLocality: locality */
+    KT_EVD_SPEC_ID,          /* EV_NO_ACTION "Spec ID Event03" */
+    KT_EVD_STRING,           /* a string event's text (ASCII or UTF-16 read as ASCII) */
+};
+
+/* What a variable event's data holds. */
+enum kt_evlog_var_holds {
+    KT_EVV_DATA = 0,     /* nothing more known */
+    KT_EVV_SECURE_BOOT,  /* SecureBoot's one byte */
+    KT_EVV_AUTH_CERT,    /* an authority's EFI_SIGNATURE_DATA: a certificate (text: its subject) */
+    KT_EVV_AUTH_HASH,    /* an authority's EFI_SIGNATURE_DATA: a SHA-256 hash */
+    KT_EVV_ESL,          /* signature lists: n_x509, n_hash, n_other */
+    KT_EVV_BAD_ESL,      /* a signature-list variable whose data is not one */
+};
+
+enum kt_evlog_separator { KT_EVS_NORMAL = 0, KT_EVS_ERROR, KT_EVS_OTHER };
+
+struct kt_evlog_desc {
+    enum kt_evlog_desc_kind kind;
+    char text[1024];              /* STRING, DEVICE_PATH; AUTH_CERT: the subject */
+    /* KT_EVD_VARIABLE */
+    bool var_ok;
+    struct kt_error var_err;      /* !var_ok: why it does not decode */
+    struct kt_evlog_var var;
+    bool sig_list;                /* the data is a signature list to list entry by entry */
+    enum kt_evlog_var_holds holds;
+    size_t n_x509, n_hash, n_other;
+    enum kt_evlog_separator separator;
+    unsigned locality;
+};
+
+/* What event e's data is, for a printer.  d points into the log. */
+KT_API void kt_evlog_describe(const struct kt_evlog_event *e, struct kt_evlog_desc *d);
+
 /* ---- replay ---- */
 
 struct kt_evlog_pcrs {
@@ -178,6 +223,64 @@ KT_API int kt_evlog_replay(const struct kt_evlog *log, struct kt_evlog_pcrs *out
  * -ENOPKG for an algorithm ktrust cannot compute. */
 KT_API int kt_evlog_var_digest(uint16_t alg, const uint8_t guid[16], const char *name,
                                const uint8_t *data, size_t data_len, uint8_t *out, size_t *len);
+
+/* ---- PCR values read from a TPM, and the replay judged against them ---- */
+
+/* PCR values as read: each bank's algorithm, and which PCRs were given. */
+struct kt_pcr_values {
+    size_t n_banks;
+    struct {
+        uint16_t alg;
+        bool have[KT_EVLOG_PCRS];
+        uint8_t val[KT_EVLOG_PCRS][KT_EVLOG_MAX_DIGEST];
+        size_t len[KT_EVLOG_PCRS];
+    } bank[KT_EVLOG_MAX_BANKS];
+};
+
+/* Read PCR values from path: a directory of pcr-BANK/N files as the
+ * kernel's sysfs has them (/sys/class/tpm/tpm0), one such pcr-BANK
+ * directory, tpm2_pcrread YAML ("  sha256:" then "    7 : 0xHEX"), or
+ * "BANK PCR HEX" lines.  Returns 0; -ENOENT, -EACCES ... (cannot open);
+ * -EBADMSG (not one of those forms, a value that is not hex).  err's text
+ * names the file at fault ("DIR/pcr-sha256/7: not a PCR value in hex"). */
+KT_API int kt_pcrs_read(const char *path, struct kt_pcr_values *out, struct kt_error *err);
+
+enum kt_pcr_status {
+    KT_PCR_MATCH = 0,    /* the replay equals the value read */
+    KT_PCR_MISMATCH,     /* it does not: the log is incomplete or the TPM was
+                          * extended outside it; a prediction from it cannot be trusted */
+    KT_PCR_NOT_IN_LOG,   /* read, not measured by the log, not at a reset value:
+                          * extended later (by the OS: IMA, systemd) */
+    KT_PCR_NOT_COMPUTED, /* a bank ktrust does not compute: not checked */
+    KT_PCR_UNCHECKED,    /* measured by the log but not read (or read at a reset
+                          * value the log does not measure): not checked */
+};
+
+/* One PCR of one bank the log measures or a value was read for. */
+struct kt_pcr_check {
+    uint16_t alg;
+    unsigned index;
+    enum kt_pcr_status status;
+    bool in_log;          /* an event of the log measures it */
+    bool read;            /* a value was read */
+    size_t replayed_len;  /* 0: the bank is not computed */
+    uint8_t replayed[KT_EVLOG_MAX_DIGEST];
+    size_t read_len;
+    uint8_t value[KT_EVLOG_MAX_DIGEST];
+};
+
+struct kt_pcr_tally {
+    size_t match, mismatch;
+    size_t not_in_log; /* read, not measured by the log */
+    size_t not_read;   /* measured by the log, not compared */
+};
+
+/* The replay against the values read, bank by bank in the replay's order,
+ * PCR by PCR: *out malloc'd (free()), *n entries, *t the counts.  0 or
+ * -ENOMEM. */
+KT_API int kt_evlog_pcrs_check(const struct kt_evlog_pcrs *replayed,
+                               const struct kt_pcr_values *read, struct kt_pcr_check **out,
+                               size_t *n, struct kt_pcr_tally *t);
 
 /* ---- PCR 7 explained ---- */
 
@@ -237,7 +340,7 @@ struct kt_evlog_varcheck {
 KT_API int kt_evlog_check_vars(const struct kt_evlog *log, const struct kt_efivars *vars,
                                struct kt_evlog_varcheck **out, size_t *n, struct kt_error *err);
 
-/* ---- prediction ---- */
+/* ---- prediction: the log replayed with events recomputed, PCR by PCR ---- */
 
 enum kt_predict_how {
     KT_PRED_KEPT = 0,      /* the logged digest, unchanged */
@@ -246,12 +349,22 @@ enum kt_predict_how {
     KT_PRED_KEPT_UNKNOWN,  /* kept: the new state could not be worked out (note says why) */
 };
 
+/* Why an event was kept, for advice the application words (the note says
+ * it without naming the application's options). */
+enum kt_predict_hint {
+    KT_PRED_HINT_NONE = 0,
+    KT_PRED_HINT_NO_ESP,         /* a db authority: no ESP (or no variables) to find the
+                                  * db entry that verifies the image */
+    KT_PRED_HINT_NO_SBAT_LEVEL,  /* shim's SbatLevel: none in the new state, none given */
+};
+
 struct kt_evlog_predicted {
     size_t event_index; /* the log's event; inserted: the image it precedes */
     bool inserted;      /* a new EV_EFI_VARIABLE_AUTHORITY "db" event the log does not
                          * have: firmware logs each db entry once, and after the change
                          * an image is verified by an entry not logged before it */
     enum kt_predict_how how;
+    enum kt_predict_hint hint;
     char note[320];
     /* the predicted digest in each bank of the log (log->bank[b]); a bank
      * ktrust cannot compute keeps the logged digest */
@@ -266,35 +379,48 @@ struct kt_evlog_predict_opts {
     const char *esp;                 /* the ESP, for the images' authorities (NULL: keep) */
 };
 
-struct kt_evlog_prediction {
-    struct kt_evlog_pcrs now;        /* the log replayed */
-    struct kt_evlog_pcrs after;      /* PCR 7 events recomputed, replayed */
-    size_t n;                        /* PCR 7 events */
-    struct kt_evlog_predicted *ev;   /* owned */
-    bool pcr7_changes;               /* in any replayed bank */
-    /* PCR 4 (boot applications), with esp: each EV_EFI_BOOT_SERVICES_APPLICATION
-     * whose file is on the ESP with that file's Authenticode digests */
-    size_t n4;
-    struct kt_evlog_predicted *ev4;  /* owned */
-    bool pcr4_changes;
-    /* PCR 14 (shim's MOK state), with vars: shim's EV_IPL "MokList",
-     * "MokListX", "MokListTrusted" events with the hash of MokListRT,
-     * MokListXRT, MokListTrustedRT when vars holds them (the others kept) */
-    size_t n14;
-    struct kt_evlog_predicted *ev14; /* owned */
-    bool pcr14_changes;
-};
+/* A prediction (opaque): the log replayed ("now"), and each predicted PCR
+ * replayed again from its events, recomputed where a source of truth gives
+ * them ("after").  The PCRs predicted are those whose recomputers have what
+ * they need: PCR 7 always (the Secure Boot variable events with vars' data,
+ * each firmware db authority with the db entry of vars that verifies the
+ * image the log shows after it, kt_chain_firmware on that file under esp,
+ * db authority events firmware would add, shim's SbatLevel event with the
+ * level it would enforce); PCR 4 with esp (each boot application found on
+ * the ESP with its Authenticode digests); PCR 14 with vars (shim's EV_IPL
+ * MokList, MokListX, MokListTrusted events with the hash of MokListRT,
+ * MokListXRT, MokListTrustedRT).  An event no recomputer claims keeps its
+ * logged digest; what cannot be worked out is kept and said.  More PCRs may
+ * be predicted in later releases: walk kt_evlog_prediction_n_pcrs. */
+struct kt_evlog_prediction;
 
-/* Predict PCR 7 after a change: the log's PCR 7 events in their order, the
- * Secure Boot variable events with vars' data, each firmware db authority
- * with the db entry of vars that verifies the image the log shows after it
- * (kt_chain_firmware on that file under esp), shim's SbatLevel event with
- * the level it would enforce.  With esp, PCR 4 too: each boot application
- * found on the ESP with its Authenticode digests (the others kept).  What cannot be worked out keeps its logged
- * digest and says so.  Free with kt_evlog_prediction_free. */
+/* Predict (o NULL: nothing changes).  0, -ENOMEM, -EBADMSG (a variable event
+ * of a predicted PCR that is no UEFI_VARIABLE_DATA).  *out is allocated
+ * whatever the result: free it with kt_evlog_prediction_free. */
 KT_API int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
-                            struct kt_evlog_prediction *p, struct kt_error *err);
+                            struct kt_evlog_prediction **out, struct kt_error *err);
 KT_API void kt_evlog_prediction_free(struct kt_evlog_prediction *p);
+/* Every PCR of every bank replayed from the log, and the same with the
+ * predicted PCRs replayed from their recomputed events. */
+KT_API const struct kt_evlog_pcrs *kt_evlog_prediction_now(const struct kt_evlog_prediction *p);
+KT_API const struct kt_evlog_pcrs *kt_evlog_prediction_after(const struct kt_evlog_prediction *p);
+/* The PCRs predicted: how many, and the k-th (PCR 7 first, then 4, 14, in
+ * the order of the library's recomputers; KT_EVLOG_PCRS past the end). */
+KT_API size_t kt_evlog_prediction_n_pcrs(const struct kt_evlog_prediction *p);
+KT_API unsigned kt_evlog_prediction_pcr(const struct kt_evlog_prediction *p, size_t k);
+/* Is pcr predicted?  Does it change (after differs from now in a bank)? */
+KT_API bool kt_evlog_prediction_has(const struct kt_evlog_prediction *p, unsigned pcr);
+KT_API bool kt_evlog_prediction_changes(const struct kt_evlog_prediction *p, unsigned pcr);
+/* What pcr's prediction does ("each boot application found on the ESP
+ * measured again") and, into *source (may be NULL), its source of truth in
+ * a few words ("other boot binaries"); NULL when pcr is not predicted. */
+KT_API const char *kt_evlog_prediction_what(const struct kt_evlog_prediction *p, unsigned pcr,
+                                            const char **source);
+/* pcr's events in log order, inserted ones in their place: how many, and
+ * the k-th (NULL past the end).  Valid until the prediction is freed. */
+KT_API size_t kt_evlog_prediction_n_events(const struct kt_evlog_prediction *p, unsigned pcr);
+KT_API const struct kt_evlog_predicted *kt_evlog_prediction_event(
+    const struct kt_evlog_prediction *p, unsigned pcr, size_t k);
 
 /* PCR 7 in one bank, the last boot's and the next boot's with variables
  * `vars` (kt_evlog_predict), for an outlook line: the SHA-256 bank when the

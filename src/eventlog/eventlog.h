@@ -2,7 +2,8 @@
  * parse.c (the two formats), names.c (algorithm and event type names),
  * decode.c (UEFI_VARIABLE_DATA, device paths), replay.c (PCRs, variable
  * digests), authority.c (PCR 7 explained), varcheck.c (the variables in
- * force against the measured ones), predict.c (PCR 7 after a change). */
+ * force against the measured ones), pipeline.c (a prediction: the one
+ * replay loop over the recomputers of recompute.h). */
 #ifndef KT_EVENTLOG_EVENTLOG_H
 #define KT_EVENTLOG_EVENTLOG_H
 

@@ -12,23 +12,24 @@ int kt_evlog_pcr7_outlook(const struct kt_evlog *log, const struct kt_efivars *v
 {
     memset(out, 0, sizeof(*out));
     struct kt_evlog_predict_opts po = {.vars = vars, .esp = esp};
-    struct kt_evlog_prediction pr;
+    struct kt_evlog_prediction *pr;
     struct kt_error e = KT_ERROR_INIT;
-    memset(&pr, 0, sizeof(pr));
     int rc = kt_evlog_predict(log, &po, &pr, &e);
     int got = 0;
-    if (rc == 0 && pr.after.n_banks) {
+    const struct kt_evlog_pcrs *now = rc == 0 ? kt_evlog_prediction_now(pr) : NULL;
+    const struct kt_evlog_pcrs *after = rc == 0 ? kt_evlog_prediction_after(pr) : NULL;
+    if (rc == 0 && after->n_banks) {
         size_t b = 0;
-        for (size_t i = 0; i < pr.after.n_banks; i++)
-            if (pr.after.bank[i].alg == KT_TPM_ALG_SHA256 && pr.after.bank[i].supported)
+        for (size_t i = 0; i < after->n_banks; i++)
+            if (after->bank[i].alg == KT_TPM_ALG_SHA256 && after->bank[i].supported)
                 b = i;
-        const char *name = kt_evlog_alg_name(pr.after.bank[b].alg);
+        const char *name = kt_evlog_alg_name(after->bank[b].alg);
         kt_fmt(out->bank, sizeof(out->bank), "%s", name ? name : "?");
-        kt_hex(pr.now.bank[b].pcr[7], pr.now.bank[b].size, out->last);
-        kt_hex(pr.after.bank[b].pcr[7], pr.after.bank[b].size, out->next);
-        out->changes = pr.pcr7_changes;
+        kt_hex(now->bank[b].pcr[7], now->bank[b].size, out->last);
+        kt_hex(after->bank[b].pcr[7], after->bank[b].size, out->next);
+        out->changes = kt_evlog_prediction_changes(pr, 7);
         got = 1;
     }
-    kt_evlog_prediction_free(&pr);
+    kt_evlog_prediction_free(pr);
     return rc == -ENOMEM ? rc : got;
 }

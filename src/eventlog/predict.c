@@ -1,5 +1,7 @@
-/* predict.c - PCR 7 after a change: the log's PCR 7 events, in their
- * order, recomputed from the new state where it is known, then replayed. */
+/* predict.c - PCR 7's recomputers (recompute.h): the Secure Boot variable
+ * events with the new state's data, firmware's db authority with the db
+ * entry that verifies the image after it, shim's SbatLevel with the level it
+ * would enforce. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +9,7 @@
 
 #include "eventlog/esp_path.h"
 #include "eventlog/eventlog.h"
-#include "eventlog/predict_int.h"
+#include "eventlog/recompute.h"
 #include "ktrust/chain.h"
 #include "ktrust/esl.h"
 #include "ktrust/x509.h"
@@ -92,7 +94,8 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
     const struct kt_evlog_event *e = &log->event[i];
     if (!o->esp || !o->vars) {
         pr->how = KT_PRED_KEPT;
-        snprintf(pr->note, sizeof(pr->note), "no --esp: the logged authority kept");
+        pr->hint = KT_PRED_HINT_NO_ESP;
+        snprintf(pr->note, sizeof(pr->note), "no ESP given: the logged authority kept");
         return 0;
     }
     size_t j = i + 1;
@@ -189,8 +192,8 @@ static int sbat_level(const struct kt_evlog *log, const struct kt_evlog_event *e
             p = kt_efivar_data(&o->vars->var[KT_EFIVAR_SBAT_LEVEL_RT], &len);
     }
     if (!p || !len) {
-        keep(pr, "no SbatLevel in the new state and none given (--sbat-level): the logged event "
-                 "kept");
+        pr->hint = KT_PRED_HINT_NO_SBAT_LEVEL;
+        keep(pr, "no SbatLevel in the new state and none given: the logged event kept");
         return 0;
     }
     struct kt_evlog_predict_opts with = *o;
@@ -219,117 +222,92 @@ static int variable(const struct kt_evlog *log, const struct kt_evlog_event *e,
     return recompute(log, e, v, d ? d : (const uint8_t *)"", len, nd, pr);
 }
 
-static int predict_one(const struct kt_evlog *log, size_t i,
-                       const struct kt_evlog_predict_opts *o, struct newdig *nd,
-                       struct kt_evlog_predicted *pr, struct kt_error *err)
+/* The digests recomputed into pr, in the banks the event has. */
+static void put(const struct kt_evlog *log, size_t i, const struct newdig *nd,
+                struct kt_evlog_predicted *pr)
+{
+    for (size_t b = 0; nd->set && b < log->n_banks; b++)
+        if (log->bank[b].supported && kt_evlog_event_digest(&log->event[i], log->bank[b].alg, NULL))
+            memcpy(pr->digest[b], nd->d[b], log->bank[b].size);
+}
+
+/* Is event i a variable event (type) naming name (NULL: any)?  1, 0, or
+ * -EBADMSG for one that is no UEFI_VARIABLE_DATA. */
+static int var_event(const struct kt_evlog *log, size_t i, uint32_t type, const char *name,
+                     struct kt_evlog_var *v, struct kt_error *err)
+{
+    const struct kt_evlog_event *e = &log->event[i];
+    if (e->type != type)
+        return 0;
+    KT_TRY(kt_evlog_var_parse(e, v, err));
+    return !name || !strcmp(v->name, name);
+}
+
+enum pcr7_source { SB_VARIABLE, DB_AUTHORITY, SBAT_LEVEL };
+
+/* Event i (of that type) recomputed from its source of truth. */
+static int recompute_as(const struct kt_evlog *log, size_t i, uint32_t type, enum pcr7_source src,
+                        const struct kt_evlog_predict_opts *o, struct kt_evlog_predicted *pr,
+                        struct kt_error *err)
 {
     const struct kt_evlog_event *e = &log->event[i];
     struct kt_evlog_var v;
-    pr->event_index = i;
-    pr->how = KT_PRED_KEPT;
-    if (e->type != KT_EV_EFI_VARIABLE_DRIVER_CONFIG && e->type != KT_EV_EFI_VARIABLE_AUTHORITY)
-        return 0;
-    KT_TRY(kt_evlog_var_parse(e, &v, err));
-    if (e->type == KT_EV_EFI_VARIABLE_DRIVER_CONFIG)
-        return variable(log, e, &v, o, nd, pr);
-    if (!strcmp(v.name, "db"))
-        return db_authority(log, i, &v, o, nd, pr);
-    if (!strcmp(v.name, "SbatLevel"))
-        return sbat_level(log, e, &v, o, nd, pr);
-    return 0;
-}
-
-/* Each PCR 7 event's predicted digest in every bank: the new one where it
- * was recomputed, else the logged one. */
-static void fill_digests(const struct kt_evlog *log, const struct newdig *nd,
-                         struct kt_evlog_prediction *p)
-{
-    for (size_t k = 0; k < p->n; k++) {
-        const struct kt_evlog_event *e = &log->event[p->ev[k].event_index];
-        for (size_t b = 0; b < log->n_banks; b++) {
-            size_t len;
-            const uint8_t *d = kt_evlog_event_digest(e, log->bank[b].alg, &len);
-            if (!d)
-                continue;
-            if (nd[k].set && log->bank[b].supported)
-                d = nd[k].d[b];
-            memcpy(p->ev[k].digest[b], d, len);
-        }
-    }
-}
-
-bool kt_evlog_pcr_changes(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
-                          unsigned pcr)
-{
-    for (size_t b = 0; b < log->n_banks; b++)
-        if (memcmp(p->after.bank[b].pcr[pcr], p->now.bank[b].pcr[pcr], p->now.bank[b].size))
-            return true;
-    return false;
-}
-
-int kt_evlog_replay_pcr7(const struct kt_evlog *log, struct kt_evlog_prediction *p)
-{
-    p->pcr7_changes = false;
-    for (size_t b = 0; b < log->n_banks; b++)
-        memset(p->after.bank[b].pcr[7], 0, sizeof(p->after.bank[b].pcr[7]));
-    for (size_t k = 0; k < p->n; k++) {
-        const struct kt_evlog_event *e = &log->event[p->ev[k].event_index];
-        if (!p->ev[k].inserted && e->type == KT_EV_NO_ACTION)
-            continue;
-        for (size_t b = 0; b < log->n_banks; b++) {
-            size_t len = log->bank[b].size;
-            if (!p->after.bank[b].supported ||
-                (!p->ev[k].inserted && !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
-                continue;
-            KT_TRY(kt_evlog_extend(kt_evlog_hash(log->bank[b].alg), p->after.bank[b].pcr[7],
-                                   len, p->ev[k].digest[b]));
-        }
-    }
-    p->pcr7_changes = kt_evlog_pcr_changes(log, p, 7);
-    return 0;
-}
-
-int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
-                     struct kt_evlog_prediction *p, struct kt_error *err)
-{
-    memset(p, 0, sizeof(*p));
-    KT_TRY(kt_evlog_replay(log, &p->now));
-    size_t n = 0;
-    for (size_t i = 0; i < log->n_events; i++)
-        n += log->event[i].pcr == 7 && log->event[i].type != KT_EV_NO_ACTION;
-    p->ev = calloc(n ? n : 1, sizeof(*p->ev));
-    struct newdig *nd = calloc(n ? n : 1, sizeof(*nd));
-    if (!p->ev || !nd) {
-        free(nd);
-        return -ENOMEM;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < log->n_events && rc == 0; i++)
-        if (log->event[i].pcr == 7 && log->event[i].type != KT_EV_NO_ACTION)
-            rc = predict_one(log, i, o, &nd[p->n], &p->ev[p->n], err), p->n++;
-    if (rc == 0) {
-        p->after = p->now;
-        fill_digests(log, nd, p);
-        if (o->esp && o->vars)
-            rc = kt_evlog_predict_new_authorities(log, o, p);
-    }
+    struct newdig nd = {0};
+    KT_TRY(var_event(log, i, type, NULL, &v, err));
+    int rc = src == SB_VARIABLE    ? variable(log, e, &v, o, &nd, pr)
+             : src == DB_AUTHORITY ? db_authority(log, i, &v, o, &nd, pr)
+                                   : sbat_level(log, e, &v, o, &nd, pr);
     if (rc == 0)
-        rc = kt_evlog_replay_pcr7(log, p);
-    if (rc == 0 && o->esp)
-        rc = kt_evlog_predict_pcr4(log, o->esp, p);
-    if (rc == 0 && o->vars)
-        rc = kt_evlog_predict_pcr14(log, o->vars, p);
-    free(nd);
+        put(log, i, &nd, pr);
     return rc;
 }
 
-void kt_evlog_prediction_free(struct kt_evlog_prediction *p)
+static int claims_var(const struct kt_evlog *log, size_t i, struct kt_error *err)
 {
-    if (!p)
-        return;
-    free(p->ev);
-    free(p->ev4);
-    free(p->ev14);
-    p->ev = p->ev4 = p->ev14 = NULL;
-    p->n = p->n4 = p->n14 = 0;
+    struct kt_evlog_var v;
+    return var_event(log, i, KT_EV_EFI_VARIABLE_DRIVER_CONFIG, NULL, &v, err);
 }
+
+static int recompute_var(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
+                         struct kt_evlog_predicted *pr, struct kt_error *err)
+{
+    return recompute_as(log, i, KT_EV_EFI_VARIABLE_DRIVER_CONFIG, SB_VARIABLE, o, pr, err);
+}
+
+/* An authority event that is no UEFI_VARIABLE_DATA fails here, whatever it names. */
+static int claims_db(const struct kt_evlog *log, size_t i, struct kt_error *err)
+{
+    struct kt_evlog_var v;
+    return var_event(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, "db", &v, err);
+}
+
+static int recompute_db(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
+                        struct kt_evlog_predicted *pr, struct kt_error *err)
+{
+    return recompute_as(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, DB_AUTHORITY, o, pr, err);
+}
+
+static int claims_sbat(const struct kt_evlog *log, size_t i, struct kt_error *err)
+{
+    struct kt_evlog_var v;
+    return var_event(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, "SbatLevel", &v, err);
+}
+
+static int recompute_sbat(const struct kt_evlog *log, size_t i,
+                          const struct kt_evlog_predict_opts *o, struct kt_evlog_predicted *pr,
+                          struct kt_error *err)
+{
+    return recompute_as(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, SBAT_LEVEL, o, pr, err);
+}
+
+#define PCR7_WHAT "each PCR 7 event recomputed where the new state is known"
+
+const struct kt_evlog_recomputer kt_evlog_rc_sb_vars = {
+    7, PCR7_WHAT, "the Secure Boot variables", NULL, claims_var, recompute_var, NULL,
+};
+const struct kt_evlog_recomputer kt_evlog_rc_db_authority = {
+    7, PCR7_WHAT, "the db entry that verifies each image", NULL, claims_db, recompute_db, NULL,
+};
+const struct kt_evlog_recomputer kt_evlog_rc_sbat_level = {
+    7, PCR7_WHAT, "shim's SbatLevel", NULL, claims_sbat, recompute_sbat, NULL,
+};

@@ -8,7 +8,7 @@
 
 #include "eventlog/esp_path.h"
 #include "eventlog/eventlog.h"
-#include "eventlog/predict_int.h"
+#include "eventlog/recompute.h"
 #include "ktrust/chain.h"
 #include "util/fmt.h"
 
@@ -34,7 +34,7 @@ static bool has_authority(const struct kt_evlog *log, size_t i)
 }
 
 /* Is the first computable bank's digest d that of a db authority event before pos? */
-static bool logged_before(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+static bool logged_before(const struct kt_evlog *log, const struct kt_evlog_pcr_pred *p,
                           size_t pos, size_t b, const uint8_t *d)
 {
     for (size_t k = 0; k < pos; k++) {
@@ -49,7 +49,7 @@ static bool logged_before(const struct kt_evlog *log, const struct kt_evlog_pred
     return false;
 }
 
-static int insert_at(struct kt_evlog_prediction *p, size_t pos, const struct kt_evlog_predicted *x)
+static int insert_at(struct kt_evlog_pcr_pred *p, size_t pos, const struct kt_evlog_predicted *x)
 {
     struct kt_evlog_predicted *ne = realloc(p->ev, (p->n + 1) * sizeof(*ne));
     if (!ne)
@@ -62,7 +62,7 @@ static int insert_at(struct kt_evlog_prediction *p, size_t pos, const struct kt_
 }
 
 static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
-               struct kt_evlog_prediction *p)
+               struct kt_evlog_pcr_pred *p)
 {
     char dp[512], file[512], path[4096];
     if (has_authority(log, i) || kt_evlog_devpath(&log->event[i], dp, sizeof(dp), file,
@@ -99,12 +99,20 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
     return insert_at(p, pos, &x);
 }
 
-int kt_evlog_predict_new_authorities(const struct kt_evlog *log,
-                                     const struct kt_evlog_predict_opts *o,
-                                     struct kt_evlog_prediction *p)
+static bool active(const struct kt_evlog_predict_opts *o)
+{
+    return o->esp && o->vars;
+}
+
+static int insert_all(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                      struct kt_evlog_pcr_pred *s)
 {
     for (size_t i = 0; i < log->n_events; i++)
         if (log->event[i].type == KT_EV_EFI_BOOT_SERVICES_APPLICATION)
-            KT_TRY(one(log, i, o, p));
+            KT_TRY(one(log, i, o, s));
     return 0;
 }
+
+const struct kt_evlog_recomputer kt_evlog_rc_db_insert = {
+    7, NULL, "the db entries firmware would log", active, NULL, NULL, insert_all,
+};

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "eventlog/eventlog.h"
+#include "eventlog/recompute.h"
 
 int kt_evlog_extend(enum kt_hash h, uint8_t *pcr, size_t size, const uint8_t *d)
 {
@@ -77,4 +78,19 @@ int kt_evlog_var_digest(uint16_t alg, const uint8_t guid[16], const char *name,
     *len = kt_hash_size(h);
     memcpy(out, res[0], *len);
     return 0;
+}
+
+/* A recomputer's digests for one event (every supported bank): the event is
+ * "changed" when any differs from the logged one, else "recomputed". */
+void kt_evlog_pred_set(const struct kt_evlog *log, struct kt_evlog_predicted *pr,
+                       const uint8_t d[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST])
+{
+    bool same = true;
+    for (size_t b = 0; b < log->n_banks; b++) {
+        if (!log->bank[b].supported)
+            continue;
+        same &= !memcmp(pr->digest[b], d[b], log->bank[b].size);
+        memcpy(pr->digest[b], d[b], log->bank[b].size);
+    }
+    pr->how = same ? KT_PRED_RECOMPUTED : KT_PRED_CHANGED;
 }
