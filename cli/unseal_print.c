@@ -178,9 +178,14 @@ static void print_text(const char *source, const struct kt_seal_token *t,
 {
     char ids[96];
     pcr_list(t->pcrs, ',', ids, sizeof(ids));
-    printf("%s: token %d (%s, %s policy, %s PCRs %s, key slot %d)\n", tx(source), t->token,
+    char num[32] = "", slot[32] = "";
+    if (t->token >= 0)
+        snprintf(num, sizeof(num), " %d", t->token);
+    if (t->keyslot >= 0)
+        snprintf(slot, sizeof(slot), ", key slot %d", t->keyslot);
+    printf("%s: token%s (%s, %s policy, %s PCRs %s%s)\n", tx(source), num,
            kt_seal_tool_name(t->tool), kt_seal_kind_name(t->kind), kt_evlog_alg_name(t->bank),
-           ids[0] ? ids : "none", t->keyslot);
+           ids[0] ? ids : "none", slot);
     if (r->today == KT_SEAL_FAILS)
         printf("  today: does NOT unseal with the PCRs of %s: the next boot already asks for the "
                "recovery key, whatever the change\n", today_src);

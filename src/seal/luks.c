@@ -101,6 +101,11 @@ int kt_seal_tokens_read(const char *path, struct kt_seal_token **out, size_t *n,
 {
     *out = NULL;
     *n = 0;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        int rc = -errno;
+        return kt_fail(err, rc, KT_NO_OFFSET, "cannot open: %s", strerror(-rc));
+    }
     int rc;
     if (looks_json(path)) {
         struct kt_file f;
