@@ -292,9 +292,12 @@ static int check_source(const struct args *a, struct state *s, const char *src,
         struct kt_seal_check r;
         rc = kt_seal_check(&tok[i], s->have_today ? &s->today : NULL,
                            s->have_pred ? &s->pred.now : NULL, s->have_pred ? &s->pred.after : NULL, &r);
-        if (rc < 0)
+        if (rc == -ENOPKG) {
+            cli_errorf(src, "cannot compute the policy digest (libtss2-mu.so.0 missing?)");
+            code = 3;
+        } else if (rc < 0) {
             code = EXIT_INTERNAL;
-        else
+        } else
             unseal_print(src, &tok[i], &r, s->today_src, a->json, a->quiet, t);
     }
     free(tok);

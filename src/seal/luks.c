@@ -9,8 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <libcryptsetup.h>
-
 #include "ktrust/advanced.h"
 #include "seal/seal.h"
 #include "util/err.h"
@@ -34,23 +32,27 @@ static int push(struct kt_seal_token **v, size_t *n, const struct kt_seal_token 
 static int read_header(const char *path, struct kt_seal_token **out, size_t *n,
                        struct kt_error *err)
 {
+    const struct kt_seal_cs *c = kt_seal_cryptsetup();
+    if (!c)
+        return kt_fail(err, -ENOPKG, KT_NO_OFFSET, "libcryptsetup.so.12 is not installed: "
+                       "cannot read a LUKS2 header");
     struct crypt_device *cd = NULL;
-    crypt_set_log_callback(NULL, quiet, NULL);
-    int rc = crypt_init(&cd, path);
+    c->crypt_set_log_callback(NULL, quiet, NULL);
+    int rc = c->crypt_init(&cd, path);
     if (rc < 0)
         return kt_fail(err, rc, KT_NO_OFFSET, "cannot open: %s", strerror(-rc));
-    crypt_set_log_callback(cd, quiet, NULL);
-    rc = crypt_load(cd, CRYPT_LUKS2, NULL);
+    c->crypt_set_log_callback(cd, quiet, NULL);
+    rc = c->crypt_load(cd, CRYPT_LUKS2, NULL);
     if (rc < 0) {
-        crypt_free(cd);
+        c->crypt_free(cd);
         if (rc == -EACCES || rc == -ENOENT || rc == -ENOMEM)
             return kt_fail(err, rc, KT_NO_OFFSET, "cannot read the LUKS2 header: %s", strerror(-rc));
         return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "not a LUKS2 header (or a damaged one)");
     }
-    int max = crypt_token_max(CRYPT_LUKS2);
+    int max = c->crypt_token_max(CRYPT_LUKS2);
     for (int i = 0; rc >= 0 && i < max; i++) {
         const char *json = NULL;
-        if (crypt_token_json_get(cd, i, &json) < 0 || !json)
+        if (c->crypt_token_json_get(cd, i, &json) < 0 || !json)
             continue; /* no token at i */
         struct kt_seal_token t;
         struct kt_error te = KT_ERROR_INIT;
@@ -62,7 +64,7 @@ static int read_header(const char *path, struct kt_seal_token **out, size_t *n,
             rc = push(out, n, &t);
         }
     }
-    crypt_free(cd);
+    c->crypt_free(cd);
     return rc < 0 ? rc : 0;
 }
 

@@ -74,8 +74,10 @@ static int policy_pcr(const struct kt_seal_token *t, const struct kt_evlog_pcrs 
             memcpy(vals + n, p->bank[b].pcr[i], sz);
             n += sz;
         }
-    kt_seal_cc(KT_TPM_CC_POLICY_PCR, part);
-    int sel = kt_seal_pcr_selection(t->bank, t->pcrs, part + 4, 16);
+    int sel = kt_seal_cc(KT_TPM_CC_POLICY_PCR, part);
+    if (sel < 0)
+        return sel;
+    sel = kt_seal_pcr_selection(t->bank, t->pcrs, part + 4, 16);
     if (sel < 0)
         return sel;
     int rc = kt_digest(h, vals, n, part + 4 + sel);
@@ -101,8 +103,9 @@ int kt_seal_policy_digest(const struct kt_seal_token *t, const struct kt_evlog_p
     int rc = policy_pcr(t, pcrs, h, out, dlen);
     if (rc == 0 && t->kind == KT_SEAL_KIND_PIN_PCR) {
         uint8_t cc[4];
-        kt_seal_cc(KT_TPM_CC_POLICY_AUTH_VALUE, cc);
-        rc = extend(h, out, dlen, cc, 4);
+        rc = kt_seal_cc(KT_TPM_CC_POLICY_AUTH_VALUE, cc);
+        if (rc == 0)
+            rc = extend(h, out, dlen, cc, 4);
     }
     if (rc < 0)
         return rc;

@@ -4,18 +4,19 @@
 #include <errno.h>
 #include <string.h>
 
-#include <tss2/tss2_mu.h>
-
 #include "seal/seal.h"
 #include "util/err.h"
 
 int kt_seal_public_policy(const uint8_t *buf, size_t len, uint16_t *name_alg, uint8_t *policy,
                           size_t *policy_len, struct kt_error *err)
 {
+    const struct kt_seal_mu *mu = kt_seal_tss2();
+    if (!mu)
+        return kt_fail(err, -ENOPKG, KT_NO_OFFSET, "libtss2-mu.so.0 is not installed");
     TPM2B_PUBLIC pub;
     size_t off = 0;
     memset(&pub, 0, sizeof(pub));
-    if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(buf, len, &off, &pub) != TSS2_RC_SUCCESS)
+    if (mu->Tss2_MU_TPM2B_PUBLIC_Unmarshal(buf, len, &off, &pub) != TSS2_RC_SUCCESS)
         return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "jwk_pub: not a TPM2B_PUBLIC");
     if (off != len)
         return kt_fail(err, -EBADMSG, off, "jwk_pub: trailing data after the TPM2B_PUBLIC");
@@ -30,6 +31,9 @@ int kt_seal_public_policy(const uint8_t *buf, size_t len, uint16_t *name_alg, ui
 
 int kt_seal_pcr_selection(uint16_t bank, uint32_t mask, uint8_t *out, size_t cap)
 {
+    const struct kt_seal_mu *mu = kt_seal_tss2();
+    if (!mu)
+        return -ENOPKG;
     TPML_PCR_SELECTION sel;
     memset(&sel, 0, sizeof(sel));
     sel.count = 1;
@@ -39,13 +43,16 @@ int kt_seal_pcr_selection(uint16_t bank, uint32_t mask, uint8_t *out, size_t cap
         if (mask & (1u << i))
             sel.pcrSelections[0].pcrSelect[i / 8] |= (uint8_t)(1u << (i % 8));
     size_t off = 0;
-    if (Tss2_MU_TPML_PCR_SELECTION_Marshal(&sel, out, cap, &off) != TSS2_RC_SUCCESS)
+    if (mu->Tss2_MU_TPML_PCR_SELECTION_Marshal(&sel, out, cap, &off) != TSS2_RC_SUCCESS)
         return -EINVAL;
     return (int)off;
 }
 
-void kt_seal_cc(uint32_t cc, uint8_t out[4])
+int kt_seal_cc(uint32_t cc, uint8_t out[4])
 {
+    const struct kt_seal_mu *mu = kt_seal_tss2();
     size_t off = 0;
-    Tss2_MU_TPM2_CC_Marshal(cc, out, 4, &off);
+    if (!mu || mu->Tss2_MU_TPM2_CC_Marshal(cc, out, 4, &off) != TSS2_RC_SUCCESS)
+        return -ENOPKG;
+    return 0;
 }
