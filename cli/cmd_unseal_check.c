@@ -35,6 +35,7 @@ enum {
     OPT_APPLY,
     OPT_SBAT_LEVEL,
     OPT_ESP,
+    OPT_INSTALL,
 };
 
 static const struct cli_opt opts[] = {
@@ -57,6 +58,10 @@ static const struct cli_opt opts[] = {
     CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
             "the ESP: the boot applications' new Authenticode digests (PCR 4) and the db "
             "entries that verify them (PCR 7)"),
+    CLI_OPT("install", 0, required_argument, OPT_INSTALL, "NEW_SHIM",
+            "the change is installing NEW_SHIM (and NEW_LOADER: the PE image among the "
+            "arguments) in place of the boot applications the log shows: their digests "
+            "(PCR 4) and the db entries that verify them (PCR 7)"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -67,11 +72,13 @@ static void usage(FILE *f)
         f,
         "usage: ktrust unseal-check [--root DIR] [DEVICE|IMAGE|TOKEN.json]... [--eventlog LOG]\n"
         "                           [--pcrs FILE] [--efivars DIR] [--apply FILE]...\n"
-        "                           [--sbat-level SPEC] [--esp DIR] [--json] [-q]\n\n"
+        "                           [--sbat-level SPEC] [--esp DIR] [--install NEW_SHIM [NEW_LOADER]]\n"
+        "                           [--json] [-q]\n\n"
         "For each TPM-sealed LUKS2 token (systemd-cryptenroll's systemd-tpm2, clevis' tpm2\n"
         "pin) of the devices, images or exported token files: its policy digest recomputed\n"
         "from today's PCRs (the TPM, --pcrs, or the event log's replay) and from the PCRs\n"
-        "the change predicts (--efivars, --apply, --sbat-level, --esp on the event log):\n"
+        "the change predicts (--efivars, --apply, --sbat-level, --esp, --install on the\n"
+        "event log):\n"
         "unseals, does NOT unseal (the recovery key is asked for), or cannot tell; with\n"
         "the re-seal to run before the change.  With no change option, today only.\n",
         opts,
@@ -81,7 +88,7 @@ static void usage(FILE *f)
 }
 
 struct args {
-    const char *root, *log, *pcrs, *efivars, *sbat, *esp;
+    const char *root, *log, *pcrs, *efivars, *sbat, *esp, *shim, *loader;
     struct cli_apply apply;
     bool json, quiet, change, offline;
     char **src;
@@ -122,6 +129,34 @@ static void defaults(struct args *a)
         a->efivars = eb;
 }
 
+/* A PE image (MZ) among the arguments: --install's NEW_LOADER. */
+static bool is_pe(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char m[2] = {0, 0};
+    if (f) {
+        if (fread(m, 1, 2, f) != 2)
+            m[0] = 0;
+        fclose(f);
+    }
+    return m[0] == 'M' && m[1] == 'Z';
+}
+
+static int take_loader(struct args *a)
+{
+    for (int i = 0; i < a->n_src; i++) {
+        if (!is_pe(a->src[i]))
+            continue;
+        if (a->loader)
+            return cli_usage_error("unseal-check", "--install takes NEW_SHIM and one NEW_LOADER, "
+                                                   "not '%s' too", a->src[i]);
+        a->loader = a->src[i];
+        memmove(a->src + i, a->src + i + 1, (size_t)(a->n_src - i - 1) * sizeof(*a->src));
+        a->n_src--, i--;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
     struct cli_getopt g;
@@ -141,6 +176,7 @@ static int parse_args(int argc, char **argv, struct args *a)
             break;
         case OPT_SBAT_LEVEL: a->sbat = optarg; break;
         case OPT_ESP: a->esp = optarg; break;
+        case OPT_INSTALL: a->shim = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
         case 'h': usage(stdout); return -1;
@@ -149,12 +185,16 @@ static int parse_args(int argc, char **argv, struct args *a)
     }
     a->src = argv + optind;
     a->n_src = argc - optind;
+    if (a->shim && take_loader(a) < 0)
+        return EXIT_USAGE;
     if (!a->n_src)
         return cli_usage_error("unseal-check", "give the LUKS2 devices, images or token files to check");
     if (a->sbat && !strncmp(a->sbat, "shim:", 5))
         return cli_usage_error("unseal-check", "--sbat-level shim:FILE is not taken here: give the "
                                                "payload, an efivarfs file, original, automatic or latest");
-    a->change = a->efivars || a->apply.n || a->sbat || a->esp;
+    a->change = a->efivars || a->apply.n || a->sbat || a->esp || a->shim;
+    if (a->shim && a->esp)
+        return cli_usage_error("unseal-check", "--install predicts over the new binaries: no --esp");
     a->offline = a->log || a->pcrs || a->efivars;
     defaults(a);
     if (a->apply.n && !a->efivars)
@@ -232,10 +272,11 @@ static int predict(const struct args *a, struct state *s)
     int rc = a->sbat ? cli_sbat_payload(a->sbat, &sbat, &sbat_len) : 0;
     if (rc == 0) {
         struct kt_evlog_predict_opts o = {have_vars ? &vars : NULL, sbat, sbat_len, a->esp};
-        rc = kt_evlog_predict(&s->log, &o, &s->pred, &e);
+        rc = a->shim ? kt_seal_predict_install(&s->log, &o, a->shim, a->loader, &s->pred, &e)
+                     : kt_evlog_predict(&s->log, &o, &s->pred, &e);
         s->have_pred = true;
         if (rc < 0) {
-            cli_error(a->log, &e);
+            cli_error(a->shim && rc != -ENODATA ? a->shim : a->log, &e);
             rc = cli_exit_code(rc);
         }
     }

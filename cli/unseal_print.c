@@ -48,9 +48,10 @@ struct reseal {
     char then[512];
 };
 
-static size_t reseals(const char *dev, const struct kt_seal_token *t, const struct kt_seal_check *r,
-                      struct reseal *out)
+static size_t reseals(const char *source, const struct kt_seal_token *t,
+                      const struct kt_seal_check *r, struct reseal *out)
 {
+    const char *dev = t->token >= 0 ? source : "DEVICE"; /* a token file names no device */
     char ids[96], slot[16];
     const char *bank = kt_evlog_alg_name(t->bank);
     snprintf(slot, sizeof(slot), t->keyslot >= 0 ? "%d" : "SLOT", t->keyslot);

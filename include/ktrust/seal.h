@@ -105,7 +105,8 @@ struct kt_seal_check {
     size_t value_len;            /* the bank's digest size (0: not known) */
 };
 
-/* Check t against today's PCR values and, when after is not NULL, against
+/* Check t against today's PCR values (NULL: none) and, when pred_after is
+ * not NULL, against
  * the values after a change (today's with the PCRs the prediction
  * changes: those where pred_after differs from pred_now, replaced by
  * pred_after's).  pred_now/pred_after: a kt_evlog_prediction's now and
@@ -113,6 +114,18 @@ struct kt_seal_check {
 KT_API int kt_seal_check(const struct kt_seal_token *t, const struct kt_evlog_pcrs *today,
                          const struct kt_evlog_pcrs *pred_now,
                          const struct kt_evlog_pcrs *pred_after, struct kt_seal_check *r);
+
+/* The prediction (kt_evlog_predict with o) after new boot binaries are
+ * installed: shim in place of the first boot application the log shows on
+ * the ESP, loader (may be NULL) in place of the second; PCR 4 gets their
+ * Authenticode digests, PCR 7 the db entries that verify them under o->vars
+ * (o->esp is not used: a scratch ESP under $TMPDIR holds the two files
+ * during the call).  Returns 0, -ENODATA (the log shows no such
+ * application), an error reading the files, or kt_evlog_predict's.  Free p
+ * with kt_evlog_prediction_free. */
+KT_API int kt_seal_predict_install(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                                   const char *shim, const char *loader,
+                                   struct kt_evlog_prediction *p, struct kt_error *err);
 
 /* "systemd-tpm2", "clevis"; "pcr", "pin+pcr", "signed", "unknown";
  * "unseals", "does_not_unseal", "cannot_tell". */

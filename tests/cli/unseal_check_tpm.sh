@@ -49,12 +49,16 @@ swtpm_fresh() {
         --tpmstate dir="$T/st" --flags startup-clear >/dev/null 2>&1 &
     SWPID=$!
     for _ in $(seq 50); do tpm2_pcrread sha1:0 >/dev/null 2>&1 && break; sleep 0.1; done
+    # the failed unseals this test provokes must not lock the TPM (DA lockout)
+    tpm2_dictionarylockout -Q --setup-parameters --max-tries=1000 --recovery-time=0 \
+        --lockout-recovery-time=0 --clear-lockout || bad "tpm2_dictionarylockout"
     while read -r pcr s1 s256; do
         tpm2_pcrextend "$pcr:sha1=$s1,sha256=$s256" || bad "tpm2_pcrextend $pcr"
     done
 }
 # the logged digests of PCR 4 and 7; "N FILE": event N's digests are those of
-# UEFI_VARIABLE_DATA(EFI_IMAGE_SECURITY_DATABASE_GUID, dbx, FILE)
+# UEFI_VARIABLE_DATA(EFI_IMAGE_SECURITY_DATABASE_GUID, dbx, FILE); "app N SHA1
+# SHA256": event N's are those
 digests() { python3 - "$@" <<'PY'
 import sys, re, hashlib, uuid, struct
 ev = []; cur = None; alg = None
@@ -68,7 +72,9 @@ for l in open("log.yaml"):
     elif s.startswith("- AlgorithmId:"): alg = s.split(":")[1].strip()
     elif s.startswith("Digest:") and alg: cur["d"][alg] = s.split('"')[1]
 repl = {}
-if len(sys.argv) > 2:
+if len(sys.argv) > 1 and sys.argv[1] == "app":
+    repl[int(sys.argv[2])] = {"sha1": sys.argv[3], "sha256": sys.argv[4]}
+elif len(sys.argv) > 2:
     data = open(sys.argv[2], "rb").read()
     blob = (uuid.UUID("d719b2cb-3d3a-4596-a3bc-dad00e67656f").bytes_le +
             struct.pack("<QQ", 3, len(data)) + "dbx".encode("utf-16-le") + data)
@@ -162,6 +168,7 @@ flush
 slots=$(cryptsetup luksDump --dump-json-metadata img | python3 -c '
 import sys, json
 print(" ".join(t["keyslots"][0] for t in json.load(sys.stdin)["tokens"].values() if t["type"] == "clevis"))')
+CL=($slots)
 set -- $slots
 [ $# = 4 ] && ok || bad "4 clevis bindings after the re-seal, got: $slots"
 # before the change: the old bindings unseal, the new ones (bound to B) do not
@@ -196,4 +203,52 @@ expect_eq "$("$KTRUST" unseal-check --pcrs pcrsB.yaml img --json | field unseals
     "$(printf '%s\n' "$B" | field unseals_after)
 clevis pcr 7 sha1 True
 clevis pcr 4,7 sha256 True" "state B's TPM: the verdicts ktrust predicted, and the re-seals unseal"
+
+# 4. state C: --install the same shim and a new loader (mmx64.efi, signed by the
+#    same Debian CA as GRUB): PCR 4 changes (the loader's Authenticode digest,
+#    from pesign here), PCR 7 does not (the same vendor-certificate authority)
+swtpm_fresh < <(digests)
+NEWL=$CORPUS/debian/mmx64.efi.signed
+same=$("$KTRUST" unseal-check --eventlog "$LOG" --install "$CORPUS/debian/shimx64.efi.signed" "$CORPUS/debian/grubx64.efi.signed" img --json)
+expect_eq "$(printf '%s\n' "$same" | field changed_pcrs | awk '{print $5}' | sort -u)" "[]" "--install of the binaries the log shows: no PCR changes"
+expect_eq "$(printf '%s\n' "$same" | field unseals_after)" "$(printf '%s\n' "$same" | field unseals_today)" "--install of the same binaries: every verdict stays today's"
+C=$("$KTRUST" unseal-check --eventlog "$LOG" --install "$CORPUS/debian/shimx64.efi.signed" "$NEWL" img --json)
+expect_eq "$(printf "%s\n" "$C" | field unseals_after | sed -n 1,5p)" "systemd-tpm2 pcr 7 sha256 True
+systemd-tpm2 pin+pcr 7 sha256 True
+systemd-tpm2 pcr 4,7 sha256 False
+clevis pcr 7 sha1 True
+clevis pcr 4,7 sha256 False" "--install NEW_SHIM NEW_LOADER: the tokens bound to PCR 4 break"
+printf '%s\n' "$C" | python3 -c '
+import sys, json
+for d in map(json.loads, sys.stdin):
+    if d.get("tool") == "clevis" and d["keyslot"] == int(sys.argv[1]):
+        print([r["command"] for r in d["reseal"] if r["how"] == "clevis_pcr_digest"][0])' "${CL[1]}" >resealC.sh
+sed -i 's/^clevis luks bind /clevis luks bind -y -k key /' resealC.sh
+flush; bash resealC.sh || bad "the printed clevis re-seal for state C does not run"
+flush
+new=$(cryptsetup luksDump --dump-json-metadata img | python3 -c '
+import sys, json
+print(max(int(t["keyslots"][0]) for t in json.load(sys.stdin)["tokens"].values() if t["type"] == "clevis"))')
+n=$(python3 -c '
+import re
+n = None; k = 0; pcr = None
+for l in open("log.yaml"):
+    m = re.match(r"\s*- EventNum: (\d+)", l)
+    if m: n = int(m.group(1)); pcr = None
+    if re.match(r"\s*PCRIndex: 4", l): pcr = 4
+    if pcr == 4 and "EventType: EV_EFI_BOOT_SERVICES_APPLICATION" in l:
+        k += 1
+        if k == 2: print(n); break')
+h1=$(pesign -h -d sha1 -i "$NEWL" | awk '{print $2}')
+h256=$(pesign -h -d sha256 -i "$NEWL" | awk '{print $2}')
+swtpm_fresh < <(digests app "$n" "$h1" "$h256")
+flush; clevis luks pass -d img -s "${CL[0]}" >/dev/null 2>&1 && ok || bad "state C: the clevis PCR 7 binding unseals (ktrust said it would)"
+flush; clevis luks pass -d img -s "${CL[1]}" >/dev/null 2>&1 && bad "state C: the clevis PCR 4,7 binding still unseals (ktrust said it would not)" || ok
+flush; clevis luks pass -d img -s "$new" >/dev/null 2>&1 && ok || bad "state C: the re-seal ktrust printed (slot $new) does not unseal"
+trial() { flush; tpm2_startauthsession -S s.ctx >/dev/null 2>&1
+          tpm2_policypcr -S s.ctx -l "$1" -L trial.pol >/dev/null 2>&1
+          tpm2_flushcontext s.ctx >/dev/null 2>&1; xxd -p -c 64 trial.pol; }
+set -- $tok
+expect_eq "$(trial sha256:7)" "$1" "state C: the TPM's own PolicyPCR digest for PCR 7 is the token's (unseals)"
+[ "$(trial sha256:4,7)" != "$3" ] && ok || bad "state C: the TPM's PolicyPCR digest for PCRs 4,7 must differ from the token's"
 finish
