@@ -225,10 +225,12 @@ static void to_pcrs(const struct ev_expected *x, struct kt_evlog_pcrs *p)
 struct state {
     struct kt_file logf;
     struct kt_evlog log;
-    bool have_log, have_today, have_pred;
+    bool have_log, have_today;
     struct kt_evlog_pcrs today;
-    struct kt_evlog_prediction pred;
     const char *today_src;
+    struct kt_seal_token *tok; /* every source's tokens */
+    const char **tok_src;
+    size_t n_tok;
 };
 
 static int load_log(const struct args *a, struct state *s)
@@ -248,45 +250,7 @@ static int load_log(const struct args *a, struct state *s)
     return 0;
 }
 
-static int predict(const struct args *a, struct state *s)
-{
-    struct kt_efivars vars;
-    bool have_vars = false;
-    struct kt_error e = KT_ERROR_INIT;
-    int code = 0;
-    if (a->efivars) {
-        int rc = kt_efivars_read(a->efivars, &vars, &e);
-        if (rc < 0) {
-            cli_error(a->efivars, &e);
-            return cli_exit_code(rc);
-        }
-        have_vars = true;
-        code = cli_apply_all(&vars, &a->apply, a->json, a->quiet);
-        if (code) { /* an update that does not apply: no prediction to trust */
-            kt_efivars_free(&vars);
-            return code;
-        }
-    }
-    uint8_t *sbat = NULL;
-    size_t sbat_len = 0;
-    int rc = a->sbat ? cli_sbat_payload(a->sbat, &sbat, &sbat_len) : 0;
-    if (rc == 0) {
-        struct kt_evlog_predict_opts o = {have_vars ? &vars : NULL, sbat, sbat_len, a->esp};
-        rc = a->shim ? kt_seal_predict_install(&s->log, &o, a->shim, a->loader, &s->pred, &e)
-                     : kt_evlog_predict(&s->log, &o, &s->pred, &e);
-        s->have_pred = true;
-        if (rc < 0) {
-            cli_error(a->shim && rc != -ENODATA ? a->shim : a->log, &e);
-            rc = cli_exit_code(rc);
-        }
-    }
-    free(sbat);
-    if (have_vars)
-        kt_efivars_free(&vars);
-    return rc ? rc : code;
-}
-
-static int setup(const struct args *a, struct state *s)
+static int today(const struct args *a, struct state *s)
 {
     int rc = a->log ? load_log(a, s) : 0;
     if (rc)
@@ -312,36 +276,83 @@ static int setup(const struct args *a, struct state *s)
     } else {
         s->today_src = "no TPM and no event log";
     }
-    return a->change ? predict(a, s) : 0;
+    return 0;
 }
 
-static int check_source(const struct args *a, struct state *s, const char *src,
-                        struct unseal_tally *t)
+/* The tokens of every source, in order. */
+static int read_tokens(const struct args *a, struct state *s)
 {
-    struct kt_seal_token *tok;
-    size_t n;
+    for (int i = 0; i < a->n_src; i++) {
+        struct kt_seal_token *tok;
+        size_t n;
+        struct kt_error e = KT_ERROR_INIT;
+        int rc = kt_seal_tokens_read(a->src[i], &tok, &n, &e);
+        if (rc < 0) {
+            cli_error(a->src[i], &e);
+            return cli_exit_code(rc);
+        }
+        if (!n && !a->json && !a->quiet)
+            printf("%s: no TPM2 token (systemd-tpm2, clevis tpm2)\n", tx(a->src[i]));
+        struct kt_seal_token *nt = realloc(s->tok, (s->n_tok + n + 1) * sizeof(*nt));
+        const char **ns = nt ? realloc(s->tok_src, (s->n_tok + n + 1) * sizeof(*ns)) : NULL;
+        if (nt)
+            s->tok = nt;
+        if (ns)
+            s->tok_src = ns;
+        if (!nt || !ns) {
+            free(tok);
+            return EXIT_INTERNAL;
+        }
+        for (size_t k = 0; k < n; k++) {
+            s->tok[s->n_tok] = tok[k];
+            s->tok_src[s->n_tok++] = a->src[i];
+        }
+        free(tok);
+    }
+    return 0;
+}
+
+/* Each token against today's PCRs and, with a change, the prediction. */
+static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
+{
     struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_seal_tokens_read(src, &tok, &n, &e);
-    if (rc < 0) {
-        cli_error(src, &e);
-        return cli_exit_code(rc);
+    const struct kt_evlog_pcrs *now = s->have_today ? &s->today : NULL;
+    int rc = 0;
+    if (!a->change) {
+        for (size_t i = 0; rc == 0 && i < s->n_tok; i++)
+            rc = kt_seal_check(&s->tok[i], now, NULL, NULL, &r[i]);
+        if (rc == -ENOPKG)
+            cli_errorf(a->src[0], "cannot compute policy digests (libtss2-mu.so.0 missing?)");
+        return rc == -ENOPKG ? 3 : rc < 0 ? EXIT_INTERNAL : 0;
     }
-    if (!n && !a->json && !a->quiet)
-        printf("%s: no TPM2 token (systemd-tpm2, clevis tpm2)\n", tx(src));
-    int code = 0;
-    for (size_t i = 0; i < n && !code; i++) {
-        struct kt_seal_check r;
-        rc = kt_seal_check(&tok[i], s->have_today ? &s->today : NULL,
-                           s->have_pred ? &s->pred.now : NULL, s->have_pred ? &s->pred.after : NULL, &r);
-        if (rc == -ENOPKG) {
-            cli_errorf(src, "cannot compute the policy digest (libtss2-mu.so.0 missing?)");
-            code = 3;
-        } else if (rc < 0) {
-            code = EXIT_INTERNAL;
-        } else
-            unseal_print(src, &tok[i], &r, s->today_src, a->json, a->quiet, t);
+    struct kt_efivars vars;
+    if (a->efivars) {
+        rc = kt_efivars_read(a->efivars, &vars, &e);
+        if (rc < 0) {
+            cli_error(a->efivars, &e);
+            return cli_exit_code(rc);
+        }
+        int code = cli_apply_all(&vars, &a->apply, a->json, a->quiet);
+        if (code) { /* an update that does not apply: no prediction to trust */
+            kt_efivars_free(&vars);
+            return code;
+        }
     }
-    free(tok);
+    uint8_t *sbat = NULL;
+    size_t sbat_len = 0;
+    int code = a->sbat ? cli_sbat_payload(a->sbat, &sbat, &sbat_len) : 0;
+    if (code == 0) {
+        struct kt_evlog_predict_opts o = {a->efivars ? &vars : NULL, sbat, sbat_len, a->esp};
+        struct kt_seal_change c = {&o, a->shim, a->loader};
+        rc = kt_seal_check_change(&s->log, now, &c, s->tok, s->n_tok, r, &e);
+        if (rc < 0) {
+            cli_error(a->shim && rc != -ENODATA && rc != -EBADMSG ? a->shim : a->log, &e);
+            code = rc == -ENOPKG ? 3 : cli_exit_code(rc);
+        }
+    }
+    free(sbat);
+    if (a->efivars)
+        kt_efivars_free(&vars);
     return code;
 }
 
@@ -371,14 +382,22 @@ int cmd_unseal_check(int argc, char **argv)
     if (!s)
         return EXIT_INTERNAL;
     struct unseal_tally t = {0};
-    int code = setup(&a, s);
-    for (int i = 0; i < a.n_src && !code; i++)
-        code = check_source(&a, s, a.src[i], &t);
+    struct kt_seal_check *r = NULL;
+    int code = today(&a, s);
+    if (!code)
+        code = read_tokens(&a, s);
+    if (!code && !(r = calloc(s->n_tok + 1, sizeof(*r))))
+        code = EXIT_INTERNAL;
+    if (!code)
+        code = check(&a, s, r);
+    for (size_t i = 0; !code && i < s->n_tok; i++)
+        unseal_print(s->tok_src[i], &s->tok[i], &r[i], s->today_src, a.json, a.quiet, &t);
     if (!code)
         code = t.fails ? 5 : t.cannot_tell ? 3 : 0;
     summary(&a, code, &t);
-    if (s->have_pred)
-        kt_evlog_prediction_free(&s->pred);
+    free(r);
+    free(s->tok);
+    free(s->tok_src);
     if (s->have_log) {
         kt_evlog_free(&s->log);
         kt_file_close(&s->logf);

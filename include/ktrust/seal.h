@@ -127,6 +127,22 @@ KT_API int kt_seal_predict_install(const struct kt_evlog *log, const struct kt_e
                                    const char *shim, const char *loader,
                                    struct kt_evlog_prediction *p, struct kt_error *err);
 
+/* A change to check sealed tokens against. */
+struct kt_seal_change {
+    const struct kt_evlog_predict_opts *predict; /* the state after it (NULL: the logged one) */
+    const char *shim, *loader;                   /* new boot binaries (NULL: none) */
+};
+
+/* The PCRs after change, predicted from log (kt_evlog_predict, or
+ * kt_seal_predict_install with shim), and each of the n tokens t[i]
+ * checked against today's PCRs (NULL: the log's replay) and those: r[i].
+ * The one call per state (plan-updates: per step).  Returns 0, the
+ * prediction's error (err), -ENOPKG, -ENOMEM. */
+KT_API int kt_seal_check_change(const struct kt_evlog *log, const struct kt_evlog_pcrs *today,
+                                const struct kt_seal_change *change,
+                                const struct kt_seal_token *t, size_t n, struct kt_seal_check *r,
+                                struct kt_error *err);
+
 /* "systemd-tpm2", "clevis"; "pcr", "pin+pcr", "signed", "unknown";
  * "unseals", "does_not_unseal", "cannot_tell". */
 KT_API const char *kt_seal_tool_name(enum kt_seal_tool t);
