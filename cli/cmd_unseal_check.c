@@ -75,7 +75,8 @@ static void usage(FILE *f)
         "                           [--sbat-level SPEC] [--esp DIR] [--install NEW_SHIM [NEW_LOADER]]\n"
         "                           [--json] [-q]\n\n"
         "For each TPM-sealed LUKS2 token (systemd-cryptenroll's systemd-tpm2, clevis' tpm2\n"
-        "pin) of the devices, images or exported token files: its policy digest recomputed\n"
+        "pin) of the devices, images or exported token files (default: the volumes of\n"
+        "/etc/crypttab, under --root): its policy digest recomputed\n"
         "from today's PCRs (the TPM, --pcrs, or the event log's replay) and from the PCRs\n"
         "the change predicts (--efivars, --apply, --sbat-level, --esp, --install on the\n"
         "event log):\n"
@@ -187,11 +188,12 @@ static int parse_args(int argc, char **argv, struct args *a)
     a->n_src = argc - optind;
     if (a->shim && take_loader(a) < 0)
         return EXIT_USAGE;
-    if (!a->n_src)
-        return cli_usage_error("unseal-check", "give the LUKS2 devices, images or token files to check");
     if (a->sbat && !strncmp(a->sbat, "shim:", 5))
         return cli_usage_error("unseal-check", "--sbat-level shim:FILE is not taken here: give the "
                                                "payload, an efivarfs file, original, automatic or latest");
+    if (!a->n_src && !a->root && (a->log || a->pcrs || a->efivars))
+        return cli_usage_error("unseal-check", "give the LUKS2 devices, images or token files "
+                                               "to check (or --root DIR: its /etc/crypttab)");
     a->change = a->efivars || a->apply.n || a->sbat || a->esp || a->shim;
     if (a->shim && a->esp)
         return cli_usage_error("unseal-check", "--install predicts over the new binaries: no --esp");
@@ -231,6 +233,8 @@ struct state {
     struct kt_seal_token *tok; /* every source's tokens */
     const char **tok_src;
     size_t n_tok;
+    char **crypttab; /* the sources when none is given */
+    size_t n_crypttab;
 };
 
 static int load_log(const struct args *a, struct state *s)
@@ -276,6 +280,24 @@ static int today(const struct args *a, struct state *s)
     } else {
         s->today_src = "no TPM and no event log";
     }
+    return 0;
+}
+
+/* No source given: the volumes of /etc/crypttab (under --root). */
+static int crypttab(struct args *a, struct state *s)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    size_t n;
+    int rc = kt_seal_crypttab(a->root, &s->crypttab, &n, &e);
+    if (rc < 0) {
+        cli_error("unseal-check", &e);
+        return cli_exit_code(rc);
+    }
+    a->src = s->crypttab;
+    a->n_src = (int)n;
+    s->n_crypttab = n;
+    if (!n && !a->json && !a->quiet)
+        printf("/etc/crypttab names no encrypted volume\n");
     return 0;
 }
 
@@ -384,6 +406,8 @@ int cmd_unseal_check(int argc, char **argv)
     struct unseal_tally t = {0};
     struct kt_seal_check *r = NULL;
     int code = today(&a, s);
+    if (!code && !a.n_src)
+        code = crypttab(&a, s);
     if (!code)
         code = read_tokens(&a, s);
     if (!code && !(r = calloc(s->n_tok + 1, sizeof(*r))))
@@ -398,6 +422,7 @@ int cmd_unseal_check(int argc, char **argv)
     free(r);
     free(s->tok);
     free(s->tok_src);
+    kt_seal_crypttab_free(s->crypttab, s->n_crypttab);
     if (s->have_log) {
         kt_evlog_free(&s->log);
         kt_file_close(&s->logf);

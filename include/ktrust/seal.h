@@ -64,6 +64,14 @@ struct kt_seal_token {
 KT_API int kt_seal_tokens_read(const char *path, struct kt_seal_token **out, size_t *n,
                                struct kt_error *err);
 
+/* The encrypted volumes of root's /etc/crypttab (root NULL or "/": the
+ * host's): each line's device as a path, UUID=/PARTUUID=/LABEL=/PARTLABEL=
+ * through /dev/disk/by-*, looked up inside root.  *out malloc'd
+ * (kt_seal_crypttab_free).  Returns 0, or -ENOENT/-EACCES (err: the file),
+ * -ENOMEM. */
+KT_API int kt_seal_crypttab(const char *root, char ***out, size_t *n, struct kt_error *err);
+KT_API void kt_seal_crypttab_free(char **v, size_t n);
+
 /* Parse one token's JSON text.  Returns 1 for a TPM2 token (t filled), 0
  * for a token of another type, -EBADMSG (err: the field), -ENOMEM. */
 KT_API int kt_seal_token_parse(const char *json, size_t len, struct kt_seal_token *t,

@@ -78,7 +78,22 @@ if command -v cryptsetup >/dev/null; then
     printf 'garbage!' | dd of=img bs=1 seek=$((16384 + 4096)) conv=notrunc 2>/dev/null
     err "damaged LUKS2 header" img 'not a LUKS2 header'
 fi
+# no source: the volumes of /etc/crypttab under --root (paths, UUID= through
+# /dev/disk/by-uuid, an absolute link resolved inside the root)
+mkdir -p root/etc root/seal root/dev/disk/by-uuid root/dev/disk/by-label
+cp "$S/token0.json" "$S/token1.json" root/seal/
+ln -s ../../../seal/token1.json root/dev/disk/by-uuid/1234-abcd
+ln -s /seal/token0.json root/dev/disk/by-label/data
+printf '# name device key options\nroot /seal/token0.json none luks\nhome UUID=1234-abcd none luks,discard\nsrv LABEL=data none\n\n' >root/etc/crypttab
+out=$("$KTRUST" unseal-check --root root --pcrs pcrs.txt --json)
+expect_eq "$(printf '%s\n' "$out" | python3 -c '
+import sys, json
+for d in map(json.loads, sys.stdin):
+    if d["type"] == "token": print(d["source"].split("root/")[-1], d["tool"], d["unseals_today"])')" "seal/token0.json systemd-tpm2 True
+seal/token1.json clevis True
+seal/token0.json systemd-tpm2 True" "--root: /etc/crypttab's volumes, links resolved inside the root"
+expect_exit 66 "--root without /etc/crypttab" -- "$KTRUST" unseal-check --root root/seal --pcrs pcrs.txt
 expect_exit 66 "a missing file" -- "$KTRUST" unseal-check missing.img
-expect_exit 64 "no source" -- "$KTRUST" unseal-check
+expect_exit 64 "no source in an offline run" -- "$KTRUST" unseal-check --pcrs pcrs.txt
 expect_exit 64 "--apply without --efivars" -- "$KTRUST" unseal-check --eventlog x --apply y img
 finish
