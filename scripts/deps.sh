@@ -4,12 +4,13 @@
 # prints the command to run and fails.  The one list of ktrust's packages.
 set -u
 BUILD=(build-essential cmake pkg-config libssl-dev libsqlite3-dev liblzma-dev libzstd-dev
-       zlib1g-dev liblz4-dev libkeyutils-dev)
+       zlib1g-dev liblz4-dev libkeyutils-dev libcryptsetup-dev libtss2-dev)
 DEMO=(openssl osslsigncode)
 TEST=(openssl osslsigncode sbsigntool pesign libnss3-tools efitools keyutils sqlite3 graphviz
       xz-utils zstd lz4 gzip dpkg-dev python3 python3-cryptography util-linux bc time
       clang libclang-rt-14-dev valgrind jq binutils
-      qemu-system-x86 ovmf mtools dosfstools busybox-static swtpm swtpm-tools tpm2-tools)
+      qemu-system-x86 ovmf mtools dosfstools busybox-static swtpm swtpm-tools tpm2-tools
+      cryptsetup-bin systemd clevis clevis-luks clevis-tpm2)
 case "${1:-build}" in
     build) want=("${BUILD[@]}") ;;
     demo) want=("${BUILD[@]}" "${DEMO[@]}") ;;

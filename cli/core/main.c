@@ -26,6 +26,7 @@ WEAK int cmd_check_update(int, char **);
 WEAK int cmd_audit(int, char **);
 WEAK int cmd_plan_updates(int, char **);
 WEAK int cmd_eventlog(int, char **);
+WEAK int cmd_unseal_check(int, char **);
 
 static const struct {
     const char *name;
@@ -54,6 +55,8 @@ static const struct {
      "plan-updates [--efivars DIR] [--esp DIR] UPDATES...: which signed db/dbx/KEK updates apply, in what order"},
     {"eventlog", cmd_eventlog,
      "eventlog [LOG] [--pcrs FILE] [--predict]: parse, replay and check a TCG event log; predict PCR 7"},
+    {"unseal-check", cmd_unseal_check,
+     "unseal-check DEVICE... [--eventlog LOG] [--efivars DIR] [--apply FILE]: do the TPM-sealed LUKS2 keys unseal, today and after a change"},
 };
 
 static const struct cli_opt opts[] = {

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "json_summary.h"
+#include "sbat_payload.h"
 #include "ktrust/advanced.h"
 #include "ktrust/efivars.h"
 #include "ktrust/eventlog.h"
@@ -158,31 +159,6 @@ static int parse_args(int argc, char **argv, struct args *a)
     return 0;
 }
 
-/* The SbatLevel payload of SPEC into *buf (malloc'd). */
-static int sbat_payload(const char *spec, uint8_t **buf, size_t *len)
-{
-    const char *b = kt_sbat_builtin(spec);
-    if (b) {
-        *len = strlen(b);
-        *buf = (uint8_t *)strdup(b);
-        return *buf ? 0 : EXIT_INTERNAL;
-    }
-    struct kt_file f;
-    struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_file_open(spec, &f, &e);
-    if (rc < 0) {
-        cli_error(spec, &e);
-        return cli_exit_code(rc);
-    }
-    size_t skip = f.len >= 4 && memcmp(f.data, "sbat", 4) ? 4 : 0; /* efivarfs attributes */
-    *len = f.len - skip;
-    *buf = malloc(*len ? *len : 1);
-    if (*buf)
-        memcpy(*buf, f.data + skip, *len);
-    kt_file_close(&f);
-    return *buf ? 0 : EXIT_INTERNAL;
-}
-
 struct counts {
     size_t pcr_match, pcr_mismatch, vars_changed, vars_same, vars_unknown, ms2011, pcr7_banks;
 };
@@ -272,7 +248,7 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
     if (vars && a->apply.n)
         worst = cli_apply_all(vars, &a->apply, a->json, a->quiet || a->format);
     if (a->sbat) {
-        int rc = sbat_payload(a->sbat, &sbat, &sbat_len);
+        int rc = cli_sbat_payload(a->sbat, &sbat, &sbat_len);
         if (rc)
             return rc;
     }

@@ -1,0 +1,432 @@
+/* ktrust unseal-check [--root DIR] [DEVICE|IMAGE|TOKEN.json]... [--eventlog LOG]
+ *                     [--pcrs FILE] [--efivars DIR] [--apply FILE]...
+ *                     [--sbat-level SPEC] [--esp DIR]
+ * Will the TPM-sealed LUKS2 keys unseal at the next boot: today (the TPM's
+ * PCRs, --pcrs, or the log's replay) and after the change the other options
+ * describe (the log's prediction, kt_evlog_predict).  The verdicts are the
+ * library's (kt_seal_check); this reads the inputs, prints, picks the exit
+ * code (0 every token unseals, 5 one does not, 3 cannot tell). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "apply_print.h"
+#include "cli.h"
+#include "eventlog_cli.h"
+#include "json_summary.h"
+#include "ktrust/advanced.h"
+#include "ktrust/efivars.h"
+#include "ktrust/eventlog.h"
+#include "ktrust/seal.h"
+#include "sbat_payload.h"
+#include "unseal_check.h"
+
+#define LIVE_LOG "/sys/kernel/security/tpm0/binary_bios_measurements"
+#define LIVE_PCRS "/sys/class/tpm/tpm0"
+#define LIVE_EFIVARS "/sys/firmware/efi/efivars"
+
+enum {
+    OPT_ROOT = OPT_FIRST_PRIVATE,
+    OPT_EVENTLOG,
+    OPT_PCRS,
+    OPT_EFIVARS,
+    OPT_APPLY,
+    OPT_SBAT_LEVEL,
+    OPT_ESP,
+    OPT_INSTALL,
+};
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
+            "read the live paths (the TPM's PCRs, the event log, efivars) under DIR"),
+    CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
+            "the TCG event log of this boot (default: " LIVE_LOG "): today's PCRs when no TPM "
+            "is read, and the base of the prediction"),
+    CLI_OPT("pcrs", 0, required_argument, OPT_PCRS, "FILE",
+            "today's PCR values: tpm2_pcrread YAML, 'BANK PCR HEX' lines, or a directory of "
+            "pcr-BANK/N files (default: " LIVE_PCRS " when present)"),
+    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
+            "the variables after the change (default: " LIVE_EFIVARS "): a change to check"),
+    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
+            "a signed db/dbx/KEK/PK update applied to the variables first, as firmware would "
+            "(repeatable, in order)"),
+    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
+            "the SbatLevel before the next boot (a payload or efivarfs file, original, "
+            "automatic, latest)"),
+    CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
+            "the ESP: the boot applications' new Authenticode digests (PCR 4) and the db "
+            "entries that verify them (PCR 7)"),
+    CLI_OPT("install", 0, required_argument, OPT_INSTALL, "NEW_SHIM",
+            "the change is installing NEW_SHIM (and NEW_LOADER: the PE image among the "
+            "arguments) in place of the boot applications the log shows: their digests "
+            "(PCR 4) and the db entries that verify them (PCR 7)"),
+    CLI_OPTS(cli_opts_output),
+    {0},
+};
+
+static void usage(FILE *f)
+{
+    cli_usage_print(
+        f,
+        "usage: ktrust unseal-check [--root DIR] [DEVICE|IMAGE|TOKEN.json]... [--eventlog LOG]\n"
+        "                           [--pcrs FILE] [--efivars DIR] [--apply FILE]...\n"
+        "                           [--sbat-level SPEC] [--esp DIR] [--install NEW_SHIM [NEW_LOADER]]\n"
+        "                           [--json] [-q]\n\n"
+        "For each TPM-sealed LUKS2 token (systemd-cryptenroll's systemd-tpm2, clevis' tpm2\n"
+        "pin) of the devices, images or exported token files (default: the volumes of\n"
+        "/etc/crypttab, under --root): its policy digest recomputed\n"
+        "from today's PCRs (the TPM, --pcrs, or the event log's replay) and from the PCRs\n"
+        "the change predicts (--efivars, --apply, --sbat-level, --esp, --install on the\n"
+        "event log):\n"
+        "unseals, does NOT unseal (the recovery key is asked for), or cannot tell; with\n"
+        "the re-seal to run before the change.  With no change option, today only.\n",
+        opts,
+        "exit codes: 0 every token unseals (after the change), 5 one does not, 3 ktrust\n"
+        "cannot tell for one, 4 a malformed header, token, log or PCR file, 64 usage,\n"
+        "66 unreadable input\n");
+}
+
+struct args {
+    const char *root, *log, *pcrs, *efivars, *sbat, *esp, *shim, *loader;
+    struct cli_apply apply;
+    bool json, quiet, change, offline;
+    char **src;
+    int n_src;
+};
+
+static const char *under(const char *root, const char *path, char *buf, size_t cap)
+{
+    if (!root)
+        return path;
+    snprintf(buf, cap, "%s%s", root, path);
+    return buf;
+}
+
+static bool exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* The live paths (under --root) for what was not given: the TPM's PCRs and
+ * the log only when no file names today's PCRs, never the host's in an
+ * offline run (files given without --root). */
+static void defaults(struct args *a)
+{
+    static char lb[4200], pb[4200], eb[4200];
+    bool live = a->root || !a->offline;
+    if (!a->log && live && exists(under(a->root, LIVE_LOG, lb, sizeof(lb))))
+        a->log = lb;
+    if (!a->pcrs && live) {
+        char probe[4300];
+        const char *p = under(a->root, LIVE_PCRS, pb, sizeof(pb));
+        snprintf(probe, sizeof(probe), "%s/pcr-sha256", p);
+        if (exists(probe))
+            a->pcrs = p;
+    }
+    if (a->change && !a->efivars && live && exists(under(a->root, LIVE_EFIVARS, eb, sizeof(eb))))
+        a->efivars = eb;
+}
+
+/* A PE image (MZ) among the arguments: --install's NEW_LOADER. */
+static bool is_pe(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char m[2] = {0, 0};
+    if (f) {
+        if (fread(m, 1, 2, f) != 2)
+            m[0] = 0;
+        fclose(f);
+    }
+    return m[0] == 'M' && m[1] == 'Z';
+}
+
+static int take_loader(struct args *a)
+{
+    for (int i = 0; i < a->n_src; i++) {
+        if (!is_pe(a->src[i]))
+            continue;
+        if (a->loader)
+            return cli_usage_error("unseal-check", "--install takes NEW_SHIM and one NEW_LOADER, "
+                                                   "not '%s' too", a->src[i]);
+        a->loader = a->src[i];
+        memmove(a->src + i, a->src + i + 1, (size_t)(a->n_src - i - 1) * sizeof(*a->src));
+        a->n_src--, i--;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+    struct cli_getopt g;
+    memset(a, 0, sizeof(*a));
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    int c;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
+        switch (c) {
+        case OPT_ROOT: a->root = optarg; break;
+        case OPT_EVENTLOG: a->log = optarg; break;
+        case OPT_PCRS: a->pcrs = optarg; break;
+        case OPT_EFIVARS: a->efivars = optarg; break;
+        case OPT_APPLY:
+            if (cli_apply_add(&a->apply, "unseal-check", optarg) < 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_SBAT_LEVEL: a->sbat = optarg; break;
+        case OPT_ESP: a->esp = optarg; break;
+        case OPT_INSTALL: a->shim = optarg; break;
+        case OPT_JSON: a->json = true; break;
+        case 'q': a->quiet = true; break;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    a->src = argv + optind;
+    a->n_src = argc - optind;
+    if (a->shim && take_loader(a) < 0)
+        return EXIT_USAGE;
+    if (a->sbat && !strncmp(a->sbat, "shim:", 5))
+        return cli_usage_error("unseal-check", "--sbat-level shim:FILE is not taken here: give the "
+                                               "payload, an efivarfs file, original, automatic or latest");
+    if (!a->n_src && !a->root && (a->log || a->pcrs || a->efivars))
+        return cli_usage_error("unseal-check", "give the LUKS2 devices, images or token files "
+                                               "to check (or --root DIR: its /etc/crypttab)");
+    a->change = a->efivars || a->apply.n || a->sbat || a->esp || a->shim;
+    if (a->shim && a->esp)
+        return cli_usage_error("unseal-check", "--install predicts over the new binaries: no --esp");
+    a->offline = a->log || a->pcrs || a->efivars;
+    defaults(a);
+    if (a->apply.n && !a->efivars)
+        return cli_usage_error("unseal-check", "--apply needs --efivars (the variables it changes)");
+    if (a->change && !a->log)
+        return cli_usage_error("unseal-check", "a change is predicted from this boot's event "
+                                               "log: give --eventlog LOG");
+    return 0;
+}
+
+/* PCR values read from a TPM or a file, as the library takes them. */
+static void to_pcrs(const struct kt_pcr_values *x, struct kt_evlog_pcrs *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->n_banks = x->n_banks;
+    for (size_t b = 0; b < x->n_banks; b++) {
+        p->bank[b].alg = x->bank[b].alg;
+        p->bank[b].supported = true;
+        for (unsigned i = 0; i < KT_EVLOG_PCRS; i++)
+            if (x->bank[b].have[i]) {
+                memcpy(p->bank[b].pcr[i], x->bank[b].val[i], x->bank[b].len[i]);
+                p->bank[b].size = (uint16_t)x->bank[b].len[i];
+                p->bank[b].used[i] = true;
+            }
+    }
+}
+
+struct state {
+    struct kt_file logf;
+    struct kt_evlog log;
+    bool have_log, have_today;
+    struct kt_evlog_pcrs today;
+    const char *today_src;
+    struct kt_seal_token *tok; /* every source's tokens */
+    const char **tok_src;
+    size_t n_tok;
+    char **crypttab; /* the sources when none is given */
+    size_t n_crypttab;
+};
+
+static int load_log(const struct args *a, struct state *s)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_file_open(a->log, &s->logf, &e);
+    if (rc < 0) {
+        cli_error(a->log, &e);
+        return cli_exit_code(rc);
+    }
+    rc = kt_evlog_parse(s->logf.data, s->logf.len, &s->log, &e);
+    s->have_log = true;
+    if (rc < 0) {
+        cli_error(a->log, &e);
+        return cli_exit_code(rc);
+    }
+    return 0;
+}
+
+static int today(const struct args *a, struct state *s)
+{
+    int rc = a->log ? load_log(a, s) : 0;
+    if (rc)
+        return rc;
+    if (a->pcrs) {
+        struct kt_pcr_values *x = malloc(sizeof(*x));
+        int ec = 0;
+        if (!x)
+            return EXIT_INTERNAL;
+        rc = ev_pcrs_read(a->pcrs, x, &ec);
+        if (rc == 0)
+            to_pcrs(x, &s->today);
+        free(x);
+        if (rc < 0)
+            return ec;
+        s->have_today = true;
+        s->today_src = a->pcrs;
+    } else if (a->log) {
+        if (kt_evlog_replay(&s->log, &s->today) < 0)
+            return EXIT_INTERNAL;
+        s->have_today = true;
+        s->today_src = "the event log's replay";
+    } else {
+        s->today_src = "no TPM and no event log";
+    }
+    return 0;
+}
+
+/* No source given: the volumes of /etc/crypttab (under --root). */
+static int crypttab(struct args *a, struct state *s)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    size_t n;
+    int rc = kt_seal_crypttab(a->root, &s->crypttab, &n, &e);
+    if (rc < 0) {
+        cli_error("unseal-check", &e);
+        return cli_exit_code(rc);
+    }
+    a->src = s->crypttab;
+    a->n_src = (int)n;
+    s->n_crypttab = n;
+    if (!n && !a->json && !a->quiet)
+        printf("/etc/crypttab names no encrypted volume\n");
+    return 0;
+}
+
+/* The tokens of every source, in order. */
+static int read_tokens(const struct args *a, struct state *s)
+{
+    for (int i = 0; i < a->n_src; i++) {
+        struct kt_seal_token *tok;
+        size_t n;
+        struct kt_error e = KT_ERROR_INIT;
+        int rc = kt_seal_tokens_read(a->src[i], &tok, &n, &e);
+        if (rc < 0) {
+            cli_error(a->src[i], &e);
+            return cli_exit_code(rc);
+        }
+        if (!n && !a->json && !a->quiet)
+            printf("%s: no TPM2 token (systemd-tpm2, clevis tpm2)\n", tx(a->src[i]));
+        struct kt_seal_token *nt = realloc(s->tok, (s->n_tok + n + 1) * sizeof(*nt));
+        const char **ns = nt ? realloc(s->tok_src, (s->n_tok + n + 1) * sizeof(*ns)) : NULL;
+        if (nt)
+            s->tok = nt;
+        if (ns)
+            s->tok_src = ns;
+        if (!nt || !ns) {
+            free(tok);
+            return EXIT_INTERNAL;
+        }
+        for (size_t k = 0; k < n; k++) {
+            s->tok[s->n_tok] = tok[k];
+            s->tok_src[s->n_tok++] = a->src[i];
+        }
+        free(tok);
+    }
+    return 0;
+}
+
+/* Each token against today's PCRs and, with a change, the prediction. */
+static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    const struct kt_evlog_pcrs *now = s->have_today ? &s->today : NULL;
+    int rc = 0;
+    if (!a->change) {
+        for (size_t i = 0; rc == 0 && i < s->n_tok; i++)
+            rc = kt_seal_check(&s->tok[i], now, NULL, NULL, &r[i]);
+        if (rc == -ENOPKG)
+            cli_errorf(a->src[0], "cannot compute policy digests (libtss2-mu.so.0 missing?)");
+        return rc == -ENOPKG ? 3 : rc < 0 ? EXIT_INTERNAL : 0;
+    }
+    struct kt_efivars vars;
+    if (a->efivars) {
+        rc = kt_efivars_read(a->efivars, &vars, &e);
+        if (rc < 0) {
+            cli_error(a->efivars, &e);
+            return cli_exit_code(rc);
+        }
+        int code = cli_apply_all(&vars, &a->apply, a->json, a->quiet);
+        if (code) { /* an update that does not apply: no prediction to trust */
+            kt_efivars_free(&vars);
+            return code;
+        }
+    }
+    uint8_t *sbat = NULL;
+    size_t sbat_len = 0;
+    int code = a->sbat ? cli_sbat_payload(a->sbat, &sbat, &sbat_len) : 0;
+    if (code == 0) {
+        struct kt_evlog_predict_opts o = {a->efivars ? &vars : NULL, sbat, sbat_len, a->esp};
+        struct kt_seal_change c = {&o, a->shim, a->loader};
+        rc = kt_seal_check_change(&s->log, now, &c, s->tok, s->n_tok, r, &e);
+        if (rc < 0) {
+            cli_error(a->shim && rc != -ENODATA && rc != -EBADMSG ? a->shim : a->log, &e);
+            code = rc == -ENOPKG ? 3 : cli_exit_code(rc);
+        }
+    }
+    free(sbat);
+    if (a->efivars)
+        kt_efivars_free(&vars);
+    return code;
+}
+
+static void summary(const struct args *a, int code, const struct unseal_tally *t)
+{
+    if (!a->json)
+        return;
+    struct cli_count n[] = {
+        {"unseals", t->unseals},
+        {"does_not_unseal", t->fails},
+        {"cannot_tell", t->cannot_tell},
+        {"does_not_unseal_today", t->fails_today},
+    };
+    const char *v = t->fails ? "does_not_unseal" : t->cannot_tell ? "cannot_tell"
+                  : t->unseals ? "unseals" : NULL;
+    struct cli_summary sum = {v, code, n, sizeof(n) / sizeof(n[0]), false};
+    cli_json_summary(stdout, &sum);
+}
+
+int cmd_unseal_check(int argc, char **argv)
+{
+    struct args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    struct state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return EXIT_INTERNAL;
+    struct unseal_tally t = {0};
+    struct kt_seal_check *r = NULL;
+    int code = today(&a, s);
+    if (!code && !a.n_src)
+        code = crypttab(&a, s);
+    if (!code)
+        code = read_tokens(&a, s);
+    if (!code && !(r = calloc(s->n_tok + 1, sizeof(*r))))
+        code = EXIT_INTERNAL;
+    if (!code)
+        code = check(&a, s, r);
+    for (size_t i = 0; !code && i < s->n_tok; i++)
+        unseal_print(s->tok_src[i], &s->tok[i], &r[i], s->today_src, a.json, a.quiet, &t);
+    if (!code)
+        code = t.fails ? 5 : t.cannot_tell ? 3 : 0;
+    summary(&a, code, &t);
+    free(r);
+    free(s->tok);
+    free(s->tok_src);
+    kt_seal_crypttab_free(s->crypttab, s->n_crypttab);
+    if (s->have_log) {
+        kt_evlog_free(&s->log);
+        kt_file_close(&s->logf);
+    }
+    free(s);
+    return code;
+}

@@ -1,0 +1,22 @@
+/* unseal_check.h - `ktrust unseal-check`: shared between cmd_unseal_check.c
+ * (options, the PCR sources, the prediction) and unseal_print.c (each
+ * token's verdict and its re-seal, text or JSON). */
+#ifndef KT_CLI_UNSEAL_CHECK_H
+#define KT_CLI_UNSEAL_CHECK_H
+
+#include <stdbool.h>
+
+#include "ktrust/seal.h"
+
+struct unseal_tally {
+    size_t unseals, fails, cannot_tell, fails_today;
+};
+
+/* One token's verdict: printed (text unless quiet, or one JSON object) and
+ * counted.  source: the device, image or file; today_src: where today's
+ * PCRs came from. */
+void unseal_print(const char *source, const struct kt_seal_token *t,
+                  const struct kt_seal_check *r, const char *today_src, bool json, bool quiet,
+                  struct unseal_tally *tally);
+
+#endif

@@ -1,0 +1,163 @@
+/* ktrust/seal.h - secrets sealed to the TPM's PCRs: the TPM2 tokens of a
+ * LUKS2 header (systemd-cryptenroll's `systemd-tpm2`, clevis' `tpm2` pin),
+ * their policy digest recomputed from PCR values, and whether each would
+ * unseal with today's PCRs and with the PCRs a change predicts.
+ *
+ * A sealed object unseals when the policy session's digest equals the
+ * object's authPolicy: TPM2_PolicyPCR over the selected PCRs (systemd adds
+ * TPM2_PolicyAuthValue for a PIN).  ktrust recomputes that digest; a policy
+ * it cannot recompute (a signed policy, PolicyAuthorize, or anything it
+ * does not recognise) is "cannot tell", never guessed.
+ *
+ * Errors as in ktrust/error.h: a header or token that does not parse is
+ * -EBADMSG with the field; a device that is not LUKS2 is -EBADMSG; an
+ * unreadable one -ENOENT/-EACCES.
+ */
+#ifndef KTRUST_SEAL_H
+#define KTRUST_SEAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ktrust/api.h"
+#include "ktrust/error.h"
+#include "ktrust/eventlog.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KT_SEAL_MAX_DIGEST 64
+
+enum kt_seal_tool {
+    KT_SEAL_SYSTEMD = 0, /* systemd-cryptenroll: token type "systemd-tpm2" */
+    KT_SEAL_CLEVIS,      /* clevis luks bind ... tpm2: token type "clevis", pin "tpm2" */
+};
+
+enum kt_seal_kind {
+    KT_SEAL_KIND_PCR = 0,  /* PolicyPCR */
+    KT_SEAL_KIND_PIN_PCR,  /* PolicyPCR then PolicyAuthValue (systemd's tpm2-pin) */
+    KT_SEAL_KIND_SIGNED,   /* PolicyAuthorize of a signed PCR policy (tpm2-pubkey) */
+    KT_SEAL_KIND_UNKNOWN,  /* not recognised: cannot tell */
+};
+
+struct kt_seal_token {
+    enum kt_seal_tool tool;
+    enum kt_seal_kind kind;
+    int token;           /* LUKS2 token number (-1: a token given as a file) */
+    int keyslot;         /* its first key slot (-1: none named) */
+    uint16_t bank;       /* PCR bank: KT_TPM_ALG_SHA256 ... */
+    uint32_t pcrs;       /* bit i: PCR i is selected */
+    uint16_t policy_alg; /* the policy session's hash: KT_TPM_ALG_SHA256 */
+    uint8_t policy[KT_SEAL_MAX_DIGEST]; /* the digest the object requires */
+    size_t policy_len;
+    char note[200];      /* why a kind is not recomputed ("" otherwise) */
+};
+
+/* Every TPM2 token (systemd-tpm2, clevis tpm2) of the LUKS2 header on the
+ * block device or image file at path, read with libcryptsetup; or, when
+ * path holds JSON, the one token it is (`cryptsetup token export` output).
+ * Tokens of other types are skipped.  *out malloc'd (free()), *n may be 0.
+ * Returns 0, -EBADMSG (not LUKS2, or a TPM2 token that does not parse;
+ * err names the token and field), -ENOENT/-EACCES, -ENOMEM. */
+KT_API int kt_seal_tokens_read(const char *path, struct kt_seal_token **out, size_t *n,
+                               struct kt_error *err);
+
+/* The encrypted volumes of root's /etc/crypttab (root NULL or "/": the
+ * host's): each line's device as a path, UUID=/PARTUUID=/LABEL=/PARTLABEL=
+ * through /dev/disk/by-*, looked up inside root.  *out malloc'd
+ * (kt_seal_crypttab_free).  Returns 0, or -ENOENT/-EACCES (err: the file),
+ * -ENOMEM. */
+KT_API int kt_seal_crypttab(const char *root, char ***out, size_t *n, struct kt_error *err);
+KT_API void kt_seal_crypttab_free(char **v, size_t n);
+
+/* Parse one token's JSON text.  Returns 1 for a TPM2 token (t filled), 0
+ * for a token of another type, -EBADMSG (err: the field), -ENOMEM. */
+KT_API int kt_seal_token_parse(const char *json, size_t len, struct kt_seal_token *t,
+                               struct kt_error *err);
+
+/* PCR values to check a token against: one kt_evlog_pcrs (a log's replay,
+ * or values read from a TPM with `used` set for each PCR read). */
+
+/* The policy digest t's kind requires for the PCR values in pcrs (t's
+ * bank).  Returns 1 (out, *len), 0 when it cannot be computed (a signed or
+ * unknown kind, the bank or a selected PCR missing from pcrs), -ENOPKG for
+ * a hash ktrust cannot compute. */
+KT_API int kt_seal_policy_digest(const struct kt_seal_token *t, const struct kt_evlog_pcrs *pcrs,
+                                 uint8_t out[KT_SEAL_MAX_DIGEST], size_t *len);
+
+enum kt_seal_verdict {
+    KT_SEAL_UNSEALS = 0,
+    KT_SEAL_FAILS,       /* the digest differs: the recovery key is asked for */
+    KT_SEAL_CANNOT_TELL,
+};
+
+enum kt_seal_why {
+    KT_SEAL_WHY_NONE = 0,
+    KT_SEAL_WHY_KIND,        /* a signed or unknown policy */
+    KT_SEAL_WHY_NO_BANK,     /* the PCR values have no such bank */
+    KT_SEAL_WHY_NO_PCR,      /* a selected PCR was not read / not in the log */
+    KT_SEAL_WHY_HASH,        /* a hash ktrust cannot compute */
+};
+
+struct kt_seal_check {
+    enum kt_seal_verdict today, after;
+    enum kt_seal_why why_today, why_after;
+    bool have_after;             /* a change was given */
+    uint32_t changed;            /* selected PCRs the change alters */
+    /* the PCR values after the change, for a re-seal that binds to them:
+     * each selected PCR in ascending order (clevis' pcr_digest is their
+     * concatenation, systemd-cryptenroll 255's --tpm2-pcrs takes each) */
+    uint8_t after_values[KT_EVLOG_PCRS][KT_EVLOG_MAX_DIGEST];
+    size_t value_len;            /* the bank's digest size (0: not known) */
+};
+
+/* Check t against today's PCR values (NULL: none) and, when pred_after is
+ * not NULL, against
+ * the values after a change (today's with the PCRs the prediction
+ * changes: those where pred_after differs from pred_now, replaced by
+ * pred_after's).  pred_now/pred_after: a kt_evlog_prediction's now and
+ * after (NULL with after NULL).  Returns 0 or -ENOPKG/-ENOMEM. */
+KT_API int kt_seal_check(const struct kt_seal_token *t, const struct kt_evlog_pcrs *today,
+                         const struct kt_evlog_pcrs *pred_now,
+                         const struct kt_evlog_pcrs *pred_after, struct kt_seal_check *r);
+
+/* The prediction (kt_evlog_predict with o) after new boot binaries are
+ * installed: shim in place of the first boot application the log shows on
+ * the ESP, loader (may be NULL) in place of the second; PCR 4 gets their
+ * Authenticode digests, PCR 7 the db entries that verify them under o->vars
+ * (o->esp is not used: a scratch ESP under $TMPDIR holds the two files
+ * during the call).  Returns 0, -ENODATA (the log shows no such
+ * application), an error reading the files, or kt_evlog_predict's.  Free p
+ * with kt_evlog_prediction_free. */
+KT_API int kt_seal_predict_install(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                                   const char *shim, const char *loader,
+                                   struct kt_evlog_prediction **p, struct kt_error *err);
+
+/* A change to check sealed tokens against. */
+struct kt_seal_change {
+    const struct kt_evlog_predict_opts *predict; /* the state after it (NULL: the logged one) */
+    const char *shim, *loader;                   /* new boot binaries (NULL: none) */
+};
+
+/* The PCRs after change, predicted from log (kt_evlog_predict, or
+ * kt_seal_predict_install with shim), and each of the n tokens t[i]
+ * checked against today's PCRs (NULL: the log's replay) and those: r[i].
+ * The one call per state (plan-updates: per step).  Returns 0, the
+ * prediction's error (err), -ENOPKG, -ENOMEM. */
+KT_API int kt_seal_check_change(const struct kt_evlog *log, const struct kt_evlog_pcrs *today,
+                                const struct kt_seal_change *change,
+                                const struct kt_seal_token *t, size_t n, struct kt_seal_check *r,
+                                struct kt_error *err);
+
+/* "systemd-tpm2", "clevis"; "pcr", "pin+pcr", "signed", "unknown";
+ * "unseals", "does_not_unseal", "cannot_tell". */
+KT_API const char *kt_seal_tool_name(enum kt_seal_tool t);
+KT_API const char *kt_seal_kind_name(enum kt_seal_kind k);
+KT_API const char *kt_seal_verdict_name(enum kt_seal_verdict v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

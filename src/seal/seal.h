@@ -1,0 +1,52 @@
+/* seal.h - the seal layer's own declarations (the public ones are in
+ * ktrust/seal.h): the TPM side of a token (tpm.c, through libtss2-mu) for
+ * token.c and policy.c. */
+#ifndef KT_SEAL_SEAL_H
+#define KT_SEAL_SEAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libcryptsetup.h>
+#include <tss2/tss2_mu.h>
+
+#include "ktrust/seal.h"
+
+/* The functions of libcryptsetup and libtss2-mu ktrust calls, loaded on
+ * first use (libs.c); NULL when the library is not installed. */
+struct kt_seal_cs {
+    __typeof__(crypt_init) *crypt_init;
+    __typeof__(crypt_load) *crypt_load;
+    __typeof__(crypt_free) *crypt_free;
+    __typeof__(crypt_token_json_get) *crypt_token_json_get;
+    __typeof__(crypt_token_max) *crypt_token_max;
+    __typeof__(crypt_set_log_callback) *crypt_set_log_callback;
+};
+struct kt_seal_mu {
+    __typeof__(Tss2_MU_TPM2B_PUBLIC_Unmarshal) *Tss2_MU_TPM2B_PUBLIC_Unmarshal;
+    __typeof__(Tss2_MU_TPML_PCR_SELECTION_Marshal) *Tss2_MU_TPML_PCR_SELECTION_Marshal;
+    __typeof__(Tss2_MU_TPM2_CC_Marshal) *Tss2_MU_TPM2_CC_Marshal;
+};
+const struct kt_seal_cs *kt_seal_cryptsetup(void);
+const struct kt_seal_mu *kt_seal_tss2(void);
+
+/* The nameAlg and authPolicy of a marshalled TPM2B_PUBLIC (clevis'
+ * jwk_pub).  Returns 0, -EBADMSG (err: field), -ENOPKG (no libtss2-mu). */
+int kt_seal_public_policy(const uint8_t *buf, size_t len, uint16_t *name_alg, uint8_t *policy,
+                          size_t *policy_len, struct kt_error *err);
+
+/* The TPML_PCR_SELECTION of one bank and a PCR mask, marshalled as
+ * TPM2_PolicyPCR hashes it (sizeofSelect 3, as systemd and tpm2-tools
+ * send it) into out (room for 16 bytes).  Returns its length, -EINVAL, or
+ * -ENOPKG (no libtss2-mu). */
+int kt_seal_pcr_selection(uint16_t bank, uint32_t mask, uint8_t *out, size_t cap);
+
+/* A command code (TPM_CC_*) marshalled big-endian into out[4]: 0 or
+ * -ENOPKG (no libtss2-mu). */
+int kt_seal_cc(uint32_t cc, uint8_t out[4]);
+
+#define KT_TPM_CC_POLICY_PCR 0x0000017fu
+#define KT_TPM_CC_POLICY_AUTH_VALUE 0x0000016bu
+
+#endif
