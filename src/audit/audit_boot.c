@@ -3,14 +3,13 @@
  * media file-path node of its device path, UEFI 2.10 10.3.5.4), the file on
  * the ESP, and firmware's verdict on it (db and dbx).  The full chain is
  * audited for the entry that starts the audited shim. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "audit/audit.h"
+#include "boot/esp.h"
 #include "util/file.h"
 #include "util/le.h"
 
@@ -66,50 +65,6 @@ int kt_audit_load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b)
             ucs2(node.p, kt_le_left(&node), b->file, sizeof(b->file), true);
     }
     return 0;
-}
-
-/* ESP + path, each component matched case-insensitively (FAT) and looked
- * up inside the ESP (kt_root_resolve with the ESP as the root): the file
- * firmware would open on that volume, never one outside it, whatever a
- * link on it or ".." says. */
-static bool resolve(const char *esp, const char *path, char *out)
-{
-    char cur[KT_AUDIT_PATH], rel[KT_AUDIT_PATH + 256], comp[256];
-    struct stat st;
-    if (kt_root_resolve(esp, "", cur, sizeof(cur), &st) < 0)
-        return false;
-    size_t base = strlen(esp);
-    const char *s = path;
-    while (*s) {
-        while (*s == '/')
-            s++;
-        size_t n = strcspn(s, "/");
-        if (!n)
-            break;
-        if (n >= sizeof(comp))
-            return false;
-        memcpy(comp, s, n);
-        comp[n] = 0;
-        s += n;
-        if (!strcmp(comp, ".") || !strcmp(comp, ".."))
-            return false; /* firmware paths do not climb out of the ESP, nor do we */
-        DIR *d = opendir(cur);
-        if (!d)
-            return false;
-        struct dirent *de;
-        bool found = false;
-        while ((de = readdir(d)) != NULL)
-            if (!strcasecmp(de->d_name, comp)) {
-                kt_fmt(rel, sizeof(rel), "%s/%s", cur + base, de->d_name);
-                found = true;
-                break;
-            }
-        closedir(d);
-        if (!found || kt_root_resolve(esp, rel, cur, sizeof(cur), &st) < 0)
-            return false;
-    }
-    kt_fmt(out, KT_AUDIT_PATH, "%s", cur);
-    return S_ISREG(st.st_mode);
 }
 
 static bool same_file(const char *x, const char *y)
@@ -171,8 +126,9 @@ void kt_audit_boot_entries(struct kt_audit *a, const struct kt_efivars *s)
         }
         if (b->malformed || !b->file[0] || !a->found[KT_AUDIT_ESP])
             continue;
-        b->on_esp = resolve(a->path[KT_AUDIT_ESP], b->file, b->path);
+        b->on_esp = kt_esp_file(a->path[KT_AUDIT_ESP], b->file, b->path, sizeof(b->path)) == 0;
         if (!b->on_esp) {
+            b->path[0] = 0;
             kt_fmt(b->reason, sizeof(b->reason), "%s is not on the ESP audited", b->file);
             continue;
         }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog/esp_path.h"
+#include "boot/esp.h"
 #include "eventlog/eventlog.h"
 #include "eventlog/predict_int.h"
 #include "pe/pe.h"
@@ -59,7 +59,7 @@ static void one(const struct kt_evlog *log, size_t i, const char *esp,
         kt_fmt(pr->note, sizeof(pr->note), "no file path (an image loaded from memory): kept");
         return;
     }
-    if (kt_evlog_esp_file(esp, file, path, sizeof(path)) < 0) {
+    if (kt_esp_resolve(esp, file, path, sizeof(path), NULL) < 0) {
         pr->how = KT_PRED_KEPT_UNKNOWN;
         kt_fmt(pr->note, sizeof(pr->note), "%s is not on the ESP: kept", file);
         return;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog/esp_path.h"
+#include "boot/esp.h"
 #include "eventlog/eventlog.h"
 #include "eventlog/predict_int.h"
 #include "ktrust/chain.h"
@@ -67,7 +67,7 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
     char dp[512], file[512], path[4096];
     if (has_authority(log, i) || kt_evlog_devpath(&log->event[i], dp, sizeof(dp), file,
                                                   sizeof(file)) < 0 || !file[0] ||
-        kt_evlog_esp_file(o->esp, file, path, sizeof(path)) < 0)
+        kt_esp_resolve(o->esp, file, path, sizeof(path), NULL) < 0)
         return 0;
     struct kt_chain_link l;
     memset(&l, 0, sizeof(l));
