@@ -9,6 +9,7 @@
 
 #include "audit/audit.h"
 #include "boot/esp.h"
+#include "ktrust/boot.h"
 #include "util/file.h"
 
 const char *kt_audit_part_name(enum kt_audit_part p)
@@ -148,15 +149,16 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
     if (o->efivars)
         a->found[KT_AUDIT_EFIVARS] = look(NULL, o->efivars, P[KT_AUDIT_EFIVARS], S_IFDIR);
     else
-        a->found[KT_AUDIT_EFIVARS] = look(root, "/sys/firmware/efi/efivars", P[KT_AUDIT_EFIVARS], S_IFDIR);
+        a->found[KT_AUDIT_EFIVARS] = look(root, kt_sys_path(KT_SYS_EFIVARS), P[KT_AUDIT_EFIVARS], S_IFDIR);
 
     if (o->esp) {
         a->found[KT_AUDIT_ESP] = look(NULL, o->esp, P[KT_AUDIT_ESP], S_IFDIR);
     } else {
         /* the first of these with an EFI folder, else /boot/efi */
-        static const char *const esps[] = {"/boot/efi", "/efi", "/boot"};
+        size_t n_esps;
+        const char *const *esps = kt_sys_esp_candidates(&n_esps);
         a->found[KT_AUDIT_ESP] = look(root, esps[0], P[KT_AUDIT_ESP], S_IFDIR);
-        for (size_t i = 0; i < 3; i++) {
+        for (size_t i = 0; i < n_esps; i++) {
             char p[KT_AUDIT_PATH], e[KT_AUDIT_PATH];
             if (look(root, esps[i], p, S_IFDIR) && look(p, "/EFI", e, S_IFDIR)) {
                 kt_fmt(P[KT_AUDIT_ESP], KT_AUDIT_PATH, "%s", p);
@@ -180,8 +182,8 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
             kt_fmt(a->release, sizeof(a->release), "%s", b + 8);
     } else {
         char boot[KT_AUDIT_PATH], name[KT_AUDIT_PATH + 300];
-        bool have_boot = look(root, "/boot", boot, S_IFDIR);
-        const char *in = have_boot && root ? inside(root, boot) : "/boot";
+        bool have_boot = look(root, kt_sys_path(KT_SYS_BOOT), boot, S_IFDIR);
+        const char *in = have_boot && root ? inside(root, boot) : kt_sys_path(KT_SYS_BOOT);
         kt_fmt(name, sizeof(name), "%s/vmlinuz-%s", in, a->release);
         a->found[KT_AUDIT_KERNEL] = look(root, name, P[KT_AUDIT_KERNEL], S_IFREG);
         if (!a->found[KT_AUDIT_KERNEL] && !o->release && have_boot &&
@@ -199,7 +201,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
     } else {
         /* the walk (audit_modules.c) then follows no link inside it */
         char name[KT_AUDIT_PATH + 300];
-        kt_fmt(name, sizeof(name), "/lib/modules/%s", a->release);
+        kt_fmt(name, sizeof(name), "%s/%s", kt_sys_path(KT_SYS_MODULES), a->release);
         a->found[KT_AUDIT_MODULES] = look(root, name, P[KT_AUDIT_MODULES], S_IFDIR);
     }
 }

@@ -293,8 +293,7 @@ int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
      * recorded (EV_EFI_VARIABLE_AUTHORITY in PCR 7: the db entry, owner GUID
      * + certificate): read by rollover_eventlog.c for the option_roms
      * finding. */
-    kt_fmt(ro->eventlog_path, sizeof(ro->eventlog_path), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
-           o->root && strcmp(o->root, "/") ? o->root : "");
+    kt_sys_path_under(o->root, KT_SYS_EVENTLOG, ro->eventlog_path, sizeof(ro->eventlog_path));
     ro->eventlog = access(ro->eventlog_path, R_OK) == 0;
     int rc = kt_rollover_eventlog(ro);
     if (rc == 0)
