@@ -9,62 +9,23 @@
 #include <sys/stat.h>
 
 #include "audit/audit.h"
+#include "boot/devpath.h"
 #include "boot/esp.h"
 #include "util/file.h"
 #include "util/le.h"
 
-/* UCS-2 (len bytes) to ASCII-safe UTF-8 into out; stops at NUL.  Returns
- * the bytes consumed including the NUL, or 0 when there is none. */
-static size_t ucs2(const uint8_t *p, size_t len, char *out, size_t cap, bool slashes)
-{
-    size_t o = 0;
-    kt_le c;
-    uint16_t ch16;
-    kt_le_init(&c, p, len, NULL);
-    while (kt_le_u16(&c, &ch16, "character") == 0) {
-        if (ch16 == 0) {
-            out[o < cap ? o : cap - 1] = 0;
-            return kt_le_offset(&c);
-        }
-        char ch = ch16 < 0x20 || ch16 > 0x7e ? '?' : (char)ch16;
-        if (slashes && ch == '\\')
-            ch = '/';
-        if (o + 1 < cap)
-            out[o++] = ch;
-    }
-    out[o < cap ? o : cap - 1] = 0;
-    return 0;
-}
-
+/* A Boot#### variable's EFI_LOAD_OPTION (src/boot/devpath.c), its file
+ * printable and '/'-separated. */
 int kt_audit_load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b)
 {
-    kt_le c, list;
-    uint32_t attributes;
-    uint16_t list_len;
-    kt_le_init(&c, p, len, NULL);
-    if (kt_le_u32(&c, &attributes, "Attributes") < 0 ||
-        kt_le_u16(&c, &list_len, "FilePathListLength") < 0)
-        return -EBADMSG;
-    b->active = (attributes & 1) != 0; /* LOAD_OPTION_ACTIVE */
-    size_t d = ucs2(c.p, kt_le_left(&c), b->description, sizeof(b->description), false);
-    if (!d || kt_le_skip(&c, d, "Description") < 0 ||
-        kt_le_sub(&c, list_len, &list, "FilePathList") < 0)
-        return -EBADMSG;
-    while (kt_le_left(&list) >= 4) { /* device path nodes: type, subtype, length */
-        uint8_t type, sub;
-        uint16_t node_len;
-        kt_le node;
-        kt_le_u8(&list, &type, "Type");
-        kt_le_u8(&list, &sub, "SubType");
-        kt_le_u16(&list, &node_len, "Length");
-        if (node_len < 4 || kt_le_sub(&list, node_len - 4u, &node, "node") < 0)
-            return -EBADMSG;
-        if (type == 0x7f && sub == 0xff) /* end of the device path */
-            break;
-        if (type == 0x04 && sub == 0x04 && !b->file[0]) /* media, file path */
-            ucs2(node.p, kt_le_left(&node), b->file, sizeof(b->file), true);
-    }
-    return 0;
+    struct kt_load_option o;
+    int rc = kt_load_option_parse(p, len, &o); /* what was read before a fault too */
+    b->active = o.active;
+    kt_fmt(b->description, sizeof(b->description), "%s", o.description);
+    for (char *s = o.file; *s; s++)
+        *s = *s == '\\' ? '/' : *s < 0x20 || *s > 0x7e ? '?' : *s;
+    kt_fmt(b->file, sizeof(b->file), "%s", o.file);
+    return rc;
 }
 
 static bool same_file(const char *x, const char *y)

@@ -2,7 +2,8 @@
  * kt_efivar_id, in order; the GUIDs' bytes and text agree; shim's RT
  * mirrors and PCRs as mok.c's mok_state_variable_data says), the root
  * locator, and kt_esp_resolve on a scratch ESP: case-blind, "." and ".."
- * refused, a link followed only while it stays on the ESP. */
+ * refused, a link followed only while it stays on the ESP; device paths
+ * and load options. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "boot/devpath.h"
 #include "boot/esp.h"
 #include "boot/vars.h"
 #include "ktrust/boot.h"
@@ -121,10 +123,62 @@ static void esp(void)
     CHECK_EQ_INT(system(cmd), 0, "cleanup");
 }
 
+/* A node of type, subtype and body at p; returns its length. */
+static size_t node(uint8_t *p, uint8_t type, uint8_t sub, const void *body, size_t n)
+{
+    p[0] = type, p[1] = sub, p[2] = (uint8_t)(n + 4), p[3] = (uint8_t)((n + 4) >> 8);
+    memcpy(p + 4, body, n);
+    return n + 4;
+}
+
+static size_t ucs2(uint8_t *p, const char *s)
+{
+    size_t n = 0;
+    do
+        p[n++] = (uint8_t)*s, p[n++] = 0;
+    while (*s++);
+    return n;
+}
+
+static void devpath(void)
+{
+    uint8_t dp[512], u[128];
+    size_t n = 0;
+    const uint8_t acpi[8] = {0xd0, 0x41, 0x03, 0x0a, 0, 0, 0, 0}, pci[2] = {0, 2};
+    n += node(dp + n, 2, 1, acpi, 8);
+    n += node(dp + n, 1, 1, pci, 2);
+    n += node(dp + n, 4, 4, u, ucs2(u, "\\EFI\\BOOT"));
+    n += node(dp + n, 4, 4, u, ucs2(u, "BOOTX64.EFI"));
+    n += node(dp + n, 0x7f, 0x01, NULL, 0); /* the end of an instance */
+    n += node(dp + n, 4, 4, u, ucs2(u, "\\other.efi"));
+    n += node(dp + n, 0x7f, 0xff, NULL, 0);
+    char text[256], file[64];
+    kt_le c;
+    kt_le_init(&c, dp, n, NULL);
+    CHECK_EQ_INT(kt_devpath_decode(&c, text, sizeof(text), file, sizeof(file)), 0, "decodes");
+    CHECK_EQ_STR(text, "PciRoot(0x0)/Pci(0x2,0x0)/\\EFI\\BOOT/BOOTX64.EFI,\\other.efi", "text");
+    CHECK_EQ_STR(file, "\\EFI\\BOOT\\BOOTX64.EFI", "the first instance's file nodes, joined");
+    dp[2] = 3; /* a node shorter than its header */
+    kt_le_init(&c, dp, n, NULL);
+    CHECK_EQ_INT(kt_devpath_decode(&c, text, sizeof(text), NULL, 0), -EBADMSG, "a bad node");
+    /* a load option: attributes, FilePathListLength, description, the list */
+    uint8_t opt[512] = {1, 0, 0, 0};
+    size_t k = 6 + ucs2(opt + 6, "deb\x01"), list = k;
+    k += node(opt + k, 4, 4, u, ucs2(u, "\\EFI\\debian\\shimx64.efi"));
+    k += node(opt + k, 0x7f, 0xff, NULL, 0);
+    opt[4] = (uint8_t)(k - list);
+    struct kt_load_option o;
+    CHECK_EQ_INT(kt_load_option_parse(opt, k, &o), 0, "a load option");
+    CHECK(o.active && !strcmp(o.description, "deb?") && !strcmp(o.file, "\\EFI\\debian\\shimx64.efi"),
+          "active, '%s', '%s'", o.description, o.file);
+    CHECK_EQ_INT(kt_load_option_parse(opt, k - 1, &o), -EBADMSG, "truncated");
+}
+
 int main(void)
 {
     catalogue();
     locator();
     esp();
+    devpath();
     KT_TEST_END();
 }
