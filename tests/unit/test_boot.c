@@ -127,7 +127,8 @@ static void esp(void)
 static size_t node(uint8_t *p, uint8_t type, uint8_t sub, const void *body, size_t n)
 {
     p[0] = type, p[1] = sub, p[2] = (uint8_t)(n + 4), p[3] = (uint8_t)((n + 4) >> 8);
-    memcpy(p + 4, body, n);
+    if (n)
+        memcpy(p + 4, body, n);
     return n + 4;
 }
 
