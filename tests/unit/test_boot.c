@@ -16,6 +16,7 @@
 #include "boot/devpath.h"
 #include "boot/esp.h"
 #include "boot/vars.h"
+#include "ktrust/audit.h"
 #include "ktrust/boot.h"
 #include "ktrust/esl.h"
 #include "kt_test.h"
@@ -35,6 +36,8 @@ static void catalogue(void)
         CHECK_EQ_STR(kt_guid_str(kt_var_vendor_guid((enum kt_var_vendor)g), s),
                      kt_var_vendor_str((enum kt_var_vendor)g), "GUID bytes and text");
     }
+    CHECK_EQ_STR(kt_audit_owner_name("605dab50-e046-4300-abb6-3dd810dd8b23"), "shim",
+                 "audit names shim's owner GUID from the catalogue");
     const struct kt_var_info *m = kt_var_info(KT_EFIVAR_MOKLIST);
     CHECK_EQ_STR(m->shim_name, "MokList", "MokListRT mirrors MokList");
     CHECK_EQ_INT(m->pcr, 14, "MokList in PCR 14");
