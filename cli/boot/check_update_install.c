@@ -123,10 +123,10 @@ static const char *vars_dir(const char *efivars, const char *root, char *buf, si
     if (efivars)
         return efivars;
     if (root) {
-        snprintf(buf, cap, "%s/sys/firmware/efi/efivars", root);
+        kt_sys_path_under(root, KT_SYS_EFIVARS, buf, cap);
         return buf;
     }
-    return "/sys/firmware/efi/efivars";
+    return kt_sys_path(KT_SYS_EFIVARS);
 }
 
 /* No NEW_LOADER: the loader on the ESP today (as audit finds it, under

@@ -18,7 +18,7 @@ static const struct cli_opt opts[] = {
             "audit the system installed under DIR (the same paths under it)"),
     CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR", "the EFI system partition"),
     CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
-            "the firmware variables (default /sys/firmware/efi/efivars)"),
+            "the firmware variables (default " KT_SYS_EFIVARS_PATH ")"),
     CLI_OPT("kernel", 0, required_argument, OPT_KERNEL, "VMLINUZ", "the kernel image"),
     CLI_OPT("modules", 0, required_argument, OPT_MODULES, "DIR", "the kernel's modules"),
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
@@ -53,7 +53,7 @@ static void usage(FILE *f)
         "section: which 2011 and 2023 Microsoft CAs KEK, db and dbx hold, shim and the\n"
         "loader today and without UEFI CA 2011, known test PKs (PKfail), what to do; and\n"
         "whether the machine is ready, at risk or not ready.\n"
-        "Defaults (the live system): --efivars /sys/firmware/efi/efivars; the ESP from\n"
+        "Defaults (the live system): --efivars " KT_SYS_EFIVARS_PATH "; the ESP from\n"
         "/boot/efi, /efi or /boot (the first with an EFI folder): its EFI/*/shimx64.efi\n"
         "(else EFI/BOOT/BOOTX64.EFI) with grubx64.efi and mmx64.efi beside it; the kernel\n"
         "/boot/vmlinuz-$(uname -r) (under --root: the newest boot/vmlinuz-* when that is\n"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ktrust/boot.h"
 #include "ktrust/chain.h"
 #include "apply_print.h"
 #include "cli.h"
@@ -33,7 +34,7 @@ static const struct cli_opt opts[] = {
             "keys join platform, boot images only"),
     CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
             "db, dbx, MokListRT, MokListXRT, SbatLevelRT, SecureBoot by their efivarfs "
-            "names (/sys/firmware/efi/efivars on a live system)"),
+            "names (" KT_SYS_EFIVARS_PATH " on a live system)"),
     CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
             "a signed db/dbx/KEK/PK update applied to --efivars first, as firmware would "
             "(repeatable, in order)"),

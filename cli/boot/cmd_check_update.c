@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/advanced.h"
+#include "ktrust/boot.h"
 #include "ktrust/efivars.h"
 #include "ktrust/update.h"
 #include "sbat_print.h"
@@ -31,7 +32,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
             "the variables in force (efivarfs form): their dbx is checked and their db "
             "vouches, after any --apply; with --install the machine's (default "
-            "/sys/firmware/efi/efivars)"),
+            KT_SYS_EFIVARS_PATH ")"),
     CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
             "a signed db/dbx/KEK/PK update applied to --efivars first, as firmware would "
             "(repeatable, in order)"),
@@ -48,7 +49,7 @@ static const struct cli_opt opts[] = {
             "instead: would this machine boot NEW_SHIM [NEW_LOADER ...] in place of the "
             "current ones (its db, dbx, MOK, SbatLevel)? Exit 0 yes, 5 no"),
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
-            "with --install: the variables of the system under DIR (DIR/sys/firmware/efi/efivars)"),
+            "with --install: the variables of the system under DIR (DIR" KT_SYS_EFIVARS_PATH ")"),
     CLI_OPTS(cli_opts_output),
     {0},
 };

@@ -24,7 +24,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
             "a system's files under DIR (its efivars and ESP, as audit --root reads them)"),
     CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
-            "the variables in force, efivarfs form (default: /sys/firmware/efi/efivars)"),
+            "the variables in force, efivarfs form (default: " KT_SYS_EFIVARS_PATH ")"),
     CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
             "the EFI system partition whose shim and loader each step is judged by"),
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
@@ -240,8 +240,7 @@ static int load_log(const char *path, const char *root, struct kt_evlog *log, bo
     char def[4200];
     bool given = path != NULL;
     if (!path) {
-        snprintf(def, sizeof(def), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
-                 root && strcmp(root, "/") ? root : "");
+        kt_sys_path_under(root, KT_SYS_EVENTLOG, def, sizeof(def));
         if (access(def, R_OK) != 0)
             return 0;
         path = def;

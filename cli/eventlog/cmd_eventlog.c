@@ -16,13 +16,14 @@
 #include "json_summary.h"
 #include "sbat_payload.h"
 #include "ktrust/advanced.h"
+#include "ktrust/boot.h"
 #include "ktrust/efivars.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/sbat.h"
 
-#define LIVE_LOG "/sys/kernel/security/tpm0/binary_bios_measurements"
-#define LIVE_PCRS "/sys/class/tpm/tpm0"
-#define LIVE_EFIVARS "/sys/firmware/efi/efivars"
+#define LIVE_LOG KT_SYS_EVENTLOG_PATH
+#define LIVE_PCRS KT_SYS_TPM_PCRS_PATH
+#define LIVE_EFIVARS KT_SYS_EFIVARS_PATH
 
 enum {
     OPT_ROOT = OPT_FIRST_PRIVATE,

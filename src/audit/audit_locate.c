@@ -8,6 +8,8 @@
 #include <sys/utsname.h>
 
 #include "audit/audit.h"
+#include "boot/esp.h"
+#include "ktrust/boot.h"
 #include "util/file.h"
 
 const char *kt_audit_part_name(enum kt_audit_part p)
@@ -45,64 +47,48 @@ static const char *inside(const char *base, const char *p)
     return p + strlen(base);
 }
 
-/* DIR/NAME on the ESP with NAME matched case-insensitively (FAT is), a
- * regular file, into out; DIR is a directory found on the ESP (a path
- * look() wrote under esp). */
-static bool find_ci(const char *esp, const char *dir, const char *name, char *out)
+/* DIR/NAME on the ESP (kt_esp_resolve: each component matched
+ * case-insensitively, as on FAT, never leaving the ESP), an object of that
+ * type, into out; DIR is "" or a path a lookup wrote under esp. */
+static bool on_esp(const char *esp, const char *dir, const char *name, char *out, mode_t type)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    struct dirent *de;
-    bool found = false;
     char rel[KT_AUDIT_PATH + 256];
-    while ((de = readdir(d)) != NULL)
-        if (!strcasecmp(de->d_name, name)) {
-            kt_fmt(rel, sizeof(rel), "%s/%s", inside(esp, dir), de->d_name);
-            found = look(esp, rel, out, S_IFREG);
-            if (found)
-                break;
-        }
-    closedir(d);
-    return found;
+    struct stat st;
+    kt_fmt(rel, sizeof(rel), "%s/%s", *dir ? inside(esp, dir) : "", name);
+    return kt_esp_resolve(esp, rel, out, KT_AUDIT_PATH, &st) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
 /* The shim on the ESP: EFI/<vendor>/shimx64.efi (vendors in name order,
  * BOOT last), else EFI/BOOT/BOOTX64.EFI; the loader and MokManager beside it.
- * Every file is looked up inside the ESP (look() with the ESP as its base):
- * firmware reads them from that volume, and a link on it never leads out. */
+ * Every file is looked up inside the ESP (on_esp()): firmware reads them
+ * from that volume, and a link on it that leads out is refused. */
 static void locate_boot(struct kt_audit *a)
 {
     struct kt_audit_link *L = a->links;
     const char *esp = a->path[KT_AUDIT_ESP];
     char efi[KT_AUDIT_PATH], best[KT_AUDIT_PATH] = "";
     /* EFI, or efi when only that exists (on /boot, boot/efi is the mount point) */
-    bool lower = look(esp, "/efi", efi, S_IFDIR);
-    bool upper = look(esp, "/EFI", efi, S_IFDIR);
+    bool lower = on_esp(esp, "", "efi", efi, S_IFDIR);
+    bool upper = on_esp(esp, "", "EFI", efi, S_IFDIR);
     if (!upper && lower)
-        look(esp, "/efi", efi, S_IFDIR);
+        on_esp(esp, "", "efi", efi, S_IFDIR);
     kt_fmt(L[KT_AUDIT_SHIM].path, KT_AUDIT_PATH, "%s/*/shimx64.efi", efi);
     DIR *d = upper || lower ? opendir(efi) : NULL;
     if (d) {
         struct dirent *de;
-        char sub[KT_AUDIT_PATH], cand[KT_AUDIT_PATH], rel[KT_AUDIT_PATH + 256];
+        char sub[KT_AUDIT_PATH], cand[KT_AUDIT_PATH];
         while ((de = readdir(d)) != NULL) {
             if (de->d_name[0] == '.' || !strcasecmp(de->d_name, "BOOT"))
                 continue;
-            kt_fmt(rel, sizeof(rel), "%s/%s", inside(esp, efi), de->d_name);
-            if (look(esp, rel, sub, S_IFDIR) && find_ci(esp, sub, "shimx64.efi", cand) &&
+            if (on_esp(esp, efi, de->d_name, sub, S_IFDIR) &&
+                on_esp(esp, sub, "shimx64.efi", cand, S_IFREG) &&
                 (!best[0] || strcmp(cand, best) < 0))
                 kt_fmt(best, sizeof(best), "%s", cand);
         }
         closedir(d);
-        if (!best[0]) {
-            kt_fmt(rel, sizeof(rel), "%s/BOOT", inside(esp, efi));
-            if (!look(esp, rel, sub, S_IFDIR) || !find_ci(esp, sub, "BOOTX64.EFI", best)) {
-                kt_fmt(rel, sizeof(rel), "%s/boot", inside(esp, efi));
-                if (!look(esp, rel, sub, S_IFDIR) || !find_ci(esp, sub, "BOOTX64.EFI", best))
-                    best[0] = 0;
-            }
-        }
+        if (!best[0] && (!on_esp(esp, efi, "BOOT", sub, S_IFDIR) ||
+                         !on_esp(esp, sub, "BOOTX64.EFI", best, S_IFREG)))
+            best[0] = 0;
     }
     if (!best[0]) {
         kt_fmt(L[KT_AUDIT_LOADER].path, KT_AUDIT_PATH, "%s/*/grubx64.efi", efi);
@@ -119,7 +105,7 @@ static void locate_boot(struct kt_audit *a)
     for (int i = KT_AUDIT_LOADER; i < KT_AUDIT__LINKS; i++) {
         if (i == KT_AUDIT_KERNEL_LINK)
             continue;
-        if (find_ci(esp, dir, names[i], L[i].path))
+        if (on_esp(esp, dir, names[i], L[i].path, S_IFREG))
             L[i].present = true;
         else
             kt_fmt(L[i].path, KT_AUDIT_PATH, "%s/%s", dir, names[i]);
@@ -163,15 +149,16 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
     if (o->efivars)
         a->found[KT_AUDIT_EFIVARS] = look(NULL, o->efivars, P[KT_AUDIT_EFIVARS], S_IFDIR);
     else
-        a->found[KT_AUDIT_EFIVARS] = look(root, "/sys/firmware/efi/efivars", P[KT_AUDIT_EFIVARS], S_IFDIR);
+        a->found[KT_AUDIT_EFIVARS] = look(root, kt_sys_path(KT_SYS_EFIVARS), P[KT_AUDIT_EFIVARS], S_IFDIR);
 
     if (o->esp) {
         a->found[KT_AUDIT_ESP] = look(NULL, o->esp, P[KT_AUDIT_ESP], S_IFDIR);
     } else {
         /* the first of these with an EFI folder, else /boot/efi */
-        static const char *const esps[] = {"/boot/efi", "/efi", "/boot"};
+        size_t n_esps;
+        const char *const *esps = kt_sys_esp_candidates(&n_esps);
         a->found[KT_AUDIT_ESP] = look(root, esps[0], P[KT_AUDIT_ESP], S_IFDIR);
-        for (size_t i = 0; i < 3; i++) {
+        for (size_t i = 0; i < n_esps; i++) {
             char p[KT_AUDIT_PATH], e[KT_AUDIT_PATH];
             if (look(root, esps[i], p, S_IFDIR) && look(p, "/EFI", e, S_IFDIR)) {
                 kt_fmt(P[KT_AUDIT_ESP], KT_AUDIT_PATH, "%s", p);
@@ -195,8 +182,8 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
             kt_fmt(a->release, sizeof(a->release), "%s", b + 8);
     } else {
         char boot[KT_AUDIT_PATH], name[KT_AUDIT_PATH + 300];
-        bool have_boot = look(root, "/boot", boot, S_IFDIR);
-        const char *in = have_boot && root ? inside(root, boot) : "/boot";
+        bool have_boot = look(root, kt_sys_path(KT_SYS_BOOT), boot, S_IFDIR);
+        const char *in = have_boot && root ? inside(root, boot) : kt_sys_path(KT_SYS_BOOT);
         kt_fmt(name, sizeof(name), "%s/vmlinuz-%s", in, a->release);
         a->found[KT_AUDIT_KERNEL] = look(root, name, P[KT_AUDIT_KERNEL], S_IFREG);
         if (!a->found[KT_AUDIT_KERNEL] && !o->release && have_boot &&
@@ -214,7 +201,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
     } else {
         /* the walk (audit_modules.c) then follows no link inside it */
         char name[KT_AUDIT_PATH + 300];
-        kt_fmt(name, sizeof(name), "/lib/modules/%s", a->release);
+        kt_fmt(name, sizeof(name), "%s/%s", kt_sys_path(KT_SYS_MODULES), a->release);
         a->found[KT_AUDIT_MODULES] = look(root, name, P[KT_AUDIT_MODULES], S_IFDIR);
     }
 }

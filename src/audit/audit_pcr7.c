@@ -8,6 +8,7 @@
 
 #include "audit/audit.h"
 #include "ktrust/advanced.h"
+#include "ktrust/boot.h"
 #include "ktrust/eventlog.h"
 #include "util/file.h"
 #include "util/fmt.h"
@@ -47,8 +48,7 @@ void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_opts *o,
 {
     struct kt_audit_pcr7 *m = &a->pcr7;
     memset(m, 0, sizeof(*m));
-    kt_fmt(m->log_path, sizeof(m->log_path), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
-           o->root && strcmp(o->root, "/") ? o->root : "");
+    kt_sys_path_under(o->root, KT_SYS_EVENTLOG, m->log_path, sizeof(m->log_path));
     struct kt_file f = {0};
     struct kt_error e = KT_ERROR_INIT;
     struct kt_evlog log;

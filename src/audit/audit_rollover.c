@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "audit/rollover.h"
+#include "boot/pk.h"
 #include "esl/esl.h"
 
 const char *kt_rollover_state_name(enum kt_rollover_state s)
@@ -259,6 +260,23 @@ static void verdict(struct kt_rollover *ro)
     }
 }
 
+/* The PK's facts (src/boot/pk.c) into the section. */
+static int rollover_pk(struct kt_rollover *ro, const struct kt_efivars *vars, const char *kek_map,
+                       struct kt_error *err)
+{
+    const struct kt_efivar *v = &vars->var[KT_EFIVAR_PK];
+    struct kt_pk_facts f;
+    int rc = kt_pk_facts(v->state == KT_EFIVAR_PRESENT ? v->raw : NULL, v->raw_len, kek_map, &f, err);
+    ro->have_pk = f.have_pk;
+    memcpy(ro->pk, f.pk, sizeof(ro->pk));
+    memcpy(ro->pk_sha1, f.pk_sha1, sizeof(ro->pk_sha1));
+    ro->pkfail = f.pkfail;
+    memcpy(ro->pkfail_why, f.pkfail_why, sizeof(ro->pkfail_why));
+    ro->kek_map = f.kek_map;
+    memcpy(ro->kek_update, f.kek_update, sizeof(ro->kek_update));
+    return rc;
+}
+
 int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
                       const struct kt_efivars *vars, struct kt_error *err)
 {
@@ -275,14 +293,13 @@ int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
      * recorded (EV_EFI_VARIABLE_AUTHORITY in PCR 7: the db entry, owner GUID
      * + certificate): read by rollover_eventlog.c for the option_roms
      * finding. */
-    kt_fmt(ro->eventlog_path, sizeof(ro->eventlog_path), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
-           o->root && strcmp(o->root, "/") ? o->root : "");
+    kt_sys_path_under(o->root, KT_SYS_EVENTLOG, ro->eventlog_path, sizeof(ro->eventlog_path));
     ro->eventlog = access(ro->eventlog_path, R_OK) == 0;
     int rc = kt_rollover_eventlog(ro);
     if (rc == 0)
         rc = scan_held(ro, vars);
     if (rc == 0) {
-        rc = kt_rollover_pk(ro, vars, o->kek_map, err);
+        rc = rollover_pk(ro, vars, o->kek_map, err);
         if (rc < 0 && rc != -ENOMEM)
             a->error_file = o->kek_map;
     }

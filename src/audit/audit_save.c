@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "ktrust/boot.h"
 #include "util/file.h"
 
-#define EVENTLOG "/sys/kernel/security/tpm0/binary_bios_measurements"
+#define EVENTLOG kt_sys_path(KT_SYS_EVENTLOG)
 
 struct save {
     char tmp[PATH_MAX];         /* the temporary root being filled */
@@ -164,7 +165,9 @@ static int save_efivars(struct save *s, const char *dir)
     DIR *d = opendir(dir);
     if (!d)
         return kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: cannot open: %s", dir, strerror(errno));
-    int rc = make_parents(s, "/sys/firmware/efi/efivars/x");
+    char to[PATH_MAX];
+    kt_fmt(to, sizeof(to), "%s/x", kt_sys_path(KT_SYS_EFIVARS));
+    int rc = make_parents(s, to);
     struct dirent *de;
     while (rc == 0 && (de = readdir(d)) != NULL) {
         char src[PATH_MAX], rel[PATH_MAX];
@@ -172,7 +175,7 @@ static int save_efivars(struct save *s, const char *dir)
         kt_fmt(src, sizeof(src), "%s/%s", dir, de->d_name);
         if (de->d_name[0] == '.' || lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
             continue;
-        kt_fmt(rel, sizeof(rel), "/sys/firmware/efi/efivars/%s", de->d_name);
+        kt_fmt(rel, sizeof(rel), "%s/%s", kt_sys_path(KT_SYS_EFIVARS), de->d_name);
         rc = copy_file(s, src, rel);
     }
     closedir(d);
@@ -184,10 +187,12 @@ static int save_efivars(struct save *s, const char *dir)
 static int save_esp(struct save *s, const struct kt_audit *a)
 {
     const char *esp = a->path[KT_AUDIT_ESP];
-    int rc = make_parents(s, "/boot/efi/x");
+    char to[PATH_MAX];
+    kt_fmt(to, sizeof(to), "%s/x", kt_sys_path(KT_SYS_ESP));
+    int rc = make_parents(s, to);
     for (int i = 0; rc == 0 && i < KT_AUDIT__LINKS; i++)
         if (i != KT_AUDIT_KERNEL_LINK && a->links[i].present)
-            rc = copy_under(s, esp, a->links[i].path, "/boot/efi");
+            rc = copy_under(s, esp, a->links[i].path, kt_sys_path(KT_SYS_ESP));
     for (size_t i = 0; rc == 0 && i < a->n_boot; i++) {
         const struct kt_audit_boot *b = &a->boot[i];
         bool dup = false;
@@ -196,7 +201,7 @@ static int save_esp(struct save *s, const struct kt_audit *a)
         for (size_t j = 0; j < i; j++)
             dup |= a->boot[j].on_esp && !strcmp(a->boot[j].path, b->path);
         if (b->on_esp && b->path[0] && !dup)
-            rc = copy_under(s, esp, b->path, "/boot/efi");
+            rc = copy_under(s, esp, b->path, kt_sys_path(KT_SYS_ESP));
     }
     return rc;
 }
@@ -206,7 +211,7 @@ static int save_modules(struct save *s, const struct kt_audit *a, const char *re
     char **list;
     size_t n;
     char to[PATH_MAX];
-    kt_fmt(to, sizeof(to), "/lib/modules/%s", release);
+    kt_fmt(to, sizeof(to), "%s/%s", kt_sys_path(KT_SYS_MODULES), release);
     int rc = kt_audit_module_list(a, &list, &n);
     if (rc < 0)
         return kt_fail(s->err, rc, KT_NO_OFFSET, "%s: %s", a->path[KT_AUDIT_MODULES],
@@ -271,7 +276,7 @@ int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *o, 
         rc = save_esp(&s, a);
     if (rc == 0 && a->found[KT_AUDIT_KERNEL]) {
         char rel[PATH_MAX];
-        kt_fmt(rel, sizeof(rel), "/boot/vmlinuz-%s", release);
+        kt_fmt(rel, sizeof(rel), "%s/vmlinuz-%s", kt_sys_path(KT_SYS_BOOT), release);
         rc = copy_file(&s, a->path[KT_AUDIT_KERNEL], rel);
     }
     if (rc == 0 && a->found[KT_AUDIT_MODULES])

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "boot/vars.h"
 #include "esl/esl.h"
 #include "esl/esl_svn.h"
 #include "util/file.h"
@@ -17,12 +18,13 @@ const char *kt_audit_owner_name(const char *guid)
         const char *guid, *name;
     } known[] = {
         {"77fa9abd-0359-4d32-bd60-28f4e78f784b", "Microsoft"},
-        {"605dab50-e046-4300-abb6-3dd810dd8b23", "shim"},
         {"00000000-0000-0000-0000-000000000000", "zero GUID"},
     };
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (!strcmp(guid, known[i].guid))
             return known[i].name;
+    if (!strcmp(guid, kt_var_vendor_str(KT_VENDOR_SHIM))) /* shim owns its entries by SHIM_LOCK_GUID */
+        return "shim";
     return NULL;
 }
 

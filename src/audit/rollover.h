@@ -1,6 +1,6 @@
 /* rollover.h - audit's 2023 certificate rollover section (the report is
  * struct kt_rollover in ktrust/audit.h): which Microsoft CAs KEK, db and dbx
- * hold (rollover_cas.c: the one table), the platform key (rollover_pk.c:
+ * hold (src/boot/ms_cas.c: the one table), the platform key (src/boot/pk.c:
  * PKfail, kek_update_map.json), what shim and the loader do today and
  * after UEFI CA 2011 leaves db or enters dbx (rollover_images.c: the boot
  * engine on changed copies of the variables), and the findings and the
@@ -10,23 +10,14 @@
 
 #include "audit/audit.h"
 #include "ktrust/advanced.h"
+#include "boot/ms_cas.h"
 #include "x509/x509.h"
-
-/* The table entry of a role and year, or NULL. */
-const struct kt_ms_ca *kt_ms_ca_get(enum kt_ms_ca_role role, int year);
-/* The table entry a certificate is (by SHA-256, else by subject CN and public key), or NULL. */
-const struct kt_ms_ca *kt_ms_ca_find(const struct kt_x509 *c);
-const struct kt_ms_ca *kt_ms_ca_find_sha256(const uint8_t sha256[32]);
-const struct kt_ms_ca *kt_ms_ca_find_tbs(const uint8_t tbs_sha256[32]);
 
 /* The whole section into a->rollover (a->links located, the chain run).
  * Returns 0, -ENOMEM, or the error of a kek_update_map.json that cannot
  * be read or parsed (err set, a->error_file naming it). */
 int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
                       const struct kt_efivars *vars, struct kt_error *err);
-/* PK: its description, thumbprint, PKfail, and the map's KEK update. */
-int kt_rollover_pk(struct kt_rollover *ro, const struct kt_efivars *vars, const char *kek_map,
-                   struct kt_error *err);
 /* What UEFI CA 2011 authorized at the last boot, from the event log at
  * ro->eventlog_path (when ro->eventlog): ro->uefi_2011_*.  0 or -ENOMEM (a
  * log that does not parse is ro->eventlog_rc). */

@@ -5,16 +5,12 @@
 #include <time.h>
 
 #include "authvar/authvar.h"
+#include "boot/vars.h"
 #include "util/le.h"
 #include "esl/esl_svn.h"
 
 static const uint8_t guid_pkcs7[16] = {0x9d, 0xd2, 0xaf, 0x4a, 0xdf, 0x68, 0xee, 0x49,
                                        0x8a, 0xa9, 0x34, 0x7d, 0x37, 0x56, 0x65, 0xa7};
-static const uint8_t guid_global[16] = {0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2, 0x11,
-                                        0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c};
-static const uint8_t guid_imgdb[16] = {0xcb, 0xb2, 0x19, 0xd7, 0x3a, 0x3d, 0x96, 0x45,
-                                       0xa3, 0xbc, 0xda, 0xd0, 0x0e, 0x67, 0x65, 0x6f};
-
 bool kt_authvar_looks_like(const uint8_t *buf, size_t len)
 {
     return len >= 40 && memcmp(buf + 24, guid_pkcs7, 16) == 0;
@@ -22,12 +18,8 @@ bool kt_authvar_looks_like(const uint8_t *buf, size_t len)
 
 const uint8_t *kt_authvar_vendor(const char *name)
 {
-    if (!strcmp(name, "PK") || !strcmp(name, "KEK"))
-        return guid_global;
-    if (!strcmp(name, "db") || !strcmp(name, "dbx") || !strcmp(name, "dbt") ||
-        !strcmp(name, "dbr"))
-        return guid_imgdb;
-    return NULL;
+    const struct kt_var_info *v = kt_var_find(name);
+    return kt_var_authenticated(v) ? kt_var_vendor_guid(v->vendor) : NULL;
 }
 
 /* EFI_TIME from the 16 bytes of c. */

@@ -17,19 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot/vars.h"
 #include "der/der.h"
 #include "esl/esl.h"
 #include "pkcs7/pkcs7.h"
 #include "util/err.h"
 #include "x509/x509.h"
 
-#define KT_EFI_VAR_NON_VOLATILE 0x01u
-#define KT_EFI_VAR_BOOTSERVICE_ACCESS 0x02u
-#define KT_EFI_VAR_RUNTIME_ACCESS 0x04u
-#define KT_EFI_VAR_TIME_BASED_AUTH 0x20u
-#define KT_EFI_VAR_APPEND_WRITE 0x40u
-/* NV | BS | RT | TIME_BASED_AUTHENTICATED_WRITE_ACCESS */
-#define KT_EFI_VAR_AUTH_ATTRS 0x27u
+/* KT_EFI_VAR_* (the attributes): boot/vars.h, the variable catalogue */
 
 struct kt_efi_time {
     uint16_t year;

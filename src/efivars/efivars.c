@@ -7,36 +7,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "boot/vars.h"
 #include "util/file.h"
 
-static const char *const names[KT_EFIVAR__COUNT] = {
-    [KT_EFIVAR_PK] = "PK",
-    [KT_EFIVAR_KEK] = "KEK",
-    [KT_EFIVAR_DB] = "db",
-    [KT_EFIVAR_DBX] = "dbx",
-    [KT_EFIVAR_DBT] = "dbt",
-    [KT_EFIVAR_DBR] = "dbr",
-    [KT_EFIVAR_PK_DEFAULT] = "PKDefault",
-    [KT_EFIVAR_KEK_DEFAULT] = "KEKDefault",
-    [KT_EFIVAR_DB_DEFAULT] = "dbDefault",
-    [KT_EFIVAR_DBX_DEFAULT] = "dbxDefault",
-    [KT_EFIVAR_MOKLIST] = "MokListRT",
-    [KT_EFIVAR_MOKLISTX] = "MokListXRT",
-    [KT_EFIVAR_MOKLIST_TRUSTED] = "MokListTrustedRT",
-    [KT_EFIVAR_MOK_IGNORE_DB] = "MokIgnoreDB",
-    [KT_EFIVAR_MOK_SBSTATE] = "MokSBStateRT",
-    [KT_EFIVAR_SBAT_LEVEL_RT] = "SbatLevelRT",
-    [KT_EFIVAR_SBAT_LEVEL] = "SbatLevel",
-    [KT_EFIVAR_SBAT_POLICY] = "SbatPolicy",
-    [KT_EFIVAR_SECURE_BOOT] = "SecureBoot",
-    [KT_EFIVAR_SETUP_MODE] = "SetupMode",
-    [KT_EFIVAR_BOOT_ORDER] = "BootOrder",
-    [KT_EFIVAR_BOOT_CURRENT] = "BootCurrent",
-};
-
+/* The names are the catalogue's (src/boot/vars.c). */
 const char *kt_efivar_name(enum kt_efivar_id id)
 {
-    return (unsigned)id < KT_EFIVAR__COUNT ? names[id] : "?";
+    const struct kt_var_info *v = kt_var_info(id);
+    return v ? v->name : "?";
 }
 
 /* Read one file into v (present, or unreadable with the reason). */
@@ -107,7 +85,7 @@ static int take(struct kt_efivars *s, const char *dir, const char *file)
         return 0;
     size_t nl = len - 37;
     for (int i = 0; i < KT_EFIVAR__COUNT; i++)
-        if (strlen(names[i]) == nl && !strncmp(file, names[i], nl))
+        if (strlen(kt_var_info(i)->name) == nl && !strncmp(file, kt_var_info(i)->name, nl))
             return s->var[i].state == KT_EFIVAR_ABSENT ? load(&s->var[i], dir, file) : 0;
     long n = boot_number(file, nl);
     return n >= 0 ? add_boot(s, (unsigned)n, dir, file) : 0;

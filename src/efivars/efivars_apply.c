@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "authvar/authvar.h"
+#include "boot/vars.h"
 #include "crypto/crypto.h"
 #include "esl/esl.h"
 #include "util/file.h"
@@ -213,11 +214,7 @@ static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setu
 
 /* ---- the write --------------------------------------------------------- */
 
-static const char *const guid_global = "8be4df61-93ca-11d2-aa0d-00e098032b8c";
-static const char *const guid_imgdb = "d719b2cb-3d3a-4596-a3bc-dad00e67656f";
-static const char *const guid_shim = "605dab50-e046-4300-abb6-3dd810dd8b23";
-
-/* The vendor GUID of a variable file: from its name, else the standard one. */
+/* The vendor GUID of a variable file: from its name, else the catalogue's. */
 static const char *guid_of(const struct kt_efivar *v, enum kt_efivar_id id, char *buf)
 {
     const char *slash = strrchr(v->path, '/');
@@ -227,17 +224,7 @@ static const char *guid_of(const struct kt_efivar *v, enum kt_efivar_id id, char
         memcpy(buf, base + n - 36, 37);
         return buf;
     }
-    switch (id) {
-    case KT_EFIVAR_DB: case KT_EFIVAR_DBX: case KT_EFIVAR_DBT: case KT_EFIVAR_DBR:
-    case KT_EFIVAR_DB_DEFAULT: case KT_EFIVAR_DBX_DEFAULT:
-        return guid_imgdb;
-    case KT_EFIVAR_MOKLIST: case KT_EFIVAR_MOKLISTX: case KT_EFIVAR_MOKLIST_TRUSTED:
-    case KT_EFIVAR_MOK_IGNORE_DB: case KT_EFIVAR_MOK_SBSTATE: case KT_EFIVAR_SBAT_LEVEL_RT:
-    case KT_EFIVAR_SBAT_LEVEL: case KT_EFIVAR_SBAT_POLICY:
-        return guid_shim;
-    default:
-        return guid_global;
-    }
+    return kt_var_vendor_str(kt_var_info(id)->vendor); /* the catalogue's */
 }
 
 /* Replace v's bytes by attrs + data (absent when data is NULL and del). */
@@ -287,7 +274,7 @@ static int write_change(struct kt_efivars *s, const struct kt_authvar *v,
     struct kt_efivar *var = &s->var[c->target];
     size_t olen;
     const uint8_t *old = kt_efivar_data(var, &olen);
-    uint8_t attrs[4] = {KT_EFI_VAR_AUTH_ATTRS, 0, 0, 0};
+    uint8_t attrs[4] = {(uint8_t)kt_var_info(c->target)->attrs, 0, 0, 0}; /* a new variable */
     if (var->state == KT_EFIVAR_PRESENT && var->raw_len >= 4)
         memcpy(attrs, var->raw, 4);
     uint8_t *gained = NULL, *lost = NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot/ms_cas.h"
 #include "eventlog/eventlog.h"
 #include "ktrust/x509.h"
 
@@ -42,9 +43,10 @@ static void signature_data(struct kt_evlog_authority *a, const struct kt_evlog_v
         snprintf(a->subject, sizeof(a->subject), "%s", kt_x509_subject(c));
         snprintf(a->description, sizeof(a->description), "%s", kt_x509_description(c));
         memcpy(a->cert_sha256, kt_x509_sha256(c), 32);
-        a->ms_uefi_ca_2011 = strstr(a->subject, "Microsoft Corporation UEFI CA 2011") != NULL;
-        a->ms_uefi_ca_2023 = strstr(a->subject, "Microsoft UEFI CA 2023") != NULL ||
-                             strstr(a->subject, "Microsoft Option ROM UEFI CA 2023") != NULL;
+        const struct kt_ms_ca *ca = kt_ms_ca_find(c); /* by identity, not by name */
+        a->ms_uefi_ca_2011 = ca && ca->role == KT_MS_CA_3P && ca->year == 2011;
+        a->ms_uefi_ca_2023 = ca && ca->year == 2023 &&
+                             (ca->role == KT_MS_CA_3P || ca->role == KT_MS_CA_OROM);
         kt_x509_free(c);
     }
 }

@@ -1,6 +1,7 @@
 /* names.c - bank algorithm and event type names. */
 #include <string.h>
 
+#include "boot/vars.h"
 #include "eventlog/eventlog.h"
 
 static const struct {
@@ -89,15 +90,6 @@ const char *kt_evlog_type_name(uint32_t type)
 
 int kt_evlog_sb_var(const char *name)
 {
-    static const struct {
-        const char *name;
-        enum kt_efivar_id id;
-    } sb[] = {{"SecureBoot", KT_EFIVAR_SECURE_BOOT}, {"PK", KT_EFIVAR_PK},
-              {"KEK", KT_EFIVAR_KEK},                {"db", KT_EFIVAR_DB},
-              {"dbx", KT_EFIVAR_DBX},                {"dbt", KT_EFIVAR_DBT},
-              {"dbr", KT_EFIVAR_DBR}};
-    for (size_t i = 0; i < sizeof(sb) / sizeof(sb[0]); i++)
-        if (!strcmp(sb[i].name, name))
-            return (int)sb[i].id;
-    return -1;
+    const struct kt_var_info *v = kt_var_find(name); /* the catalogue's */
+    return kt_var_firmware_measured(v) ? (int)v->id : -1;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog/esp_path.h"
+#include "boot/esp.h"
 #include "eventlog/eventlog.h"
 #include "eventlog/recompute.h"
 #include "ktrust/chain.h"
@@ -113,7 +113,7 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
         keep(pr, "no image file after it in the log: the logged authority kept");
         return 0;
     }
-    if (kt_evlog_esp_file(o->esp, file, path, sizeof(path)) < 0) {
+    if (kt_esp_resolve(o->esp, file, path, sizeof(path), NULL) < 0) {
         keep(pr, "%s is not on the ESP %s: the logged authority kept", file, o->esp);
         return 0;
     }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog/esp_path.h"
+#include "boot/esp.h"
 #include "eventlog/eventlog.h"
 #include "eventlog/recompute.h"
 #include "pe/pe.h"
@@ -63,7 +63,7 @@ static int recompute(const struct kt_evlog *log, size_t i, const struct kt_evlog
         kt_fmt(pr->note, sizeof(pr->note), "no file path (an image loaded from memory): kept");
         return 0;
     }
-    if (kt_evlog_esp_file(o->esp, file, path, sizeof(path)) < 0) {
+    if (kt_esp_resolve(o->esp, file, path, sizeof(path), NULL) < 0) {
         pr->how = KT_PRED_KEPT_UNKNOWN;
         kt_fmt(pr->note, sizeof(pr->note), "%s is not on the ESP: kept", file);
         return 0;

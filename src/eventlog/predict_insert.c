@@ -6,14 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog/esp_path.h"
+#include "boot/esp.h"
+#include "boot/vars.h"
 #include "eventlog/eventlog.h"
 #include "eventlog/recompute.h"
 #include "ktrust/chain.h"
 #include "util/fmt.h"
-
-static const uint8_t image_security_db[16] = {0xcb, 0xb2, 0x19, 0xd7, 0x3a, 0x3d, 0x96, 0x45,
-                                              0xa3, 0xbc, 0xda, 0xd0, 0x0e, 0x67, 0x65, 0x6f};
 
 static bool is_image(uint32_t t)
 {
@@ -67,7 +65,7 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
     char dp[512], file[512], path[4096];
     if (has_authority(log, i) || kt_evlog_devpath(&log->event[i], dp, sizeof(dp), file,
                                                   sizeof(file)) < 0 || !file[0] ||
-        kt_evlog_esp_file(o->esp, file, path, sizeof(path)) < 0)
+        kt_esp_resolve(o->esp, file, path, sizeof(path), NULL) < 0)
         return 0;
     struct kt_chain_link l;
     memset(&l, 0, sizeof(l));
@@ -84,7 +82,7 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
         size_t len;
         if (!log->bank[b].supported)
             continue;
-        KT_TRY(kt_evlog_var_digest(log->bank[b].alg, image_security_db, "db", entry.p, entry.len,
+        KT_TRY(kt_evlog_var_digest(log->bank[b].alg, kt_var_vendor_guid(KT_VENDOR_IMAGE_DB), "db", entry.p, entry.len,
                                    x.digest[b], &len));
         if (first == log->n_banks)
             first = b;

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/rollover.h"
+#include "boot/ms_cas.h"
+#include "boot/pk.h"
 #include "esl/esl.h"
 #include "util/fmt.h"
 #include "x509/x509.h"
@@ -51,7 +52,7 @@ bool kt_plan_var_holds(const struct kt_efivars *s, enum kt_efivar_id id,
 }
 
 /* Why KEK 2023 is not reached: what the map says of this PK. */
-static void no_kek(struct kt_plan *p, const struct kt_rollover *ro, const struct kt_error *me)
+static void no_kek(struct kt_plan *p, const struct kt_pk_facts *ro, const struct kt_error *me)
 {
     char *n = p->kek_note;
     size_t cap = sizeof(p->kek_note);
@@ -81,11 +82,13 @@ static void no_kek(struct kt_plan *p, const struct kt_rollover *ro, const struct
 int kt_plan_kek_story(struct kt_plan *p, const struct kt_efivars *was,
                       const struct kt_efivars *now)
 {
-    struct kt_rollover *ro = calloc(1, sizeof(*ro));
+    struct kt_pk_facts *ro = malloc(sizeof(*ro));
     if (!ro)
         return -ENOMEM;
     struct kt_error me = KT_ERROR_INIT;
-    int rc = kt_rollover_pk(ro, was, p->map[0] ? p->map : NULL, &me);
+    const struct kt_efivar *pk = &was->var[KT_EFIVAR_PK];
+    int rc = kt_pk_facts(pk->state == KT_EFIVAR_PRESENT ? pk->raw : NULL, pk->raw_len,
+                         p->map[0] ? p->map : NULL, ro, &me);
     if (rc == -ENOMEM) {
         free(ro);
         return rc;

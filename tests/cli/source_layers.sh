@@ -3,7 +3,8 @@
 # those above it") holds in the includes: every `#include "LAYER/..."` of a
 # file under src/ names its own layer or one listed above it in the table;
 # every folder of src/ is in the table; pkcs7, pe and modsig include nothing
-# below keys/; no source file is much over 600 lines.
+# below keys/; boot/ includes none of the layers that ask it (efivars, chain,
+# eventlog, audit, plan, revoke); no source file is much over 600 lines.
 . "$(dirname "$0")/../lib/common.sh"
 S=$KT_SRC
 order=$(sed -n '/^## Layout/,/^## [^L]/p' "$S/doc/HACKING.md" | grep -o '^| `src/[a-z0-9_]*/`' |
@@ -31,6 +32,12 @@ done
 [ "$n" -ge 100 ] && ok || bad "only $n layer includes found: the scan is broken"
 for l in pkcs7 pe modsig; do
     [ "${rank[$l]}" -gt "${rank[keys]}" ] && ok || bad "$l/ is listed above keys/"
+done
+# boot/ (the platform facts) is the tier below everything that asks them:
+# it may include none of the layers that use it
+for l in authvar efivars revoke chain eventlog audit plan; do
+    [ -n "${rank[$l]+x}" ] || continue
+    [ "${rank[boot]}" -lt "${rank[$l]}" ] && ok || bad "boot/ is listed below $l/, which asks it"
 done
 # the CLI is a thin layer over the declared API: it includes only the public
 # headers (ktrust.h, ktrust/*.h), the internal utility library's (src/util:

@@ -1,10 +1,11 @@
-/* rollover_cas.c - Microsoft's Secure Boot CAs of 2011 and 2023 (the one
+/* ms_cas.c - Microsoft's Secure Boot CAs of 2011 and 2023 (the one
  * table: from the certificates in secureboot_objects' PreSignedObjects and
  * certs/), and how a certificate is recognised as one of them. */
 #include <string.h>
 
-#include "audit/rollover.h"
+#include "boot/ms_cas.h"
 #include "crypto/crypto.h"
+#include "util/fmt.h"
 
 static const struct kt_ms_ca cas[] = {
     {"Microsoft Corporation KEK CA 2011", KT_MS_CA_KEK, 2011,

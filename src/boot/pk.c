@@ -1,4 +1,4 @@
-/* rollover_pk.c - the platform key: its SHA-1 thumbprint (the key of
+/* pk.c - the platform key: its SHA-1 thumbprint (the key of
  * Microsoft's kek_update_map.json), PKfail (a test or leaked key: its
  * subject says DO NOT TRUST / DO NOT SHIP, or it is one of the test keys
  * the map lists), and the KEK update the map names for it. */
@@ -8,10 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "audit/rollover.h"
+#include "boot/pk.h"
 #include "crypto/crypto.h"
 #include "esl/esl.h"
 #include "util/file.h"
+#include "util/fmt.h"
 #include "util/jsonr.h"
 
 /* Platform keys kek_update_map.json lists with a test subject ("DO NOT
@@ -75,7 +76,7 @@ static int take_first(void *ctx, const struct kt_esl_entry *e)
 }
 
 /* The map's entry for this PK: its KEK update, and a test subject. */
-static int look_up(struct kt_rollover *ro, const char *path, struct kt_error *err)
+static int look_up(struct kt_pk_facts *ro, const char *path, struct kt_error *err)
 {
     struct kt_file f = {0};
     struct kt_json *j = NULL;
@@ -103,14 +104,14 @@ static int look_up(struct kt_rollover *ro, const char *path, struct kt_error *er
     return 0;
 }
 
-int kt_rollover_pk(struct kt_rollover *ro, const struct kt_efivars *vars, const char *kek_map,
-                   struct kt_error *err)
+int kt_pk_facts(const uint8_t *pk, size_t len, const char *kek_map, struct kt_pk_facts *ro,
+                struct kt_error *err)
 {
+    memset(ro, 0, sizeof(*ro));
     ro->kek_map = -1;
-    const struct kt_efivar *v = &vars->var[KT_EFIVAR_PK];
     struct first_cert f = {NULL};
     struct kt_error e = KT_ERROR_INIT;
-    if (v->state == KT_EFIVAR_PRESENT && kt_esl_foreach(v->raw, v->raw_len, take_first, &f, &e) == -ENOMEM)
+    if (pk && kt_esl_foreach(pk, len, take_first, &f, &e) == -ENOMEM)
         return -ENOMEM;
     if (f.c) {
         uint8_t sha1[20];

@@ -1,0 +1,41 @@
+/* locate.c - where each part of a Linux system lives (efivarfs, the TCG
+ * event log, the TPM's PCR files, kernels, modules, the ESP's mount
+ * points): written once, for audit, eventlog, plan-updates, check-update
+ * and the CLI's live defaults. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ktrust/boot.h"
+
+static const char *const parts[KT_SYS__PARTS] = {
+    [KT_SYS_EFIVARS] = KT_SYS_EFIVARS_PATH,
+    [KT_SYS_EVENTLOG] = KT_SYS_EVENTLOG_PATH,
+    [KT_SYS_TPM_PCRS] = KT_SYS_TPM_PCRS_PATH,
+    [KT_SYS_BOOT] = "/boot",
+    [KT_SYS_MODULES] = "/lib/modules",
+    [KT_SYS_ESP] = "/boot/efi",
+};
+
+const char *kt_sys_path(enum kt_sys_part part)
+{
+    return (unsigned)part < KT_SYS__PARTS ? parts[part] : NULL;
+}
+
+int kt_sys_path_under(const char *root, enum kt_sys_part part, char *out, size_t cap)
+{
+    const char *p = kt_sys_path(part);
+    if (!p)
+        return -EINVAL;
+    if (!root || !strcmp(root, "/"))
+        root = "";
+    int n = snprintf(out, cap, "%s%s", root, p);
+    return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+const char *const *kt_sys_esp_candidates(size_t *n)
+{
+    static const char *const esps[] = {"/boot/efi", "/efi", "/boot"};
+    *n = sizeof(esps) / sizeof(esps[0]);
+    return esps;
+}
