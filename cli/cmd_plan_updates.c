@@ -232,13 +232,19 @@ static int exit_code(const struct kt_plan *p)
 }
 
 /* The event log: --eventlog LOG (an error when it cannot be read or
- * parsed), else the system's when it can be read (silently none). */
+ * parsed), else the system's when it can be read (silently none): under
+ * --root, or the live one when the variables are the live ones (never with
+ * --efivars: another machine's variables, and offline reads nothing of the
+ * host). */
 static struct kt_file log_file;
 
-static int load_log(const char *path, const char *root, struct kt_evlog *log, bool *have)
+static int load_log(const char *path, const char *root, const char *efivars,
+                    struct kt_evlog *log, bool *have)
 {
     char def[4200];
     bool given = path != NULL;
+    if (!path && efivars && !root)
+        return 0;
     if (!path) {
         snprintf(def, sizeof(def), "%s/sys/kernel/security/tpm0/binary_bios_measurements",
                  root && strcmp(root, "/") ? root : "");
@@ -319,6 +325,8 @@ int cmd_plan_updates(int argc, char **argv)
     if (!a)
         return EXIT_INTERNAL;
     memset(a, 0, sizeof(*a));
+    /* the variables and the ESP only: "" looks nowhere for the rest */
+    ao.kernel = ao.modules = ao.release = "";
     kt_audit_locate(&ao, a);
     struct kt_efivars vars;
     struct kt_error e = KT_ERROR_INIT;
@@ -329,7 +337,7 @@ int cmd_plan_updates(int argc, char **argv)
     }
     struct kt_evlog log;
     bool have_log = false;
-    int lrc = load_log(log_path, ao.root, &log, &have_log);
+    int lrc = load_log(log_path, ao.root, ao.efivars, &log, &have_log);
     if (lrc) {
         kt_efivars_free(&vars);
         free(a);
