@@ -217,18 +217,11 @@ static void json(const struct kt_plan *p, int code)
     cli_json_summary(stdout, &sum);
 }
 
-/* 5 when a step stops a chain that booted before it. */
+/* 5 (rejected) when a step stops a chain that booted before it: the
+ * library's verdict, p->breaks_step. */
 static int exit_code(const struct kt_plan *p)
 {
-    const struct kt_plan_state *prev = &p->before;
-    for (size_t i = 0; i < p->n_steps; i++) {
-        const struct kt_plan_state *s = &p->after[i];
-        if ((s->shim_found && s->shim_verdict && !prev->shim_verdict) ||
-            (s->loader_found && s->loader_verdict && !prev->loader_verdict))
-            return 5;
-        prev = s;
-    }
-    return 0;
+    return p->breaks_step ? KT_REJECTED : 0;
 }
 
 /* The event log: --eventlog LOG (an error when it cannot be read or

@@ -323,6 +323,19 @@ void kt_chain_report_free(struct kt_chain_report *r)
     memset(r, 0, sizeof(*r)); /* nothing owned today; kept for what a report may own */
 }
 
+int kt_chain_firmware_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
+                          const char *name, struct kt_chain_link *l)
+{
+    struct kt_chain *ch;
+    int rc = kt_chain_new(&ch);
+    if (rc < 0)
+        return rc;
+    kt_chain_add_firmware(ch, vars);
+    kt_chain_shim(ch, buf, len, name, l); /* a shim's keys go nowhere here */
+    kt_chain_free(ch);
+    return l->verdict;
+}
+
 int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l)
 {
     struct kt_chain *ch;

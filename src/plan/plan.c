@@ -246,6 +246,20 @@ static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
     return 0;
 }
 
+/* The first step that stops a chain that booted before it, or 0. */
+static size_t breaks(const struct kt_plan *p)
+{
+    const struct kt_plan_state *prev = &p->before;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        const struct kt_plan_state *s = &p->after[i];
+        if ((s->shim_found && s->shim_verdict && !prev->shim_verdict) ||
+            (s->loader_found && s->loader_verdict && !prev->loader_verdict))
+            return i + 1;
+        prev = s;
+    }
+    return 0;
+}
+
 int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error *err)
 {
     memset(p, 0, sizeof(*p));
@@ -302,6 +316,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     free(w.failed_gen);
     if (rc < 0)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
+    p->breaks_step = breaks(p);
     return 0;
 }
 
