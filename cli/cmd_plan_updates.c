@@ -29,7 +29,7 @@ static const struct cli_opt opts[] = {
             "the EFI system partition whose shim and loader each step is judged by"),
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
             "the last boot's TCG event log: PCR 7 predicted after each step (default: the "
-            "system's, under --root or live, when readable)"),
+            "system's, under --root, or live without --efivars, when readable)"),
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
