@@ -12,11 +12,11 @@
 # runs.  Before: shim 12 opens (5.5 runs of k=2), the event log 2.
 . "$(dirname "$0")/../lib/common.sh"
 corpus
-command -v strace >/dev/null || { echo "skipped: strace not installed (scripts/deps.sh test)"; exit 77; }
-command -v python3 >/dev/null || { echo "skipped: python3 not installed"; exit 77; }
+need_strace
+for tool in python3 jq; do
+    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
+done
 cd "$T" || exit 1
-strace -f -e trace=%file -o probe.trace true 2>/dev/null ||
-    { echo "skipped: strace cannot trace here (ptrace refused)"; exit 77; }
 D=$CORPUS/debian
 Q=$CORPUS/peers/ovmf-swtpm-boot/efivars
 DBX=$CORPUS/peers/secureboot-objects/tree/PostSignedObjects/DBX/amd64/DBXUpdate.bin

@@ -9,10 +9,8 @@
 # modules and read the live event log.
 . "$(dirname "$0")/../lib/common.sh"
 corpus
-command -v strace >/dev/null || { echo "skipped: strace not installed (scripts/deps.sh test)"; exit 77; }
+need_strace
 cd "$T" || exit 1
-strace -f -e trace=%file -o probe.trace true 2>/dev/null ||
-    { echo "skipped: strace cannot trace here (ptrace refused)"; exit 77; }
 D=$CORPUS/debian
 Q=$CORPUS/peers/ovmf-swtpm-boot/efivars
 LOG=$CORPUS/peers/ovmf-swtpm-boot/eventlog.bin
