@@ -62,7 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     a.found[KT_AUDIT_EFIVARS] = true;
     struct kt_audit_opts o = {.root = "/nonexistent"};
     struct kt_error e = KT_ERROR_INIT;
-    kt_audit_rollover(&a, &o, &vars, &e);
+    static struct kt_audit_snap snap; /* the variables alone: no files, no log */
+    memset(&snap, 0, sizeof(snap));
+    snap.vars = vars;
+    snap.log_rc = -ENOENT;
+    for (int i = 0; i < KT_AUDIT__LINKS; i++)
+        snap.file_rc[i] = -ENOENT;
+    kt_audit_rollover(&a, &o, &snap, &e);
     kt_efivars_free(&vars);
     return 0;
 }

@@ -16,28 +16,7 @@ static const char *vname(int verdict)
 
 int audit_exit_code(const struct kt_audit *a)
 {
-    bool any = false;
-    for (int i = 0; i < KT_AUDIT__PARTS; i++)
-        any |= a->found[i];
-    if (!any)
-        return EXIT_NOINPUT;
-    int worst = 0;
-    for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++) {
-        int c = a->links[i].present ? cli_exit_code(a->links[i].link.verdict) : 0;
-        if (c > worst)
-            worst = c;
-    }
-    for (size_t i = 0; i < a->n_groups; i++) {
-        int c = cli_exit_code(a->groups[i].verdict);
-        if (c > worst)
-            worst = c;
-    }
-    for (size_t i = 0; i < a->n_applied; i++) { /* an update asked for but not applied */
-        int c = a->applied[i].verdict ? cli_exit_code(a->applied[i].verdict) : 0;
-        if (c > worst)
-            worst = c;
-    }
-    return worst;
+    return cli_exit_code(a->verdict); /* the library's fold; -ENOENT: nothing found */
 }
 
 static const char *tristate(int v, const char *on, const char *off)

@@ -6,8 +6,8 @@
 
 #include "ktrust/audit.h"
 
-/* The exit code of an audit: the worst link or module verdict as an exit
- * code; 66 when no part at all was found. */
+/* The exit code of an audit: its verdict (a->verdict, the library's fold)
+ * as an exit code; 66 when no part at all was found. */
 int audit_exit_code(const struct kt_audit *a);
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose);
 void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o);

@@ -130,12 +130,18 @@ static const char *vars_dir(const char *efivars, const char *root, char *buf, si
 }
 
 /* No NEW_LOADER: the loader on the ESP today (as audit finds it, under
- * root or on the live system) stays behind the new shim; into out, or "". */
+ * root or on the live system) stays behind the new shim; into out, or "".
+ * --efivars alone is another machine's variables: no ESP of this host is
+ * looked at (offline reads nothing of the host). */
 static void current_loader(const char *root, const char *efivars, char *out, size_t cap)
 {
-    struct kt_audit_opts o = {.root = root, .efivars = efivars};
-    struct kt_audit *a = calloc(1, sizeof(*a));
+    /* only the ESP: "" for the other parts looks nowhere */
+    struct kt_audit_opts o = {.root = root, .efivars = efivars, .kernel = "", .modules = "",
+                              .release = ""};
     out[0] = 0;
+    if (efivars && !root)
+        return;
+    struct kt_audit *a = calloc(1, sizeof(*a));
     if (!a)
         return;
     kt_audit_locate(&o, a);

@@ -73,8 +73,9 @@ static void usage(FILE *f)
         "--install: would the machine boot NEW_SHIM (firmware: db and dbx on each of its\n"
         "signatures) and each NEW_LOADER behind it (shim: its vendor certificate, MOK,\n"
         "the SbatLevel in force and the one the new shim would apply) in place of the\n"
-        "current ones?  No NEW_LOADER: the loader on the ESP today (as audit finds it)\n"
-        "stays behind the new shim.  For a package's postinst: `-q` prints nothing.\n",
+        "current ones?  No NEW_LOADER: the loader on the ESP today (as audit finds it,\n"
+        "under --root or live; none with --efivars alone) stays behind the new shim.\n"
+        "For a package's postinst: `-q` prints nothing.\n",
         opts,
         "Exit code: 5 when anything would be revoked, 4 when a file could not be parsed\n"
         "(and nothing is revoked), 0 otherwise.  --install: 0 they would boot, 5 they\n"

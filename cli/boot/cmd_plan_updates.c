@@ -29,7 +29,7 @@ static const struct cli_opt opts[] = {
             "the EFI system partition whose shim and loader each step is judged by"),
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
             "the last boot's TCG event log: PCR 7 predicted after each step (default: the "
-            "system's, under --root or live, when readable)"),
+            "system's, under --root, or live without --efivars, when readable)"),
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
@@ -217,28 +217,27 @@ static void json(const struct kt_plan *p, int code)
     cli_json_summary(stdout, &sum);
 }
 
-/* 5 when a step stops a chain that booted before it. */
+/* 5 (rejected) when a step stops a chain that booted before it: the
+ * library's verdict, p->breaks_step. */
 static int exit_code(const struct kt_plan *p)
 {
-    const struct kt_plan_state *prev = &p->before;
-    for (size_t i = 0; i < p->n_steps; i++) {
-        const struct kt_plan_state *s = &p->after[i];
-        if ((s->shim_found && s->shim_verdict && !prev->shim_verdict) ||
-            (s->loader_found && s->loader_verdict && !prev->loader_verdict))
-            return 5;
-        prev = s;
-    }
-    return 0;
+    return p->breaks_step ? KT_REJECTED : 0;
 }
 
 /* The event log: --eventlog LOG (an error when it cannot be read or
- * parsed), else the system's when it can be read (silently none). */
+ * parsed), else the system's when it can be read (silently none): under
+ * --root, or the live one when the variables are the live ones (never with
+ * --efivars: another machine's variables, and offline reads nothing of the
+ * host). */
 static struct kt_file log_file;
 
-static int load_log(const char *path, const char *root, struct kt_evlog *log, bool *have)
+static int load_log(const char *path, const char *root, const char *efivars,
+                    struct kt_evlog *log, bool *have)
 {
     char def[4200];
     bool given = path != NULL;
+    if (!path && efivars && !root)
+        return 0;
     if (!path) {
         kt_sys_path_under(root, KT_SYS_EVENTLOG, def, sizeof(def));
         if (access(def, R_OK) != 0)
@@ -318,6 +317,8 @@ int cmd_plan_updates(int argc, char **argv)
     if (!a)
         return EXIT_INTERNAL;
     memset(a, 0, sizeof(*a));
+    /* the variables and the ESP only: "" looks nowhere for the rest */
+    ao.kernel = ao.modules = ao.release = "";
     kt_audit_locate(&ao, a);
     struct kt_efivars vars;
     struct kt_error e = KT_ERROR_INIT;
@@ -328,7 +329,7 @@ int cmd_plan_updates(int argc, char **argv)
     }
     struct kt_evlog log;
     bool have_log = false;
-    int lrc = load_log(log_path, ao.root, &log, &have_log);
+    int lrc = load_log(log_path, ao.root, ao.efivars, &log, &have_log);
     if (lrc) {
         kt_efivars_free(&vars);
         free(a);

@@ -253,6 +253,12 @@ struct kt_audit {
     int worst;                        /* the worst verdict (0..6) over the links and modules */
     struct kt_audit_pcr7 pcr7;        /* the measured-boot outlook */
     struct kt_rollover rollover;      /* the 2023 certificate rollover */
+    /* the audit's verdict (what its exit code says): the worst verdict
+     * code (0 or a negative errno) of the links present, the module groups
+     * and the updates asked for that did not apply, an input that cannot be
+     * read worse than any verdict; -ENOENT when no part at all was found.
+     * The outlook and the rollover do not change it. */
+    int verdict;
 };
 
 /* Fill a->path / a->found / a->release from opts (defaults for the live

@@ -82,6 +82,10 @@ struct kt_plan {
     char map[KT_PLAN_PATH];              /* kek_update_map.json found among the updates ("") */
     struct kt_efivars final;             /* the variables after every step (owned;
                                             kt_efivars_write saves them) */
+    /* the plan's verdict: the first step (1-based) that stops a chain that
+     * booted before it (the ESP's shim or loader boots before the step, not
+     * after it); 0 when no step does (or no ESP was given) */
+    size_t breaks_step;
 };
 
 /* Returns 0, -ENOMEM, or an error reading the updates (err names it). */

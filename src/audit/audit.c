@@ -17,7 +17,8 @@ static void join(char *out, size_t cap, const char *s)
 }
 
 /* What the dbx updates and the latest SbatLevel would do to each boot file. */
-static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_error *err)
+static int outlook(struct kt_audit *a, const struct kt_audit_opts *o,
+                   const struct kt_audit_snap *s, struct kt_error *err)
 {
     struct kt_update_check *u;
     struct kt_sbat_level latest = {0};
@@ -55,7 +56,14 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_
         memset(O, 0, sizeof(*O));
         O->link = order[k];
         struct kt_update_verdict v;
-        O->rc = kt_update_check_file(u, L->path, 0, &v);
+        if (s->file_rc[order[k]] < 0) { /* the snapshot could not read it */
+            memset(&v, 0, sizeof(v));
+            v.db = -1;
+            v.rc = O->rc = s->file_rc[order[k]];
+            v.error = s->file_error[order[k]];
+        } else {
+            O->rc = kt_update_check_image(u, s->file[order[k]].data, s->file[order[k]].len, &v);
+        }
         if (O->rc == -ENOMEM) {
             rc = O->rc;
             kt_update_verdict_free(&v);
@@ -76,6 +84,25 @@ out:
     kt_update_check_free(u);
     kt_sbat_level_free(&latest);
     return rc;
+}
+
+/* The audit's one verdict (a->verdict). */
+static int fold(const struct kt_audit *a)
+{
+    bool any = false;
+    for (int i = 0; i < KT_AUDIT__PARTS; i++)
+        any |= a->found[i];
+    if (!any)
+        return -ENOENT;
+    int worst = 0;
+    for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++)
+        if (a->links[i].present)
+            worst = kt_verdict_worse(worst, a->links[i].link.verdict);
+    for (size_t i = 0; i < a->n_groups; i++)
+        worst = kt_verdict_worse(worst, a->groups[i].verdict);
+    for (size_t i = 0; i < a->n_applied; i++) /* an update asked for but not applied */
+        worst = kt_verdict_worse(worst, a->applied[i].verdict);
+    return worst;
 }
 
 struct run_ctx {
@@ -165,52 +192,25 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
 {
     memset(a, 0, sizeof(*a));
     kt_audit_locate(o, a);
-    struct kt_efivars vars = {0};
-    int rc = 0;
-    if (o->vars) {
-        rc = kt_efivars_copy(o->vars, &vars);
-        a->found[KT_AUDIT_EFIVARS] = true;
-        kt_fmt(a->path[KT_AUDIT_EFIVARS], sizeof(a->path[0]), "%s",
-               o->vars->dir[0] ? o->vars->dir : "(given)");
-    } else if (a->found[KT_AUDIT_EFIVARS]) {
-        struct kt_error ve = KT_ERROR_INIT;
-        rc = kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &ve);
-        if (rc < 0 && rc != -ENOMEM) { /* located, then gone: as not found */
-            a->found[KT_AUDIT_EFIVARS] = false;
-            rc = 0;
-        }
-    }
-    /* the variables as read, for the event log's "changed since the last
-     * boot" (before the updates applied) */
-    struct kt_efivars was = {0};
-    bool have_was = rc == 0 && o->n_apply && a->found[KT_AUDIT_EFIVARS];
-    if (have_was && kt_efivars_copy(&vars, &was) < 0)
-        rc = -ENOMEM;
-    for (size_t i = 0; rc == 0 && i < o->n_apply && i < KT_AUDIT_MAX_APPLY; i++) {
-        struct kt_efivars_change *c = &a->applied[a->n_applied++];
-        if (a->found[KT_AUDIT_EFIVARS]) {
-            rc = kt_efivars_apply_file(&vars, o->apply[i], c) == -ENOMEM ? -ENOMEM : 0;
-        } else {
-            memset(c, 0, sizeof(*c));
-            c->target = KT_EFIVAR__COUNT;
-            c->verdict = kt_fail(&c->error, -ENOENT, KT_NO_OFFSET,
-                                 "no EFI variables to apply it to");
-        }
-    }
+    struct kt_audit_snap *s = malloc(sizeof(*s));
+    int rc = s ? kt_audit_snap_read(a, o, s) : -ENOMEM;
     if (rc == 0)
-        rc = kt_audit_vars(a, &vars);
+        rc = kt_audit_vars(a, &s->vars);
     if (rc == 0)
-        rc = run_chain(a, o, &vars, err);
+        rc = run_chain(a, o, &s->vars, err);
     if (rc == 0)
-        kt_audit_boot_entries(a, &vars);
+        kt_audit_boot_entries(a, s);
     if (rc == 0)
-        rc = outlook(a, o, err);
+        rc = outlook(a, o, s, err);
     if (rc == 0)
-        rc = kt_audit_rollover(a, o, &vars, err);
+        rc = kt_audit_rollover(a, o, s, err);
     if (rc == 0)
-        kt_audit_pcr7(a, o, have_was ? &was : &vars, &vars);
-    kt_efivars_free(&was);
-    kt_efivars_free(&vars);
+        kt_audit_pcr7(a, s);
+    if (s)
+        kt_audit_snap_free(s);
+    free(s);
+    if (rc == 0)
+        a->verdict = fold(a);
     if (rc == -ENOMEM)
         kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
     return rc;

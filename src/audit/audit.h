@@ -8,13 +8,42 @@
 
 #include "chain/chain.h"
 #include "efivars/efivars.h"
+#include "ktrust/advanced.h"
 #include "ktrust/audit.h"
+#include "util/file.h"
+#include "ktrust/eventlog.h"
 #include "util/err.h"
 #include "util/fmt.h"
 
+/* What an audit reads of a system, read once (audit_snap.c); every section
+ * is a function over it and opens nothing the snapshot holds.  The boot
+ * engine still reads the links by path (kt_chain_run), once per state. */
+struct kt_audit_snap {
+    struct kt_efivars vars;           /* in force (after opts.apply) */
+    struct kt_efivars was;            /* as read, before opts.apply (have_was) */
+    bool have_was;
+    /* each present link's bytes (KT_AUDIT_SHIM ...), or why not (rc) */
+    struct kt_file file[KT_AUDIT__LINKS];
+    int file_rc[KT_AUDIT__LINKS];
+    struct kt_error file_error[KT_AUDIT__LINKS];
+    /* the TCG event log under the root: parsed once (log_rc 0), or why not */
+    char log_path[KT_AUDIT_PATH];
+    struct kt_file log_file;
+    struct kt_evlog log;
+    int log_rc;
+};
+
+/* Read the located parts of a (kt_audit_locate done) into s: the variables
+ * (opts.vars, else efivars; a->found[EFIVARS] cleared when they vanished),
+ * opts.apply applied in order (a->applied), the links' files, the event
+ * log.  Returns 0 or -ENOMEM; free s with kt_audit_snap_free either way. */
+int kt_audit_snap_read(struct kt_audit *a, const struct kt_audit_opts *o,
+                       struct kt_audit_snap *s);
+void kt_audit_snap_free(struct kt_audit_snap *s);
+
 /* Internal steps (audit_vars.c, audit_boot.c, audit_modules.c). */
 int kt_audit_vars(struct kt_audit *a, const struct kt_efivars *s);
-void kt_audit_boot_entries(struct kt_audit *a, const struct kt_efivars *s);
+void kt_audit_boot_entries(struct kt_audit *a, const struct kt_audit_snap *s);
 /* Parse one EFI_LOAD_OPTION (a Boot#### payload after the efivarfs
  * attribute word) into b: active, description, and the first media
  * file-path node as a '/'-separated path (non-printable characters as '?').
@@ -28,10 +57,9 @@ int kt_audit_module_list(const struct kt_audit *a, char ***list, size_t *n);
  * and signer.  -ENOMEM. */
 int kt_audit_group_module(struct kt_audit *a, const struct kt_chain_link *l, const char *rel);
 
-/* The measured-boot outlook into a->pcr7: the event log under the root
- * against `was` (the variables as read) and PCR 7 predicted with `next`
- * (after any --apply).  No log: a->pcr7.have_log false. */
-void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_opts *o,
-                   const struct kt_efivars *was, const struct kt_efivars *next);
+/* The measured-boot outlook into a->pcr7: the snapshot's event log against
+ * the variables as read (s->was, else s->vars) and PCR 7 predicted with
+ * s->vars (after any --apply).  No log: a->pcr7.have_log false. */
+void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_snap *s);
 
 #endif

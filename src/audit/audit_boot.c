@@ -34,11 +34,16 @@ static bool same_file(const char *x, const char *y)
     return stat(x, &a) == 0 && stat(y, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* Firmware's verdict on an entry's file: db vouches, dbx does not revoke. */
-static void fw_verdict(const struct kt_efivars *vars, struct kt_audit_boot *b)
+/* Firmware's verdict on an entry's file: db vouches, dbx does not revoke
+ * (the audited shim from the snapshot's bytes: not read again). */
+static void fw_verdict(const struct kt_audit_snap *s, struct kt_audit_boot *b)
 {
     struct kt_chain_link l;
-    b->verdict = kt_chain_firmware(vars, b->path, &l);
+    const struct kt_file *f = &s->file[KT_AUDIT_SHIM];
+    if (b->audited && s->file_rc[KT_AUDIT_SHIM] == 0)
+        b->verdict = kt_chain_firmware_buf(&s->vars, f->data, f->len, b->path, &l);
+    else
+        b->verdict = kt_chain_firmware(&s->vars, b->path, &l);
     kt_fmt(b->reason, sizeof(b->reason), "%s", l.reason);
     b->checked = true;
 }
@@ -54,8 +59,9 @@ static int u16_var(const struct kt_efivar *v)
     return p && kt_le_u16(&c, &n, "value") == 0 ? n : -1;
 }
 
-void kt_audit_boot_entries(struct kt_audit *a, const struct kt_efivars *s)
+void kt_audit_boot_entries(struct kt_audit *a, const struct kt_audit_snap *snap)
 {
+    const struct kt_efivars *s = &snap->vars;
     a->boot_current = -1;
     if (!a->found[KT_AUDIT_EFIVARS])
         return;
@@ -94,6 +100,6 @@ void kt_audit_boot_entries(struct kt_audit *a, const struct kt_efivars *s)
             continue;
         }
         b->audited = a->links[KT_AUDIT_SHIM].present && same_file(b->path, a->links[KT_AUDIT_SHIM].path);
-        fw_verdict(s, b);
+        fw_verdict(snap, b);
     }
 }

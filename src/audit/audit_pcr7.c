@@ -10,7 +10,6 @@
 #include "ktrust/advanced.h"
 #include "ktrust/boot.h"
 #include "ktrust/eventlog.h"
-#include "util/file.h"
 #include "util/fmt.h"
 
 static void changed_names(struct kt_audit_pcr7 *m, const struct kt_evlog *log,
@@ -43,27 +42,17 @@ static void predict(struct kt_audit_pcr7 *m, const struct kt_evlog *log,
     m->known = true;
 }
 
-void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_opts *o,
-                   const struct kt_efivars *was, const struct kt_efivars *next)
+void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_snap *s)
 {
     struct kt_audit_pcr7 *m = &a->pcr7;
     memset(m, 0, sizeof(*m));
-    kt_sys_path_under(o->root, KT_SYS_EVENTLOG, m->log_path, sizeof(m->log_path));
-    struct kt_file f = {0};
-    struct kt_error e = KT_ERROR_INIT;
-    struct kt_evlog log;
-    memset(&log, 0, sizeof(log));
-    m->log_rc = kt_file_open(m->log_path, &f, &e);
+    kt_fmt(m->log_path, sizeof(m->log_path), "%s", s->log_path);
+    m->log_rc = s->log_rc;
     if (m->log_rc < 0)
         return;
-    m->log_rc = kt_evlog_parse(f.data, f.len, &log, &e);
-    if (m->log_rc == 0) {
-        m->have_log = true;
-        if (a->found[KT_AUDIT_EFIVARS]) {
-            changed_names(m, &log, was);
-            predict(m, &log, next, a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL);
-        }
+    m->have_log = true;
+    if (a->found[KT_AUDIT_EFIVARS]) {
+        changed_names(m, &s->log, s->have_was ? &s->was : &s->vars);
+        predict(m, &s->log, &s->vars, a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL);
     }
-    kt_evlog_free(&log);
-    kt_file_close(&f);
 }

@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "audit/rollover.h"
 #include "boot/pk.h"
@@ -278,8 +277,9 @@ static int rollover_pk(struct kt_rollover *ro, const struct kt_efivars *vars, co
 }
 
 int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
-                      const struct kt_efivars *vars, struct kt_error *err)
+                      const struct kt_audit_snap *s, struct kt_error *err)
 {
+    const struct kt_efivars *vars = &s->vars;
     struct kt_rollover *ro = &a->rollover;
     memset(ro, 0, sizeof(*ro));
     ro->state = KT_ROLLOVER_UNKNOWN;
@@ -293,9 +293,11 @@ int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
      * recorded (EV_EFI_VARIABLE_AUTHORITY in PCR 7: the db entry, owner GUID
      * + certificate): read by rollover_eventlog.c for the option_roms
      * finding. */
-    kt_sys_path_under(o->root, KT_SYS_EVENTLOG, ro->eventlog_path, sizeof(ro->eventlog_path));
-    ro->eventlog = access(ro->eventlog_path, R_OK) == 0;
-    int rc = kt_rollover_eventlog(ro);
+    kt_fmt(ro->eventlog_path, sizeof(ro->eventlog_path), "%s", s->log_path);
+    /* there and readable (it may still not parse) */
+    ro->eventlog = s->log_rc != -ENOENT && s->log_rc != -ENOTDIR && s->log_rc != -EACCES &&
+                   s->log_rc != -EPERM;
+    int rc = kt_rollover_eventlog(ro, s);
     if (rc == 0)
         rc = scan_held(ro, vars);
     if (rc == 0) {
@@ -304,7 +306,7 @@ int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
             a->error_file = o->kek_map;
     }
     if (rc == 0)
-        rc = kt_rollover_images(ro, a, vars);
+        rc = kt_rollover_images(ro, a, s);
     if (rc == 0) {
         judge(ro);
         verdict(ro);

@@ -17,11 +17,11 @@
  * Returns 0, -ENOMEM, or the error of a kek_update_map.json that cannot
  * be read or parsed (err set, a->error_file naming it). */
 int kt_audit_rollover(struct kt_audit *a, const struct kt_audit_opts *o,
-                      const struct kt_efivars *vars, struct kt_error *err);
-/* What UEFI CA 2011 authorized at the last boot, from the event log at
- * ro->eventlog_path (when ro->eventlog): ro->uefi_2011_*.  0 or -ENOMEM (a
- * log that does not parse is ro->eventlog_rc). */
-int kt_rollover_eventlog(struct kt_rollover *ro);
+                      const struct kt_audit_snap *s, struct kt_error *err);
+/* What UEFI CA 2011 authorized at the last boot, from the snapshot's event
+ * log (when ro->eventlog): ro->uefi_2011_*.  0 or -ENOMEM (a log that
+ * could not be read or parsed is ro->eventlog_rc). */
+int kt_rollover_eventlog(struct kt_rollover *ro, const struct kt_audit_snap *s);
 /* The states of the variables the boot binaries are checked in: v[TODAY]
  * is vars itself; v[NO_2011] a copy whose db lacks Microsoft Corporation
  * UEFI CA 2011 (its other entries rebuilt one list each); v[2011_IN_DBX] a
@@ -35,8 +35,10 @@ struct kt_rollover_states {
 };
 int kt_rollover_states_build(struct kt_rollover_states *st, const struct kt_efivars *vars);
 void kt_rollover_states_free(struct kt_rollover_states *st);
-/* The shim and the loader in each state (KT_ROLLOVER_TODAY ...).  -ENOMEM. */
+/* The shim and the loader in each state (KT_ROLLOVER_TODAY ...): today's
+ * verdicts are the audit's chain (a->links), each other state one run of
+ * the boot engine; each signature from the snapshot's bytes.  -ENOMEM. */
 int kt_rollover_images(struct kt_rollover *ro, const struct kt_audit *a,
-                       const struct kt_efivars *vars);
+                       const struct kt_audit_snap *s);
 
 #endif

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "ktrust/eventlog.h"
-#include "util/file.h"
 #include "util/fmt.h"
 
 #define EV_EFI_BOOT_SERVICES_DRIVER 0x80000004u
@@ -28,27 +27,19 @@ static bool is_uefi_2011(kt_span der)
     return yes;
 }
 
-int kt_rollover_eventlog(struct kt_rollover *ro)
+int kt_rollover_eventlog(struct kt_rollover *ro, const struct kt_audit_snap *s)
 {
     ro->uefi_2011_authorized = -1;
     if (!ro->eventlog)
         return 0;
-    struct kt_file f = {0};
-    struct kt_error e = KT_ERROR_INIT;
-    struct kt_evlog log;
-    memset(&log, 0, sizeof(log));
-    int rc = kt_file_open(ro->eventlog_path, &f, &e);
-    if (rc == 0)
-        rc = kt_evlog_parse(f.data, f.len, &log, &e);
-    if (rc < 0) {
-        kt_evlog_free(&log); /* also after a failed parse */
-        kt_file_close(&f);
-        ro->eventlog_rc = rc;
-        return rc == -ENOMEM ? rc : 0;
+    if (s->log_rc < 0) {
+        ro->eventlog_rc = s->log_rc;
+        return 0;
     }
+    struct kt_error e = KT_ERROR_INIT;
     struct kt_evlog_authority *a = NULL;
     size_t n = 0;
-    rc = kt_evlog_authorities(&log, &a, &n, &e);
+    int rc = kt_evlog_authorities(&s->log, &a, &n, &e);
     if (rc == 0) {
         ro->uefi_2011_authorized = 0;
         for (size_t i = 0; i < n; i++) {
@@ -64,7 +55,5 @@ int kt_rollover_eventlog(struct kt_rollover *ro)
     }
     ro->eventlog_rc = rc == -ENOMEM ? 0 : rc;
     free(a);
-    kt_evlog_free(&log);
-    kt_file_close(&f);
     return rc == -ENOMEM ? rc : 0;
 }

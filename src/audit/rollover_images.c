@@ -159,14 +159,18 @@ int kt_rollover_states_build(struct kt_rollover_states *st, const struct kt_efiv
     return rc;
 }
 
-/* Each signature of one image in one state. */
-static int image_sigs(struct kt_rollover_image *im, const char *path,
-                      const struct kt_efivars *v, int state)
+/* Each signature of one image (the snapshot's bytes of link, else its
+ * file) in one state. */
+static int image_sigs(struct kt_rollover_image *im, const struct kt_audit_snap *snap, int link,
+                      const char *path, const struct kt_efivars *v, int state)
 {
     struct kt_chain_sig sigs[KT_ROLLOVER_MAX_SIGS];
     size_t n = 0;
     struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_chain_firmware_sigs(v, path, sigs, KT_ROLLOVER_MAX_SIGS, &n, &e);
+    const struct kt_file *f = &snap->file[link];
+    int rc = snap->file_rc[link] == 0
+                 ? kt_chain_firmware_sigs_buf(v, f->data, f->len, sigs, KT_ROLLOVER_MAX_SIGS, &n, &e)
+                 : kt_chain_firmware_sigs(v, path, sigs, KT_ROLLOVER_MAX_SIGS, &n, &e);
     if (rc == -ENOMEM)
         return rc;
     if (n == 0 && rc < 0 && rc != -ENODATA && state == KT_ROLLOVER_TODAY) {
@@ -191,8 +195,35 @@ static int image_sigs(struct kt_rollover_image *im, const char *path,
     return 0;
 }
 
+/* The boot engine's verdict on the shim and the loader in state `state`:
+ * today's is the audit's own chain run (a->links), the others one run each. */
+static int run_state(struct kt_rollover *ro, const struct kt_audit *a, const char *const path[2],
+                     const struct kt_efivars *v, int state)
+{
+    static const int links[2] = {KT_AUDIT_SHIM, KT_AUDIT_LOADER};
+    struct kt_chain_report r;
+    int rc = 0;
+    if (state != KT_ROLLOVER_TODAY) {
+        struct kt_chain_opts o = {.vars = v, .sbat = true, .shim = path[0], .loader = path[1]};
+        struct kt_error e = KT_ERROR_INIT;
+        rc = kt_chain_run(&o, &r, &e);
+    }
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        if (!path[i])
+            continue;
+        const struct kt_chain_link *l = state == KT_ROLLOVER_TODAY ? &a->links[links[i]].link
+                                                                   : &r.link[i];
+        struct kt_rollover_image *im = &ro->images[i];
+        im->verdict[state] = l->verdict;
+        kt_fmt(im->reason[state], sizeof(im->reason[state]), "%s", l->reason);
+    }
+    if (state != KT_ROLLOVER_TODAY)
+        kt_chain_report_free(&r);
+    return rc;
+}
+
 int kt_rollover_images(struct kt_rollover *ro, const struct kt_audit *a,
-                       const struct kt_efivars *vars)
+                       const struct kt_audit_snap *snap)
 {
     static const int links[2] = {KT_AUDIT_SHIM, KT_AUDIT_LOADER};
     const char *path[2];
@@ -204,21 +235,12 @@ int kt_rollover_images(struct kt_rollover *ro, const struct kt_audit *a,
     if (!path[0] && !path[1])
         return 0;
     struct kt_rollover_states st;
-    int rc = kt_rollover_states_build(&st, vars);
+    int rc = kt_rollover_states_build(&st, &snap->vars);
     for (int s = 0; rc == 0 && s < KT_ROLLOVER__STATES; s++) {
-        struct kt_chain_opts o = {.vars = st.v[s], .sbat = true, .shim = path[0], .loader = path[1]};
-        struct kt_chain_report r;
-        struct kt_error e = KT_ERROR_INIT;
-        rc = kt_chain_run(&o, &r, &e);
-        for (int i = 0; rc == 0 && i < 2; i++) {
-            if (!path[i])
-                continue;
-            struct kt_rollover_image *im = &ro->images[i];
-            im->verdict[s] = r.link[i].verdict;
-            kt_fmt(im->reason[s], sizeof(im->reason[s]), "%s", r.link[i].reason);
-            rc = image_sigs(im, path[i], st.v[s], s);
-        }
-        kt_chain_report_free(&r);
+        rc = run_state(ro, a, path, st.v[s], s);
+        for (int i = 0; rc == 0 && i < 2; i++)
+            if (path[i])
+                rc = image_sigs(&ro->images[i], snap, links[i], path[i], st.v[s], s);
         if (rc != -ENOMEM)
             rc = 0; /* a variable the engine refuses: the chain section says so */
     }

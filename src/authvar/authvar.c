@@ -55,14 +55,10 @@ static int parse_time(kt_le *c, struct kt_authvar *v, struct kt_error *err)
                   t->day < 1 || t->day > 31 || t->hour > 23 || t->minute > 59 || t->second > 59))
         return kt_fail(err, -EBADMSG, 0, "EFI_TIME %04u-%02u-%02u %02u:%02u:%02u is not a time",
                        t->year, t->month, t->day, t->hour, t->minute, t->second);
-    struct tm tm = {0};
-    tm.tm_year = zero ? 70 : t->year - 1900;
-    tm.tm_mon = zero ? 0 : t->month - 1;
-    tm.tm_mday = zero ? 1 : t->day;
-    tm.tm_hour = t->hour;
-    tm.tm_min = t->minute;
-    tm.tm_sec = t->second;
-    v->timestamp = (int64_t)timegm(&tm);
+    /* not timegm: it reads the host's /etc/localtime, and UTC needs no zone */
+    v->timestamp = kt_days_from_civil(zero ? 1970 : t->year, zero ? 1 : t->month,
+                                      zero ? 1 : t->day) * 86400 +
+                   t->hour * 3600 + t->minute * 60 + t->second;
     return 0;
 }
 

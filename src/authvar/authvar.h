@@ -98,6 +98,8 @@ struct kt_authvar_result {
                                        * certificate that vouched (the same
                                        * one for all), or NULL */
     struct kt_authvar_counts counts;
+    int parse_rc;                /* the message's parse (name-independent): 0 or why not */
+    struct kt_error parse_error;
 };
 
 /* Verify update v of variable `name` (PK, KEK, db, dbx, dbt, dbr) with
@@ -116,6 +118,13 @@ struct kt_authvar_result {
 int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
                       const struct kt_certset *pk, const struct kt_certset *kek,
                       struct kt_authvar_result *res);
+/* kt_authvar_verify of the same update as another variable, reusing the
+ * PKCS#7 res already holds (parsed once per update, whatever the names
+ * tried: efivars_apply.c asks db, dbx, KEK... in turn).  res is a result
+ * of kt_authvar_verify on v; it is refilled.  Returns res->verdict. */
+int kt_authvar_verify_again(const struct kt_authvar *v, const char *name,
+                            const uint8_t *vendor, const struct kt_certset *pk,
+                            const struct kt_certset *kek, struct kt_authvar_result *res);
 void kt_authvar_result_free(struct kt_authvar_result *res);
 
 /* Walk the payload's entries for listing: type names "x509", "sha256",

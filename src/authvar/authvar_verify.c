@@ -363,11 +363,11 @@ static int authority_check(struct kt_authvar_result *res, const char *name,
     return 0;
 }
 
-int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
-                      const struct kt_certset *pk, const struct kt_certset *kek,
-                      struct kt_authvar_result *res)
+/* The checks after the message is parsed (res->msg, or res->parse_rc). */
+static int verify_parsed(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
+                         const struct kt_certset *pk, const struct kt_certset *kek,
+                         struct kt_authvar_result *res)
 {
-    memset(res, 0, sizeof(*res));
     struct kt_error *err = &res->error;
     if (!vendor)
         vendor = kt_authvar_vendor(name);
@@ -377,9 +377,12 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     struct kt_error pe = KT_ERROR_INIT;
     int prc = check_payload(v, name, &res->counts, &pe);
 
-    int rc = parse_message(v, res);
-    if (rc == 0)
-        rc = match_form(v, name, vendor, res);
+    int rc = res->parse_rc;
+    if (rc < 0) { /* the same for every name: the message as parsed the first time */
+        res->error = res->parse_error;
+        return res->verdict = rc;
+    }
+    rc = match_form(v, name, vendor, res);
     if (rc < 0)
         return rc;
     struct kt_error ae = KT_ERROR_INIT;
@@ -390,6 +393,33 @@ int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_
     if (ae.code)
         return res->verdict = kt_fail(err, ae.code, ae.offset, "%s", ae.what);
     return res->verdict = 0;
+}
+
+int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
+                      const struct kt_certset *pk, const struct kt_certset *kek,
+                      struct kt_authvar_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    if (!vendor && !kt_authvar_vendor(name))
+        return verify_parsed(v, name, vendor, pk, kek, res);
+    res->parse_rc = parse_message(v, res);
+    res->parse_error = res->error;
+    res->error = (struct kt_error)KT_ERROR_INIT;
+    return verify_parsed(v, name, vendor, pk, kek, res);
+}
+
+int kt_authvar_verify_again(const struct kt_authvar *v, const char *name,
+                            const uint8_t *vendor, const struct kt_certset *pk,
+                            const struct kt_certset *kek, struct kt_authvar_result *res)
+{
+    free(res->authority);
+    res->authority = NULL;
+    res->verdict = 0;
+    res->error = (struct kt_error)KT_ERROR_INIT;
+    res->attributes = 0;
+    res->append = false;
+    memset(&res->counts, 0, sizeof(res->counts));
+    return verify_parsed(v, name, vendor, pk, kek, res);
 }
 
 void kt_authvar_result_free(struct kt_authvar_result *res)

@@ -65,6 +65,15 @@ int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
 int kt_chain_module(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_chain_link *link);
 
+/* kt_chain_firmware and kt_chain_firmware_sigs on an image already in
+ * memory (name: how the link names it), for a caller that read it once
+ * (audit's snapshot). */
+int kt_chain_firmware_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
+                          const char *name, struct kt_chain_link *l);
+int kt_chain_firmware_sigs_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
+                               struct kt_chain_sig *sigs, size_t cap, size_t *n,
+                               struct kt_error *err);
+
 /* the link and the engine (struct kt_chain_link, kt_chain_run ...):
  * ktrust/chain.h */
 

@@ -137,6 +137,17 @@ given:
     return 0;
 }
 
+/* A link whose file cannot be read: that is its verdict. */
+static void unreadable(struct kt_chain_link *l, enum kt_chain_role role, const char *path, int rc,
+                       const struct kt_error *e)
+{
+    memset(l, 0, sizeof(*l));
+    l->role = role;
+    l->file = path;
+    l->verdict = rc;
+    snprintf(l->reason, sizeof(l->reason), "%s", e->what);
+}
+
 /* Run one link on a file; an unreadable file is the link's verdict. */
 static void run_link(struct kt_chain *ch, link_fn fn, const char *path, struct kt_chain_link *l,
                      enum kt_chain_role role)
@@ -145,11 +156,7 @@ static void run_link(struct kt_chain *ch, link_fn fn, const char *path, struct k
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
-        memset(l, 0, sizeof(*l));
-        l->role = role;
-        l->file = path;
-        l->verdict = rc;
-        snprintf(l->reason, sizeof(l->reason), "%s", e.what);
+        unreadable(l, role, path, rc, &e);
         return;
     }
     fn(ch, f.data, f.len, path, l);
@@ -323,14 +330,29 @@ void kt_chain_report_free(struct kt_chain_report *r)
     memset(r, 0, sizeof(*r)); /* nothing owned today; kept for what a report may own */
 }
 
-int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l)
+int kt_chain_firmware_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
+                          const char *name, struct kt_chain_link *l)
 {
     struct kt_chain *ch;
     int rc = kt_chain_new(&ch);
     if (rc < 0)
         return rc;
     kt_chain_add_firmware(ch, vars);
-    run_link(ch, kt_chain_shim, path, l, KT_LINK_SHIM); /* a shim's keys go nowhere here */
+    kt_chain_shim(ch, buf, len, name, l); /* a shim's keys go nowhere here */
     kt_chain_free(ch);
     return l->verdict;
+}
+
+int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l)
+{
+    struct kt_file f;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_file_open(path, &f, &e);
+    if (rc < 0) {
+        unreadable(l, KT_LINK_SHIM, path, rc, &e);
+        return rc;
+    }
+    rc = kt_chain_firmware_buf(vars, f.data, f.len, path, l);
+    kt_file_close(&f);
+    return rc;
 }

@@ -58,19 +58,28 @@ int kt_chain_firmware_sigs(const struct kt_efivars *vars, const char *path,
     int rc = kt_file_open(path, &f, err);
     if (rc < 0)
         return rc;
+    rc = kt_chain_firmware_sigs_buf(vars, f.data, f.len, sigs, cap, n, err);
+    kt_file_close(&f);
+    return rc;
+}
+
+int kt_chain_firmware_sigs_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
+                               struct kt_chain_sig *sigs, size_t cap, size_t *n,
+                               struct kt_error *err)
+{
+    *n = 0;
     struct kt_chain *ch;
-    rc = kt_chain_new(&ch);
+    int rc = kt_chain_new(&ch);
     if (rc == 0)
         rc = kt_chain_add_firmware(ch, vars);
     if (rc < 0) {
         kt_chain_free(ch);
-        kt_file_close(&f);
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
     }
     struct kt_pe_verify_opts opts = {.purpose = KT_VERIFY_PURPOSE_UEFI};
     struct kt_pe_result *r = NULL;
     struct kt_error e = KT_ERROR_INIT;
-    rc = kt_pe_verify(f.data, f.len, kt_chain_keyrings(ch), &opts, &r, &e);
+    rc = kt_pe_verify(buf, len, kt_chain_keyrings(ch), &opts, &r, &e);
     if (!r && rc < 0 && err)
         *err = e; /* the image cannot be parsed */
     for (size_t i = 0; r && i < r->n_sigs; i++)
@@ -79,6 +88,5 @@ int kt_chain_firmware_sigs(const struct kt_efivars *vars, const char *path,
     *n = r ? r->n_sigs : 0;
     kt_pe_result_free(r);
     kt_chain_free(ch);
-    kt_file_close(&f);
     return rc;
 }

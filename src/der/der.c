@@ -361,7 +361,7 @@ static int digits(const uint8_t *p, int n, int *out)
 }
 
 /* days since 1970-01-01 of a proleptic Gregorian date */
-static int64_t days_from_civil(int64_t y, int m, int d)
+int64_t kt_days_from_civil(int64_t y, int m, int d)
 {
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -424,7 +424,7 @@ int kt_der_parse_time(uint32_t tag, kt_span c, int64_t *t)
     bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     if (mon == 2 && day == 29 && !leap)
         return -EBADMSG;
-    *t = days_from_civil(year, mon, day) * 86400 + hh * 3600 + mm * 60 + ss;
+    *t = kt_days_from_civil(year, mon, day) * 86400 + hh * 3600 + mm * 60 + ss;
     return 0;
 }
 

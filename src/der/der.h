@@ -121,6 +121,10 @@ int kt_der_get_time(kt_der *d, int64_t *t, const char *what);
 
 /* Raw-content helpers (no tag read). */
 int kt_der_parse_time(uint32_t tag, kt_span content, int64_t *t);
+/* Days since 1970-01-01 of a proleptic Gregorian date (linear in d: day 31
+ * of a 30-day month is the 1st of the next, as timegm normalises it); the
+ * one civil-to-epoch rule, with no time zone (timegm reads /etc/localtime). */
+int64_t kt_days_from_civil(int64_t y, int m, int d);
 /* Render an OID's content bytes as dotted decimal into buf. */
 int kt_oid_to_dotted(kt_span oid, char *buf, size_t cap);
 /* Minimal big-endian magnitude of an INTEGER's raw bytes (strips leading 00). */

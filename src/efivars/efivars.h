@@ -4,8 +4,30 @@
 #ifndef KT_EFIVARS_EFIVARS_H
 #define KT_EFIVARS_EFIVARS_H
 
+#include "authvar/authvar.h"
 #include "ktrust/efivars.h"
 #include "sbat/sbat.h"
 #include "util/err.h"
+
+/* Who may write a state's secure-boot variables: its PK and KEK
+ * certificates (parsed once) and whether it is in setup mode.  For trying
+ * many updates against one state (plan-updates): kt_efivars_apply parses
+ * them again for each update. */
+struct kt_efivars_auth {
+    struct kt_certset pk, kek;
+    bool setup_mode;
+    /* the variable tried first (db; plan-updates: the last update's):
+     * a guess that changes only the time, never the answer */
+    enum kt_efivar_id guess;
+};
+void kt_efivars_auth_of(const struct kt_efivars *s, struct kt_efivars_auth *a);
+void kt_efivars_auth_free(struct kt_efivars_auth *a);
+
+/* kt_efivars_apply / kt_efivars_apply_file with the authorities of s given
+ * (a: kt_efivars_auth_of(s), or of a state with the same PK and KEK). */
+int kt_efivars_apply_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
+                          const uint8_t *buf, size_t len, struct kt_efivars_change *c);
+int kt_efivars_apply_file_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
+                               const char *path, struct kt_efivars_change *c);
 
 #endif

@@ -190,20 +190,25 @@ static bool in_setup_mode(const struct kt_efivars *s)
  * carries (AuthVarTypePayload) and other writes need no authority. */
 static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setup,
                      const struct kt_certset *pk, const struct kt_certset *kek,
-                     struct kt_authvar_result *res)
+                     struct kt_authvar_result *res, bool again)
 {
     const char *name = kt_efivar_name(id);
+    /* the PKCS#7 is parsed once for every name tried (res keeps it) */
+    int (*verify)(const struct kt_authvar *, const char *, const uint8_t *,
+                  const struct kt_certset *, const struct kt_certset *,
+                  struct kt_authvar_result *) = again ? kt_authvar_verify_again
+                                                      : kt_authvar_verify;
     if (!setup)
-        return kt_authvar_verify(v, name, NULL, pk, kek, res);
+        return verify(v, name, NULL, pk, kek, res);
     if (id == KT_EFIVAR_PK) {
         struct kt_certset self = {0};
         struct kt_error e = KT_ERROR_INIT;
         (void)kt_certset_add(&self, v->payload.p, v->payload.len, &e);
-        int rc = kt_authvar_verify(v, name, NULL, &self, NULL, res);
+        int rc = verify(v, name, NULL, &self, NULL, res);
         kt_certset_free(&self);
         return rc;
     }
-    int rc = kt_authvar_verify(v, name, NULL, NULL, NULL, res);
+    int rc = verify(v, name, NULL, NULL, NULL, res);
     if (rc == -ENOKEY) { /* signed and well-formed: setup mode asks no more */
         res->verdict = 0;
         res->error = (struct kt_error)KT_ERROR_INIT;
@@ -303,8 +308,34 @@ static int write_change(struct kt_efivars *s, const struct kt_authvar *v,
     return 0;
 }
 
+void kt_efivars_auth_of(const struct kt_efivars *s, struct kt_efivars_auth *a)
+{
+    memset(a, 0, sizeof(*a));
+    certset_of(&a->pk, &s->var[KT_EFIVAR_PK]);
+    certset_of(&a->kek, &s->var[KT_EFIVAR_KEK]);
+    a->setup_mode = in_setup_mode(s);
+    a->guess = KT_EFIVAR_DB;
+}
+
+void kt_efivars_auth_free(struct kt_efivars_auth *a)
+{
+    kt_certset_free(&a->pk);
+    kt_certset_free(&a->kek);
+    memset(a, 0, sizeof(*a));
+}
+
 int kt_efivars_apply(struct kt_efivars *s, const uint8_t *buf, size_t len,
                      struct kt_efivars_change *c)
+{
+    struct kt_efivars_auth a;
+    kt_efivars_auth_of(s, &a);
+    int rc = kt_efivars_apply_auth(s, &a, buf, len, c);
+    kt_efivars_auth_free(&a);
+    return rc;
+}
+
+int kt_efivars_apply_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
+                          const uint8_t *buf, size_t len, struct kt_efivars_change *c)
 {
     memset(c, 0, sizeof(*c));
     c->error = (struct kt_error)KT_ERROR_INIT;
@@ -314,34 +345,39 @@ int kt_efivars_apply(struct kt_efivars *s, const uint8_t *buf, size_t len,
     if (rc < 0)
         return c->verdict = rc == -ENODATA ? -EBADMSG : rc;
 
-    struct kt_certset pk = {0}, kek = {0};
-    certset_of(&pk, &s->var[KT_EFIVAR_PK]);
-    certset_of(&kek, &s->var[KT_EFIVAR_KEK]);
-    c->setup_mode = in_setup_mode(s);
-    struct kt_error first = KT_ERROR_INIT;
+    c->setup_mode = a->setup_mode;
+    /* the signed bytes hold the name, so at most one name verifies: the
+     * order names are tried in changes nothing but the time (a signer
+     * without authenticated attributes costs a signature check per name) */
+    enum kt_efivar_id order[sizeof(targets) / sizeof(targets[0])];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+        if (targets[i] == a->guess)
+            order[n++] = a->guess;
+    for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+        if (targets[i] != a->guess)
+            order[n++] = targets[i];
+    struct kt_error first = KT_ERROR_INIT; /* db's reason, when no name verifies */
+    struct kt_authvar_result res;
     rc = -EKEYREJECTED;
-    for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
-        struct kt_authvar_result res;
-        rc = verify_as(&v, targets[i], c->setup_mode, &pk, &kek, &res);
+    for (size_t i = 0; i < n; i++) {
+        rc = verify_as(&v, order[i], c->setup_mode, &a->pk, &a->kek, &res, i > 0);
         if (res.attributes) {
-            c->target = targets[i];
+            c->target = order[i];
             c->append = res.append;
-            const struct kt_x509 *a = res.authority && res.msg && res.msg->n_signers
-                                          ? res.authority[0] : NULL;
-            if (a)
+            const struct kt_x509 *who = res.authority && res.msg && res.msg->n_signers
+                                            ? res.authority[0] : NULL;
+            if (who)
                 kt_fmt(c->authority, sizeof(c->authority), "%s",
-                       a->subject_cn ? a->subject_cn : a->subject);
+                       who->subject_cn ? who->subject_cn : who->subject);
             if (rc < 0)
                 c->error = res.error;
-            kt_authvar_result_free(&res);
             break;
         }
-        if (i == 0)
+        if (order[i] == KT_EFIVAR_DB)
             first = res.error;
-        kt_authvar_result_free(&res);
     }
-    kt_certset_free(&pk);
-    kt_certset_free(&kek);
+    kt_authvar_result_free(&res);
     if (c->target == KT_EFIVAR__COUNT) {
         if (first.code && first.code != -EKEYREJECTED)
             c->error = first;
@@ -357,6 +393,16 @@ int kt_efivars_apply(struct kt_efivars *s, const uint8_t *buf, size_t len,
 
 int kt_efivars_apply_file(struct kt_efivars *s, const char *path, struct kt_efivars_change *c)
 {
+    struct kt_efivars_auth a;
+    kt_efivars_auth_of(s, &a);
+    int rc = kt_efivars_apply_file_auth(s, &a, path, c);
+    kt_efivars_auth_free(&a);
+    return rc;
+}
+
+int kt_efivars_apply_file_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
+                               const char *path, struct kt_efivars_change *c)
+{
     struct kt_file f = {0};
     struct kt_error e = KT_ERROR_INIT;
     if (kt_file_open(path, &f, &e) < 0) {
@@ -365,7 +411,7 @@ int kt_efivars_apply_file(struct kt_efivars *s, const char *path, struct kt_efiv
         c->error = e;
         return c->verdict = e.code ? e.code : -EIO;
     }
-    int rc = kt_efivars_apply(s, f.data, f.len, c);
+    int rc = kt_efivars_apply_auth(s, a, f.data, f.len, c);
     kt_file_close(&f);
     return rc;
 }

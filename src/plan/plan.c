@@ -10,9 +10,11 @@
 
 #include "authvar/authvar.h"
 #include "crypto/crypto.h"
+#include "efivars/efivars.h"
 #include "esl/esl.h"
 #include "ktrust/advanced.h"
 #include "ktrust/audit.h"
+#include "ktrust/chain.h"
 #include "plan/plan_kek.h"
 #include "util/file.h"
 #include "util/fmt.h"
@@ -69,12 +71,34 @@ static int rank(enum kt_efivar_id t)
 
 /* ---- judging a state --------------------------------------------------- */
 
-static void judge_link(const struct kt_audit_link *l, bool *found, int *verdict, char *reason,
-                       size_t cap)
+/* The boot files an ESP's chain is judged by: its shim and the loader
+ * beside it, as audit finds them (nothing else of any system is looked at). */
+struct esp_files {
+    bool found[2];
+    char path[2][KT_AUDIT_PATH];
+};
+
+static int locate_esp(const char *esp, struct esp_files *ef)
 {
-    *found = l->present;
-    *verdict = l->present ? l->link.verdict : 0;
-    kt_fmt(reason, cap, "%s", l->present ? l->link.reason : "not found on the ESP");
+    memset(ef, 0, sizeof(*ef));
+    if (!esp)
+        return 0;
+    /* "" for every other part: looked up nowhere (an offline run reads
+     * nothing of the host) */
+    struct kt_audit_opts o = {.esp = esp, .efivars = "", .kernel = "", .modules = "",
+                              .release = ""};
+    struct kt_audit *a = malloc(sizeof(*a));
+    if (!a)
+        return -ENOMEM;
+    memset(a, 0, sizeof(*a));
+    kt_audit_locate(&o, a);
+    static const int links[2] = {KT_AUDIT_SHIM, KT_AUDIT_LOADER};
+    for (int i = 0; i < 2; i++) {
+        ef->found[i] = a->links[links[i]].present;
+        kt_fmt(ef->path[i], sizeof(ef->path[i]), "%s", a->links[links[i]].path);
+    }
+    free(a);
+    return 0;
 }
 
 /* PCR 7 after the boot with variables s, from the last boot's log. */
@@ -92,8 +116,35 @@ static int predict_pcr7(const struct kt_evlog *log, const struct kt_efivars *s, 
     return rc < 0 ? rc : 0;
 }
 
-static int judge(const struct kt_efivars *s, const char *esp, const struct kt_evlog *log,
-                 struct kt_plan_state *st)
+/* The boot engine on the ESP's shim and loader with variables s (SBAT as
+ * shim applies it): one chain run per state. */
+static int judge_chain(const struct kt_efivars *s, const struct esp_files *ef,
+                       struct kt_plan_state *st)
+{
+    struct kt_chain_opts co = {.vars = s, .sbat = true,
+                               .shim = ef->found[0] ? ef->path[0] : NULL,
+                               .loader = ef->found[1] ? ef->path[1] : NULL};
+    struct kt_chain_report r;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_chain_run(&co, &r, &e);
+    if (rc == 0) {
+        bool *found[2] = {&st->shim_found, &st->loader_found};
+        int *verdict[2] = {&st->shim_verdict, &st->loader_verdict};
+        char *reason[2] = {st->shim_reason, st->loader_reason};
+        st->checked = true;
+        for (int i = 0; i < 2; i++) {
+            *found[i] = ef->found[i];
+            *verdict[i] = ef->found[i] ? r.link[i].verdict : 0;
+            kt_fmt(reason[i], sizeof(st->shim_reason), "%s",
+                   ef->found[i] ? r.link[i].reason : "not found on the ESP");
+        }
+    }
+    kt_chain_report_free(&r);
+    return rc == -ENOMEM ? rc : 0;
+}
+
+static int judge(const struct kt_efivars *s, const char *esp, const struct esp_files *ef,
+                 const struct kt_evlog *log, struct kt_plan_state *st)
 {
     memset(st, 0, sizeof(*st));
     st->kek_2023 = kt_plan_var_holds(s, KT_EFIVAR_KEK, KT_MS_CA_KEK, 2023);
@@ -104,38 +155,23 @@ static int judge(const struct kt_efivars *s, const char *esp, const struct kt_ev
         st->db_uefi_2023 && !kt_plan_var_holds(s, KT_EFIVAR_DBX, KT_MS_CA_3P, 2023);
     if (log && predict_pcr7(log, s, esp, st) < 0)
         return -ENOMEM;
-    if (!esp)
-        return 0;
-    struct kt_audit_opts o = {.vars = s, .esp = esp, .kernel = "", .modules = "",
-                              .no_latest = true};
-    struct kt_audit *a = malloc(sizeof(*a));
-    if (!a)
-        return -ENOMEM;
-    struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_audit_run(&o, a, &e);
-    if (rc == 0) {
-        st->checked = true;
-        judge_link(&a->links[KT_AUDIT_SHIM], &st->shim_found, &st->shim_verdict, st->shim_reason,
-                   sizeof(st->shim_reason));
-        judge_link(&a->links[KT_AUDIT_LOADER], &st->loader_found, &st->loader_verdict,
-                   st->loader_reason, sizeof(st->loader_reason));
-    }
-    kt_audit_free(a);
-    free(a);
-    return rc == -ENOMEM ? rc : 0;
+    return esp ? judge_chain(s, ef, st) : 0;
 }
 
 /* ---- the plan ---------------------------------------------------------- */
 
 /* Try file f on a copy of *s: 0 applied (*trial holds the new state), else
  * the reason's code; -ENOMEM. */
-static int trial(const struct kt_efivars *s, struct kt_plan_file *f, struct kt_efivars *out)
+static int trial(const struct kt_efivars *s, struct kt_efivars_auth *auth,
+                 struct kt_plan_file *f, struct kt_efivars *out)
 {
     kt_efivars_change_free(&f->change);
     int rc = kt_efivars_copy(s, out);
     if (rc < 0)
         return rc;
-    rc = kt_efivars_apply_file(out, f->path, &f->change);
+    rc = kt_efivars_apply_file_auth(out, auth, f->path, &f->change);
+    if (f->change.target != KT_EFIVAR__COUNT) /* updates come in runs of one variable */
+        auth->guess = f->change.target;
     if (rc < 0)
         kt_efivars_free(out);
     return rc;
@@ -163,6 +199,7 @@ static void say(struct kt_plan_file *f)
  * refused file apply: db and dbx steps do not change who may sign). */
 struct walk_state {
     struct kt_efivars s;
+    struct kt_efivars_auth auth; /* s's PK and KEK, parsed once per state */
     bool *done;
     unsigned *failed_gen; /* 0: never tried; else gen + 1 */
     unsigned gen;
@@ -171,7 +208,7 @@ struct walk_state {
 /* One pass: apply the first file (by rank, then walk order) that verifies
  * and changes something.  1 when a step was taken, 0 when none, -ENOMEM. */
 static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
-                const struct kt_evlog *log)
+                const struct esp_files *ef, const struct kt_evlog *log)
 {
     struct kt_efivars *s = &w->s;
     bool *done = w->done;
@@ -181,7 +218,7 @@ static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
             if (done[i] || rank(f->change.target) != r || w->failed_gen[i] == w->gen + 1)
                 continue;
             struct kt_efivars next;
-            int rc = trial(s, f, &next);
+            int rc = trial(s, &w->auth, f, &next);
             if (rc == -ENOMEM)
                 return rc;
             if (rc < 0) {
@@ -197,13 +234,29 @@ static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
             }
             kt_efivars_free(s);
             *s = next;
+            kt_efivars_auth_free(&w->auth);
+            kt_efivars_auth_of(s, &w->auth);
             if (f->change.target == KT_EFIVAR_PK || f->change.target == KT_EFIVAR_KEK)
                 w->gen++;
             p->order[p->n_steps] = i;
             f->step = ++p->n_steps;
             say(f);
-            return judge(s, esp, log, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
+            return judge(s, esp, ef, log, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
         }
+    }
+    return 0;
+}
+
+/* The first step that stops a chain that booted before it, or 0. */
+static size_t breaks(const struct kt_plan *p)
+{
+    const struct kt_plan_state *prev = &p->before;
+    for (size_t i = 0; i < p->n_steps; i++) {
+        const struct kt_plan_state *s = &p->after[i];
+        if ((s->shim_found && s->shim_verdict && !prev->shim_verdict) ||
+            (s->loader_found && s->loader_verdict && !prev->loader_verdict))
+            return i + 1;
+        prev = s;
     }
     return 0;
 }
@@ -225,12 +278,16 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
         free(w.failed_gen);
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     }
-    rc = judge(&w.s, o->esp, o->eventlog, &p->before);
+    kt_efivars_auth_of(&w.s, &w.auth);
+    struct esp_files ef;
+    rc = locate_esp(o->esp, &ef);
+    if (rc == 0)
+        rc = judge(&w.s, o->esp, &ef, o->eventlog, &p->before);
     /* each file's target (the name its signature covers), and whether it
      * verifies now */
     for (size_t i = 0; rc == 0 && i < p->n_files; i++) {
         struct kt_efivars t;
-        int tr = trial(&w.s, &p->files[i], &t);
+        int tr = trial(&w.s, &w.auth, &p->files[i], &t);
         if (tr == 0)
             kt_efivars_free(&t);
         else if (tr == -ENOMEM)
@@ -238,7 +295,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
         else
             w.failed_gen[i] = 1;
     }
-    while (rc == 0 && (rc = step(p, &w, o->esp, o->eventlog)) == 1)
+    while (rc == 0 && (rc = step(p, &w, o->esp, &ef, o->eventlog)) == 1)
         rc = 0;
     /* what did not apply: why, against the final state (the reason is
      * already there when it failed under the final authorities) */
@@ -247,7 +304,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
             continue;
         if (w.failed_gen[i] != w.gen + 1) {
             struct kt_efivars t;
-            if (trial(&w.s, &p->files[i], &t) == 0) /* cannot happen after the loop */
+            if (trial(&w.s, &w.auth, &p->files[i], &t) == 0) /* cannot happen after the loop */
                 kt_efivars_free(&t);
         }
         say(&p->files[i]);
@@ -255,10 +312,12 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     if (rc == 0)
         rc = kt_plan_kek_story(p, o->vars, &w.s);
     p->final = w.s; /* the plan owns it now */
+    kt_efivars_auth_free(&w.auth);
     free(w.done);
     free(w.failed_gen);
     if (rc < 0)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
+    p->breaks_step = breaks(p);
     return 0;
 }
 

@@ -93,6 +93,22 @@ enum kt_verdict kt_verdict_of(int rc)
     }
 }
 
+int kt_verdict_rank(int rc)
+{
+    switch (rc) {
+    case -ENOENT: case -EACCES: case -EISDIR: case -EFBIG: case -ENOTDIR: case -EIO:
+        return KT_REFUSED + 1; /* an input that cannot be read */
+    default: break;
+    }
+    enum kt_verdict v = kt_verdict_of(rc);
+    return v == KT_INTERNAL ? KT_REFUSED + 2 : (int)v;
+}
+
+int kt_verdict_worse(int a, int b)
+{
+    return kt_verdict_rank(b) > kt_verdict_rank(a) ? b : a;
+}
+
 const char *kt_verdict_name(enum kt_verdict v)
 {
     switch (v) {

@@ -35,6 +35,13 @@ int kt_fail_over(struct kt_error *e, int code, size_t offset, const char *fmt, .
 const char *kt_hint_text(enum kt_hint hint);
 const char *kt_hint_or(enum kt_hint hint, const char *dflt);
 
+/* How bad a result code is, to fold several into the worst: the verdicts
+ * in kt_verdict_of's order (trusted 0 ... refused 6), then an input that
+ * cannot be read (-ENOENT, -EACCES, -EISDIR, -EFBIG, -ENOTDIR, -EIO), then
+ * anything else.  kt_verdict_worse: the worse of two (a on a tie). */
+int kt_verdict_rank(int rc);
+int kt_verdict_worse(int a, int b);
+
 #define KT_TRY(expr)                                                           \
     do {                                                                       \
         int kt_try_rc_ = (expr);                                               \

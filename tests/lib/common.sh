@@ -71,6 +71,13 @@ need_python_cryptography() {
     exit 77
 }
 
+# need_strace: skip (exit 77) without strace, or where ptrace is refused
+need_strace() {
+    command -v strace >/dev/null || { echo "skipped: strace not installed (scripts/deps.sh test)"; exit 77; }
+    strace -f -e trace=%file -o "$T/probe.trace" true 2>/dev/null ||
+        { echo "skipped: strace cannot trace here (ptrace refused)"; exit 77; }
+}
+
 # flip FILE OFFSET: invert every bit of the byte at OFFSET, in place.
 # (Writing a fixed byte instead changes nothing when random data already
 # holds it: a "tampered" file equal to the original, once in 256 runs.)
