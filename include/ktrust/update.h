@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "ktrust/api.h"
+#include "ktrust/chain.h"
 #include "ktrust/error.h"
 
 #ifdef __cplusplus
@@ -32,7 +33,7 @@ extern "C" {
 struct kt_update_check;
 struct kt_sbat_level;
 
-enum kt_revoke_by { KT_REVOKE_IMAGE_HASH, KT_REVOKE_CERT, KT_REVOKE_CERT_TBS, KT_REVOKE_SBAT };
+/* enum kt_revoke_by: ktrust/chain.h (the chain's reasons) */
 
 /* One reason an image would be revoked. */
 struct kt_update_reason {

@@ -48,7 +48,7 @@ static int feed_vars(struct kt_chain *ch, const struct kt_chain_opts *o,
     } feeds[] = {{KT_EFIVAR_DB, kt_chain_add_db},
                  {KT_EFIVAR_DBX, kt_chain_add_dbx},
                  {KT_EFIVAR_MOKLIST, kt_chain_add_mok},
-                 {KT_EFIVAR_MOKLISTX, kt_chain_add_dbx}};
+                 {KT_EFIVAR_MOKLISTX, kt_chain_add_mokx}};
     for (size_t i = 0; i < sizeof(feeds) / sizeof(feeds[0]); i++) {
         const struct kt_efivar *v = &o->vars->var[feeds[i].id];
         struct kt_error e = KT_ERROR_INIT;
