@@ -101,20 +101,9 @@ static int sbat_inputs(const struct kt_chain_opts *o, struct kt_chain_report *r,
                        struct levels *run, enum kt_sbat_policy *policy, struct kt_error *err)
 {
     *policy = o->sbat_policy;
-    r->secure = true;
+    kt_chain_sbat_state(o->vars, policy, &r->secure, r->sbat_policy, sizeof(r->sbat_policy));
     if (!o->vars)
         goto given;
-    static const char *const pol[] = {"", "latest", "automatic", "reset"};
-    size_t len;
-    const uint8_t *p = kt_efivar_data(&o->vars->var[KT_EFIVAR_SBAT_POLICY], &len);
-    if (p && len >= 1 && p[0] >= 1 && p[0] <= 3) {
-        snprintf(r->sbat_policy, sizeof(r->sbat_policy), "%s", pol[p[0]]);
-        if (*policy == KT_SBAT_POLICY_DEFAULT)
-            kt_sbat_policy_parse(r->sbat_policy, policy);
-    }
-    int secure = kt_efivars_byte(o->vars, KT_EFIVAR_SECURE_BOOT);
-    if (secure >= 0)
-        r->secure = secure;
     if (!o->sbat_level) {
         const struct kt_efivar *which = NULL;
         struct kt_error e = KT_ERROR_INIT;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "ktrust/chain.h"
 #include "ktrust/eventlog.h"
 
 /* Fill p->ev4/n4 and p->after's PCR 4 from the log's PCR 4 events and the
@@ -27,9 +28,11 @@ bool kt_evlog_pcr_changes(const struct kt_evlog *log, const struct kt_evlog_pred
  * computable bank).  0, or kt_digest's error. */
 int kt_evlog_replay_pcr7(const struct kt_evlog *log, struct kt_evlog_prediction *p);
 
-/* The db entry (owner GUID + certificate, as EFI_SIGNATURE_DATA) of vars'
- * db whose certificate has that key description: 0 and *out, or -ENOENT. */
-int kt_evlog_db_entry(const struct kt_efivars *vars, const char *description, kt_span *out);
+/* The db entry (owner GUID + data, as EFI_SIGNATURE_DATA) of vars' db that
+ * the chain names (which: variable "db", its index, owner and the SHA-256 of
+ * its data, kt_chain_firmware's link->db): 0 and *out, or -ENOENT. */
+int kt_evlog_db_entry(const struct kt_efivars *vars, const struct kt_chain_entry *which,
+                      kt_span *out);
 
 /* Insert into p->ev the db authority events firmware would add: a boot
  * application the log shows without an authority before it, found on the
