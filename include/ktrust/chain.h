@@ -83,6 +83,17 @@ enum kt_sbat_policy {
     KT_SBAT_POLICY_RESET,       /* SbatPolicy 3: refused in secure mode */
 };
 
+/* Whether MOK keys vouch for the kernel's own keyrings (machine) or for
+ * boot images only (platform): the kernel checks that MokListTrustedRT
+ * exists (uefi_check_trust_mok_keys); shim 16.x creates it unless the
+ * owner's MokListTrusted says no. */
+enum kt_mok_trust {
+    KT_MOK_TRUST_VARS = 0, /* the variables decide; with none, not trusted */
+    KT_MOK_TRUST_AUTO,     /* as shim 16.x: the variables decide; with none (opts.vars
+                            * NULL) trusted, MokListTrustedRT assumed (report.mok_assumed) */
+    KT_MOK_TRUST_YES,      /* trusted whatever the variables say */
+};
+
 /* "latest", "automatic", "reset" -> policy; -1 for another word. */
 KT_API int kt_sbat_policy_parse(const char *s, enum kt_sbat_policy *p);
 
@@ -96,7 +107,7 @@ struct kt_chain_opts {
     /* files added after the variables: certificates or signature lists */
     const char *const *db, *const *dbx, *const *mok;
     size_t n_db, n_dbx, n_mok;
-    bool mok_trusted;                        /* MOK keys join machine even without MokListTrustedRT */
+    enum kt_mok_trust mok_trust;             /* does MokListTrustedRT exist (MOK keys join machine)? */
     bool sbat;                               /* apply SBAT as shim does */
     const struct kt_sbat_level *sbat_level;  /* the SbatLevel before boot; NULL: the variables' */
     enum kt_sbat_policy sbat_policy;         /* DEFAULT: the variables' SbatPolicy */
@@ -126,6 +137,7 @@ struct kt_chain_report {
     int sbat_rc;                               /* the level could not be worked out: why */
     struct kt_error sbat_error;
     bool mok_trusted;                          /* MOK keys went to machine */
+    bool mok_assumed;                          /* ... because no variables said (KT_MOK_TRUST_AUTO) */
     bool ignore_db;                            /* MokIgnoreDB: shim and the kernel left db out */
     size_t vars_loaded;                        /* variables given to the chain */
     struct kt_error var_error[KT_EFIVAR__COUNT]; /* a variable left out (code != 0) and why */

@@ -258,7 +258,10 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
     int rc = kt_chain_new(&ch);
     if (rc < 0)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
-    r->mok_trusted = o->mok_trusted;
+    /* shim 16.x creates MokListTrustedRT unless MokListTrusted says no:
+     * with no variables to say, AUTO assumes it */
+    r->mok_assumed = o->mok_trust == KT_MOK_TRUST_AUTO && !o->vars;
+    r->mok_trusted = o->mok_trust == KT_MOK_TRUST_YES || r->mok_assumed;
     if (o->vars) {
         rc = feed_vars(ch, o, r, err);
         /* the kernel checks only that MokListTrustedRT exists (uefi_check_trust_mok_keys) */
