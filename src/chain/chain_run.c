@@ -126,24 +126,41 @@ given:
     return 0;
 }
 
-/* Run one link on a file; an unreadable file is the link's verdict. */
-static void run_link(struct kt_chain *ch, link_fn fn, const char *path, struct kt_chain_link *l,
+/* Run one link on a file opened by the caller (rc its open's result: an
+ * unreadable file is the link's verdict). */
+static void run_open(struct kt_chain *ch, link_fn fn, const char *path, const struct kt_file *f,
+                     int rc, const struct kt_error *e, struct kt_chain_link *l,
                      enum kt_chain_role role)
 {
-    struct kt_file f;
-    struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_file_open(path, &f, &e);
     if (rc < 0) {
         memset(l, 0, sizeof(*l));
         l->role = role;
         l->file = path;
         l->verdict = rc;
-        snprintf(l->reason, sizeof(l->reason), "%s", e.what);
+        snprintf(l->reason, sizeof(l->reason), "%s", e->what);
         return;
     }
-    fn(ch, f.data, f.len, path, l);
-    kt_file_close(&f);
+    fn(ch, f->data, f->len, path, l);
 }
+
+/* Run one link on a file; an unreadable file is the link's verdict. */
+static void run_link(struct kt_chain *ch, link_fn fn, const char *path, struct kt_chain_link *l,
+                     enum kt_chain_role role)
+{
+    struct kt_file f = {0};
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_file_open(path, &f, &e);
+    run_open(ch, fn, path, &f, rc, &e, l, role);
+    if (rc == 0)
+        kt_file_close(&f);
+}
+
+/* The boot links' files, each opened once per run: the link, then SBAT. */
+struct boot_files {
+    struct kt_file f[KT_CHAIN__BOOT];
+    int rc[KT_CHAIN__BOOT];
+    struct kt_error e[KT_CHAIN__BOOT];
+};
 
 static void never_loaded(struct kt_chain_link *l, const char *why)
 {
@@ -155,17 +172,19 @@ static void never_loaded(struct kt_chain_link *l, const char *why)
  * self-check, the loader's .sbat (required) and the kernel's (not
  * required).  Returns what stops the boot below, or NULL. */
 static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_report *r,
-                              struct levels *run, enum kt_sbat_policy policy)
+                              struct levels *run, enum kt_sbat_policy policy,
+                              const struct boot_files *bf)
 {
-    struct kt_file f = {0};
+    const struct kt_file f = bf->f[KT_CHAIN_AT_SHIM];
     struct kt_error *e = &r->sbat_error;
-    int rc = kt_file_open(o->shim, &f, e);
+    int rc = bf->rc[KT_CHAIN_AT_SHIM];
+    if (rc < 0)
+        *e = bf->e[KT_CHAIN_AT_SHIM];
     if (rc == 0)
         rc = kt_chain_sbat_level(f.data, f.len, r->have_sbat_current ? &run->current : NULL,
                                  policy, r->secure, &run->applied, r->sbat_note,
                                  sizeof(r->sbat_note), e);
     if (rc < 0) {
-        kt_file_close(&f);
         r->sbat_rc = rc;
         snprintf(r->sbat_note, sizeof(r->sbat_note), "SbatLevel unknown: %s", e->what);
         return NULL;
@@ -175,7 +194,6 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
         /* shim.c efi_main: set_sbat_uefi_variable failed in secure mode -> die */
         const char *why = "shim stopped: its new SbatLevel would revoke shim itself";
         struct kt_chain_link *S = &r->link[KT_CHAIN_AT_SHIM];
-        kt_file_close(&f);
         if (S->verdict == 0) {
             S->verdict = -EKEYREJECTED;
             kt_fmt(S->reason, sizeof(S->reason), "%s (its SbatLevel cannot be set, so it stops)",
@@ -189,7 +207,6 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
     }
     rc = kt_chain_sbat_link(f.data, f.len, &run->applied, true, &r->link[KT_CHAIN_AT_SHIM],
                             r->sbat[KT_CHAIN_AT_SHIM], sizeof(r->sbat[0]));
-    kt_file_close(&f);
     if (rc < 0) {
         const char *why = "shim failed its SBAT self-check and powered the machine off";
         for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++)
@@ -200,17 +217,15 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
     const char *paths[] = {NULL, o->loader, o->kernel};
     int loader_rc = 0;
     for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++) {
-        struct kt_file g = {0};
-        struct kt_error ge = KT_ERROR_INIT;
-        if (!paths[i] || kt_file_open(paths[i], &g, &ge) < 0)
+        const struct kt_file *g = &bf->f[i];
+        if (!paths[i] || bf->rc[i] < 0)
             continue; /* the link already says why */
         /* shim loads the loader itself: .sbat required; the kernel is
          * verified through shim's protocol: not required */
-        rc = kt_chain_sbat_link(g.data, g.len, &run->applied, i == KT_CHAIN_AT_LOADER,
+        rc = kt_chain_sbat_link(g->data, g->len, &run->applied, i == KT_CHAIN_AT_LOADER,
                                 &r->link[i], r->sbat[i], sizeof(r->sbat[i]));
         if (i == KT_CHAIN_AT_LOADER)
             loader_rc = rc;
-        kt_file_close(&g);
     }
     if (loader_rc < 0) {
         if (r->present[KT_CHAIN_AT_KERNEL])
@@ -287,15 +302,24 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
     static const link_fn fns[] = {kt_chain_shim, kt_chain_loader, kt_chain_kernel};
     static const enum kt_chain_role roles[] = {KT_LINK_SHIM, KT_LINK_LOADER, KT_LINK_KERNEL};
     const char *paths[] = {o->shim, o->loader, o->kernel};
+    struct boot_files bf;
+    memset(&bf, 0, sizeof(bf));
     for (int i = 0; i < KT_CHAIN__BOOT; i++) {
         r->present[i] = paths[i] != NULL;
-        if (paths[i])
-            run_link(ch, fns[i], paths[i], &r->link[i], roles[i]);
+        bf.rc[i] = -ENOENT;
+        if (!paths[i])
+            continue;
+        bf.e[i] = (struct kt_error)KT_ERROR_INIT;
+        bf.rc[i] = kt_file_open(paths[i], &bf.f[i], &bf.e[i]);
+        run_open(ch, fns[i], paths[i], &bf.f[i], bf.rc[i], &bf.e[i], &r->link[i], roles[i]);
     }
     const char *stopped = NULL;
     r->sbat_on = o->sbat;
     if (o->sbat && o->shim)
-        stopped = apply_sbat(o, r, &run, policy);
+        stopped = apply_sbat(o, r, &run, policy, &bf);
+    for (int i = 0; i < KT_CHAIN__BOOT; i++)
+        if (bf.rc[i] == 0)
+            kt_file_close(&bf.f[i]);
     snprintf(r->sbat_current, sizeof(r->sbat_current), "%s", run.current.stamp);
     snprintf(r->sbat_applied, sizeof(r->sbat_applied), "%s", run.applied.stamp);
     kt_sbat_level_free(&run.current);
