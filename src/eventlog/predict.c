@@ -208,7 +208,7 @@ static int sbat_event(const struct kt_evlog *log, size_t i, const struct kt_evlo
 
 /* shim's SbatLevel event with the level given (--sbat-level), else the one
  * the new variables hold: SbatLevel (what shim reads at the next boot), else
- * SbatLevelRT; neither: the logged event kept, and said. */
+ * SbatLevelRT; neither: the logged one (what shim left in the variable). */
 static int sbat_level(const struct kt_evlog *log, size_t i, const struct kt_evlog_var *v,
                       const struct kt_evlog_predict_opts *o, struct newdig *nd,
                       struct kt_evlog_predicted *pr)
@@ -223,9 +223,10 @@ static int sbat_level(const struct kt_evlog *log, size_t i, const struct kt_evlo
             p = kt_efivar_data(&o->vars->var[KT_EFIVAR_SBAT_LEVEL_RT], &len);
     }
     if (!p || !len) {
-        keep(pr, "no SbatLevel in the new state and none given (--sbat-level): the logged event "
-                 "kept");
-        return 0;
+        /* SbatLevel is boot-services only: at the next boot it holds what
+         * shim left at the last one, the logged payload */
+        p = v->data.p;
+        len = v->data.len;
     }
     struct kt_evlog_predict_opts with = *o;
     with.sbat_level = p;
