@@ -20,15 +20,6 @@ static uint8_t *shim;
 static size_t shim_len;
 static kt_span ca11, ca23;
 
-static uint8_t *load(const char *rel, size_t *n)
-{
-    char path[4300];
-    snprintf(path, sizeof(path), "%s/%s", corpus, rel);
-    uint8_t *b = kt_test_slurp(path, n);
-    CHECK(b != NULL, "read %s", rel);
-    return b;
-}
-
 static const uint8_t owner_a[16] = {0xa}, owner_b[16] = {0xb};
 
 /* One variable made of lists (each malloc'd; concatenated; freed). */
@@ -198,9 +189,9 @@ int main(void)
 {
     corpus = kt_test_require_corpus();
     size_t n11, n23;
-    uint8_t *b11 = load("peers/secureboot-objects/certs/MicCorUEFCA2011_2011-06-27.der", &n11);
-    uint8_t *b23 = load("peers/secureboot-objects/certs/microsoft-uefi-ca-2023.der", &n23);
-    shim = load("debian/shimx64.efi.signed", &shim_len);
+    uint8_t *b11 = kt_test_read(corpus, "peers/secureboot-objects/certs/MicCorUEFCA2011_2011-06-27.der", &n11);
+    uint8_t *b23 = kt_test_read(corpus, "peers/secureboot-objects/certs/microsoft-uefi-ca-2023.der", &n23);
+    shim = kt_test_read(corpus, "debian/shimx64.efi.signed", &shim_len);
     if (!b11 || !b23 || !shim)
         KT_TEST_END();
     ca11 = (kt_span){b11, n11};
