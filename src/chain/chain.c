@@ -311,6 +311,12 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
     l->verdict = res.verify ? res.verify->verdict : rc;
     pe_describe(l, res.verify, &e, "db");
     int wrc = firmware_judge(c, res.verify, l);
+    if (wrc == 0 && l->verdict == 0 && rc < 0 && l->db.by == KT_REVOKE_IMAGE_HASH && res.verify) {
+        /* firmware ran it by its hash in db: shim's keys apply all the same */
+        e = (struct kt_error)KT_ERROR_INIT;
+        rc = kt_pe_add_wrapped(res.verify->pe, c->rings, kt_keyrings_get(c->rings, "platform"),
+                               name, &res, &e);
+    }
     kt_pe_load_result_free(&res);
     if (wrc < 0)
         l->verdict = wrc;

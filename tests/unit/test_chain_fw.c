@@ -106,6 +106,15 @@ static void db_cases(void)
         const uint8_t *hs[2] = {junk, h256};
         kt_esl_build_hashes(KT_ESL_SHA256, hs, 2, owner_b, &lists[0], &lens[0]);
         judge(lists[0], lens[0], NULL, 0, &l);
+        struct kt_chain *c;
+        kt_chain_new(&c);
+        kt_chain_add_db(c, lists[0], lens[0], "db", &e);
+        struct kt_chain_link s;
+        kt_chain_shim(c, shim, shim_len, "shim", &s);
+        CHECK(s.verdict == 0 && s.keys_added >= 1,
+              "shim run by its hash in db: its vendor certificate applies (%d, %zu: %s)",
+              s.verdict, s.keys_added, s.reason);
+        kt_chain_free(c);
         free(lists[0]);
         CHECK(l.verdict == 0 && l.db.by == KT_REVOKE_IMAGE_HASH && l.db.index == 1 &&
                   l.db.sig == -1 && !strcmp(l.db.alg, "sha256"),
