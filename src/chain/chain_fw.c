@@ -289,7 +289,16 @@ static int on_entry(void *ctx, const struct kt_esl_entry *e)
     return rc;
 }
 
-/* Walk the inputs of db or dbx; a lone certificate is one X509 entry. */
+/* A certificate of a DER or PEM input: an X509 entry, owner zero. */
+static int on_cert(void *ctx, const uint8_t *der, size_t len, size_t off)
+{
+    static const uint8_t zero[16];
+    (void)off;
+    struct kt_esl_entry e = {.type = KT_ESL_X509, .owner = zero, .data = {der, len}};
+    return on_entry(ctx, &e);
+}
+
+/* Walk the inputs of db or dbx; certificates (DER, PEM) are X509 entries. */
 static int walk_all(struct walk *w, const struct kt_fw_src *src, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -298,10 +307,7 @@ static int walk_all(struct walk *w, const struct kt_fw_src *src, size_t n)
         int rc = kt_esl_foreach(src[i].buf, src[i].len, on_entry, w, NULL);
         if (rc == -EBADMSG && !kt_esl_looks_like(src[i].buf, src[i].len)) {
             w->index = 0;
-            static const uint8_t zero[16];
-            struct kt_esl_entry e = {.type = KT_ESL_X509, .owner = zero,
-                                     .data = {src[i].buf, src[i].len}};
-            rc = on_entry(w, &e);
+            rc = kt_certs_foreach(src[i].buf, src[i].len, on_cert, w, NULL);
         }
         if (rc == -ENOMEM)
             return rc;
