@@ -195,6 +195,12 @@ static int firmware_judge(const struct kt_chain *c, const struct kt_pe_result *r
     return rc;
 }
 
+int kt_chain_sig_db_entry(const struct kt_chain *c, const struct kt_pe_result *r, size_t sig,
+                          struct kt_chain_entry *out)
+{
+    return kt_fw_db_entry(&c->fw, r, sig, out);
+}
+
 int kt_chain_judge_firmware(const struct kt_chain *c, const uint8_t *buf, size_t len,
                             const char *name, struct kt_chain_link *l, struct kt_error *err)
 {

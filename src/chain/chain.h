@@ -52,6 +52,11 @@ int kt_chain_add_mokx(struct kt_chain *c, const uint8_t *buf, size_t len, const 
  * -ENOMEM. */
 int kt_chain_judge_firmware(const struct kt_chain *c, const uint8_t *buf, size_t len,
                             const char *name, struct kt_chain_link *l, struct kt_error *err);
+/* The db entry firmware takes for signature sig of r (verified with the
+ * chain's keyrings) alone: kt_fw_db_entry over the chain's db. */
+struct kt_pe_result;
+int kt_chain_sig_db_entry(const struct kt_chain *c, const struct kt_pe_result *r, size_t sig,
+                          struct kt_chain_entry *out);
 /* MokListTrustedRT is set: MOK keys go to `machine` (vouching for modules
  * too) instead of `platform` (boot images only), as the kernel does. */
 void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted);

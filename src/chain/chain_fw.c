@@ -343,6 +343,19 @@ int kt_fw_walk(const struct kt_fw_dbs *d, const struct kt_pe_result *r, struct k
     return rc < 0 ? rc : 0;
 }
 
+int kt_fw_db_entry(const struct kt_fw_dbs *d, const struct kt_pe_result *r, size_t sig,
+                   struct kt_chain_entry *out)
+{
+    struct kt_chain_link *l = calloc(1, sizeof(*l));
+    if (!l)
+        return -ENOMEM;
+    struct walk w = {.r = r, .l = l, .db = true, .db_sig = (int)sig};
+    int rc = sig < r->n_sigs && checks_out(&r->sigs[sig]) ? walk_all(&w, d->db, d->n_db) : 0;
+    *out = l->db;
+    free(l);
+    return rc < 0 ? rc : 0;
+}
+
 void kt_fw_verdict(struct kt_chain_link *l)
 {
     if (l->n_dbx && l->verdict != -EKEYREJECTED) {

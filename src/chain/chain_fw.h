@@ -55,6 +55,11 @@ bool kt_fw_entry_hash(const struct kt_esl_entry *e, enum kt_hash *alg, bool *tbs
  * Returns 0 or -ENOMEM. */
 int kt_fw_walk(const struct kt_fw_dbs *d, const struct kt_pe_result *r, struct kt_chain_link *l);
 
+/* The db entry that accepts top-level signature sig alone (IsAllowedByDb
+ * on it): *out (out->var "" none).  Returns 0 or -ENOMEM. */
+int kt_fw_db_entry(const struct kt_fw_dbs *d, const struct kt_pe_result *r, size_t sig,
+                   struct kt_chain_entry *out);
+
 /* Firmware's verdict on a link from the keyrings' verification (verdict,
  * already in l) and the walk: a dbx entry denies; an image hash in db
  * admits an image no certificate does.  Updates l->verdict and l->reason. */
