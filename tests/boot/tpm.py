@@ -450,6 +450,14 @@ def tpm_sbat_level_original():
 
 
 @scenario
+def tpm_sbat_policy_latest():
+    """SbatPolicy latest (1): shim writes and measures its latest level; PCR 7 predicted from
+    log A (the boot engine's SbatLevel rule, shim found on the ESP) = measured."""
+    return change_scenario("tpm_sbat_policy_latest",
+                           lambda v, w: v.set("SbatPolicy", B.SHIM_GUID, B.NV_BS, b"\x01"))
+
+
+@scenario
 def tpm_mok_added():
     """MokList + one certificate: PCR 14 predicted = measured; PCR 7 too (unchanged).
 
