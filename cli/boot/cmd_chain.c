@@ -385,10 +385,8 @@ int cmd_chain(int argc, char **argv)
     }
 
     check_order(argv + optind, (size_t)(argc - optind));
-    /* shim 16.x creates MokListTrustedRT unless MokListTrusted says no: with
-     * no variables to say, assume it (--efivars: the variable decides) */
-    co.mok_trusted = mok_trust == 1 || (mok_trust < 0 && !efivars);
-    bool mok_assumed = mok_trust < 0 && !efivars;
+    co.mok_trust = mok_trust == 1 ? KT_MOK_TRUST_YES : mok_trust == 0 ? KT_MOK_TRUST_VARS
+                                                                      : KT_MOK_TRUST_AUTO;
     struct kt_efivars vars = {0};
     if (efivars) {
         struct kt_error e = KT_ERROR_INIT;
@@ -409,9 +407,9 @@ int cmd_chain(int argc, char **argv)
     }
     set_files(&co, &db, &dbx, &mok, argv + optind, n_links);
     struct kt_chain_report r;
-    struct mok_note mn = {mok.n, mok_assumed};
     bool failed;
     int worst = run(&co, &r, links, n_links, &failed);
+    struct mok_note mn = {mok.n, r.mok_assumed};
     if (!failed) {
         if (json)
             print_json(&r, links, n_links, &mn, worst);

@@ -30,6 +30,32 @@ extern "C" {
 
 enum kt_chain_role { KT_LINK_DB = 0, KT_LINK_SHIM, KT_LINK_LOADER, KT_LINK_KERNEL, KT_LINK_MODULE };
 
+/* What a db or dbx entry matched: the image's Authenticode hash, a
+ * certificate of a signature's chain (or the one that issued it), or the
+ * hash of a chain certificate's TBSCertificate; KT_REVOKE_SBAT is the
+ * SbatLevel's (check-update). */
+enum kt_revoke_by { KT_REVOKE_IMAGE_HASH, KT_REVOKE_CERT, KT_REVOKE_CERT_TBS, KT_REVOKE_SBAT };
+
+/* One entry of a signature database (db, dbx, or a file given as one) that
+ * decided a firmware verdict: which entry accepted an image, or which
+ * denied it.  Identity: var + index (and owner + the entry's data). */
+struct kt_chain_entry {
+    char var[160];           /* "db", "dbx", or the file the entries came from ("" none) */
+    size_t index;            /* 0-based entry index in it, over all its signature lists */
+    uint8_t owner[16];       /* SignatureOwner GUID, in the variable's byte order */
+    enum kt_revoke_by by;    /* what it matched */
+    char alg[8];             /* "sha256" ... (image or TBS hash; "" for a certificate) */
+    uint8_t value[64];       /* the matching hash; a certificate: SHA-1 of its DER (thumbprint) */
+    size_t value_len;
+    uint8_t data_sha256[32]; /* SHA-256 of the entry's data (the DER, or the hash) */
+    int sig;                 /* the signature (0-based entry) it matched, -1 image hash */
+    char subject[200];       /* certificates: the entry's subject */
+    char description[320];   /* certificates: the entry's key description */
+    char detail[400];        /* in words: "sha256 image hash 80b4...", "certificate CN=..." */
+};
+
+#define KT_CHAIN_MAX_DBX 8
+
 struct kt_chain_link {
     enum kt_chain_role role;
     const char *file;        /* as given (not owned) */
@@ -39,11 +65,28 @@ struct kt_chain_link {
     char signer[320];        /* description of the signer certificate, or "" */
     int parent;              /* role of the link whose keys vouched, -1 for db */
     size_t keys_added;       /* keys this link contributed (shim: vendor + MOK; kernel: builtin) */
+    /* firmware's verdict (the shim link, kt_chain_firmware): the db entry
+     * that accepted the image (db.var "" none), and every dbx entry that
+     * denies it (EDK2 IsAllowedByDb / IsForbiddenByDbx, see SECURITY.md) */
+    struct kt_chain_entry db;
+    struct kt_chain_entry dbx[KT_CHAIN_MAX_DBX];
+    size_t n_dbx;            /* dbx entries that deny it (at most KT_CHAIN_MAX_DBX kept) */
 };
 
 KT_API const char *kt_chain_role_name(enum kt_chain_role r); /* "db", "shim", ... */
 
 /* ---- the engine: one boot, from the variables in force to the modules ---- */
+
+/* Whether MOK keys vouch for the kernel's own keyrings (machine) or for
+ * boot images only (platform): the kernel checks that MokListTrustedRT
+ * exists (uefi_check_trust_mok_keys); shim 16.x creates it unless the
+ * owner's MokListTrusted says no. */
+enum kt_mok_trust {
+    KT_MOK_TRUST_VARS = 0, /* the variables decide; with none, not trusted */
+    KT_MOK_TRUST_AUTO,     /* as shim 16.x: the variables decide; with none (opts.vars
+                            * NULL) trusted, MokListTrustedRT assumed (report.mok_assumed) */
+    KT_MOK_TRUST_YES,      /* trusted whatever the variables say */
+};
 
 struct kt_chain_opts {
     /* the variables in force (db, dbx, MokListRT, MokListXRT, MokListTrustedRT,
@@ -55,7 +98,7 @@ struct kt_chain_opts {
     /* files added after the variables: certificates or signature lists */
     const char *const *db, *const *dbx, *const *mok;
     size_t n_db, n_dbx, n_mok;
-    bool mok_trusted;                        /* MOK keys join machine even without MokListTrustedRT */
+    enum kt_mok_trust mok_trust;             /* does MokListTrustedRT exist (MOK keys join machine)? */
     bool sbat;                               /* apply SBAT as shim does */
     const struct kt_sbat_level *sbat_level;  /* the SbatLevel before boot; NULL: the variables' */
     enum kt_sbat_policy sbat_policy;         /* DEFAULT: the variables' SbatPolicy */
@@ -85,6 +128,7 @@ struct kt_chain_report {
     int sbat_rc;                               /* the level could not be worked out: why */
     struct kt_error sbat_error;
     bool mok_trusted;                          /* MOK keys went to machine */
+    bool mok_assumed;                          /* ... because no variables said (KT_MOK_TRUST_AUTO) */
     bool ignore_db;                            /* MokIgnoreDB: shim and the kernel left db out */
     size_t vars_loaded;                        /* variables given to the chain */
     struct kt_error var_error[KT_EFIVAR__COUNT]; /* a variable left out (code != 0) and why */

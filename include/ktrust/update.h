@@ -1,11 +1,13 @@
 /* ktrust/update.h - would a dbx update and/or an SbatLevel revoke a boot
  * binary?  (`check-update`, and the outlook of `audit`.)
  *
- * Firmware's rule (EDK2 DxeImageVerificationLib, IsForbiddenByDbx): an
+ * The boot engine answers (ktrust/chain.h, kt_chain_link's db and dbx):
+ * firmware's rule (EDK2 DxeImageVerificationLib, IsForbiddenByDbx): an
  * image is forbidden when its Authenticode hash, in any algorithm the dbx
- * holds, is an image entry, or when a certificate of one of its top-level
- * signatures is an X509 entry (whole DER) or an X509_SHA256/384/512 entry
- * (hash of its TBSCertificate).  shim adds the SbatLevel rule.
+ * holds, is an image entry, or when a certificate of a top-level
+ * signature's chain from its signer is an X509 entry (whole DER, or the
+ * one that issued it) or an X509_SHA256/384/512 entry (hash of its
+ * TBSCertificate).  shim adds the SbatLevel rule.
  *
  *   struct kt_update_check *u;
  *   kt_update_check_new(&u);
@@ -23,6 +25,7 @@
 #include <stdint.h>
 
 #include "ktrust/api.h"
+#include "ktrust/chain.h"
 #include "ktrust/error.h"
 
 #ifdef __cplusplus
@@ -32,7 +35,7 @@ extern "C" {
 struct kt_update_check;
 struct kt_sbat_level;
 
-enum kt_revoke_by { KT_REVOKE_IMAGE_HASH, KT_REVOKE_CERT, KT_REVOKE_CERT_TBS, KT_REVOKE_SBAT };
+/* enum kt_revoke_by: ktrust/chain.h (the chain's reasons) */
 
 /* One reason an image would be revoked. */
 struct kt_update_reason {

@@ -1,4 +1,5 @@
 #include "chain/chain.h"
+#include "chain/chain_fw.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ struct kt_chain {
         bool mok;     /* from MokList, else from db */
     } *allow;
     size_t n_allow;
+    struct kt_fw_dbs fw; /* db and dbx as firmware walks them (chain_fw.c) */
 };
 
 void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted) { c->mok_trusted = trusted; }
@@ -120,6 +122,7 @@ void kt_chain_free(struct kt_chain *c)
         free(c->mok[i].name);
     }
     kt_keyrings_free(c->rings);
+    kt_fw_dbs_free(&c->fw);
     free(c->allow);
     free(c);
 }
@@ -127,6 +130,18 @@ void kt_chain_free(struct kt_chain *c)
 const struct kt_keyrings *kt_chain_keyrings(const struct kt_chain *c)
 {
     return c->rings;
+}
+
+static void link_init(struct kt_chain_link *l, enum kt_chain_role role, const char *name,
+                      int parent);
+static void pe_describe(struct kt_chain_link *l, const struct kt_pe_result *r,
+                        const struct kt_error *e, const char *vouchers);
+
+static int no_entry(void *ctx, const struct kt_esl_entry *e)
+{
+    (void)ctx;
+    (void)e;
+    return 0;
 }
 
 static int add_to(struct kt_chain *c, const char *ring, const uint8_t *buf, size_t len,
@@ -142,13 +157,67 @@ int kt_chain_add_db(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
                     struct kt_error *err)
 {
     int rc = collect_allow(c, buf, len, false);
-    return rc < 0 ? rc : add_to(c, "platform", buf, len, name, "db", err);
+    if (rc == 0)
+        rc = add_to(c, "platform", buf, len, name, "db", err);
+    if (rc == 0 && (rc = kt_fw_dbs_add(&c->fw, false, buf, len, name)) < 0)
+        kt_fail(err, rc, KT_NO_OFFSET, "%s", rc == -ENOMEM ? "out of memory" : "too many db inputs");
+    return rc;
 }
 
 int kt_chain_add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                      struct kt_error *err)
 {
-    return add_to(c, "blacklist", buf, len, name, "dbx", err);
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = add_to(c, "blacklist", buf, len, name, "dbx", &e);
+    if (rc < 0 && rc != -ENOMEM && kt_esl_foreach(buf, len, no_entry, NULL, NULL) == 0)
+        rc = 0; /* lists the keyrings cannot read (SHA-384 image hashes): firmware's walk can */
+    else if (rc < 0 && err)
+        *err = e;
+    if (rc == 0 && (rc = kt_fw_dbs_add(&c->fw, true, buf, len, name)) < 0)
+        kt_fail(err, rc, KT_NO_OFFSET, "%s", rc == -ENOMEM ? "out of memory" : "too many dbx inputs");
+    return rc;
+}
+
+int kt_chain_add_mokx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                      struct kt_error *err)
+{
+    return add_to(c, "blacklist", buf, len, name, "dbx", err); /* shim's, not firmware's */
+}
+
+/* Firmware's verdict on an image verified with the chain's keyrings (r):
+ * the db/dbx walk's structured reasons and the verdict they make. */
+static int firmware_judge(const struct kt_chain *c, const struct kt_pe_result *r,
+                          struct kt_chain_link *l)
+{
+    int rc = r ? kt_fw_walk(&c->fw, r, l) : 0;
+    if (rc == 0)
+        kt_fw_verdict(l);
+    return rc;
+}
+
+int kt_chain_sig_db_entry(const struct kt_chain *c, const struct kt_pe_result *r, size_t sig,
+                          struct kt_chain_entry *out)
+{
+    return kt_fw_db_entry(&c->fw, r, sig, out);
+}
+
+int kt_chain_judge_firmware(const struct kt_chain *c, const uint8_t *buf, size_t len,
+                            const char *name, struct kt_chain_link *l, struct kt_error *err)
+{
+    link_init(l, KT_LINK_SHIM, name, KT_LINK_DB);
+    struct kt_pe_verify_opts opts = {.purpose = KT_VERIFY_PURPOSE_UEFI};
+    struct kt_pe_result *r = NULL;
+    struct kt_error e = KT_ERROR_INIT;
+    l->verdict = kt_pe_verify(buf, len, c->rings, &opts, &r, &e);
+    if (!r) {
+        if (err)
+            *err = e;
+        return l->verdict; /* the image does not parse */
+    }
+    pe_describe(l, r, &e, "db");
+    int rc = firmware_judge(c, r, l);
+    kt_pe_result_free(r);
+    return rc < 0 ? kt_fail(err, rc, KT_NO_OFFSET, "out of memory") : 0;
 }
 
 int kt_chain_add_mok(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
@@ -247,7 +316,16 @@ int kt_chain_shim(struct kt_chain *c, const uint8_t *buf, size_t len, const char
                              name, &res, &e);
     l->verdict = res.verify ? res.verify->verdict : rc;
     pe_describe(l, res.verify, &e, "db");
+    int wrc = firmware_judge(c, res.verify, l);
+    if (wrc == 0 && l->verdict == 0 && rc < 0 && l->db.by == KT_REVOKE_IMAGE_HASH && res.verify) {
+        /* firmware ran it by its hash in db: shim's keys apply all the same */
+        e = (struct kt_error)KT_ERROR_INIT;
+        rc = kt_pe_add_wrapped(res.verify->pe, c->rings, kt_keyrings_get(c->rings, "platform"),
+                               name, &res, &e);
+    }
     kt_pe_load_result_free(&res);
+    if (wrc < 0)
+        l->verdict = wrc;
     bool vendor_denied = false;
     if (l->verdict == 0 && rc == -EKEYREJECTED) {
         /* its vendor certificate is in dbx: firmware judged shim by its own

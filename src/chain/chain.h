@@ -42,6 +42,21 @@ int kt_chain_add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const c
                      struct kt_error *err);
 int kt_chain_add_mok(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                      struct kt_error *err);
+/* MokListXRT: shim's deny list (the blacklist; firmware never reads it). */
+int kt_chain_add_mokx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                      struct kt_error *err);
+/* Firmware's verdict on one image under the chain's db and dbx, the chain
+ * left as it is: l->verdict, l->reason and the structured l->db, l->dbx
+ * (chain_fw.h).  Returns 0 (the verdict in l), or the parse error of an
+ * image that cannot be read as a PE (-EBADMSG, -ELIBBAD; err set), or
+ * -ENOMEM. */
+int kt_chain_judge_firmware(const struct kt_chain *c, const uint8_t *buf, size_t len,
+                            const char *name, struct kt_chain_link *l, struct kt_error *err);
+/* The db entry firmware takes for signature sig of r (verified with the
+ * chain's keyrings) alone: kt_fw_db_entry over the chain's db. */
+struct kt_pe_result;
+int kt_chain_sig_db_entry(const struct kt_chain *c, const struct kt_pe_result *r, size_t sig,
+                          struct kt_chain_entry *out);
 /* MokListTrustedRT is set: MOK keys go to `machine` (vouching for modules
  * too) instead of `platform` (boot images only), as the kernel does. */
 void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted);

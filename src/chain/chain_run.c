@@ -48,7 +48,7 @@ static int feed_vars(struct kt_chain *ch, const struct kt_chain_opts *o,
     } feeds[] = {{KT_EFIVAR_DB, kt_chain_add_db},
                  {KT_EFIVAR_DBX, kt_chain_add_dbx},
                  {KT_EFIVAR_MOKLIST, kt_chain_add_mok},
-                 {KT_EFIVAR_MOKLISTX, kt_chain_add_dbx}};
+                 {KT_EFIVAR_MOKLISTX, kt_chain_add_mokx}};
     for (size_t i = 0; i < sizeof(feeds) / sizeof(feeds[0]); i++) {
         const struct kt_efivar *v = &o->vars->var[feeds[i].id];
         struct kt_error e = KT_ERROR_INIT;
@@ -101,20 +101,9 @@ static int sbat_inputs(const struct kt_chain_opts *o, struct kt_chain_report *r,
                        struct levels *run, enum kt_sbat_policy *policy, struct kt_error *err)
 {
     *policy = o->sbat_policy;
-    r->secure = true;
+    kt_chain_sbat_state(o->vars, policy, &r->secure, r->sbat_policy, sizeof(r->sbat_policy));
     if (!o->vars)
         goto given;
-    static const char *const pol[] = {"", "latest", "automatic", "reset"};
-    size_t len;
-    const uint8_t *p = kt_efivar_data(&o->vars->var[KT_EFIVAR_SBAT_POLICY], &len);
-    if (p && len >= 1 && p[0] >= 1 && p[0] <= 3) {
-        snprintf(r->sbat_policy, sizeof(r->sbat_policy), "%s", pol[p[0]]);
-        if (*policy == KT_SBAT_POLICY_DEFAULT)
-            kt_sbat_policy_parse(r->sbat_policy, policy);
-    }
-    int secure = kt_efivars_byte(o->vars, KT_EFIVAR_SECURE_BOOT);
-    if (secure >= 0)
-        r->secure = secure;
     if (!o->sbat_level) {
         const struct kt_efivar *which = NULL;
         struct kt_error e = KT_ERROR_INIT;
@@ -148,20 +137,37 @@ static void unreadable(struct kt_chain_link *l, enum kt_chain_role role, const c
     snprintf(l->reason, sizeof(l->reason), "%s", e->what);
 }
 
+/* Run one link on a file opened by the caller (rc its open's result: an
+ * unreadable file is the link's verdict). */
+static void run_open(struct kt_chain *ch, link_fn fn, const char *path, const struct kt_file *f,
+                     int rc, const struct kt_error *e, struct kt_chain_link *l,
+                     enum kt_chain_role role)
+{
+    if (rc < 0) {
+        unreadable(l, role, path, rc, e);
+        return;
+    }
+    fn(ch, f->data, f->len, path, l);
+}
+
 /* Run one link on a file; an unreadable file is the link's verdict. */
 static void run_link(struct kt_chain *ch, link_fn fn, const char *path, struct kt_chain_link *l,
                      enum kt_chain_role role)
 {
-    struct kt_file f;
+    struct kt_file f = {0};
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_file_open(path, &f, &e);
-    if (rc < 0) {
-        unreadable(l, role, path, rc, &e);
-        return;
-    }
-    fn(ch, f.data, f.len, path, l);
-    kt_file_close(&f);
+    run_open(ch, fn, path, &f, rc, &e, l, role);
+    if (rc == 0)
+        kt_file_close(&f);
 }
+
+/* The boot links' files, each opened once per run: the link, then SBAT. */
+struct boot_files {
+    struct kt_file f[KT_CHAIN__BOOT];
+    int rc[KT_CHAIN__BOOT];
+    struct kt_error e[KT_CHAIN__BOOT];
+};
 
 static void never_loaded(struct kt_chain_link *l, const char *why)
 {
@@ -173,17 +179,19 @@ static void never_loaded(struct kt_chain_link *l, const char *why)
  * self-check, the loader's .sbat (required) and the kernel's (not
  * required).  Returns what stops the boot below, or NULL. */
 static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_report *r,
-                              struct levels *run, enum kt_sbat_policy policy)
+                              struct levels *run, enum kt_sbat_policy policy,
+                              const struct boot_files *bf)
 {
-    struct kt_file f = {0};
+    const struct kt_file f = bf->f[KT_CHAIN_AT_SHIM];
     struct kt_error *e = &r->sbat_error;
-    int rc = kt_file_open(o->shim, &f, e);
+    int rc = bf->rc[KT_CHAIN_AT_SHIM];
+    if (rc < 0)
+        *e = bf->e[KT_CHAIN_AT_SHIM];
     if (rc == 0)
         rc = kt_chain_sbat_level(f.data, f.len, r->have_sbat_current ? &run->current : NULL,
                                  policy, r->secure, &run->applied, r->sbat_note,
                                  sizeof(r->sbat_note), e);
     if (rc < 0) {
-        kt_file_close(&f);
         r->sbat_rc = rc;
         snprintf(r->sbat_note, sizeof(r->sbat_note), "SbatLevel unknown: %s", e->what);
         return NULL;
@@ -193,7 +201,6 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
         /* shim.c efi_main: set_sbat_uefi_variable failed in secure mode -> die */
         const char *why = "shim stopped: its new SbatLevel would revoke shim itself";
         struct kt_chain_link *S = &r->link[KT_CHAIN_AT_SHIM];
-        kt_file_close(&f);
         if (S->verdict == 0) {
             S->verdict = -EKEYREJECTED;
             kt_fmt(S->reason, sizeof(S->reason), "%s (its SbatLevel cannot be set, so it stops)",
@@ -207,7 +214,6 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
     }
     rc = kt_chain_sbat_link(f.data, f.len, &run->applied, true, &r->link[KT_CHAIN_AT_SHIM],
                             r->sbat[KT_CHAIN_AT_SHIM], sizeof(r->sbat[0]));
-    kt_file_close(&f);
     if (rc < 0) {
         const char *why = "shim failed its SBAT self-check and powered the machine off";
         for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++)
@@ -218,17 +224,15 @@ static const char *apply_sbat(const struct kt_chain_opts *o, struct kt_chain_rep
     const char *paths[] = {NULL, o->loader, o->kernel};
     int loader_rc = 0;
     for (int i = KT_CHAIN_AT_LOADER; i <= KT_CHAIN_AT_KERNEL; i++) {
-        struct kt_file g = {0};
-        struct kt_error ge = KT_ERROR_INIT;
-        if (!paths[i] || kt_file_open(paths[i], &g, &ge) < 0)
+        const struct kt_file *g = &bf->f[i];
+        if (!paths[i] || bf->rc[i] < 0)
             continue; /* the link already says why */
         /* shim loads the loader itself: .sbat required; the kernel is
          * verified through shim's protocol: not required */
-        rc = kt_chain_sbat_link(g.data, g.len, &run->applied, i == KT_CHAIN_AT_LOADER,
+        rc = kt_chain_sbat_link(g->data, g->len, &run->applied, i == KT_CHAIN_AT_LOADER,
                                 &r->link[i], r->sbat[i], sizeof(r->sbat[i]));
         if (i == KT_CHAIN_AT_LOADER)
             loader_rc = rc;
-        kt_file_close(&g);
     }
     if (loader_rc < 0) {
         if (r->present[KT_CHAIN_AT_KERNEL])
@@ -276,7 +280,10 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
     int rc = kt_chain_new(&ch);
     if (rc < 0)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
-    r->mok_trusted = o->mok_trusted;
+    /* shim 16.x creates MokListTrustedRT unless MokListTrusted says no:
+     * with no variables to say, AUTO assumes it */
+    r->mok_assumed = o->mok_trust == KT_MOK_TRUST_AUTO && !o->vars;
+    r->mok_trusted = o->mok_trust == KT_MOK_TRUST_YES || r->mok_assumed;
     if (o->vars) {
         rc = feed_vars(ch, o, r, err);
         /* the kernel checks only that MokListTrustedRT exists (uefi_check_trust_mok_keys) */
@@ -302,15 +309,24 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
     static const link_fn fns[] = {kt_chain_shim, kt_chain_loader, kt_chain_kernel};
     static const enum kt_chain_role roles[] = {KT_LINK_SHIM, KT_LINK_LOADER, KT_LINK_KERNEL};
     const char *paths[] = {o->shim, o->loader, o->kernel};
+    struct boot_files bf;
+    memset(&bf, 0, sizeof(bf));
     for (int i = 0; i < KT_CHAIN__BOOT; i++) {
         r->present[i] = paths[i] != NULL;
-        if (paths[i])
-            run_link(ch, fns[i], paths[i], &r->link[i], roles[i]);
+        bf.rc[i] = -ENOENT;
+        if (!paths[i])
+            continue;
+        bf.e[i] = (struct kt_error)KT_ERROR_INIT;
+        bf.rc[i] = kt_file_open(paths[i], &bf.f[i], &bf.e[i]);
+        run_open(ch, fns[i], paths[i], &bf.f[i], bf.rc[i], &bf.e[i], &r->link[i], roles[i]);
     }
     const char *stopped = NULL;
     r->sbat_on = o->sbat;
     if (o->sbat && o->shim)
-        stopped = apply_sbat(o, r, &run, policy);
+        stopped = apply_sbat(o, r, &run, policy, &bf);
+    for (int i = 0; i < KT_CHAIN__BOOT; i++)
+        if (bf.rc[i] == 0)
+            kt_file_close(&bf.f[i]);
     snprintf(r->sbat_current, sizeof(r->sbat_current), "%s", run.current.stamp);
     snprintf(r->sbat_applied, sizeof(r->sbat_applied), "%s", run.applied.stamp);
     kt_sbat_level_free(&run.current);

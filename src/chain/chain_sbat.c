@@ -161,3 +161,45 @@ int kt_chain_sbat_link(const uint8_t *buf, size_t len, const struct kt_sbat_leve
     kt_pe_free(pe);
     return rc < 0 ? -EKEYREJECTED : 0;
 }
+
+void kt_chain_sbat_state(const struct kt_efivars *vars, enum kt_sbat_policy *policy,
+                         bool *secure, char *name, size_t cap)
+{
+    static const char *const pol[] = {"", "latest", "automatic", "reset"};
+    *secure = true;
+    if (name && cap)
+        name[0] = 0;
+    if (!vars)
+        return;
+    size_t len;
+    const uint8_t *p = kt_efivar_data(&vars->var[KT_EFIVAR_SBAT_POLICY], &len);
+    if (p && len >= 1 && p[0] >= 1 && p[0] <= 3) {
+        if (name && cap)
+            snprintf(name, cap, "%s", pol[p[0]]);
+        if (*policy == KT_SBAT_POLICY_DEFAULT)
+            kt_sbat_policy_parse(pol[p[0]], policy);
+    }
+    int sb = kt_efivars_byte(vars, KT_EFIVAR_SECURE_BOOT);
+    if (sb >= 0)
+        *secure = sb;
+}
+
+int kt_chain_sbat_next(const struct kt_efivars *vars, const struct kt_sbat_level *given,
+                       const uint8_t *shim, size_t len, struct kt_sbat_level *applied,
+                       char *note, size_t note_cap, struct kt_error *err)
+{
+    enum kt_sbat_policy policy = KT_SBAT_POLICY_DEFAULT;
+    bool secure;
+    struct kt_sbat_level current = {0};
+    const struct kt_efivar *which = NULL;
+    int have = 0;
+    kt_chain_sbat_state(vars, &policy, &secure, NULL, 0);
+    if (given)
+        have = kt_sbat_level_parse(given->text, given->text_len, &current, err) == 0;
+    else if (vars)
+        have = kt_efivars_sbat_level(vars, &current, &which, err) > 0;
+    int rc = kt_chain_sbat_level(shim, len, have ? &current : NULL, policy, secure, applied,
+                                 note, note_cap, err);
+    kt_sbat_level_free(&current);
+    return rc;
+}

@@ -30,6 +30,21 @@ int kt_chain_sbat_level(const uint8_t *shim, size_t len, const struct kt_sbat_le
                         enum kt_sbat_policy policy, bool secure, struct kt_sbat_level *applied,
                         char *note, size_t note_cap, struct kt_error *err);
 
+/* SbatPolicy (*policy left as it is unless DEFAULT; name gets the word,
+ * "" none) and secure mode (SecureBoot; on unless it says 0) of vars
+ * (may be NULL). */
+void kt_chain_sbat_state(const struct kt_efivars *vars, enum kt_sbat_policy *policy,
+                         bool *secure, char *name, size_t cap);
+
+/* THE SbatLevel rule for a state: what shim (image shim/len) leaves in
+ * SbatLevel at the next boot given vars' SbatLevel (else SbatLevelRT; or
+ * `given` in their place), SbatPolicy and SecureBoot: kt_chain_sbat_state
+ * then kt_chain_sbat_level, whose returns it has.  For the event log's
+ * PCR 7 prediction and the boot engine alike. */
+int kt_chain_sbat_next(const struct kt_efivars *vars, const struct kt_sbat_level *given,
+                       const uint8_t *shim, size_t len, struct kt_sbat_level *applied,
+                       char *note, size_t note_cap, struct kt_error *err);
+
 /* Check one link's image against the level, folding the result into
  * link->verdict and link->reason.  required: shim loads it itself (loader,
  * MokManager, fallback): no .sbat is a rejection; shim itself: the

@@ -82,9 +82,15 @@ int kt_chain_firmware_sigs_buf(const struct kt_efivars *vars, const uint8_t *buf
     rc = kt_pe_verify(buf, len, kt_chain_keyrings(ch), &opts, &r, &e);
     if (!r && rc < 0 && err)
         *err = e; /* the image cannot be parsed */
-    for (size_t i = 0; r && i < r->n_sigs; i++)
-        if (i < cap)
-            fill(&sigs[i], &r->sigs[i]);
+    for (size_t i = 0; r && i < r->n_sigs; i++) {
+        struct kt_chain_entry db;
+        if (i >= cap)
+            continue;
+        fill(&sigs[i], &r->sigs[i]);
+        /* the db entry firmware takes for it: the first in db's order */
+        if (sigs[i].verdict == 0 && kt_chain_sig_db_entry(ch, r, i, &db) == 0 && db.var[0])
+            kt_fmt(sigs[i].accepted_by, sizeof(sigs[i].accepted_by), "%s", db.description);
+    }
     *n = r ? r->n_sigs : 0;
     kt_pe_result_free(r);
     kt_chain_free(ch);

@@ -8,8 +8,12 @@
 #include <string.h>
 
 #include "boot/esp.h"
+#include "chain/chain_sbat.h"
+#include "crypto/crypto.h"
 #include "eventlog/eventlog.h"
 #include "eventlog/recompute.h"
+#include "sbat/sbat.h"
+#include "util/file.h"
 #include "ktrust/chain.h"
 #include "ktrust/esl.h"
 #include "ktrust/x509.h"
@@ -55,31 +59,33 @@ static void keep(struct kt_evlog_predicted *pr, const char *fmt, ...)
 }
 
 struct dbfind {
-    const char *description;
-    kt_span found; /* owner GUID + DER, as EFI_SIGNATURE_DATA */
+    const struct kt_chain_entry *which;
+    size_t index;
+    kt_span found; /* owner GUID + data, as EFI_SIGNATURE_DATA */
 };
 
 static int find_entry(void *ctx, const struct kt_esl_entry *e)
 {
     struct dbfind *f = ctx;
-    struct kt_x509 *c = NULL;
-    if (e->type != KT_ESL_X509 || kt_x509_parse(e->data.p, e->data.len, &c, NULL) < 0)
+    uint8_t sha[32];
+    if (f->index++ != f->which->index || f->found.p)
         return 0;
-    bool hit = !strcmp(kt_x509_description(c), f->description);
-    kt_x509_free(c);
-    if (hit && e->owner + 16 == e->data.p) {
-        f->found = (kt_span){e->owner, 16 + e->data.len};
-        return 1;
-    }
+    if (e->owner + 16 != e->data.p || memcmp(e->owner, f->which->owner, 16) ||
+        kt_digest(KT_HASH_SHA256, e->data.p, e->data.len, sha) < 0 ||
+        memcmp(sha, f->which->data_sha256, 32))
+        return 0;
+    f->found = (kt_span){e->owner, 16 + e->data.len};
     return 0;
 }
 
-int kt_evlog_db_entry(const struct kt_efivars *vars, const char *description, kt_span *out)
+int kt_evlog_db_entry(const struct kt_efivars *vars, const struct kt_chain_entry *which,
+                      kt_span *out)
 {
     size_t len;
     const uint8_t *db = kt_efivar_data(&vars->var[KT_EFIVAR_DB], &len);
-    struct dbfind f = {description, {NULL, 0}};
-    if (!db || !description[0] || kt_esl_foreach(db, len, find_entry, &f, NULL) < 0 || !f.found.p)
+    struct dbfind f = {which, 0, {NULL, 0}};
+    if (!db || strcmp(which->var, "db") ||
+        kt_esl_foreach(db, len, find_entry, &f, NULL) < 0 || !f.found.p)
         return -ENOENT;
     *out = f.found;
     return 0;
@@ -125,65 +131,93 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
              l.reason);
         return 0;
     }
-    struct dbfind f = {l.trusted_by, {NULL, 0}};
-    if (kt_evlog_db_entry(o->vars, l.trusted_by, &f.found) < 0) {
+    kt_span found;
+    if (kt_evlog_db_entry(o->vars, &l.db, &found) < 0) {
         keep(pr, "the db entry that verifies %s is not a certificate (%s): the logged authority kept",
              path, l.reason);
         return 0;
     }
-    KT_TRY(recompute(log, e, v, f.found.p, f.found.len, nd, pr));
+    KT_TRY(recompute(log, e, v, found.p, found.len, nd, pr));
     kt_fmt(pr->note, sizeof(pr->note), "%s verified by %s", file, l.trusted_by);
     return 0;
 }
 
-/* The stamp of an SbatLevel payload ("sbat,1,STAMP\n..."), or "". */
-static void stamp_of(const uint8_t *p, size_t n, char *out, size_t cap)
+/* The shim that measures SbatLevel: the boot application the log shows
+ * last before event i, found on the ESP.  0 and path, or -ENOENT. */
+static int shim_before(const struct kt_evlog *log, size_t i, const char *esp, char *path,
+                       size_t cap)
 {
-    size_t k = 0;
-    out[0] = 0;
-    if (n < 7 || memcmp(p, "sbat,1,", 7))
-        return;
-    for (size_t i = 7; i < n && k + 1 < cap && p[i] >= '0' && p[i] <= '9'; i++)
-        out[k++] = (char)p[i];
-    out[k] = 0;
+    char dp[512], file[512];
+    for (size_t j = i; esp && j-- > 0;)
+        if (log->event[j].type == KT_EV_EFI_BOOT_SERVICES_APPLICATION)
+            return kt_evlog_devpath(&log->event[j], dp, sizeof(dp), file, sizeof(file)) < 0 ||
+                           !file[0] ? -ENOENT : kt_esp_resolve(esp, file, path, cap, NULL);
+    return -ENOENT;
 }
 
-/* shim's SbatLevel event: shim measures SbatLevel after raising it to its
- * own level; a preset level newer than the logged one stays. */
-static int sbat_event(const struct kt_evlog *log, const struct kt_evlog_event *e,
-                      const struct kt_evlog_var *v, const struct kt_evlog_predict_opts *o,
-                      struct newdig *nd, struct kt_evlog_predicted *pr)
+/* The SbatLevel shim leaves (the chain's rule, kt_chain_sbat_next: the
+ * level given, SbatPolicy, secure mode, shim's .sbatlevel) measured in
+ * place of the logged one; without the shim on the ESP, shim's keep-or-
+ * replace rule (kt_sbat_level_preserve) against the logged level, which
+ * is at least shim's automatic one. */
+static int sbat_event(const struct kt_evlog *log, size_t i, const struct kt_evlog_var *v,
+                      const struct kt_evlog_predict_opts *o, struct newdig *nd,
+                      struct kt_evlog_predicted *pr)
 {
-    char now[24], next[24];
-    stamp_of(v->data.p, v->data.len, now, sizeof(now));
-    stamp_of(o->sbat_level, o->sbat_level_len, next, sizeof(next));
-    if (!now[0] || !next[0]) {
-        keep(pr, "SbatLevel stamps unreadable (logged '%s', new '%s'): the logged event kept", now,
-             next);
+    struct kt_sbat_level given = {0}, applied = {0};
+    struct kt_error e = KT_ERROR_INIT;
+    char path[4096], why[160] = "", *logged = NULL;
+    struct kt_file f = {0};
+    if (kt_sbat_level_parse(o->sbat_level, o->sbat_level_len, &given, &e) < 0) {
+        keep(pr, "the new SbatLevel does not parse (%s): the logged event kept", e.what);
         return 0;
     }
-    if (strlen(next) == strlen(now) && strcmp(next, now) > 0) {
-        KT_TRY(recompute(log, e, v, o->sbat_level, o->sbat_level_len, nd, pr));
-        snprintf(pr->note, sizeof(pr->note), "SbatLevel %s is newer than the logged %s: shim keeps it",
-                 next, now);
+    int rc = shim_before(log, i, o->esp, path, sizeof(path));
+    if (rc == 0 && kt_file_open(path, &f, &e) == 0) {
+        rc = kt_chain_sbat_next(o->vars, &given, f.data, f.len, &applied, pr->note,
+                                sizeof(pr->note), &e);
+        kt_file_close(&f);
+        if (rc >= 0)
+            rc = recompute(log, &log->event[i], v, applied.text + applied.payload_off,
+                           applied.text_len - applied.payload_off, nd, pr);
+        else
+            keep(pr, "shim %s: %s: the logged event kept", path, e.what);
+        kt_sbat_level_free(&applied);
+        kt_sbat_level_free(&given);
+        return rc == -ENOMEM ? rc : 0;
+    }
+    enum kt_sbat_policy policy = KT_SBAT_POLICY_DEFAULT;
+    bool secure;
+    kt_chain_sbat_state(o->vars, &policy, &secure, NULL, 0);
+    if (policy == KT_SBAT_POLICY_LATEST || !secure) {
+        keep(pr, "SbatPolicy %s: what shim sets depends on its own levels, and its file is not "
+                 "on the ESP: the logged event kept", secure ? "latest" : "outside secure mode");
+    } else if ((logged = strndup((const char *)v->data.p, v->data.len)) == NULL) {
+        rc = -ENOMEM;
+    } else if (kt_sbat_level_preserve(&given, logged, why, sizeof(why))) {
+        rc = recompute(log, &log->event[i], v, given.text + given.payload_off,
+                       given.text_len - given.payload_off, nd, pr);
+        kt_fmt(pr->note, sizeof(pr->note), "SbatLevel %s is not older than the logged one%s%s: "
+               "shim keeps it", given.stamp, why[0] ? ": " : "", why);
     } else {
         pr->how = KT_PRED_KEPT;
-        snprintf(pr->note, sizeof(pr->note),
-                 "SbatLevel %s is not newer than the logged %s: shim raises it to the logged level",
-                 next, now);
+        kt_fmt(pr->note, sizeof(pr->note), "SbatLevel %s is older than the logged one: shim "
+               "raises it to the logged level", given.stamp);
     }
-    return 0;
+    free(logged);
+    kt_sbat_level_free(&given);
+    return rc == -ENOMEM ? rc : 0;
 }
 
 /* shim's SbatLevel event with the level given (--sbat-level), else the one
  * the new variables hold: SbatLevel (what shim reads at the next boot), else
- * SbatLevelRT; neither: the logged event kept, and said. */
-static int sbat_level(const struct kt_evlog *log, const struct kt_evlog_event *e,
-                      const struct kt_evlog_var *v, const struct kt_evlog_predict_opts *o,
-                      struct newdig *nd, struct kt_evlog_predicted *pr)
+ * SbatLevelRT; neither: the logged one (what shim left in the variable). */
+static int sbat_level(const struct kt_evlog *log, size_t i, const struct kt_evlog_var *v,
+                      const struct kt_evlog_predict_opts *o, struct newdig *nd,
+                      struct kt_evlog_predicted *pr)
 {
     if (o->sbat_level)
-        return sbat_event(log, e, v, o, nd, pr);
+        return sbat_event(log, i, v, o, nd, pr);
     size_t len = 0;
     const uint8_t *p = NULL;
     if (o->vars) {
@@ -192,14 +226,15 @@ static int sbat_level(const struct kt_evlog *log, const struct kt_evlog_event *e
             p = kt_efivar_data(&o->vars->var[KT_EFIVAR_SBAT_LEVEL_RT], &len);
     }
     if (!p || !len) {
-        pr->hint = KT_PRED_HINT_NO_SBAT_LEVEL;
-        keep(pr, "no SbatLevel in the new state and none given: the logged event kept");
-        return 0;
+        /* SbatLevel is boot-services only: at the next boot it holds what
+         * shim left at the last one, the logged payload */
+        p = v->data.p;
+        len = v->data.len;
     }
     struct kt_evlog_predict_opts with = *o;
     with.sbat_level = p;
     with.sbat_level_len = len;
-    return sbat_event(log, e, v, &with, nd, pr);
+    return sbat_event(log, i, v, &with, nd, pr);
 }
 
 static int variable(const struct kt_evlog *log, const struct kt_evlog_event *e,
@@ -256,7 +291,7 @@ static int recompute_as(const struct kt_evlog *log, size_t i, uint32_t type, enu
     KT_TRY(var_event(log, i, type, NULL, &v, err));
     int rc = src == SB_VARIABLE    ? variable(log, e, &v, o, &nd, pr)
              : src == DB_AUTHORITY ? db_authority(log, i, &v, o, &nd, pr)
-                                   : sbat_level(log, e, &v, o, &nd, pr);
+                                   : sbat_level(log, i, &v, o, &nd, pr);
     if (rc == 0)
         put(log, i, &nd, pr);
     return rc;

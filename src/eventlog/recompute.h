@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include "ktrust/chain.h"
 #include "ktrust/eventlog.h"
 
 /* One PCR's part of a prediction: its events in log order (with any a
@@ -73,8 +74,10 @@ int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
 void kt_evlog_pred_set(const struct kt_evlog *log, struct kt_evlog_predicted *pr,
                        const uint8_t d[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST]);
 
-/* The db entry (owner GUID + certificate, as EFI_SIGNATURE_DATA) of vars'
- * db whose certificate has that key description: 0 and *out, or -ENOENT. */
-int kt_evlog_db_entry(const struct kt_efivars *vars, const char *description, kt_span *out);
+/* The db entry (owner GUID + data, as EFI_SIGNATURE_DATA) of vars' db that
+ * the chain names (which: variable "db", its index, owner and the SHA-256 of
+ * its data, kt_chain_firmware's link->db): 0 and *out, or -ENOENT. */
+int kt_evlog_db_entry(const struct kt_efivars *vars, const struct kt_chain_entry *which,
+                      kt_span *out);
 
 #endif

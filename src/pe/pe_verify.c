@@ -389,6 +389,9 @@ int kt_pe_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *
     for (size_t i = 0; i < n; i++)
         check(&c, &r->sigs[i]);
     r->blacklisted = c.blacklisted;
+    r->n_hashes = c.n_hashes;
+    memcpy(r->hashes, c.hashes, sizeof(c.hashes));
+    memcpy(r->digests, c.digests, sizeof(c.digests));
     rc = decide(r, &c, &e, err);
 done:
     kt_keyrings_free(empty);

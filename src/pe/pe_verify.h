@@ -85,6 +85,11 @@ struct kt_pe_result {
     struct kt_pe_signature *sigs;    /* one per WIN_CERTIFICATE entry */
     size_t n_sigs;
     struct kt_pe *pe;                /* the parsed image (points into the caller's buffer) */
+    /* the Authenticode digests computed in the one pass: each signature's
+     * algorithm and each the blacklist's image hashes use */
+    enum kt_hash hashes[KT_HASH__COUNT];
+    uint8_t digests[KT_HASH__COUNT][KT_HASH_MAX_SIZE];
+    size_t n_hashes;
 };
 
 /* Verify buf (which must outlive *out) against the search set trust (may

@@ -31,13 +31,32 @@ static void arch_list(uint32_t bits, const struct kt_json *names, char *out, siz
     }
 }
 
+struct tally {
+    struct kt_update_arch_note *note;
+    const struct kt_json *info;
+    uint32_t mine, seen;
+};
+
+static void tally_hash(void *ctx, enum kt_hash alg, const uint8_t *v, size_t len)
+{
+    struct tally *t = ctx;
+    t->note->hashes++;
+    uint32_t bits = kt_dbx_info_hash_arches(t->info, alg, v, len, NULL);
+    t->seen |= bits;
+    if (!bits)
+        t->note->unlisted++;
+    else if (bits & t->mine)
+        t->note->for_images++;
+    else
+        t->note->for_others++;
+}
+
 void kt_update_check_arch(const struct kt_update_check *u, const uint16_t *machines,
                           size_t n_machines, struct kt_update_arch_note *note)
 {
     memset(note, 0, sizeof(*note));
     note->other_arch = -1;
     const struct kt_json *info = kt_update_check_info(u), *names = NULL;
-    const struct kt_dbx *dbx = kt_update_check_dbx(u);
     /* the images' architectures, as bits of dbx_info's "images" */
     kt_dbx_info_hash_arches(info, KT_HASH_SHA256, NULL, 0, &names);
     uint32_t mine = 0;
@@ -52,22 +71,9 @@ void kt_update_check_arch(const struct kt_update_check *u, const uint16_t *machi
                      n ? ", " : "", a);
         }
     }
-    uint32_t seen = 0;
-    for (size_t i = 0; dbx && i < dbx->n_hashes; i++) {
-        const struct kt_dbx_hash *h = &dbx->hashes[i];
-        if (h->tbs)
-            continue;
-        note->hashes++;
-        uint32_t bits = kt_dbx_info_hash_arches(info, h->alg, h->v, kt_hash_size(h->alg), NULL);
-        seen |= bits;
-        if (!bits)
-            note->unlisted++;
-        else if (bits & mine)
-            note->for_images++;
-        else
-            note->for_others++;
-    }
-    arch_list(seen, names, note->update_arches, sizeof(note->update_arches));
+    struct tally t = {note, info, mine, 0};
+    kt_update_check_foreach_image_hash(u, tally_hash, &t);
+    arch_list(t.seen, names, note->update_arches, sizeof(note->update_arches));
     if (!info || !note->hashes || note->for_images + note->for_others == 0 || !mine)
         return; /* nothing to go on */
     note->other_arch = note->for_images == 0;

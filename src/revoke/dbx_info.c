@@ -40,7 +40,7 @@ static char *fmt(const char *a, const char *b)
     return s;
 }
 
-char *kt_dbx_info_describe(const struct kt_json *doc, const struct kt_revoke_reason *r)
+char *kt_dbx_info_describe(const struct kt_json *doc, const struct kt_chain_entry *r)
 {
     if (!doc)
         return NULL;
@@ -51,9 +51,9 @@ char *kt_dbx_info_describe(const struct kt_json *doc, const struct kt_revoke_rea
             for (size_t i = 0; arr->type == KT_JSON_ARR && i < arr->n; i++) {
                 const struct kt_json *e = &arr->kids[i];
                 const char *ht = kt_json_str(e, "hashType");
-                if (ht && strcasecmp(ht, kt_hash_name(r->alg)))
+                if (ht && strcasecmp(ht, r->alg))
                     continue;
-                if (!hex_eq(kt_json_str(e, "authenticodeHash"), r->hash, r->hash_len))
+                if (!hex_eq(kt_json_str(e, "authenticodeHash"), r->value, r->value_len))
                     continue;
                 const char *fn = kt_json_str(e, "filename"), *co = kt_json_str(e, "companyName"),
                            *d = kt_json_str(e, "dateOfAddition"),
@@ -68,7 +68,7 @@ char *kt_dbx_info_describe(const struct kt_json *doc, const struct kt_revoke_rea
         const struct kt_json *certs = kt_json_get(doc, "certificates");
         for (size_t i = 0; certs && certs->type == KT_JSON_ARR && i < certs->n; i++) {
             const struct kt_json *e = &certs->kids[i];
-            if (!hex_eq(kt_json_str(e, "thumbprint"), r->hash, 20))
+            if (!hex_eq(kt_json_str(e, "thumbprint"), r->value, 20))
                 continue;
             const char *sn = kt_json_str(e, "subjectName"), *desc = kt_json_str(e, "description");
             return fmt(sn ? sn : "?", desc ? desc : "");

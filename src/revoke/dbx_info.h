@@ -3,6 +3,7 @@
 #ifndef KT_REVOKE_DBX_INFO_H
 #define KT_REVOKE_DBX_INFO_H
 
+#include "ktrust/chain.h"
 #include "revoke/revoke.h"
 #include "util/jsonr.h"
 
@@ -14,7 +15,7 @@ int kt_dbx_info_parse(const uint8_t *buf, size_t len, struct kt_json **out, stru
  * added DATE): DESCRIPTION", for a certificate (by SHA-1 thumbprint)
  * "SUBJECT: DESCRIPTION"; NULL when the document does not list it.
  * malloc'd. */
-char *kt_dbx_info_describe(const struct kt_json *doc, const struct kt_revoke_reason *r);
+char *kt_dbx_info_describe(const struct kt_json *doc, const struct kt_chain_entry *r);
 
 /* The architectures (the keys of "images": "x64", "ia32", "aarch64",
  * "arm") under which doc lists the image hash alg/v, as bits (1 << index

@@ -107,8 +107,15 @@ int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
     rc = check_scope(rings, target, res->verify, err);
     if (rc < 0)
         return rc;
+    return kt_pe_add_wrapped(res->verify->pe, rings, target, source, res, err);
+}
+
+int kt_pe_add_wrapped(const struct kt_pe *pe, struct kt_keyrings *rings,
+                      struct kt_keyring *target, const char *source,
+                      struct kt_pe_load_result *res, struct kt_error *err)
+{
     struct kt_wrapped w;
-    rc = kt_pe_find_wrapped(res->verify->pe, &w, err);
+    int rc = kt_pe_find_wrapped(pe, &w, err);
     if (rc == -ENOENT)
         return -ELIBBAD; /* a key container without keys: unusable as one */
     if (rc < 0)

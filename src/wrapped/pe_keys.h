@@ -50,4 +50,12 @@ int kt_pe_load_keys(const uint8_t *buf, size_t len, struct kt_keyrings *rings,
                     struct kt_keyring *target, const struct kt_pe_verify_opts *opts,
                     const char *source, struct kt_pe_load_result *res, struct kt_error *err);
 
+/* The second half of kt_pe_load_keys, for an image trusted another way
+ * (firmware ran it by its image hash in db): add its wrapped keys to
+ * target and its vendor dbx to the blacklist, counted in res (whose
+ * verify it leaves alone).  Errors as kt_pe_load_keys'. */
+int kt_pe_add_wrapped(const struct kt_pe *pe, struct kt_keyrings *rings,
+                      struct kt_keyring *target, const char *source,
+                      struct kt_pe_load_result *res, struct kt_error *err);
+
 #endif

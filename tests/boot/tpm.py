@@ -35,8 +35,6 @@ import harness as H  # noqa: E402
 # Scenarios where ktrust's prediction and the measured PCRs are known to
 # differ; the coordinator fixes the product and removes the entry.
 KNOWN_DISAGREEMENT = {
-    "tpm_sbat_policy_latest": "eventlog --predict compares SbatLevel date stamps only and ignores "
-                              "SbatPolicy (#31: the chain's SbatLevel rule)",
     "tpm_new_loader": "shim measures each distinct certificate that verified an image once, in order "
                       "(the MOK for GRUB, then the vendor certificate for the kernel); the prediction "
                       "keeps log A's one MokListRT authority event",

@@ -129,14 +129,15 @@ expect_eq $? 5 "SHA-384 dbx entry revokes"
 expect_eq "$(jq -r 'select(.file) | .reasons[0].detail' <<<"$j")" "sha384 image hash $h384" "sha384 detail"
 
 # a certificate Microsoft revoked (DBXUpdate2024: Windows Production PCA 2011), carried in
-# an image's signature: revoked, described from the real dbx_info
+# an image's PKCS#7 bag but not on its signer's chain: firmware builds the chain from the
+# signer (EDK2 IsForbiddenByDbx: AuthenticodeVerify with the dbx entry as root), so the
+# entry denies nothing here (until 2026-12 check-update checked every certificate of the bag
+# and called it revoked, while chain and the real firmware boot it: SECURITY.md)
 openssl x509 -inform DER -in "$S/certs/MicWinProPCA2011_2011-10-19.der" -out pca.pem
 osslsigncode sign -certs c.pem -key k.pem -ac pca.pem -in w.efi -out wpca.efi >/dev/null 2>&1
 j=$(CU --json --dbx "$S/DBX/DBXUpdate2024.bin" --dbx-info "$S/DBX/dbx_info_msft_latest.json" wpca.efi w.efi)
-expect_eq $? 5 "PCA 2011 in the signature: exit 5"
-expect_eq "$(jq -r 'select(.would_be_revoked == true) | .file' <<<"$j")" wpca.efi "only the image carrying it"
-expect_match "$(jq -r 'select(.would_be_revoked == true) | .reasons[0].description' <<<"$j")" \
-    "CN = Microsoft Windows Production PCA 2011: .*CVE-2023-24932" "Microsoft's description"
+expect_eq $? 0 "PCA 2011 in the bag, off the signer's chain: exit 0"
+expect_eq "$(jq -r 'select(.file) | .verdict' <<<"$j" | sort -u)" still_boots "both still boot"
 
 # unparsable files are reported, never passed: exit 4 when nothing is revoked
 mkdir bad

@@ -22,36 +22,7 @@ fresh() { rm -rf vars; cp -r "$O/efivars" vars; chmod -R u+w vars; }
 # arguments "EVENTNUM NAME GUID FILE" replace an event's digest by the hash of
 # UEFI_VARIABLE_DATA(GUID, NAME, contents of FILE); "EVENTNUM = SHA1 SHA256"
 # by the given digests
-oracle() { OPCR=${OPCR:-7} python3 - "$@" <<'PY'
-import sys, hashlib, uuid, struct, re, os
-ev = []; cur = None
-for l in open("log.yaml"):
-    s = l.strip()
-    m = re.match(r"- EventNum: (\d+)", s)
-    if m: cur = {"n": int(m.group(1)), "d": {}}; ev.append(cur); continue
-    if cur is None: continue
-    if s.startswith("PCRIndex:"): cur["pcr"] = int(s.split(":")[1])
-    elif s.startswith("EventType:") and "type" not in cur: cur["type"] = s.split(":")[1].strip()
-    elif s.startswith("- AlgorithmId:"): alg = s.split(":")[1].strip()
-    elif s.startswith("Digest:") and "alg" in dir(): cur["d"][alg] = s.split('"')[1]
-repl = {}; given = {}
-for a in sys.argv[1:]:
-    n, name, guid, f = a.split()
-    if name == "=": given[int(n)] = {"sha1": bytes.fromhex(guid), "sha256": bytes.fromhex(f)}; continue
-    data = open(f, "rb").read()
-    nm = name.encode("utf-16-le")
-    blob = uuid.UUID(guid).bytes_le + struct.pack("<QQ", len(name), len(data)) + nm + data
-    repl[int(n)] = blob
-for alg in ("sha1", "sha256"):
-    pcr = bytes(hashlib.new(alg).digest_size)
-    for e in ev:
-        if e.get("pcr") != int(os.environ["OPCR"]) or e.get("type") == "EV_NO_ACTION": continue
-        d = hashlib.new(alg, repl[e["n"]]).digest() if e["n"] in repl else bytes.fromhex(e["d"][alg])
-        if e["n"] in given: d = given[e["n"]][alg]
-        pcr = hashlib.new(alg, pcr + d).digest()
-    print(alg, pcr.hex())
-PY
-}
+oracle() { OPCR=${OPCR:-7} python3 "$KT_SRC/tests/fixtures/pcr_oracle.py" "$@"; }
 predicted() { "$KTRUST" eventlog "$LOG" --predict --json "$@" | OPCR=${OPCR:-7} python3 -c '
 import sys, json, os
 for l in sys.stdin:

@@ -89,4 +89,14 @@ static inline unsigned char *kt_test_slurp(const char *path, size_t *len)
     *len = (size_t)n;
     return b;
 }
+
+/* Read dir/name whole (a failed check when it cannot be): malloc'd. */
+static inline unsigned char *kt_test_read(const char *dir, const char *name, size_t *len)
+{
+    char path[4300];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    unsigned char *b = kt_test_slurp(path, len);
+    CHECK(b != NULL, "read %s", path);
+    return b;
+}
 #endif
