@@ -13,6 +13,7 @@ C=$(cd "$C" && pwd)
 DATA=${KT_BENCH_DATA:-/tmp/ktrust-bench}
 RUNS=${KT_BENCH_RUNS:-3}
 PE_RUNS=${KT_BENCH_PE_RUNS:-10} # per PE file: milliseconds each, so more runs
+PAIRS=${KT_BENCH_PAIRS:-40} # verify-pe against openssl dgst (bench/pe_floor.sh): alternated pairs
 OUT=$SRC/bench/results.md
 mkdir -p "$DATA"
 
@@ -183,6 +184,7 @@ if [ -n "${PE_DGST:-}" ]; then
     echo "Its floor: \`openssl dgst -sha256\` of the same file (a process start, OpenSSL's initialisation, one SHA-256 pass, which every verifier pays) takes $PE_DGST s, and \`ktrust --version\` (ktrust's start-up alone) $PE_VER s; \`verify-pe\` takes $PE_K s ($(ratio "$PE_K" "$PE_DGST")× that floor), \`sbverify\` $PE_S s ($(ratio "$PE_S" "$PE_DGST")×)."
 fi
 echo
+bash "$SRC/bench/pe_floor.sh" "$K" "$C" "$DEBCA" "$DATA" "$PAIRS"
 echo "## plan-updates over a secureboot_objects-sized tree"
 echo
 # ~600 update files as upstream has them: the corpus subset's files copied

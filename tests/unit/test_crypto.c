@@ -2,7 +2,8 @@
  * FIPS 180 / RFC 1321 "abc" vectors and in several pieces; signatures made
  * by the openssl command (RSA PKCS#1 v1.5 and PSS, ECDSA P-256/P-384,
  * Ed25519) verified, and refused when the message, the signature or the key
- * type is wrong; key ids against openssl's SHA-256 of the SPKI;
+ * type is wrong; key ids against openssl's SHA-256 of the SPKI; RSA keys in
+ * other SubjectPublicKeyInfo forms accepted or refused as openssl does;
  * AlgorithmIdentifiers parsed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,82 @@ static void signatures(void)
     }
 }
 
+/* DER TLV of tag over the n bytes at c, appended at out; returns its size. */
+static size_t tlv(uint8_t *out, uint8_t tag, const uint8_t *c, size_t n)
+{
+    size_t h = 0;
+    out[h++] = tag;
+    if (n < 0x80) {
+        out[h++] = (uint8_t)n;
+    } else {
+        out[h++] = 0x82;
+        out[h++] = (uint8_t)(n >> 8);
+        out[h++] = (uint8_t)n;
+    }
+    memmove(out + h, c, n);
+    return h + n;
+}
+
+/* An rsaEncryption key is read by ktrust's own short path (d2i_PublicKey of
+ * the RSAPublicKey) unless its SubjectPublicKeyInfo is anything but the
+ * plain form; each form below is accepted or refused exactly as openssl's
+ * SubjectPublicKeyInfo decoder (d2i_PUBKEY's) does, and a key accepted
+ * verifies the signature. */
+static void rsa_spki_forms(void)
+{
+    size_t n, slen, mlen;
+    uint8_t *spki = load("rsa.spki", &n), *sig = load("rsa.sig", &slen), *msg = load("msg.bin", &mlen);
+    /* openssl's form: 30 82 01 22 | 30 0d 06 09 OID 05 00 | 03 82 01 0f 00 RSAPublicKey */
+    if (!spki || !sig || !msg || n != 294 || memcmp(spki + 17, "\x05\x00\x03\x82\x01\x0f\x00", 7)) {
+        CHECK(0, "rsa.spki: not the expected 2048-bit form");
+        free(spki), free(sig), free(msg);
+        return;
+    }
+    const uint8_t *oid = spki + 6, *rsapub = spki + 24;
+    const size_t oid_len = 11, rsapub_len = 270;
+    static const struct {
+        const char *name, *params; /* params: DER after the OID */
+        size_t params_len;
+        uint8_t unused;
+        size_t extra; /* zero bytes after the RSAPublicKey, inside the BIT STRING */
+    } forms[] = {
+        {"NULL parameters", "\x05\x00", 2, 0, 0},
+        {"no parameters", "", 0, 0, 0},
+        {"INTEGER parameters", "\x02\x01\x00", 3, 0, 0},
+        {"two NULLs", "\x05\x00\x05\x00", 4, 0, 0},
+        {"unused bits", "\x05\x00", 2, 1, 0},
+        {"a byte after the key", "\x05\x00", 2, 0, 1},
+    };
+    struct kt_sigalg alg = {KT_PKEY_RSA, KT_SIG_PKCS1, KT_HASH_SHA256, 0, 0, 0, false};
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        uint8_t a[64], bits[300], body[400], der[420];
+        memcpy(a, oid, oid_len);
+        memcpy(a + oid_len, forms[i].params, forms[i].params_len);
+        bits[0] = forms[i].unused;
+        memcpy(bits + 1, rsapub, rsapub_len);
+        memset(bits + 1 + rsapub_len, 0, forms[i].extra);
+        size_t bl = tlv(body, 0x30, a, oid_len + forms[i].params_len);
+        bl += tlv(body + bl, 0x03, bits, 1 + rsapub_len + forms[i].extra);
+        size_t dl = tlv(der, 0x30, body, bl);
+        char path[512], cmd[1200];
+        snprintf(path, sizeof(path), "%s/form.spki", dir);
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(der, 1, dl, f) == dl && fclose(f) == 0, "write %s", path);
+        snprintf(cmd, sizeof(cmd), "openssl pkey -pubin -inform DER -in '%s' -noout >/dev/null 2>&1", path);
+        bool openssl_ok = system(cmd) == 0;
+        struct kt_pubkey *k = NULL;
+        bool ok = kt_pubkey_from_spki((kt_span){der, dl}, &k, NULL) == 0;
+        CHECK(ok == openssl_ok, "%s: ktrust %s it, openssl %s it", forms[i].name,
+              ok ? "accepts" : "refuses", openssl_ok ? "accepts" : "refuses");
+        /* (with unused bits openssl clears the padding bit of the key's
+         * last byte, the exponent's: another key) */
+        if (ok && !forms[i].unused)
+            CHECK_EQ_INT(kt_pubkey_verify(k, &alg, msg, mlen, sig, slen), 0, forms[i].name);
+        kt_pubkey_free(k);
+    }
+    free(spki), free(sig), free(msg);
+}
+
 static void algorithm_ids(void)
 {
     static const struct {
@@ -260,6 +337,7 @@ int main(void)
     }
     digests();
     signatures();
+    rsa_spki_forms();
     algorithm_ids();
     char cmd[300];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
