@@ -50,8 +50,12 @@ int kt_walk(const char *const *paths, size_t n, const struct kt_walk_opts *o, kt
         FTS *fts = fts_open(argv, flags, by_name);
         if (!fts)
             continue;
+        /* fts_read first, then the stop check: glibc's fts_close before any
+         * fts_read frees only the dummy current entry and leaks the root
+         * list (LeakSanitizer saw it when Ctrl-C landed between fts_open
+         * and the first read) */
         FTSENT *ent;
-        while (rc == 0 && !stopped(o) && (ent = fts_read(fts)) != NULL) {
+        while ((ent = fts_read(fts)) != NULL && rc == 0 && !stopped(o)) {
             struct kt_walk_entry e;
             if (ent->fts_info == FTS_D && o && o->max_depth && ent->fts_level > (int)o->max_depth)
                 fts_set(fts, ent, FTS_SKIP);
