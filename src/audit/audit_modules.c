@@ -103,7 +103,8 @@ int kt_audit_module_list(const struct kt_audit *a, char ***list, size_t *n)
         free(s.v);
         return rc;
     }
-    qsort(s.v, s.n, sizeof(*s.v), cmp_str);
+    if (s.n) /* qsort(NULL, 0) is undefined (UBSan): an empty modules folder */
+        qsort(s.v, s.n, sizeof(*s.v), cmp_str);
     *list = s.v;
     *n = s.n;
     return 0;
