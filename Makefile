@@ -23,9 +23,11 @@ check:
 	@$(MAKE) --no-print-directory all
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) $(CTEST_FLAGS)
 
+# the demo's build is quiet: its output is shown only when it fails
 demo:
 	@bash scripts/deps.sh demo
-	@$(MAKE) --no-print-directory all
+	@echo "ktrust: building (the compiler's output is shown only if it fails) ..."
+	@log=$$(mktemp); $(MAKE) --no-print-directory all >$$log 2>&1 || { cat $$log; rm -f $$log; exit 1; }; rm -f $$log
 	@bash scripts/demo.sh $(BUILD)/ktrust
 
 bench:
