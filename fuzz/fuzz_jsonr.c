@@ -20,11 +20,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint32_t bits = kt_dbx_info_hash_arches(j, KT_HASH_SHA256, zero, sizeof(zero), &names);
         if (bits && !names)
             abort(); /* a listed hash without the object that names its bits */
-        struct kt_revoke_reason r;
+        struct kt_chain_entry r;
         memset(&r, 0, sizeof(r));
         r.by = KT_REVOKE_IMAGE_HASH;
-        r.alg = KT_HASH_SHA256;
-        r.hash_len = 32;
+        strcpy(r.alg, "sha256");
+        r.value_len = 32;
         free(kt_dbx_info_describe(j, &r));
     }
     kt_json_free(j);
