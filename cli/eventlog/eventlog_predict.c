@@ -180,15 +180,15 @@ static void inserted_print(const struct kt_evlog_predicted *x, unsigned pcr,
         jw_null(&w, "event");
         jw_int(&w, "pcr", pcr);
         jw_str(&w, "event_type", "EV_EFI_VARIABLE_AUTHORITY");
-        jw_str(&w, "variable", "db");
+        jw_str(&w, "variable", x->variable);
         jw_str(&w, "prediction", "new");
         jw_int(&w, "before_event", (long long)x->event_index);
         jw_str(&w, "note", note_of(x));
         jw_obj_end(&w);
         jw_newline(&w);
     } else if (!a->quiet) {
-        printf("  NEW EV_EFI_VARIABLE_AUTHORITY db before #%zu: %s\n", x->event_index,
-               tx(note_of(x)));
+        printf("  NEW EV_EFI_VARIABLE_AUTHORITY %s before #%zu: %s\n", tx(x->variable),
+               x->event_index, tx(note_of(x)));
     }
 }
 

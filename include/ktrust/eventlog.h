@@ -360,9 +360,11 @@ enum kt_predict_hint {
 
 struct kt_evlog_predicted {
     size_t event_index; /* the log's event; inserted: the image it precedes */
-    bool inserted;      /* a new EV_EFI_VARIABLE_AUTHORITY "db" event the log does not
+    bool inserted;      /* a new EV_EFI_VARIABLE_AUTHORITY event the log does not
                          * have: firmware logs each db entry once, and after the change
-                         * an image is verified by an entry not logged before it */
+                         * an image is verified by an entry not logged before it; shim
+                         * logs each MokListRT entry once, per image it verifies */
+    char variable[16];  /* inserted: the variable the new event names ("db", "MokListRT") */
     enum kt_predict_how how;
     enum kt_predict_hint hint;
     char note[320];

@@ -3,6 +3,7 @@
  * shows without an authority event of its own (its entry was logged before
  * it, for an option ROM say) may be verified by another entry, which
  * firmware then logs just before it: insert that event. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,7 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
     x.event_index = i;
     x.inserted = true;
     x.how = KT_PRED_CHANGED;
+    snprintf(x.variable, sizeof(x.variable), "db");
     size_t first = log->n_banks;
     for (size_t b = 0; b < log->n_banks; b++) {
         size_t len;

@@ -62,6 +62,7 @@ extern const struct kt_evlog_recomputer kt_evlog_rc_sbat_level;   /* predict.c *
 extern const struct kt_evlog_recomputer kt_evlog_rc_db_insert;    /* predict_insert.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_images;       /* predict_image.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_mok;          /* predict_mok.c */
+extern const struct kt_evlog_recomputer kt_evlog_rc_shim_authority; /* predict_shim.c */
 
 /* kt_evlog_predict with the recomputers r[0..n) instead of the library's
  * table (the unit tests register their own). */

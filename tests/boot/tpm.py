@@ -35,9 +35,6 @@ import harness as H  # noqa: E402
 # Scenarios where ktrust's prediction and the measured PCRs are known to
 # differ; the coordinator fixes the product and removes the entry.
 KNOWN_DISAGREEMENT = {
-    "tpm_new_loader": "shim measures each distinct certificate that verified an image once, in order "
-                      "(the MOK for GRUB, then the vendor certificate for the kernel); the prediction "
-                      "keeps log A's one MokListRT authority event",
 }
 
 TPM_INIT = B.init_script(r"""L=/sys/kernel/security/tpm0/binary_bios_measurements
@@ -437,7 +434,8 @@ def mok_grub():
 @scenario
 def tpm_new_loader():
     """A new GRUB (another image, signed by a key enrolled in MokList): PCR 4 (its Authenticode
-    digest), PCR 7 (shim's MokListRT authority event names the MOK that verified it) and PCR 14
+    digest), PCR 7 (shim's MokListRT authority event names the MOK that verified GRUB, and a new
+    one the vendor certificate that verifies the kernel: shim logs each entry once) and PCR 14
     (MokList) predicted from log A, the new ESP and the new variables = measured."""
     loader, der = mok_grub()
     return change_scenario("tpm_new_loader", lambda v, w: v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der)),
