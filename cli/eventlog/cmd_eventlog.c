@@ -87,20 +87,6 @@ struct args {
     struct cli_apply apply;
 };
 
-static const char *under_root(const char *root, const char *path, char *buf, size_t cap)
-{
-    if (!root)
-        return path;
-    snprintf(buf, cap, "%s%s", root, path);
-    return buf;
-}
-
-static bool exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 static int parse_args(int argc, char **argv, struct args *a)
 {
     struct cli_getopt g;
@@ -141,20 +127,12 @@ static int parse_args(int argc, char **argv, struct args *a)
         return cli_usage_error("eventlog", "--sbat-level shim:FILE is not taken here: give the "
                                            "payload, an efivarfs file, original, automatic or latest");
     static char lb[4200], pb[4200], eb[4200];
-    if (!a->log)
-        a->log = under_root(a->root, LIVE_LOG, lb, sizeof(lb));
-    if (!a->pcrs && !a->predict) {
-        const char *p = under_root(a->root, LIVE_PCRS, pb, sizeof(pb));
-        char probe[4300];
-        snprintf(probe, sizeof(probe), "%s/pcr-sha256", p);
-        if (exists(probe))
-            a->pcrs = p, a->pcrs_default = true;
-    }
-    if (!a->efivars) {
-        const char *p = under_root(a->root, LIVE_EFIVARS, eb, sizeof(eb));
-        if (exists(p))
-            a->efivars = p, a->efivars_default = true;
-    }
+    if (!a->log && kt_sys_path_under(a->root, KT_SYS_EVENTLOG, lb, sizeof(lb)) == 0)
+        a->log = lb; /* said to be missing when it is opened */
+    if (!a->pcrs && !a->predict && (a->pcrs = ev_sys_part(a->root, KT_SYS_TPM_PCRS, pb, sizeof(pb))))
+        a->pcrs_default = true;
+    if (!a->efivars && (a->efivars = ev_sys_part(a->root, KT_SYS_EFIVARS, eb, sizeof(eb))))
+        a->efivars_default = true;
     if (a->apply.n && !a->efivars)
         return cli_usage_error("eventlog", "--apply needs --efivars (the variables it changes)");
     return 0;

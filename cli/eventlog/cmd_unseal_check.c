@@ -23,9 +23,9 @@
 #include "sbat_payload.h"
 #include "unseal_check.h"
 
-#define LIVE_LOG "/sys/kernel/security/tpm0/binary_bios_measurements"
-#define LIVE_PCRS "/sys/class/tpm/tpm0"
-#define LIVE_EFIVARS "/sys/firmware/efi/efivars"
+#define LIVE_LOG KT_SYS_EVENTLOG_PATH
+#define LIVE_PCRS KT_SYS_TPM_PCRS_PATH
+#define LIVE_EFIVARS KT_SYS_EFIVARS_PATH
 
 enum {
     OPT_ROOT = OPT_FIRST_PRIVATE,
@@ -96,20 +96,6 @@ struct args {
     int n_src;
 };
 
-static const char *under(const char *root, const char *path, char *buf, size_t cap)
-{
-    if (!root)
-        return path;
-    snprintf(buf, cap, "%s%s", root, path);
-    return buf;
-}
-
-static bool exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 /* The live paths (under --root) for what was not given: the TPM's PCRs and
  * the log only when no file names today's PCRs, never the host's in an
  * offline run (files given without --root). */
@@ -117,17 +103,12 @@ static void defaults(struct args *a)
 {
     static char lb[4200], pb[4200], eb[4200];
     bool live = a->root || !a->offline;
-    if (!a->log && live && exists(under(a->root, LIVE_LOG, lb, sizeof(lb))))
-        a->log = lb;
-    if (!a->pcrs && live) {
-        char probe[4300];
-        const char *p = under(a->root, LIVE_PCRS, pb, sizeof(pb));
-        snprintf(probe, sizeof(probe), "%s/pcr-sha256", p);
-        if (exists(probe))
-            a->pcrs = p;
-    }
-    if (a->change && !a->efivars && live && exists(under(a->root, LIVE_EFIVARS, eb, sizeof(eb))))
-        a->efivars = eb;
+    if (!a->log && live)
+        a->log = ev_sys_part(a->root, KT_SYS_EVENTLOG, lb, sizeof(lb));
+    if (!a->pcrs && live)
+        a->pcrs = ev_sys_part(a->root, KT_SYS_TPM_PCRS, pb, sizeof(pb));
+    if (a->change && !a->efivars && live)
+        a->efivars = ev_sys_part(a->root, KT_SYS_EFIVARS, eb, sizeof(eb));
 }
 
 /* A PE image (MZ) among the arguments: --install's NEW_LOADER. */

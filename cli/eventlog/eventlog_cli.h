@@ -9,10 +9,14 @@
 #include <stdint.h>
 
 #include "json.h"
+#include "ktrust/boot.h"
 #include "ktrust/eventlog.h"
 
 /* Read path (kt_pcrs_read).  0, or -1 after an error line (exit:
  * *exit_code, 4 malformed or 66 unreadable). */
+/* The part's path under root (NULL: the live one, src/boot's locator) into
+ * buf; NULL when it does not exist (a PCR directory: without pcr-sha256). */
+const char *ev_sys_part(const char *root, enum kt_sys_part part, char *buf, size_t cap);
 int ev_pcrs_read(const char *path, struct kt_pcr_values *x, int *exit_code);
 
 /* The replayed PCRs against x (kt_evlog_pcrs_check): prints (text or JSON

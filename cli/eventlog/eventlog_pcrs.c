@@ -6,9 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "ktrust/advanced.h"
+
+const char *ev_sys_part(const char *root, enum kt_sys_part part, char *buf, size_t cap)
+{
+    struct stat st;
+    char probe[4400];
+    if (kt_sys_path_under(root, part, buf, cap) < 0)
+        return NULL;
+    snprintf(probe, sizeof(probe), "%s%s", buf, part == KT_SYS_TPM_PCRS ? "/pcr-sha256" : "");
+    return stat(probe, &st) == 0 ? buf : NULL;
+}
 
 int ev_pcrs_read(const char *path, struct kt_pcr_values *x, int *exit_code)
 {
