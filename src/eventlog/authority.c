@@ -9,12 +9,6 @@
 #include "eventlog/eventlog.h"
 #include "ktrust/x509.h"
 
-static bool is_image(uint32_t t)
-{
-    return t == KT_EV_EFI_BOOT_SERVICES_APPLICATION || t == KT_EV_EFI_BOOT_SERVICES_DRIVER ||
-           t == KT_EV_EFI_RUNTIME_SERVICES_DRIVER;
-}
-
 static void classify(struct kt_evlog_authority *a)
 {
     if (!strcmp(a->var, "db"))
@@ -83,7 +77,7 @@ int kt_evlog_authorities(const struct kt_evlog *log, struct kt_evlog_authority *
         signature_data(x, &v);
         x->image_event = -1;
         for (size_t j = i + 1; j < log->n_events; j++)
-            if (is_image(log->event[j].type)) {
+            if (kt_evlog_is_image(log->event[j].type)) {
                 x->image_event = (long)j;
                 x->image_type = log->event[j].type;
                 if (kt_evlog_devpath(&log->event[j], x->image, sizeof(x->image), NULL, 0) < 0)

@@ -22,4 +22,8 @@ int kt_evlog_extend(enum kt_hash h, uint8_t *pcr, size_t size, const uint8_t *d)
  * name: SecureBoot, PK, KEK, db, dbx, dbt, dbr), or -1. */
 int kt_evlog_sb_var(const char *name);
 
+/* Does an event of this type measure an image firmware or shim loads (a
+ * boot application, a boot or runtime driver)? */
+bool kt_evlog_is_image(uint32_t type);
+
 #endif

@@ -93,3 +93,9 @@ int kt_evlog_sb_var(const char *name)
     const struct kt_var_info *v = kt_var_find(name); /* the catalogue's */
     return kt_var_firmware_measured(v) ? (int)v->id : -1;
 }
+
+bool kt_evlog_is_image(uint32_t type)
+{
+    return type == KT_EV_EFI_BOOT_SERVICES_APPLICATION || type == KT_EV_EFI_BOOT_SERVICES_DRIVER ||
+           type == KT_EV_EFI_RUNTIME_SERVICES_DRIVER;
+}

@@ -105,9 +105,7 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
         return 0;
     }
     size_t j = i + 1;
-    while (j < log->n_events && log->event[j].type != KT_EV_EFI_BOOT_SERVICES_APPLICATION &&
-           log->event[j].type != KT_EV_EFI_BOOT_SERVICES_DRIVER &&
-           log->event[j].type != KT_EV_EFI_RUNTIME_SERVICES_DRIVER)
+    while (j < log->n_events && !kt_evlog_is_image(log->event[j].type))
         j++;
     char dp[512], file[512], path[4096];
     if (j < log->n_events && log->event[j].type != KT_EV_EFI_BOOT_SERVICES_APPLICATION) {

@@ -14,19 +14,13 @@
 #include "ktrust/chain.h"
 #include "util/fmt.h"
 
-static bool is_image(uint32_t t)
-{
-    return t == KT_EV_EFI_BOOT_SERVICES_APPLICATION || t == KT_EV_EFI_BOOT_SERVICES_DRIVER ||
-           t == KT_EV_EFI_RUNTIME_SERVICES_DRIVER;
-}
-
 /* Has the image at i an authority event of its own (since the image before it)? */
 static bool has_authority(const struct kt_evlog *log, size_t i)
 {
     while (i-- > 0) {
         if (log->event[i].type == KT_EV_EFI_VARIABLE_AUTHORITY)
             return true;
-        if (is_image(log->event[i].type))
+        if (kt_evlog_is_image(log->event[i].type))
             return false;
     }
     return false;

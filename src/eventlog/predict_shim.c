@@ -24,12 +24,6 @@
 
 static const char MOKLIST_RT[] = "MokListRT";
 
-static bool is_image(uint32_t t)
-{
-    return t == KT_EV_EFI_BOOT_SERVICES_APPLICATION || t == KT_EV_EFI_BOOT_SERVICES_DRIVER ||
-           t == KT_EV_EFI_RUNTIME_SERVICES_DRIVER;
-}
-
 static int claims(const struct kt_evlog *log, size_t i, struct kt_error *err)
 {
     const struct kt_evlog_event *e = &log->event[i];
@@ -92,7 +86,7 @@ static bool loader_path(const struct kt_evlog *log, size_t i, const char *esp, c
                         size_t fcap, char *path, size_t pcap)
 {
     size_t j = i + 1;
-    while (j < log->n_events && !is_image(log->event[j].type))
+    while (j < log->n_events && !kt_evlog_is_image(log->event[j].type))
         j++;
     char dp[512];
     return j < log->n_events && log->event[j].type == KT_EV_EFI_BOOT_SERVICES_APPLICATION &&
@@ -187,7 +181,7 @@ static int kernel_again(const struct kt_evlog *log, const struct kt_evlog_predic
     }
     x.event_index = s->ev[s->n - 1].event_index; /* after the last PCR 7 event */
     for (size_t i = s->ev[k].event_index + 1; i < log->n_events; i++)
-        if (is_image(log->event[i].type))
+        if (kt_evlog_is_image(log->event[i].type))
             x.event_index = i; /* the last image: the kernel, verified through shim */
     kt_fmt(x.note, sizeof(x.note), "the kernel, verified as at the last boot by the entry "
            "the loader no longer uses: shim logs it for the kernel");
