@@ -21,6 +21,7 @@
 #include "ktrust/eventlog.h"
 #include "ktrust/seal.h"
 #include "sbat_payload.h"
+#include "seal_lines.h"
 #include "unseal_check.h"
 
 #define LIVE_LOG KT_SYS_EVENTLOG_PATH
@@ -211,11 +212,7 @@ struct state {
     bool have_log, have_today;
     struct kt_evlog_pcrs today;
     const char *today_src;
-    struct kt_seal_token *tok; /* every source's tokens */
-    const char **tok_src;
-    size_t n_tok;
-    char **crypttab; /* the sources when none is given */
-    size_t n_crypttab;
+    struct kt_seal_found found; /* every source's tokens */
 };
 
 static int load_log(const struct args *a, struct state *s)
@@ -264,54 +261,19 @@ static int today(const struct args *a, struct state *s)
     return 0;
 }
 
-/* No source given: the volumes of /etc/crypttab (under --root). */
-static int crypttab(struct args *a, struct state *s)
-{
-    struct kt_error e = KT_ERROR_INIT;
-    size_t n;
-    int rc = kt_seal_crypttab(a->root, &s->crypttab, &n, &e);
-    if (rc < 0) {
-        cli_error("unseal-check", &e);
-        return cli_exit_code(rc);
-    }
-    a->src = s->crypttab;
-    a->n_src = (int)n;
-    s->n_crypttab = n;
-    if (!n && !a->json && !a->quiet)
-        printf("/etc/crypttab names no encrypted volume\n");
-    return 0;
-}
-
-/* The tokens of every source, in order. */
+/* The tokens of every source, in order (no source: the volumes of
+ * /etc/crypttab, under --root). */
 static int read_tokens(const struct args *a, struct state *s)
 {
-    for (int i = 0; i < a->n_src; i++) {
-        struct kt_seal_token *tok;
-        size_t n;
-        struct kt_error e = KT_ERROR_INIT;
-        int rc = kt_seal_tokens_read(a->src[i], &tok, &n, &e);
-        if (rc < 0) {
-            cli_error(a->src[i], &e);
-            return cli_exit_code(rc);
-        }
-        if (!n && !a->json && !a->quiet)
-            printf("%s: no TPM2 token (systemd-tpm2, clevis tpm2)\n", tx(a->src[i]));
-        struct kt_seal_token *nt = realloc(s->tok, (s->n_tok + n + 1) * sizeof(*nt));
-        const char **ns = nt ? realloc(s->tok_src, (s->n_tok + n + 1) * sizeof(*ns)) : NULL;
-        if (nt)
-            s->tok = nt;
-        if (ns)
-            s->tok_src = ns;
-        if (!nt || !ns) {
-            free(tok);
-            return EXIT_INTERNAL;
-        }
-        for (size_t k = 0; k < n; k++) {
-            s->tok[s->n_tok] = tok[k];
-            s->tok_src[s->n_tok++] = a->src[i];
-        }
-        free(tok);
-    }
+    struct kt_seal_found *f = &s->found;
+    int code = cli_seal_find("unseal-check", a->root, a->src, (size_t)a->n_src, false, f);
+    if (code || a->json || a->quiet)
+        return code;
+    if (f->crypttab && !f->n_path)
+        printf("/etc/crypttab names no encrypted volume\n");
+    for (size_t i = 0; i < f->n_path; i++)
+        if (!f->count[i])
+            printf("%s: no TPM2 token (systemd-tpm2, clevis tpm2)\n", tx(f->path[i]));
     return 0;
 }
 
@@ -322,10 +284,10 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
     const struct kt_evlog_pcrs *now = s->have_today ? &s->today : NULL;
     int rc = 0;
     if (!a->change) {
-        for (size_t i = 0; rc == 0 && i < s->n_tok; i++)
-            rc = kt_seal_check(&s->tok[i], now, NULL, NULL, &r[i]);
+        for (size_t i = 0; rc == 0 && i < s->found.n; i++)
+            rc = kt_seal_check(&s->found.tok[i], now, NULL, NULL, &r[i]);
         if (rc == -ENOPKG)
-            cli_errorf(a->src[0], "cannot compute policy digests (libtss2-mu.so.0 missing?)");
+            cli_errorf(s->found.path[0], "cannot compute policy digests (libtss2-mu.so.0 missing?)");
         return rc == -ENOPKG ? 3 : rc < 0 ? EXIT_INTERNAL : 0;
     }
     struct kt_efivars vars;
@@ -347,7 +309,7 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
     if (code == 0) {
         struct kt_evlog_predict_opts o = {a->efivars ? &vars : NULL, sbat, sbat_len, a->esp};
         struct kt_seal_change c = {&o, a->shim, a->loader};
-        rc = kt_seal_check_change(&s->log, now, &c, s->tok, s->n_tok, r, &e);
+        rc = kt_seal_check_change(&s->log, now, &c, s->found.tok, s->found.n, r, &e);
         if (rc < 0) {
             cli_error(a->shim && rc != -ENODATA && rc != -EBADMSG ? a->shim : a->log, &e);
             code = rc == -ENOPKG ? 3 : cli_exit_code(rc);
@@ -387,23 +349,20 @@ int cmd_unseal_check(int argc, char **argv)
     struct unseal_tally t = {0};
     struct kt_seal_check *r = NULL;
     int code = today(&a, s);
-    if (!code && !a.n_src)
-        code = crypttab(&a, s);
+    struct kt_seal_found *f = &s->found;
     if (!code)
         code = read_tokens(&a, s);
-    if (!code && !(r = calloc(s->n_tok + 1, sizeof(*r))))
+    if (!code && !(r = calloc(f->n + 1, sizeof(*r))))
         code = EXIT_INTERNAL;
     if (!code)
         code = check(&a, s, r);
-    for (size_t i = 0; !code && i < s->n_tok; i++)
-        unseal_print(s->tok_src[i], &s->tok[i], &r[i], s->today_src, a.json, a.quiet, &t);
+    for (size_t i = 0; !code && i < f->n; i++)
+        unseal_print(f->path[f->src[i]], &f->tok[i], &r[i], s->today_src, a.json, a.quiet, &t);
     if (!code)
         code = t.fails ? 5 : t.cannot_tell ? 3 : 0;
     summary(&a, code, &t);
     free(r);
-    free(s->tok);
-    free(s->tok_src);
-    kt_seal_crypttab_free(s->crypttab, s->n_crypttab);
+    kt_seal_found_free(f);
     if (s->have_log) {
         kt_evlog_free(&s->log);
         kt_file_close(&s->logf);

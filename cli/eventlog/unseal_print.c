@@ -93,6 +93,29 @@ static size_t reseals(const char *source, const struct kt_seal_token *t,
     return 2;
 }
 
+static void reseal_lines(const struct reseal *rs, size_t n_rs, const char *indent)
+{
+    for (size_t i = 0; i < n_rs; i++) {
+        printf("%s%s %s\n", indent, i ? "or:" : "re-seal before the change:", rs[i].command);
+        printf("%s  then %s\n", indent, rs[i].then);
+    }
+}
+
+static size_t reseal_for(const char *source, const struct kt_seal_token *t,
+                         const struct kt_seal_check *r, struct reseal *rs)
+{
+    if (r->have_after && r->after == KT_SEAL_FAILS && r->value_len && t->kind <= KT_SEAL_KIND_PIN_PCR)
+        return reseals(source, t, r, rs);
+    return 0;
+}
+
+void unseal_reseal_print(const char *source, const struct kt_seal_token *t,
+                         const struct kt_seal_check *r, const char *indent)
+{
+    static struct reseal rs[2];
+    reseal_lines(rs, reseal_for(source, t, r, rs), indent);
+}
+
 static const char *why_text(enum kt_seal_why w, const struct kt_seal_token *t)
 {
     switch (w) {
@@ -202,10 +225,7 @@ static void print_text(const char *source, const struct kt_seal_token *t,
     if (r->after == KT_SEAL_CANNOT_TELL)
         printf(": %s", why_text(r->why_after, t));
     printf(r->changed ? " (PCR %s changes)\n" : " (none of its PCRs changes)\n", ch);
-    for (size_t i = 0; i < n_rs; i++) {
-        printf("  %s %s\n", i ? "or:" : "re-seal before the change:", rs[i].command);
-        printf("    then %s\n", rs[i].then);
-    }
+    reseal_lines(rs, n_rs, "  ");
 }
 
 void unseal_print(const char *source, const struct kt_seal_token *t,
@@ -213,10 +233,8 @@ void unseal_print(const char *source, const struct kt_seal_token *t,
                   struct unseal_tally *tally)
 {
     static struct reseal rs[2];
-    size_t n_rs = 0;
     enum kt_seal_verdict v = r->have_after ? r->after : r->today;
-    if (r->have_after && r->after == KT_SEAL_FAILS && r->value_len && t->kind <= KT_SEAL_KIND_PIN_PCR)
-        n_rs = reseals(source, t, r, rs);
+    size_t n_rs = reseal_for(source, t, r, rs);
     tally->unseals += v == KT_SEAL_UNSEALS;
     tally->fails += v == KT_SEAL_FAILS;
     tally->cannot_tell += v == KT_SEAL_CANNOT_TELL;

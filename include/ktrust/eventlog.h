@@ -435,6 +435,10 @@ struct kt_evlog_pcr7_outlook {
 };
 KT_API int kt_evlog_pcr7_outlook(const struct kt_evlog *log, const struct kt_efivars *vars,
                                  const char *esp, struct kt_evlog_pcr7_outlook *out);
+/* The same from a prediction already made (plan-updates shares one per
+ * state with the sealed secrets' check): 1, or 0 (no bank). */
+KT_API int kt_evlog_pcr7_outlook_of(const struct kt_evlog_prediction *p,
+                                    struct kt_evlog_pcr7_outlook *out);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,33 @@ KT_API int kt_seal_tokens_read(const char *path, struct kt_seal_token **out, siz
 KT_API int kt_seal_crypttab(const char *root, char ***out, size_t *n, struct kt_error *err);
 KT_API void kt_seal_crypttab_free(char **v, size_t n);
 
+/* The sealed secrets to check, found as unseal-check finds them: the n
+ * sources in paths (LUKS2 devices, image files, a token's JSON, a device
+ * as audit --save-root saved it: a directory of token-N.json), else the
+ * volumes of root's /etc/crypttab (root NULL: the host's).  Each TPM2
+ * token with its source and its JSON text (never a key slot or binary key
+ * material).  Without KT_SEAL_FIND_LENIENT the first source that cannot be
+ * read fails the lookup (f->failed names it; a missing crypttab too);
+ * with it, that source's error is recorded and the rest read (a missing
+ * crypttab: no source).  Free f with kt_seal_found_free, also after a
+ * failure.  Returns 0, kt_seal_tokens_read's errors, -ENOMEM. */
+#define KT_SEAL_FIND_LENIENT 1u
+struct kt_seal_found {
+    struct kt_seal_token *tok; /* every TPM2 token, source by source */
+    char **json;               /* tok[i]'s JSON text, as the header holds it */
+    size_t *src;               /* tok[i]'s source: an index into path */
+    size_t n;
+    char **path;               /* the sources, in order */
+    size_t *count;             /* TPM2 tokens per source */
+    int *error;                /* per source: 0, or why it could not be read */
+    size_t n_path;
+    bool crypttab;             /* the sources are /etc/crypttab's volumes */
+    const char *failed;        /* the source that failed the lookup (NULL) */
+};
+KT_API int kt_seal_find(const char *root, const char *const *paths, size_t n_paths,
+                        unsigned flags, struct kt_seal_found *f, struct kt_error *err);
+KT_API void kt_seal_found_free(struct kt_seal_found *f);
+
 /* Parse one token's JSON text.  Returns 1 for a TPM2 token (t filled), 0
  * for a token of another type, -EBADMSG (err: the field), -ENOMEM. */
 KT_API int kt_seal_token_parse(const char *json, size_t len, struct kt_seal_token *t,
