@@ -16,6 +16,7 @@
 #include "ktrust/audit.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/plan.h"
+#include "evlog_load.h"
 #include "seal_lines.h"
 #include "text_escape.h"
 
@@ -244,42 +245,6 @@ static int exit_code(const struct kt_plan *p)
     return p->breaks_step ? KT_REJECTED : 0;
 }
 
-/* The event log: --eventlog LOG (an error when it cannot be read or
- * parsed), else the system's when it can be read (silently none): under
- * --root, or the live one when the variables are the live ones (never with
- * --efivars: another machine's variables, and offline reads nothing of the
- * host). */
-static struct kt_file log_file;
-
-static int load_log(const char *path, const char *root, const char *efivars,
-                    struct kt_evlog *log, bool *have)
-{
-    char def[4200];
-    bool given = path != NULL;
-    if (!path && efivars && !root)
-        return 0;
-    if (!path) {
-        kt_sys_path_under(root, KT_SYS_EVENTLOG, def, sizeof(def));
-        if (access(def, R_OK) != 0)
-            return 0;
-        path = def;
-    }
-    struct kt_error e = KT_ERROR_INIT;
-    memset(log, 0, sizeof(*log));
-    int rc = kt_file_open(path, &log_file, &e);
-    if (rc == 0)
-        rc = kt_evlog_parse(log_file.data, log_file.len, log, &e);
-    if (rc < 0) {
-        if (rc != -ENOENT || given)
-            cli_error(path, &e);
-        kt_evlog_free(log); /* also after a failed parse */
-        kt_file_close(&log_file);
-        return given || rc != -ENOENT ? cli_exit_code(rc) : 0;
-    }
-    *have = true;
-    return 0;
-}
-
 /* --write-efivars DIR: a new or empty directory, then every variable. */
 static int write_vars(const char *dir, const struct kt_efivars *s)
 {
@@ -414,18 +379,14 @@ int cmd_plan_updates(int argc, char **argv)
         free(args.luks);
         return EXIT_NOINPUT;
     }
-    struct kt_evlog log;
-    bool have_log = false;
-    code = load_log(args.log_path, args.ao.root, args.ao.efivars, &log, &have_log);
+    struct cli_evlog log;
+    code = cli_evlog_load(args.log_path, args.ao.root, args.ao.efivars, &log);
     if (!code)
-        code = find_sealed(&args, have_log);
+        code = find_sealed(&args, log.have);
     if (!code)
-        code = run(&args, argc, argv, a, &vars, have_log ? &log : NULL);
+        code = run(&args, argc, argv, a, &vars, log.have ? &log.log : NULL);
     kt_seal_found_free(&sealed);
-    if (have_log) {
-        kt_evlog_free(&log);
-        kt_file_close(&log_file);
-    }
+    cli_evlog_free(&log);
     kt_efivars_free(&vars);
     free(a);
     free(args.luks);
