@@ -83,6 +83,10 @@ void cli_seal_json(struct jw *w, const char *key, const struct kt_seal_found *f,
             jw_int(w, "token", t->token);
         else
             jw_null(w, "token");
+        if (t->keyslot >= 0)
+            jw_int(w, "keyslot", t->keyslot);
+        else
+            jw_null(w, "keyslot");
         jw_str(w, "tool", kt_seal_tool_name(t->tool));
         jw_str(w, "kind", kt_seal_kind_name(t->kind));
         jw_str(w, "bank", kt_evlog_alg_name(t->bank));

@@ -183,6 +183,7 @@ for l in open("log.yaml"):
     m = re.match(r"\s*- EventNum: (\d+)", l)
     if m: n = int(m.group(1))
     if "UnicodeName: dbx" in l: print(n); break')
+ndbx=$n
 swtpm_fresh < <(digests "$n" dbx.new)
 for s in "$1" "$2"; do
     flush; clevis luks pass -d img -s "$s" >/dev/null 2>&1 && bad "state B: old clevis slot $s still unseals (ktrust said it would not)" || ok
@@ -251,4 +252,50 @@ trial() { flush; tpm2_startauthsession -S s.ctx >/dev/null 2>&1
 set -- $tok
 expect_eq "$(trial sha256:7)" "$1" "state C: the TPM's own PolicyPCR digest for PCR 7 is the token's (unseals)"
 [ "$(trial sha256:4,7)" != "$3" ] && ok || bad "state C: the TPM's PolicyPCR digest for PCRs 4,7 must differ from the token's"
+
+# 5. check-update --install gives unseal-check --install's verdict for each token
+verdicts() { python3 -c '
+import sys, json
+for d in map(json.loads, sys.stdin):
+    for t in ([d] if d.get("type") == "token" else d.get("sealed", [])):
+        print(t["source"], t["token"], t["unseals_today"], t["unseals_after"], t["changed_pcrs"])'; }
+U=$("$KTRUST" unseal-check --eventlog "$LOG" --efivars "$O/efivars" --install "$CORPUS/debian/shimx64.efi.signed" "$NEWL" img --json | verdicts)
+[ "$(printf '%s\n' "$U" | grep -c False)" -ge 2 ] && ok || bad "unseal-check --install: tokens that break"
+expect_eq "$("$KTRUST" check-update --install --efivars "$O/efivars" --eventlog "$LOG" --luks img \
+    "$CORPUS/debian/shimx64.efi.signed" "$NEWL" --json | verdicts)" "$U" \
+    "check-update --install NEW_SHIM NEW_LOADER: unseal-check's per-token verdicts"
+out=$("$KTRUST" check-update --install --efivars "$O/efivars" --eventlog "$LOG" --luks img \
+    "$CORPUS/debian/shimx64.efi.signed" "$NEWL")
+expect_match "$out" 'sealed: img token [0-9]+ \(clevis, PCRs 4,7\): does NOT unseal \(PCR 4 changes\)' \
+    "check-update --install: a line per token, with the PCRs that change"
+
+# 6. plan-updates, per step: Microsoft's DBXUpdate2024 on the machine's variables
+#    breaks every token bound to PCR 7; the TPM of the machine after it
+#    (dbx as plan-updates --write-efivars writes it, its event's digests
+#    recomputed here) agrees: clevis luks pass fails for the PCR 7 binding,
+#    and the re-seal plan-updates printed, run before, unseals
+DBXU=$CORPUS/peers/secureboot-objects/DBX/DBXUpdate2024.bin
+P=$("$KTRUST" plan-updates --efivars "$O/efivars" --eventlog "$LOG" --luks img "$DBXU" --json)
+expect_eq "$(printf '%s\n' "$P" | jq -r 'select(.type=="plan") | .steps[0].after.sealed[] |
+    select(.keyslot == '"${CL[0]}"') | "\(.unseals_after) \(.changed_pcrs)"')" "false [7]" \
+    "plan-updates: after the dbx step the clevis PCR 7 binding does NOT unseal (PCR 7 changes)"
+expect_eq "$(printf '%s\n' "$P" | jq -r 'select(.type=="plan") | .seal_step')" 1 "plan-updates: the step that breaks a sealed key"
+tokC=$(cryptsetup luksDump --dump-json-metadata img | python3 -c '
+import sys, json
+for k, t in json.load(sys.stdin)["tokens"].items():
+    if t["type"] == "clevis" and t["keyslots"][0] == sys.argv[1]: print(k)' "${CL[0]}")
+"$KTRUST" plan-updates --efivars "$O/efivars" --eventlog "$LOG" --luks img "$DBXU" --write-efivars planvars >plan.txt
+expect_match "$(cat plan.txt)" "sealed: img token $tokC \\(clevis, PCRs 7\\): does NOT unseal \\(PCR 7 changes\\)" "plan-updates text: the step's line for the token"
+awk -v t="img token $tokC:" '$0 ~ t {f = 1; next} f && /re-seal before the change:/ {sub(/.*re-seal before the change: /, ""); print; exit}' plan.txt >resealP.sh
+sed -i 's/^clevis luks bind /clevis luks bind -y -k key /' resealP.sh
+grep -q '^clevis luks bind -y -k key -d img tpm2 ' resealP.sh && ok || bad "plan-updates prints the clevis re-seal: $(cat resealP.sh)"
+flush; bash resealP.sh || bad "the clevis re-seal plan-updates printed does not run"
+flush
+newP=$(cryptsetup luksDump --dump-json-metadata img | python3 -c '
+import sys, json
+print(max(int(t["keyslots"][0]) for t in json.load(sys.stdin)["tokens"].values() if t["type"] == "clevis"))')
+tail -c +5 planvars/dbx-* >dbx.plan
+swtpm_fresh < <(digests "$ndbx" dbx.plan)
+flush; clevis luks pass -d img -s "${CL[0]}" >/dev/null 2>&1 && bad "after DBXUpdate2024: the clevis PCR 7 binding still unseals (plan-updates said it would not)" || ok
+flush; clevis luks pass -d img -s "$newP" >/dev/null 2>&1 && ok || bad "after DBXUpdate2024: the re-seal plan-updates printed (slot $newP) does not unseal"
 finish
