@@ -35,23 +35,28 @@ static const char *vword(enum kt_seal_verdict v)
     return v == KT_SEAL_UNSEALS ? "unseals" : v == KT_SEAL_FAILS ? "does NOT unseal" : "cannot tell";
 }
 
+void cli_seal_text_one(const struct kt_seal_found *f, const struct kt_seal_check *r, size_t i,
+                       const char *indent)
+{
+    const struct kt_seal_token *t = &f->tok[i];
+    char ids[96], ch[96], num[32] = "";
+    pcr_list(t->pcrs, ids, sizeof(ids));
+    pcr_list(r[i].changed, ch, sizeof(ch));
+    if (t->token >= 0)
+        snprintf(num, sizeof(num), " token %d", t->token);
+    printf("%ssealed: %s%s (%s, PCRs %s): %s", indent, tx(f->path[f->src[i]]), num,
+           kt_seal_tool_name(t->tool), ids[0] ? ids : "none", vword(r[i].after));
+    if (r[i].today == KT_SEAL_FAILS)
+        printf(" (already today: the next boot asks for the recovery key)\n");
+    else
+        printf(r[i].changed ? " (PCR %s changes)\n" : "\n", ch);
+}
+
 void cli_seal_text(const struct kt_seal_found *f, const struct kt_seal_check *r,
                    const char *indent)
 {
-    for (size_t i = 0; r && i < f->n; i++) {
-        const struct kt_seal_token *t = &f->tok[i];
-        char ids[96], ch[96], num[32] = "";
-        pcr_list(t->pcrs, ids, sizeof(ids));
-        pcr_list(r[i].changed, ch, sizeof(ch));
-        if (t->token >= 0)
-            snprintf(num, sizeof(num), " token %d", t->token);
-        printf("%ssealed: %s%s (%s, PCRs %s): %s", indent, tx(f->path[f->src[i]]), num,
-               kt_seal_tool_name(t->tool), ids[0] ? ids : "none", vword(r[i].after));
-        if (r[i].today == KT_SEAL_FAILS)
-            printf(" (already today: the next boot asks for the recovery key)\n");
-        else
-            printf(r[i].changed ? " (PCR %s changes)\n" : "\n", ch);
-    }
+    for (size_t i = 0; r && i < f->n; i++)
+        cli_seal_text_one(f, r, i, indent);
 }
 
 static void verdict_json(struct jw *w, const char *key, enum kt_seal_verdict v)

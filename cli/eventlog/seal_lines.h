@@ -22,6 +22,10 @@ int cli_seal_find(const char *cmd, const char *root, char **sources, size_t n, b
 void cli_seal_text(const struct kt_seal_found *f, const struct kt_seal_check *r,
                    const char *indent);
 
+/* The same for token i only. */
+void cli_seal_text_one(const struct kt_seal_found *f, const struct kt_seal_check *r, size_t i,
+                       const char *indent);
+
 /* key: [{source, token, keyslot, tool, kind, bank, pcrs, unseals_today, unseals_after,
  * changed_pcrs}], one per token (r NULL: an empty array). */
 void cli_seal_json(struct jw *w, const char *key, const struct kt_seal_found *f,

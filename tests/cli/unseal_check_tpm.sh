@@ -298,4 +298,37 @@ tail -c +5 planvars/dbx-* >dbx.plan
 swtpm_fresh < <(digests "$ndbx" dbx.plan)
 flush; clevis luks pass -d img -s "${CL[0]}" >/dev/null 2>&1 && bad "after DBXUpdate2024: the clevis PCR 7 binding still unseals (plan-updates said it would not)" || ok
 flush; clevis luks pass -d img -s "$newP" >/dev/null 2>&1 && ok || bad "after DBXUpdate2024: the re-seal plan-updates printed (slot $newP) does not unseal"
+
+# 7. audit's section and --save-root: a system whose /etc/crypttab names the
+#    image (as /dev/vda3); the section says each token today and at the next
+#    boot (after --apply DBXUpdate2024: the PCR 7 bindings break), the saved
+#    root keeps the tokens' JSON only, and an offline audit / unseal-check of
+#    it reads them back with the same verdicts
+R=$T/root
+mkdir -p "$R/etc" "$R/dev" "$R/sys/firmware/efi" "$R/sys/kernel/security/tpm0"
+cp -r "$O/efivars" "$R/sys/firmware/efi/efivars"
+cp "$LOG" "$R/sys/kernel/security/tpm0/binary_bios_measurements"
+cp img "$R/dev/vda3"
+printf '# <name> <device> <key> <options>\ndata /dev/vda3 none luks\n' >"$R/etc/crypttab"
+secs() { jq -r 'select(.section=="sealed_secrets") | .tokens[] | "\(.keyslot) \(.tool) \(.unseals_today) \(.unseals_after) \(.changed_pcrs)"'; }
+A=$("$KTRUST" audit --root "$R" --json | secs)
+expect_eq "$(printf '%s\n' "$A" | awk -v s="${CL[0]}" '$1 == s {print $3, $4, $5}')" "true true []" \
+    "audit: the clevis PCR 7 binding unseals today and at the next boot (no change)"
+expect_eq "$(printf '%s\n' "$A" | awk -v s="$newP" '$1 == s {print $3}')" "false" \
+    "audit: the re-seal bound to the state after DBXUpdate2024 does not unseal today"
+[ "$(printf '%s\n' "$A" | wc -l)" -ge 8 ] && ok || bad "audit: the image's tokens, got: $A"
+AD=$("$KTRUST" audit --root "$R" --apply "$DBXU" --json | secs)
+expect_eq "$(printf '%s\n' "$AD" | awk -v s="${CL[0]}" '$1 == s {print $4, $5}')" "false [7]" \
+    "audit --apply DBXUpdate2024: the clevis PCR 7 binding does NOT unseal at the next boot"
+expect_match "$("$KTRUST" audit --root "$R" --apply "$DBXU")" 'sealed secrets: [0-9]+ TPM2 tokens' "audit text: the section"
+"$KTRUST" audit --root "$R" --save-root saved >/dev/null
+n=$(ls saved/dev/vda3/ | grep -c '^token-[0-9]*\.json$')
+[ "$n" -ge 8 ] && ok || bad "--save-root: the tokens' JSON under dev/vda3/ ($n)"
+[ ! -e saved/dev/vda3 ] || [ -d saved/dev/vda3 ] && ok || bad "--save-root: the volume is a directory of JSON, not the header"
+grep -rlaF 'LUKS' saved/dev >/dev/null && bad "--save-root: a LUKS header was copied" || ok
+cmp -s saved/etc/crypttab "$R/etc/crypttab" && ok || bad "--save-root: /etc/crypttab"
+expect_eq "$("$KTRUST" audit --root saved --apply "$DBXU" --json | secs)" "$AD" "audit of the saved root: the same tokens and verdicts"
+expect_eq "$("$KTRUST" unseal-check --root saved --json | verdicts | sed 's/^[^ ]* //')" \
+    "$("$KTRUST" unseal-check --root "$R" --json | verdicts | sed 's/^[^ ]* //')" \
+    "unseal-check --root of the saved root: the verdicts of the system's"
 finish
