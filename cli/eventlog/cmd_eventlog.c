@@ -231,7 +231,8 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
         if (rc)
             return rc;
     }
-    struct kt_evlog_predict_opts o = {vars, sbat, sbat_len, a->esp};
+    struct kt_evlog_predict_opts o = {.vars = vars, .sbat_level = sbat, .sbat_level_len = sbat_len,
+                                      .esp = a->esp};
     struct kt_evlog_prediction *p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_evlog_predict(log, &o, &p, &e);

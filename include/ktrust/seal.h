@@ -154,8 +154,8 @@ KT_API int kt_seal_check(const struct kt_seal_token *t, const struct kt_evlog_pc
  * installed: shim in place of the first boot application the log shows on
  * the ESP, loader (may be NULL) in place of the second; PCR 4 gets their
  * Authenticode digests, PCR 7 the db entries that verify them under o->vars
- * (o->esp is not used: a scratch ESP under $TMPDIR holds the two files
- * during the call).  Returns 0, -ENODATA (the log shows no such
+ * (o->esp is not used: the prediction takes the two files in place of the
+ * logged ones, kt_evlog_predict_opts' swap; nothing is written).  Returns 0, -ENODATA (the log shows no such
  * application), an error reading the files, or kt_evlog_predict's.  Free p
  * with kt_evlog_prediction_free. */
 KT_API int kt_seal_predict_install(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
