@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "json_summary.h"
+#include "predict_opts.h"
 #include "ktrust/advanced.h"
 #include "ktrust/efivars.h"
 #include "ktrust/eventlog.h"
@@ -29,36 +30,15 @@
 #define LIVE_EFIVARS KT_SYS_EFIVARS_PATH
 
 enum {
-    OPT_ROOT = OPT_FIRST_PRIVATE,
-    OPT_EVENTLOG,
-    OPT_PCRS,
-    OPT_EFIVARS,
-    OPT_APPLY,
-    OPT_SBAT_LEVEL,
-    OPT_ESP,
+    OPT_EVENTLOG = OPT_FIRST_PRIVATE,
     OPT_INSTALL,
 };
 
 static const struct cli_opt opts[] = {
-    CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
-            "read the live paths (the TPM's PCRs, the event log, efivars) under DIR"),
+    CLI_OPTS(cli_opts_predict),
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
             "the TCG event log of this boot (default: " LIVE_LOG "): today's PCRs when no TPM "
             "is read, and the base of the prediction"),
-    CLI_OPT("pcrs", 0, required_argument, OPT_PCRS, "FILE",
-            "today's PCR values: tpm2_pcrread YAML, 'BANK PCR HEX' lines, or a directory of "
-            "pcr-BANK/N files (default: " LIVE_PCRS " when present)"),
-    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
-            "the variables after the change (default: " LIVE_EFIVARS "): a change to check"),
-    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
-            "a signed db/dbx/KEK/PK update applied to the variables first, as firmware would "
-            "(repeatable, in order)"),
-    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
-            "the SbatLevel before the next boot (a payload or efivarfs file, original, "
-            "automatic, latest)"),
-    CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
-            "the ESP: the boot applications' new Authenticode digests (PCR 4) and the db "
-            "entries that verify them (PCR 7)"),
     CLI_OPT("install", 0, required_argument, OPT_INSTALL, "NEW_SHIM",
             "the change is installing NEW_SHIM (and NEW_LOADER: the PE image among the "
             "arguments) in place of the boot applications the log shows: their digests "
@@ -90,8 +70,8 @@ static void usage(FILE *f)
 }
 
 struct args {
-    const char *root, *log, *pcrs, *efivars, *sbat, *esp, *shim, *loader;
-    struct cli_apply apply;
+    const char *log, *shim, *loader;
+    struct cli_predict_args p; /* --root, --pcrs, --efivars, --apply, --sbat-level, --esp */
     bool json, quiet, change, offline;
     char **src;
     int n_src;
@@ -103,13 +83,13 @@ struct args {
 static void defaults(struct args *a)
 {
     static char lb[4200], pb[4200], eb[4200];
-    bool live = a->root || !a->offline;
+    bool live = a->p.root || !a->offline;
     if (!a->log && live)
-        a->log = ev_sys_part(a->root, KT_SYS_EVENTLOG, lb, sizeof(lb));
-    if (!a->pcrs && live)
-        a->pcrs = ev_sys_part(a->root, KT_SYS_TPM_PCRS, pb, sizeof(pb));
-    if (a->change && !a->efivars && live)
-        a->efivars = ev_sys_part(a->root, KT_SYS_EFIVARS, eb, sizeof(eb));
+        a->log = ev_sys_part(a->p.root, KT_SYS_EVENTLOG, lb, sizeof(lb));
+    if (!a->p.pcrs && live)
+        a->p.pcrs = ev_sys_part(a->p.root, KT_SYS_TPM_PCRS, pb, sizeof(pb));
+    if (a->change && !a->p.efivars && live)
+        a->p.efivars = ev_sys_part(a->p.root, KT_SYS_EFIVARS, eb, sizeof(eb));
 }
 
 /* A PE image (MZ) among the arguments: --install's NEW_LOADER. */
@@ -148,17 +128,13 @@ static int parse_args(int argc, char **argv, struct args *a)
         return EXIT_INTERNAL;
     int c;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
+        int taken = cli_predict_opt(c, "unseal-check", &a->p);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case OPT_ROOT: a->root = optarg; break;
         case OPT_EVENTLOG: a->log = optarg; break;
-        case OPT_PCRS: a->pcrs = optarg; break;
-        case OPT_EFIVARS: a->efivars = optarg; break;
-        case OPT_APPLY:
-            if (cli_apply_add(&a->apply, "unseal-check", optarg) < 0)
-                return EXIT_USAGE;
-            break;
-        case OPT_SBAT_LEVEL: a->sbat = optarg; break;
-        case OPT_ESP: a->esp = optarg; break;
         case OPT_INSTALL: a->shim = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
@@ -170,18 +146,17 @@ static int parse_args(int argc, char **argv, struct args *a)
     a->n_src = argc - optind;
     if (a->shim && take_loader(a) < 0)
         return EXIT_USAGE;
-    if (a->sbat && !strncmp(a->sbat, "shim:", 5))
-        return cli_usage_error("unseal-check", "--sbat-level shim:FILE is not taken here: give the "
-                                               "payload, an efivarfs file, original, automatic or latest");
-    if (!a->n_src && !a->root && (a->log || a->pcrs || a->efivars))
+    if (cli_predict_check("unseal-check", &a->p))
+        return EXIT_USAGE;
+    if (!a->n_src && !a->p.root && (a->log || a->p.pcrs || a->p.efivars))
         return cli_usage_error("unseal-check", "give the LUKS2 devices, images or token files "
                                                "to check (or --root DIR: its /etc/crypttab)");
-    a->change = a->efivars || a->apply.n || a->sbat || a->esp || a->shim;
-    if (a->shim && a->esp)
+    a->change = a->p.efivars || a->p.apply.n || a->p.sbat || a->p.esp || a->shim;
+    if (a->shim && a->p.esp)
         return cli_usage_error("unseal-check", "--install predicts over the new binaries: no --esp");
-    a->offline = a->log || a->pcrs || a->efivars;
+    a->offline = a->log || a->p.pcrs || a->p.efivars;
     defaults(a);
-    if (a->apply.n && !a->efivars)
+    if (a->p.apply.n && !a->p.efivars)
         return cli_usage_error("unseal-check", "--apply needs --efivars (the variables it changes)");
     if (a->change && !a->log)
         return cli_usage_error("unseal-check", "a change is predicted from this boot's event "
@@ -237,19 +212,19 @@ static int today(const struct args *a, struct state *s)
     int rc = a->log ? load_log(a, s) : 0;
     if (rc)
         return rc;
-    if (a->pcrs) {
+    if (a->p.pcrs) {
         struct kt_pcr_values *x = malloc(sizeof(*x));
         int ec = 0;
         if (!x)
             return EXIT_INTERNAL;
-        rc = ev_pcrs_read(a->pcrs, x, &ec);
+        rc = ev_pcrs_read(a->p.pcrs, x, &ec);
         if (rc == 0)
             to_pcrs(x, &s->today);
         free(x);
         if (rc < 0)
             return ec;
         s->have_today = true;
-        s->today_src = a->pcrs;
+        s->today_src = a->p.pcrs;
     } else if (a->log) {
         if (kt_evlog_replay(&s->log, &s->today) < 0)
             return EXIT_INTERNAL;
@@ -266,7 +241,7 @@ static int today(const struct args *a, struct state *s)
 static int read_tokens(const struct args *a, struct state *s)
 {
     struct kt_seal_found *f = &s->found;
-    int code = cli_seal_find("unseal-check", a->root, a->src, (size_t)a->n_src, false, f);
+    int code = cli_seal_find("unseal-check", a->p.root, a->src, (size_t)a->n_src, false, f);
     if (code || a->json || a->quiet)
         return code;
     if (f->crypttab && !f->n_path)
@@ -291,13 +266,13 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
         return rc == -ENOPKG ? 3 : rc < 0 ? EXIT_INTERNAL : 0;
     }
     struct kt_efivars vars;
-    if (a->efivars) {
-        rc = kt_efivars_read(a->efivars, &vars, &e);
+    if (a->p.efivars) {
+        rc = kt_efivars_read(a->p.efivars, &vars, &e);
         if (rc < 0) {
-            cli_error(a->efivars, &e);
+            cli_error(a->p.efivars, &e);
             return cli_exit_code(rc);
         }
-        int code = cli_apply_all(&vars, &a->apply, a->json, a->quiet);
+        int code = cli_apply_all(&vars, &a->p.apply, a->json, a->quiet);
         if (code) { /* an update that does not apply: no prediction to trust */
             kt_efivars_free(&vars);
             return code;
@@ -305,10 +280,10 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
     }
     uint8_t *sbat = NULL;
     size_t sbat_len = 0;
-    int code = a->sbat ? cli_sbat_payload(a->sbat, &sbat, &sbat_len) : 0;
+    int code = a->p.sbat ? cli_sbat_payload(a->p.sbat, &sbat, &sbat_len) : 0;
     if (code == 0) {
-        struct kt_evlog_predict_opts o = {.vars = a->efivars ? &vars : NULL, .sbat_level = sbat,
-                                          .sbat_level_len = sbat_len, .esp = a->esp};
+        struct kt_evlog_predict_opts o = {.vars = a->p.efivars ? &vars : NULL, .sbat_level = sbat,
+                                          .sbat_level_len = sbat_len, .esp = a->p.esp};
         struct kt_seal_change c = {&o, a->shim, a->loader};
         rc = kt_seal_check_change(&s->log, now, &c, s->found.tok, s->found.n, r, &e);
         if (rc < 0) {
@@ -317,7 +292,7 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
         }
     }
     free(sbat);
-    if (a->efivars)
+    if (a->p.efivars)
         kt_efivars_free(&vars);
     return code;
 }
