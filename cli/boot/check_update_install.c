@@ -149,7 +149,7 @@ static int check_sealed(const struct cli_install_seal *o, const char *root, cons
         code = EXIT_INTERNAL;
     if (!code && sealed.n) {
         struct kt_evlog_predict_opts po = {.vars = vars};
-        struct kt_seal_change c = {&po, shim, loader};
+        struct kt_seal_change c = {.predict = &po, .shim = shim, .loader = loader};
         struct kt_error e = KT_ERROR_INIT;
         int rc = kt_seal_check_change(&log.log, NULL, &c, sealed.tok, sealed.n, sealed_r, &e);
         if (rc < 0 && !o->n_luks && !o->log && rc != -ENOMEM) {

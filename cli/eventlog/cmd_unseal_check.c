@@ -32,6 +32,7 @@
 enum {
     OPT_EVENTLOG = OPT_FIRST_PRIVATE,
     OPT_INSTALL,
+    OPT_PCRLOCK,
 };
 
 static const struct cli_opt opts[] = {
@@ -43,6 +44,10 @@ static const struct cli_opt opts[] = {
             "the change is installing NEW_SHIM (and NEW_LOADER: the PE image among the "
             "arguments) in place of the boot applications the log shows: their digests "
             "(PCR 4) and the db entries that verify them (PCR 7)"),
+    CLI_OPT("pcrlock", 0, required_argument, OPT_PCRLOCK, "FILE",
+            "with a change: write a systemd-pcrlock record set (systemd.pcrlock(5)) of the "
+            "PCRs the tokens are bound to, as predicted after the change, into FILE: the "
+            "next boot's variant for systemd-pcrlock make-policy"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -54,7 +59,7 @@ static void usage(FILE *f)
         "usage: ktrust unseal-check [--root DIR] [DEVICE|IMAGE|TOKEN.json]... [--eventlog LOG]\n"
         "                           [--pcrs FILE] [--efivars DIR] [--apply FILE]...\n"
         "                           [--sbat-level SPEC] [--esp DIR] [--install NEW_SHIM [NEW_LOADER]]\n"
-        "                           [--json] [-q]\n\n"
+        "                           [--pcrlock FILE] [--json] [-q]\n\n"
         "For each TPM-sealed LUKS2 token (systemd-cryptenroll's systemd-tpm2, clevis' tpm2\n"
         "pin) of the devices, images or exported token files (default: the volumes of\n"
         "/etc/crypttab, under --root): its policy digest recomputed\n"
@@ -70,7 +75,7 @@ static void usage(FILE *f)
 }
 
 struct args {
-    const char *log, *shim, *loader;
+    const char *log, *shim, *loader, *pcrlock;
     struct cli_predict_args p; /* --root, --pcrs, --efivars, --apply, --sbat-level, --esp */
     bool json, quiet, change, offline;
     char **src;
@@ -135,6 +140,7 @@ static int parse_args(int argc, char **argv, struct args *a)
             continue;
         switch (c) {
         case OPT_EVENTLOG: a->log = optarg; break;
+        case OPT_PCRLOCK: a->pcrlock = optarg; break;
         case OPT_INSTALL: a->shim = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
@@ -152,6 +158,9 @@ static int parse_args(int argc, char **argv, struct args *a)
         return cli_usage_error("unseal-check", "give the LUKS2 devices, images or token files "
                                                "to check (or --root DIR: its /etc/crypttab)");
     a->change = a->p.efivars || a->p.apply.n || a->p.sbat || a->p.esp || a->shim;
+    if (a->pcrlock && !a->change)
+        return cli_usage_error("unseal-check", "--pcrlock writes the PCRs after a change: give "
+                                               "--efivars, --apply, --sbat-level, --esp or --install");
     if (a->shim && a->p.esp)
         return cli_usage_error("unseal-check", "--install predicts over the new binaries: no --esp");
     a->offline = a->log || a->p.pcrs || a->p.efivars;
@@ -252,6 +261,28 @@ static int read_tokens(const struct args *a, struct state *s)
     return 0;
 }
 
+/* --pcrlock FILE: a systemd-pcrlock record set of the PCRs the tokens are
+ * bound to, as the prediction has them after the change (written only when
+ * asked: the rest of the command only reports). */
+static int write_pcrlock(const struct args *a, const struct state *s,
+                         const struct kt_evlog_prediction *pred)
+{
+    uint32_t mask = 0;
+    for (size_t i = 0; i < s->found.n; i++)
+        mask |= s->found.tok[i].pcrs;
+    FILE *f = fopen(a->pcrlock, "w");
+    if (!f) {
+        cli_errorf(a->pcrlock, "cannot create: %s", strerror(errno));
+        return EXIT_NOINPUT;
+    }
+    ev_pcrlock_write(f, &s->log, pred, mask);
+    if (fclose(f) != 0) {
+        cli_errorf(a->pcrlock, "write failed: %s", strerror(errno));
+        return EXIT_NOINPUT;
+    }
+    return 0;
+}
+
 /* Each token against today's PCRs and, with a change, the prediction. */
 static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
 {
@@ -284,8 +315,14 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
     if (code == 0) {
         struct kt_evlog_predict_opts o = {.vars = a->p.efivars ? &vars : NULL, .sbat_level = sbat,
                                           .sbat_level_len = sbat_len, .esp = a->p.esp};
-        struct kt_seal_change c = {&o, a->shim, a->loader};
+        struct kt_evlog_prediction *pred = NULL;
+        struct kt_seal_change c = {.predict = &o, .shim = a->shim, .loader = a->loader,
+                                   .keep = a->pcrlock ? &pred : NULL};
         rc = kt_seal_check_change(&s->log, now, &c, s->found.tok, s->found.n, r, &e);
+        if (rc == 0 && pred)
+            code = write_pcrlock(a, s, pred);
+        unseal_set_pcrlock(rc == 0 && pred && !code ? a->pcrlock : NULL);
+        kt_evlog_prediction_free(pred);
         if (rc < 0) {
             cli_error(a->shim && rc != -ENODATA && rc != -EBADMSG ? a->shim : a->log, &e);
             code = rc == -ENOPKG ? 3 : cli_exit_code(rc);

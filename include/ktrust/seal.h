@@ -166,6 +166,9 @@ KT_API int kt_seal_predict_install(const struct kt_evlog *log, const struct kt_e
 struct kt_seal_change {
     const struct kt_evlog_predict_opts *predict; /* the state after it (NULL: the logged one) */
     const char *shim, *loader;                   /* new boot binaries (NULL: none) */
+    /* not NULL: the prediction is handed back here (kt_evlog_prediction_free),
+     * for a record set of the predicted PCRs (a systemd-pcrlock re-seal) */
+    struct kt_evlog_prediction **keep;
 };
 
 /* The PCRs after change, predicted from log (kt_evlog_predict, or

@@ -144,6 +144,10 @@ o = uuid.UUID("77fa9abd-0359-4d32-bd60-28f4e78f784b").bytes_le
 sys.stdout.buffer.write(t + struct.pack("<III", 28 + 48, 0, 48) + o + hashlib.sha256(b"one more revoked image").digest())' >>"$f"
 tail -c +5 "$f" >dbx.new
 B=$("$KTRUST" unseal-check --pcrs pcrs.yaml --eventlog "$LOG" --efivars vars --esp esp img --json)
+# --pcrlock: the next boot's record set for systemd-pcrlock (checked against state B's TPM below)
+"$KTRUST" unseal-check --pcrs pcrs.yaml --eventlog "$LOG" --efivars vars --esp esp img --pcrlock next.pcrlock >pcrlock.txt
+expect_match "$(cat pcrlock.txt)" 'systemd-pcrlock make-policy --pcr=7 && systemd-cryptenroll img --tpm2-device=auto --tpm2-pcrlock=' "the pcrlock re-seal for systemd tokens"
+expect_match "$(cat pcrlock.txt)" 'then after the first boot with the change: systemd-cryptenroll img --wipe-slot=' "the pcrlock re-seal: what to wipe afterwards"
 expect_eq "$(printf '%s\n' "$B" | field unseals_after)" "systemd-tpm2 pcr 7 sha256 False
 systemd-tpm2 pin+pcr 7 sha256 False
 systemd-tpm2 pcr 4,7 sha256 False
@@ -200,6 +204,16 @@ set -- $tok
 [ -n "$trial" ] && [ "$trial" != "$1" ] && ok || bad "state B: the TPM's own PolicyPCR digest ($trial) must differ from the token's"
 # and ktrust, asked today on state B's TPM, agrees with the prediction
 tpm2_pcrread sha1:4,7+sha256:4,7 >pcrsB.yaml
+fold=$(python3 -c '
+import json, sys, hashlib
+v = {}
+for r in json.load(open(sys.argv[1]))["records"]:
+    for d in r["digests"]:
+        if d["hashAlg"] == "sha256":
+            v[r["pcr"]] = hashlib.sha256(v.get(r["pcr"], bytes(32)) + bytes.fromhex(d["digest"])).digest()
+for p in sorted(v): print(p, v[p].hex())' next.pcrlock)
+tpmB=$(awk '/sha256:/ {s = 1} s && $1 ~ /^[0-9]+$/ {print $1, tolower(substr($3, 3))}' pcrsB.yaml)
+expect_eq "$fold" "$tpmB" "--pcrlock: the record set (PCRs 4 and 7, the tokens') extends to state B's PCRs on the TPM"
 expect_eq "$("$KTRUST" unseal-check --pcrs pcrsB.yaml img --json | field unseals_today)" \
     "$(printf '%s\n' "$B" | field unseals_after)
 clevis pcr 7 sha1 True
