@@ -346,4 +346,27 @@ expect_eq "$("$KTRUST" audit --root saved --apply "$DBXU" --json | secs)" "$AD" 
 expect_eq "$("$KTRUST" unseal-check --root saved --json | verdicts | sed 's/^[^ ]* //')" \
     "$("$KTRUST" unseal-check --root "$R" --json | verdicts | sed 's/^[^ ]* //')" \
     "unseal-check --root of the saved root: the verdicts of the system's"
+
+# 8. the README's story ("before applying DBXUpdate, this disk would ask for
+#    its recovery key; run this to keep it unlocking"), on the root of 7: the
+#    volume of /etc/crypttab, the log, the variables; the TPM is still the
+#    one after DBXUpdate2024 (6)
+
+# (room in the header's JSON area: the re-seals of 4 and 6 wiped, as their "then" says)
+for sl in "$new" "$newP"; do clevis luks unbind -f -d "$R/dev/vda3" -s "$sl" >/dev/null 2>&1 || bad "unbind $sl"; done
+story=$("$KTRUST" unseal-check --root "$R" --apply "$DBXU")
+expect_exit 5 "the README's unseal-check: exit 5" -- "$KTRUST" unseal-check --root "$R" --apply "$DBXU"
+line=$(printf '%s\n' "$story" | grep -n "key slot ${CL[0]})" | cut -d: -f1)
+blk=$(printf '%s\n' "$story" | sed -n "$line,$((line + 4))p")
+expect_match "$blk" "^$R/dev/vda3: token [0-9]+ \\(clevis, pcr policy, sha1 PCRs 7, key slot ${CL[0]}\\)" "README: the token line"
+expect_match "$blk" "today: unseals \\(PCRs of the event log's replay\\)" "README: today"
+expect_match "$blk" "after the change: does NOT unseal \\(PCR 7 changes\\)" "README: after the change"
+expect_match "$blk" "then after the first boot with the change: clevis luks unbind -d $R/dev/vda3 -s ${CL[0]}" "README: what to wipe afterwards"
+printf '%s\n' "$blk" | sed -n 's/^ *re-seal before the change: //p' | sed 's/^clevis luks bind /clevis luks bind -y -k key /' >readme.sh
+flush; bash readme.sh 2>readme.err || bad "README: the printed re-seal does not run: $(cat readme.sh) $(cat readme.err)"
+newR=$(cryptsetup luksDump --dump-json-metadata "$R/dev/vda3" | python3 -c '
+import sys, json
+print(max(int(t["keyslots"][0]) for t in json.load(sys.stdin)["tokens"].values() if t["type"] == "clevis"))')
+flush; clevis luks pass -d "$R/dev/vda3" -s "${CL[0]}" >/dev/null 2>&1 && bad "README: after the update the old binding still unseals" || ok
+flush; clevis luks pass -d "$R/dev/vda3" -s "$newR" >/dev/null 2>&1 && ok || bad "README: the re-seal run before the update does not unseal after it"
 finish
