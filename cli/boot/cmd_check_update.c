@@ -10,6 +10,7 @@
 
 #include "apply_print.h"
 #include "check_update_install.h"
+#include "seal_lines.h"
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/advanced.h"
@@ -19,7 +20,7 @@
 #include "sbat_print.h"
 
 enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_INSTALL,
-       OPT_EFIVARS, OPT_ROOT, OPT_APPLY, OPT_EVENTLOG, OPT_LUKS };
+       OPT_EFIVARS, OPT_ROOT, OPT_APPLY, OPT_EVENTLOG };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
@@ -54,10 +55,7 @@ static const struct cli_opt opts[] = {
             "with --install: the last boot's TCG event log, to predict PCR 4 and 7 with the new "
             "binaries for the TPM-sealed keys (default: the system's, under --root, or live "
             "without --efivars, when readable)"),
-    CLI_OPT("luks", 0, required_argument, OPT_LUKS, "SOURCE",
-            "with --install: a LUKS2 device or image file (or a token's JSON) whose TPM-sealed "
-            "keys are checked: unseals, does NOT unseal, cannot tell (repeatable; default: the "
-            "volumes of /etc/crypttab, under --root)"),
+    CLI_OPTS(cli_opts_luks),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -409,7 +407,7 @@ int cmd_check_update(int argc, char **argv)
         case OPT_EFIVARS: efivars = optarg; break;
         case OPT_ROOT: root = optarg; break;
         case OPT_EVENTLOG: seal.log = optarg; break;
-        case OPT_LUKS: seal.luks[seal.n_luks++] = optarg; break;
+        case OPT_LUKS_SOURCE: seal.luks[seal.n_luks++] = optarg; break;
         case OPT_SBAT_LEVEL:
             if ((rc = cli_sbat_level_load(optarg, &level)) != 0)
                 goto out;

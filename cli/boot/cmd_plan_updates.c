@@ -20,7 +20,7 @@
 #include "seal_lines.h"
 #include "text_escape.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG, OPT_LUKS };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -32,10 +32,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
             "the last boot's TCG event log: PCR 7 predicted after each step (default: the "
             "system's, under --root, or live without --efivars, when readable)"),
-    CLI_OPT("luks", 0, required_argument, OPT_LUKS, "SOURCE",
-            "a LUKS2 device or image file (or a token's JSON) whose TPM-sealed keys each step "
-            "is checked against: unseals, does NOT unseal, cannot tell (repeatable; default: "
-            "the volumes of /etc/crypttab, under --root)"),
+    CLI_OPTS(cli_opts_luks),
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
@@ -294,7 +291,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         case OPT_ESP: a->ao.esp = optarg; break;
         case OPT_WRITE_EFIVARS: a->write_dir = optarg; break;
         case OPT_EVENTLOG: a->log_path = optarg; break;
-        case OPT_LUKS: a->luks[a->n_luks++] = optarg; break;
+        case OPT_LUKS_SOURCE: a->luks[a->n_luks++] = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
         case 'h': usage(stdout); return -1;

@@ -8,6 +8,14 @@
 #include "seal_lines.h"
 #include "unseal_check.h"
 
+const struct cli_opt cli_opts_luks[] = {
+    CLI_OPT("luks", 0, required_argument, OPT_LUKS_SOURCE, "SOURCE",
+            "a LUKS2 device or image file (or a token's JSON) whose TPM-sealed keys are "
+            "checked against the predicted PCRs: unseals, does NOT unseal, cannot tell "
+            "(repeatable; default: the volumes of /etc/crypttab, under --root)"),
+    {0},
+};
+
 int cli_seal_find(const char *cmd, const char *root, char **sources, size_t n, bool lenient,
                   struct kt_seal_found *f)
 {

@@ -9,6 +9,12 @@
 
 #include "json.h"
 #include "ktrust/seal.h"
+#include "opts.h"
+
+/* --luks SOURCE (plan-updates, check-update --install): its id, between the
+ * shared options and OPT_FIRST_PRIVATE, and its table. */
+enum { OPT_LUKS_SOURCE = 1060 };
+extern const struct cli_opt cli_opts_luks[];
 
 /* cmd: the command, for an error of no one source.  The tokens of the sources (n of them), else of root's /etc/crypttab;
  * lenient (sources nobody named): a source that cannot be read is skipped.
