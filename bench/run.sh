@@ -209,4 +209,5 @@ echo "| reference: \`verify-var\` of the same files in one process (signatures o
 echo
 echo "plan-updates / verify-var: $(ratio "$T_PLAN" "$T_VV")×."
 bash "$SRC/bench/eventlog.sh" "$K" "$C" "$PE_RUNS"
+bash "$SRC/bench/sealed.sh" "$K" "$C" "$PE_RUNS"
 } | tee "$OUT"

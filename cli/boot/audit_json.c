@@ -7,6 +7,7 @@
 #include "audit_print.h"
 #include "cli.h"
 #include "json_summary.h"
+#include "seal_lines.h"
 
 static void jstart(struct jw *w, const char *section)
 {
@@ -247,6 +248,15 @@ static void json_measured(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
+/* The sealed secrets section (only when the system has TPM2 tokens). */
+static void json_sealed(struct jw *w, const struct kt_audit *a)
+{
+    jstart(w, "sealed_secrets");
+    jw_str(w, "pcrs_today", a->sealed_check ? "the event log's replay" : NULL);
+    cli_seal_json(w, "tokens", &a->sealed, a->sealed_check);
+    jend(w);
+}
+
 static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
 {
     int code = audit_exit_code(a);
@@ -287,5 +297,7 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         audit_json_rollover(a);
     if (a->pcr7.have_log)
         json_measured(&w, a);
+    if (a->sealed.n)
+        json_sealed(&w, a);
     json_summary(&w, a, revoked);
 }

@@ -5,6 +5,7 @@
 #include "apply_print.h"
 #include "audit_print.h"
 #include "cli.h"
+#include "seal_lines.h"
 #include "text_escape.h"
 
 #define MODULES_LISTED 5
@@ -160,6 +161,27 @@ static void text_measured(const struct kt_audit *a)
         printf("  PCR 7 (%s) at the next boot: %s, as at the last boot\n", m->bank, m->now);
 }
 
+/* The sealed secrets: those that fail today first (the next boot asks for
+ * the recovery key whatever changes), then the next boot's verdict. */
+static void text_sealed(const struct kt_audit *a)
+{
+    const struct kt_seal_found *f = &a->sealed;
+    if (!f->n)
+        return;
+    printf("sealed secrets: %zu TPM2 token%s of /etc/crypttab's volumes", f->n, f->n == 1 ? "" : "s");
+    if (!a->sealed_check) {
+        printf(": not checked (no event log to replay)\n");
+        return;
+    }
+    printf(" (today: the event log's replay; next boot: %s)\n",
+           a->n_applied ? "after the updates applied" : "the variables and ESP in force");
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < f->n; i++)
+            if ((a->sealed_check[i].today == KT_SEAL_FAILS) == (pass == 0))
+                cli_seal_text_one(f, a->sealed_check, i, "  ");
+    cli_seal_reseal(f, a->sealed_check, "  ");
+}
+
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
 {
     printf("ktrust audit of %s\n", o->root ? tx(o->root) : "this system (live)");
@@ -197,6 +219,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     text_modules(a, verbose);
     text_outlook(a, o);
     text_measured(a);
+    text_sealed(a);
     audit_print_rollover(a);
     int code = audit_exit_code(a);
     size_t revoked = 0;

@@ -2,6 +2,7 @@
  * with its variables in force, boot these binaries in place of the current
  * ones?  The answer is the library's (kt_chain_install_check); this reads
  * the variables, prints it and picks the exit code (0 yes, 5 no). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,15 @@
 
 #include "apply_print.h"
 #include "cli.h"
+#include "evlog_load.h"
+#include "seal_lines.h"
 #include "ktrust/audit.h"
 #include "ktrust/chain.h"
+#include "ktrust/seal.h"
+
+/* The sealed keys and their verdicts with the new binaries (none: n 0). */
+static struct kt_seal_found sealed;
+static struct kt_seal_check *sealed_r;
 
 static void json_sig(struct jw *w, const struct kt_chain_sig *s)
 {
@@ -52,6 +60,7 @@ static void print_json(const struct kt_install_check *r, const char *shim, char 
     jw_str(&w, "applied", r->have_sbat_applied && r->sbat_applied[0] ? r->sbat_applied : NULL);
     jw_str(&w, "note", r->sbat_note[0] ? r->sbat_note : NULL);
     jw_obj_end(&w);
+    cli_seal_json(&w, "sealed", &sealed, sealed_r);
     jw_obj_end(&w);
     jw_newline(&w);
     jw_obj(&w, NULL);
@@ -115,6 +124,44 @@ static void print_text(const struct kt_install_check *r, const char *shim)
                r->have_sbat_current && r->sbat_current[0] ? tx(r->sbat_current) : "none",
                r->have_sbat_applied && r->sbat_applied[0] ? tx(r->sbat_applied) : "none");
     printf("%s: %s\n", r->verdict == 0 ? "yes" : "no", tx(r->reason));
+    if (sealed_r && sealed.n) {
+        printf("TPM-sealed keys after the install:\n");
+        cli_seal_text(&sealed, sealed_r, "  ");
+        cli_seal_reseal(&sealed, sealed_r, "  ");
+    }
+}
+
+/* The sealed keys against the PCRs the new binaries give (PCR 4: their
+ * digests, PCR 7: the db entries that verify them), predicted from the
+ * last boot's log with the variables in force: the library's answer
+ * (kt_seal_check_change).  Nothing without a log. */
+static int check_sealed(const struct cli_install_seal *o, const char *root, const char *efivars,
+                        const struct kt_efivars *vars, const char *shim, const char *loader)
+{
+    struct cli_evlog log;
+    int code = cli_evlog_load(o->log, root, efivars, &log);
+    if (!code && o->n_luks && !log.have)
+        code = cli_usage_error("check-update", "--luks: the PCRs are predicted from this "
+                                               "boot's event log: give --eventlog LOG");
+    if (!code && log.have && (o->n_luks || root || !efivars))
+        code = cli_seal_find("check-update", root, o->luks, o->n_luks, !o->n_luks, &sealed);
+    if (!code && sealed.n && !(sealed_r = calloc(sealed.n, sizeof(*sealed_r))))
+        code = EXIT_INTERNAL;
+    if (!code && sealed.n) {
+        struct kt_evlog_predict_opts po = {.vars = vars};
+        struct kt_seal_change c = {.predict = &po, .shim = shim, .loader = loader};
+        struct kt_error e = KT_ERROR_INIT;
+        int rc = kt_seal_check_change(&log.log, NULL, &c, sealed.tok, sealed.n, sealed_r, &e);
+        if (rc < 0 && !o->n_luks && !o->log && rc != -ENOMEM) {
+            free(sealed_r); /* keys nobody named, a log nobody named: not this run's error */
+            sealed_r = NULL;
+        } else if (rc < 0) {
+            cli_error(rc == -ENODATA ? o->log ? o->log : "the event log" : shim, &e);
+            code = rc == -ENOPKG ? 3 : cli_exit_code(rc);
+        }
+    }
+    cli_evlog_free(&log);
+    return code;
 }
 
 /* The variables: --efivars, else under --root, else the live ones. */
@@ -151,7 +198,8 @@ static void current_loader(const char *root, const char *efivars, char *out, siz
 }
 
 int cli_check_install(int argc, char **argv, const char *efivars, const char *root,
-                      const struct cli_apply *apply, bool json, bool quiet)
+                      const struct cli_apply *apply, const struct cli_install_seal *seal,
+                      bool json, bool quiet)
 {
     if (argc < 1)
         return cli_usage_error("check-update", "--install needs NEW_SHIM [NEW_LOADER ...]");
@@ -197,6 +245,9 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
     code = r->verdict == 0 ? 0 : 5;
     if (apply_code > code)
         code = apply_code;
+    int seal_code = check_sealed(seal, root, efivars, vars, argv[0], argc > 1 ? argv[1] : NULL);
+    if (seal_code > code)
+        code = seal_code;
     if (json)
         print_json(r, argv[0], argv + 1, argc - 1, code);
     else if (!quiet)
@@ -205,6 +256,9 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
         printf("note: Secure Boot is off in these variables: firmware boots anything; the "
                "answer is for Secure Boot on\n");
 out:
+    kt_seal_found_free(&sealed);
+    free(sealed_r);
+    sealed_r = NULL;
     if (vars)
         kt_efivars_free(vars);
     free(vars);

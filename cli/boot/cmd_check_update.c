@@ -10,6 +10,7 @@
 
 #include "apply_print.h"
 #include "check_update_install.h"
+#include "seal_lines.h"
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/advanced.h"
@@ -19,7 +20,7 @@
 #include "sbat_print.h"
 
 enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_INSTALL,
-       OPT_EFIVARS, OPT_ROOT, OPT_APPLY };
+       OPT_EFIVARS, OPT_ROOT, OPT_APPLY, OPT_EVENTLOG };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
@@ -50,6 +51,11 @@ static const struct cli_opt opts[] = {
             "current ones (its db, dbx, MOK, SbatLevel)? Exit 0 yes, 5 no"),
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
             "with --install: the variables of the system under DIR (DIR" KT_SYS_EFIVARS_PATH ")"),
+    CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
+            "with --install: the last boot's TCG event log, to predict PCR 4 and 7 with the new "
+            "binaries for the TPM-sealed keys (default: the system's, under --root, or live "
+            "without --efivars, when readable)"),
+    CLI_OPTS(cli_opts_luks),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -62,7 +68,7 @@ static void usage(FILE *f)
         "                           [--efivars DIR [--apply FILE]...] [--dbx-info JSON]\n"
         "                           [--json] [-q] [-v] PATH...\n"
         "       ktrust check-update --install [--efivars DIR | --root DIR] [--apply FILE]...\n"
-        "                           [--json] [-q]\n"
+        "                           [--eventlog LOG] [--luks SOURCE]... [--json] [-q]\n"
         "                           NEW_SHIM [NEW_LOADER ...]\n"
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
         "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
@@ -378,8 +384,11 @@ int cmd_check_update(int argc, char **argv)
     int c, rc = 0;
     bool have_dbx = false, install = false;
     const char *efivars = NULL, *root = NULL;
-    if (cli_opts_init(&g, opts) < 0 || kt_update_check_new(&R.u) < 0)
+    struct cli_install_seal seal = {.luks = calloc((size_t)argc + 1, sizeof(char *))};
+    if (!seal.luks || cli_opts_init(&g, opts) < 0 || kt_update_check_new(&R.u) < 0) {
+        free(seal.luks);
         return EXIT_INTERNAL;
+    }
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
         case OPT_JSON: R.json = true; break;
@@ -397,6 +406,8 @@ int cmd_check_update(int argc, char **argv)
         case OPT_INSTALL: install = true; break;
         case OPT_EFIVARS: efivars = optarg; break;
         case OPT_ROOT: root = optarg; break;
+        case OPT_EVENTLOG: seal.log = optarg; break;
+        case OPT_LUKS_SOURCE: seal.luks[seal.n_luks++] = optarg; break;
         case OPT_SBAT_LEVEL:
             if ((rc = cli_sbat_level_load(optarg, &level)) != 0)
                 goto out;
@@ -416,13 +427,13 @@ int cmd_check_update(int argc, char **argv)
                                              "--dbx, --db or --sbat-level with it");
         goto out;
     }
-    if (!install && root) {
-        rc = cli_usage_error("check-update", "--root goes with --install");
+    if (!install && (root || seal.log || seal.n_luks)) {
+        rc = cli_usage_error("check-update", "--root, --eventlog and --luks go with --install");
         goto out;
     }
     if (install) {
-        rc = cli_check_install(argc - optind, argv + optind, efivars, root, &apply, R.json,
-                               R.quiet);
+        rc = cli_check_install(argc - optind, argv + optind, efivars, root, &apply, &seal,
+                               R.json, R.quiet);
         goto out;
     }
     if (optind >= argc) {
@@ -456,6 +467,7 @@ int cmd_check_update(int argc, char **argv)
     report(&R);
     rc = R.worst;
 out:
+    free(seal.luks);
     kt_efivars_free(&vars);
     kt_update_check_free(R.u);
     kt_sbat_level_close(level);

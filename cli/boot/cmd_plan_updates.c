@@ -16,6 +16,8 @@
 #include "ktrust/audit.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/plan.h"
+#include "evlog_load.h"
+#include "seal_lines.h"
 #include "text_escape.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG };
@@ -30,6 +32,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
             "the last boot's TCG event log: PCR 7 predicted after each step (default: the "
             "system's, under --root, or live without --efivars, when readable)"),
+    CLI_OPTS(cli_opts_luks),
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
@@ -42,7 +45,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
-        "                           [--write-efivars DIR] [--json] [-q] UPDATES...\n"
+        "                           [--luks SOURCE]... [--write-efivars DIR] [--json] [-q]\n"
+        "                           UPDATES...\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
         "machine, in what order, and what its boot chain says after each step.  An update\n"
@@ -65,6 +69,9 @@ static const char *yes(bool b)
 
 /* ---- text -------------------------------------------------------------- */
 
+/* the sealed tokens each state is checked against */
+static struct kt_seal_found sealed;
+
 static void text_state(const char *when, const struct kt_plan_state *s)
 {
     printf("%s: KEK 2023 %s; db: UEFI CA 2011 %s%s, UEFI CA 2023 %s; a shim signed only by "
@@ -78,6 +85,7 @@ static void text_state(const char *when, const struct kt_plan_state *s)
                                  "--wipe-slot=tpm2 --tpm2-device=auto --tpm2-pcrs=7) or seal to a "
                                  "signed policy"
                                : " (as at the last boot)");
+    cli_seal_text(&sealed, s->seal, "  ");
     if (!s->checked)
         return;
     if (s->shim_found)
@@ -113,6 +121,11 @@ static void text(const struct kt_plan *p)
         text_state(when, &p->after[i]);
     }
     printf("KEK: %s\n", tx(p->kek_note));
+    if (p->seal_step) {
+        printf("sealed secrets: after step %zu a disk asks for its recovery key; re-seal before "
+               "the plan, to the PCRs after its last step:\n", p->seal_step);
+        cli_seal_reseal(&sealed, p->after[p->n_steps - 1].seal, "  ");
+    }
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -134,6 +147,7 @@ static void json_state(struct jw *w, const char *key, const struct kt_plan_state
     } else {
         jw_null(w, "pcr7");
     }
+    cli_seal_json(w, "sealed", &sealed, s->seal);
     const char *names[2] = {"shim", "loader"};
     const bool found[2] = {s->shim_found, s->loader_found};
     const int verdict[2] = {s->shim_verdict, s->loader_verdict};
@@ -200,6 +214,10 @@ static void json(const struct kt_plan *p, int code)
     }
     jw_arr_end(&w);
     json_state(&w, "final", p->n_steps ? &p->after[p->n_steps - 1] : &p->before);
+    if (p->seal_step)
+        jw_int(&w, "seal_step", (long long)p->seal_step);
+    else
+        jw_null(&w, "seal_step");
     jw_obj_end(&w);
     jw_newline(&w);
 
@@ -222,42 +240,6 @@ static void json(const struct kt_plan *p, int code)
 static int exit_code(const struct kt_plan *p)
 {
     return p->breaks_step ? KT_REJECTED : 0;
-}
-
-/* The event log: --eventlog LOG (an error when it cannot be read or
- * parsed), else the system's when it can be read (silently none): under
- * --root, or the live one when the variables are the live ones (never with
- * --efivars: another machine's variables, and offline reads nothing of the
- * host). */
-static struct kt_file log_file;
-
-static int load_log(const char *path, const char *root, const char *efivars,
-                    struct kt_evlog *log, bool *have)
-{
-    char def[4200];
-    bool given = path != NULL;
-    if (!path && efivars && !root)
-        return 0;
-    if (!path) {
-        kt_sys_path_under(root, KT_SYS_EVENTLOG, def, sizeof(def));
-        if (access(def, R_OK) != 0)
-            return 0;
-        path = def;
-    }
-    struct kt_error e = KT_ERROR_INIT;
-    memset(log, 0, sizeof(*log));
-    int rc = kt_file_open(path, &log_file, &e);
-    if (rc == 0)
-        rc = kt_evlog_parse(log_file.data, log_file.len, log, &e);
-    if (rc < 0) {
-        if (rc != -ENOENT || given)
-            cli_error(path, &e);
-        kt_evlog_free(log); /* also after a failed parse */
-        kt_file_close(&log_file);
-        return given || rc != -ENOENT ? cli_exit_code(rc) : 0;
-    }
-    *have = true;
-    return 0;
 }
 
 /* --write-efivars DIR: a new or empty directory, then every variable. */
@@ -287,88 +269,123 @@ static int write_vars(const char *dir, const struct kt_efivars *s)
     return 0;
 }
 
-int cmd_plan_updates(int argc, char **argv)
+struct args {
+    struct kt_audit_opts ao;
+    bool json, quiet;
+    const char *write_dir, *log_path;
+    char **luks; /* --luks SOURCE, in order */
+    size_t n_luks;
+};
+
+/* 0 to go on, -1 after --help, else the exit code. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
-    struct kt_audit_opts ao = {0};
-    bool json_out = false, quiet = false;
-    const char *write_dir = NULL, *log_path = NULL;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
         switch (c) {
-        case OPT_ROOT: ao.root = optarg; break;
-        case OPT_EFIVARS: ao.efivars = optarg; break;
-        case OPT_ESP: ao.esp = optarg; break;
-        case OPT_WRITE_EFIVARS: write_dir = optarg; break;
-        case OPT_EVENTLOG: log_path = optarg; break;
-        case OPT_JSON: json_out = true; break;
-        case 'q': quiet = true; break;
-        case 'h': usage(stdout); return 0;
+        case OPT_ROOT: a->ao.root = optarg; break;
+        case OPT_EFIVARS: a->ao.efivars = optarg; break;
+        case OPT_ESP: a->ao.esp = optarg; break;
+        case OPT_WRITE_EFIVARS: a->write_dir = optarg; break;
+        case OPT_EVENTLOG: a->log_path = optarg; break;
+        case OPT_LUKS_SOURCE: a->luks[a->n_luks++] = optarg; break;
+        case OPT_JSON: a->json = true; break;
+        case 'q': a->quiet = true; break;
+        case 'h': usage(stdout); return -1;
         default: usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind >= argc)
         return cli_usage_error("plan-updates", "no UPDATES given (files or directories)");
-    if (ao.root && ao.efivars)
+    if (a->ao.root && a->ao.efivars)
         return cli_usage_error("plan-updates", "--root or --efivars, not both");
-    struct kt_audit *a = malloc(sizeof(*a));
-    if (!a)
-        return EXIT_INTERNAL;
-    memset(a, 0, sizeof(*a));
-    /* the variables and the ESP only: "" looks nowhere for the rest */
-    ao.kernel = ao.modules = ao.release = "";
-    kt_audit_locate(&ao, a);
-    struct kt_efivars vars;
-    struct kt_error e = KT_ERROR_INIT;
-    if (kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &e) < 0) {
-        cli_error(a->path[KT_AUDIT_EFIVARS], &e);
-        free(a);
-        return EXIT_NOINPUT;
-    }
-    struct kt_evlog log;
-    bool have_log = false;
-    int lrc = load_log(log_path, ao.root, ao.efivars, &log, &have_log);
-    if (lrc) {
-        kt_efivars_free(&vars);
-        free(a);
-        return lrc;
-    }
+    return 0;
+}
+
+/* The sealed tokens: --luks (each must read), else with a log the volumes
+ * of /etc/crypttab under --root or live (none with --efivars alone: another
+ * machine's variables). */
+static int find_sealed(const struct args *a, bool have_log)
+{
+    if (a->n_luks && !have_log)
+        return cli_usage_error("plan-updates", "--luks: the PCRs are predicted from this "
+                                               "boot's event log: give --eventlog LOG");
+    if (!have_log || (!a->n_luks && a->ao.efivars && !a->ao.root))
+        return 0;
+    return cli_seal_find("plan-updates", a->ao.root, a->luks, a->n_luks, !a->n_luks, &sealed);
+}
+
+static int run(const struct args *a, int argc, char **argv, struct kt_audit *loc,
+               const struct kt_efivars *vars, const struct kt_evlog *log)
+{
     struct kt_plan_opts po = {
-        .eventlog = have_log ? &log : NULL,
-        .vars = &vars,
+        .eventlog = log,
+        .vars = vars,
         .updates = (const char *const *)&argv[optind],
         .n_updates = (size_t)(argc - optind),
-        .esp = a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL,
+        .esp = loc->found[KT_AUDIT_ESP] ? loc->path[KT_AUDIT_ESP] : NULL,
+        .tokens = sealed.tok,
+        .n_tokens = sealed.n,
     };
-    if (ao.esp && !a->found[KT_AUDIT_ESP]) {
-        cli_errorf(ao.esp, "cannot open: not a directory");
-        kt_efivars_free(&vars);
-        free(a);
+    if (a->ao.esp && !loc->found[KT_AUDIT_ESP]) {
+        cli_errorf(a->ao.esp, "cannot open: not a directory");
         return EXIT_NOINPUT;
     }
     struct kt_plan p;
+    struct kt_error e = KT_ERROR_INIT;
     int rc = kt_plan_run(&po, &p, &e);
     int code;
     if (rc < 0) {
         cli_error("plan-updates", &e);
         code = cli_exit_code(rc);
-    } else if (write_dir && (rc = write_vars(write_dir, &p.final)) != 0) {
+    } else if (a->write_dir && (rc = write_vars(a->write_dir, &p.final)) != 0) {
         code = rc;
     } else {
         code = exit_code(&p);
-        if (json_out)
+        if (a->json)
             json(&p, code);
-        else if (!quiet)
+        else if (!a->quiet)
             text(&p);
     }
     kt_plan_free(&p);
-    if (have_log) {
-        kt_evlog_free(&log);
-        kt_file_close(&log_file);
+    return code;
+}
+
+int cmd_plan_updates(int argc, char **argv)
+{
+    struct args args = {.luks = calloc((size_t)argc + 1, sizeof(char *))};
+    if (!args.luks)
+        return EXIT_INTERNAL;
+    int code = parse_args(argc, argv, &args);
+    struct kt_audit *a = code ? NULL : calloc(1, sizeof(*a));
+    if (code || !a) {
+        free(args.luks);
+        return code < 0 ? 0 : code ? code : EXIT_INTERNAL;
     }
+    /* the variables and the ESP only: "" looks nowhere for the rest */
+    args.ao.kernel = args.ao.modules = args.ao.release = "";
+    kt_audit_locate(&args.ao, a);
+    struct kt_efivars vars;
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &e) < 0) {
+        cli_error(a->path[KT_AUDIT_EFIVARS], &e);
+        free(a);
+        free(args.luks);
+        return EXIT_NOINPUT;
+    }
+    struct cli_evlog log;
+    code = cli_evlog_load(args.log_path, args.ao.root, args.ao.efivars, &log);
+    if (!code)
+        code = find_sealed(&args, log.have);
+    if (!code)
+        code = run(&args, argc, argv, a, &vars, log.have ? &log.log : NULL);
+    kt_seal_found_free(&sealed);
+    cli_evlog_free(&log);
     kt_efivars_free(&vars);
     free(a);
+    free(args.luks);
     return code;
 }

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "json_summary.h"
+#include "predict_opts.h"
 #include "sbat_payload.h"
 #include "ktrust/advanced.h"
 #include "ktrust/boot.h"
@@ -26,35 +27,14 @@
 #define LIVE_EFIVARS KT_SYS_EFIVARS_PATH
 
 enum {
-    OPT_ROOT = OPT_FIRST_PRIVATE,
-    OPT_PCRS,
-    OPT_EFIVARS,
-    OPT_PREDICT,
-    OPT_APPLY,
-    OPT_SBAT_LEVEL,
-    OPT_ESP,
+    OPT_PREDICT = OPT_FIRST_PRIVATE,
     OPT_PREDICT_FORMAT,
 };
 
 static const struct cli_opt opts[] = {
-    CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
-            "read the live paths (the log, the TPM's PCRs, efivars) under DIR"),
-    CLI_OPT("pcrs", 0, required_argument, OPT_PCRS, "FILE",
-            "PCR values to check the replay against: tpm2_pcrread YAML, 'BANK PCR HEX' lines, "
-            "or a directory of pcr-BANK/N files (default: " LIVE_PCRS " when present)"),
-    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
-            "the variables in force (default: " LIVE_EFIVARS " when present): are the ones "
-            "measured into PCR 7 still the same?  With --predict: the state after the change"),
+    CLI_OPTS(cli_opts_predict),
     CLI_OPT("predict", 0, no_argument, OPT_PREDICT, NULL,
             "predict PCR 7 for the state of --efivars (after --apply, --sbat-level)"),
-    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
-            "with --predict: a signed db/dbx/KEK/PK update applied to --efivars first, as "
-            "firmware would (repeatable, in order)"),
-    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
-            "with --predict: the SbatLevel before the next boot (a payload or efivarfs file, "
-            "original, automatic, latest)"),
-    CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
-            "with --predict: the ESP, to find which db entry verifies each image the log shows"),
     CLI_OPT("predict-format", 0, required_argument, OPT_PREDICT_FORMAT, "FMT",
             "with --predict: print only the predicted PCR 7 as 'yaml' (tpm2_pcrread style) or "
             "'pcrlock' (a systemd-pcrlock record set of every PCR 7 measurement)"),
@@ -82,9 +62,9 @@ static void usage(FILE *f)
 }
 
 struct args {
-    const char *log, *root, *pcrs, *efivars, *sbat, *esp, *format;
+    const char *log, *format;
+    struct cli_predict_args p; /* --root, --pcrs, --efivars, --apply, --sbat-level, --esp */
     bool predict, json, quiet, pcrs_default, efivars_default;
-    struct cli_apply apply;
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -95,17 +75,13 @@ static int parse_args(int argc, char **argv, struct args *a)
         return EXIT_INTERNAL;
     int c;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
+        int taken = cli_predict_opt(c, "eventlog", &a->p);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case OPT_ROOT: a->root = optarg; break;
-        case OPT_PCRS: a->pcrs = optarg; break;
-        case OPT_EFIVARS: a->efivars = optarg; break;
         case OPT_PREDICT: a->predict = true; break;
-        case OPT_APPLY:
-            if (cli_apply_add(&a->apply, "eventlog", optarg) < 0)
-                return EXIT_USAGE;
-            break;
-        case OPT_SBAT_LEVEL: a->sbat = optarg; break;
-        case OPT_ESP: a->esp = optarg; break;
         case OPT_PREDICT_FORMAT: a->format = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
@@ -117,23 +93,22 @@ static int parse_args(int argc, char **argv, struct args *a)
         a->log = argv[optind++];
     if (optind < argc)
         return cli_usage_error("eventlog", "unexpected argument '%s' (one LOG)", argv[optind]);
-    if (!a->predict && (a->apply.n || a->sbat || a->esp || a->format))
+    if (!a->predict && (a->p.apply.n || a->p.sbat || a->p.esp || a->format))
         return cli_usage_error("eventlog", "--apply, --sbat-level, --esp and --predict-format "
                                            "need --predict");
     if (a->format && strcmp(a->format, "yaml") && strcmp(a->format, "pcrlock"))
         return cli_usage_error("eventlog", "--predict-format: 'yaml' or 'pcrlock', not '%s'",
                                a->format);
-    if (a->sbat && !strncmp(a->sbat, "shim:", 5))
-        return cli_usage_error("eventlog", "--sbat-level shim:FILE is not taken here: give the "
-                                           "payload, an efivarfs file, original, automatic or latest");
+    if (cli_predict_check("eventlog", &a->p))
+        return EXIT_USAGE;
     static char lb[4200], pb[4200], eb[4200];
-    if (!a->log && kt_sys_path_under(a->root, KT_SYS_EVENTLOG, lb, sizeof(lb)) == 0)
+    if (!a->log && kt_sys_path_under(a->p.root, KT_SYS_EVENTLOG, lb, sizeof(lb)) == 0)
         a->log = lb; /* said to be missing when it is opened */
-    if (!a->pcrs && !a->predict && (a->pcrs = ev_sys_part(a->root, KT_SYS_TPM_PCRS, pb, sizeof(pb))))
+    if (!a->p.pcrs && !a->predict && (a->p.pcrs = ev_sys_part(a->p.root, KT_SYS_TPM_PCRS, pb, sizeof(pb))))
         a->pcrs_default = true;
-    if (!a->efivars && (a->efivars = ev_sys_part(a->root, KT_SYS_EFIVARS, eb, sizeof(eb))))
+    if (!a->p.efivars && (a->p.efivars = ev_sys_part(a->p.root, KT_SYS_EFIVARS, eb, sizeof(eb))))
         a->efivars_default = true;
-    if (a->apply.n && !a->efivars)
+    if (a->p.apply.n && !a->p.efivars)
         return cli_usage_error("eventlog", "--apply needs --efivars (the variables it changes)");
     return 0;
 }
@@ -183,7 +158,7 @@ static int check_vars(const struct args *a, const struct kt_evlog *log,
         return cli_exit_code(rc);
     }
     if (!a->json && !a->quiet)
-        printf("The variables measured into PCR 7 against %s:\n", tx(a->efivars));
+        printf("The variables measured into PCR 7 against %s:\n", tx(a->p.efivars));
     for (size_t i = 0; i < n; i++) {
         c->vars_changed += r[i].result == KT_VARCMP_CHANGED;
         c->vars_same += r[i].result == KT_VARCMP_SAME;
@@ -224,14 +199,15 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
     int worst = 0;
     uint8_t *sbat = NULL;
     size_t sbat_len = 0;
-    if (vars && a->apply.n)
-        worst = cli_apply_all(vars, &a->apply, a->json, a->quiet || a->format);
-    if (a->sbat) {
-        int rc = cli_sbat_payload(a->sbat, &sbat, &sbat_len);
+    if (vars && a->p.apply.n)
+        worst = cli_apply_all(vars, &a->p.apply, a->json, a->quiet || a->format);
+    if (a->p.sbat) {
+        int rc = cli_sbat_payload(a->p.sbat, &sbat, &sbat_len);
         if (rc)
             return rc;
     }
-    struct kt_evlog_predict_opts o = {vars, sbat, sbat_len, a->esp};
+    struct kt_evlog_predict_opts o = {.vars = vars, .sbat_level = sbat, .sbat_level_len = sbat_len,
+                                      .esp = a->p.esp};
     struct kt_evlog_prediction *p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_evlog_predict(log, &o, &p, &e);
@@ -284,11 +260,11 @@ static int run(const struct args *a, const struct kt_evlog *log, struct counts *
     int code = 0;
     struct kt_efivars vars;
     bool have_vars = false;
-    if (a->efivars) {
+    if (a->p.efivars) {
         struct kt_error e = KT_ERROR_INIT;
-        int rc = kt_efivars_read(a->efivars, &vars, &e);
+        int rc = kt_efivars_read(a->p.efivars, &vars, &e);
         if (rc < 0) {
-            cli_error(a->efivars, &e);
+            cli_error(a->p.efivars, &e);
             return cli_exit_code(rc);
         }
         have_vars = true;
@@ -303,15 +279,15 @@ static int run(const struct args *a, const struct kt_evlog *log, struct counts *
         code = EXIT_INTERNAL;
         goto out;
     }
-    if (!a->predict && a->pcrs) {
+    if (!a->predict && a->p.pcrs) {
         struct kt_pcr_values x;
         struct kt_pcr_tally pc;
         int ec = 0;
-        if (ev_pcrs_read(a->pcrs, &x, &ec) < 0) {
+        if (ev_pcrs_read(a->p.pcrs, &x, &ec) < 0) {
             code = ec;
             goto out;
         }
-        if (ev_pcrs_compare(&p, &x, a->pcrs, a->json, a->quiet, &pc) < 0) {
+        if (ev_pcrs_compare(&p, &x, a->p.pcrs, a->json, a->quiet, &pc) < 0) {
             code = EXIT_INTERNAL;
             goto out;
         }

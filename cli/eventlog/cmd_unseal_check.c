@@ -16,11 +16,13 @@
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "json_summary.h"
+#include "predict_opts.h"
 #include "ktrust/advanced.h"
 #include "ktrust/efivars.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/seal.h"
 #include "sbat_payload.h"
+#include "seal_lines.h"
 #include "unseal_check.h"
 
 #define LIVE_LOG KT_SYS_EVENTLOG_PATH
@@ -28,40 +30,24 @@
 #define LIVE_EFIVARS KT_SYS_EFIVARS_PATH
 
 enum {
-    OPT_ROOT = OPT_FIRST_PRIVATE,
-    OPT_EVENTLOG,
-    OPT_PCRS,
-    OPT_EFIVARS,
-    OPT_APPLY,
-    OPT_SBAT_LEVEL,
-    OPT_ESP,
+    OPT_EVENTLOG = OPT_FIRST_PRIVATE,
     OPT_INSTALL,
+    OPT_PCRLOCK,
 };
 
 static const struct cli_opt opts[] = {
-    CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
-            "read the live paths (the TPM's PCRs, the event log, efivars) under DIR"),
+    CLI_OPTS(cli_opts_predict),
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
             "the TCG event log of this boot (default: " LIVE_LOG "): today's PCRs when no TPM "
             "is read, and the base of the prediction"),
-    CLI_OPT("pcrs", 0, required_argument, OPT_PCRS, "FILE",
-            "today's PCR values: tpm2_pcrread YAML, 'BANK PCR HEX' lines, or a directory of "
-            "pcr-BANK/N files (default: " LIVE_PCRS " when present)"),
-    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
-            "the variables after the change (default: " LIVE_EFIVARS "): a change to check"),
-    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
-            "a signed db/dbx/KEK/PK update applied to the variables first, as firmware would "
-            "(repeatable, in order)"),
-    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
-            "the SbatLevel before the next boot (a payload or efivarfs file, original, "
-            "automatic, latest)"),
-    CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
-            "the ESP: the boot applications' new Authenticode digests (PCR 4) and the db "
-            "entries that verify them (PCR 7)"),
     CLI_OPT("install", 0, required_argument, OPT_INSTALL, "NEW_SHIM",
             "the change is installing NEW_SHIM (and NEW_LOADER: the PE image among the "
             "arguments) in place of the boot applications the log shows: their digests "
             "(PCR 4) and the db entries that verify them (PCR 7)"),
+    CLI_OPT("pcrlock", 0, required_argument, OPT_PCRLOCK, "FILE",
+            "with a change: write a systemd-pcrlock record set (systemd.pcrlock(5)) of the "
+            "PCRs the tokens are bound to, as predicted after the change, into FILE: the "
+            "next boot's variant for systemd-pcrlock make-policy"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -73,7 +59,7 @@ static void usage(FILE *f)
         "usage: ktrust unseal-check [--root DIR] [DEVICE|IMAGE|TOKEN.json]... [--eventlog LOG]\n"
         "                           [--pcrs FILE] [--efivars DIR] [--apply FILE]...\n"
         "                           [--sbat-level SPEC] [--esp DIR] [--install NEW_SHIM [NEW_LOADER]]\n"
-        "                           [--json] [-q]\n\n"
+        "                           [--pcrlock FILE] [--json] [-q]\n\n"
         "For each TPM-sealed LUKS2 token (systemd-cryptenroll's systemd-tpm2, clevis' tpm2\n"
         "pin) of the devices, images or exported token files (default: the volumes of\n"
         "/etc/crypttab, under --root): its policy digest recomputed\n"
@@ -89,8 +75,8 @@ static void usage(FILE *f)
 }
 
 struct args {
-    const char *root, *log, *pcrs, *efivars, *sbat, *esp, *shim, *loader;
-    struct cli_apply apply;
+    const char *log, *shim, *loader, *pcrlock;
+    struct cli_predict_args p; /* --root, --pcrs, --efivars, --apply, --sbat-level, --esp */
     bool json, quiet, change, offline;
     char **src;
     int n_src;
@@ -102,13 +88,13 @@ struct args {
 static void defaults(struct args *a)
 {
     static char lb[4200], pb[4200], eb[4200];
-    bool live = a->root || !a->offline;
+    bool live = a->p.root || !a->offline;
     if (!a->log && live)
-        a->log = ev_sys_part(a->root, KT_SYS_EVENTLOG, lb, sizeof(lb));
-    if (!a->pcrs && live)
-        a->pcrs = ev_sys_part(a->root, KT_SYS_TPM_PCRS, pb, sizeof(pb));
-    if (a->change && !a->efivars && live)
-        a->efivars = ev_sys_part(a->root, KT_SYS_EFIVARS, eb, sizeof(eb));
+        a->log = ev_sys_part(a->p.root, KT_SYS_EVENTLOG, lb, sizeof(lb));
+    if (!a->p.pcrs && live)
+        a->p.pcrs = ev_sys_part(a->p.root, KT_SYS_TPM_PCRS, pb, sizeof(pb));
+    if (a->change && !a->p.efivars && live)
+        a->p.efivars = ev_sys_part(a->p.root, KT_SYS_EFIVARS, eb, sizeof(eb));
 }
 
 /* A PE image (MZ) among the arguments: --install's NEW_LOADER. */
@@ -147,17 +133,14 @@ static int parse_args(int argc, char **argv, struct args *a)
         return EXIT_INTERNAL;
     int c;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
+        int taken = cli_predict_opt(c, "unseal-check", &a->p);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case OPT_ROOT: a->root = optarg; break;
         case OPT_EVENTLOG: a->log = optarg; break;
-        case OPT_PCRS: a->pcrs = optarg; break;
-        case OPT_EFIVARS: a->efivars = optarg; break;
-        case OPT_APPLY:
-            if (cli_apply_add(&a->apply, "unseal-check", optarg) < 0)
-                return EXIT_USAGE;
-            break;
-        case OPT_SBAT_LEVEL: a->sbat = optarg; break;
-        case OPT_ESP: a->esp = optarg; break;
+        case OPT_PCRLOCK: a->pcrlock = optarg; break;
         case OPT_INSTALL: a->shim = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
@@ -169,18 +152,20 @@ static int parse_args(int argc, char **argv, struct args *a)
     a->n_src = argc - optind;
     if (a->shim && take_loader(a) < 0)
         return EXIT_USAGE;
-    if (a->sbat && !strncmp(a->sbat, "shim:", 5))
-        return cli_usage_error("unseal-check", "--sbat-level shim:FILE is not taken here: give the "
-                                               "payload, an efivarfs file, original, automatic or latest");
-    if (!a->n_src && !a->root && (a->log || a->pcrs || a->efivars))
+    if (cli_predict_check("unseal-check", &a->p))
+        return EXIT_USAGE;
+    if (!a->n_src && !a->p.root && (a->log || a->p.pcrs || a->p.efivars))
         return cli_usage_error("unseal-check", "give the LUKS2 devices, images or token files "
                                                "to check (or --root DIR: its /etc/crypttab)");
-    a->change = a->efivars || a->apply.n || a->sbat || a->esp || a->shim;
-    if (a->shim && a->esp)
+    a->change = a->p.efivars || a->p.apply.n || a->p.sbat || a->p.esp || a->shim;
+    if (a->pcrlock && !a->change)
+        return cli_usage_error("unseal-check", "--pcrlock writes the PCRs after a change: give "
+                                               "--efivars, --apply, --sbat-level, --esp or --install");
+    if (a->shim && a->p.esp)
         return cli_usage_error("unseal-check", "--install predicts over the new binaries: no --esp");
-    a->offline = a->log || a->pcrs || a->efivars;
+    a->offline = a->log || a->p.pcrs || a->p.efivars;
     defaults(a);
-    if (a->apply.n && !a->efivars)
+    if (a->p.apply.n && !a->p.efivars)
         return cli_usage_error("unseal-check", "--apply needs --efivars (the variables it changes)");
     if (a->change && !a->log)
         return cli_usage_error("unseal-check", "a change is predicted from this boot's event "
@@ -211,11 +196,7 @@ struct state {
     bool have_log, have_today;
     struct kt_evlog_pcrs today;
     const char *today_src;
-    struct kt_seal_token *tok; /* every source's tokens */
-    const char **tok_src;
-    size_t n_tok;
-    char **crypttab; /* the sources when none is given */
-    size_t n_crypttab;
+    struct kt_seal_found found; /* every source's tokens */
 };
 
 static int load_log(const struct args *a, struct state *s)
@@ -240,19 +221,19 @@ static int today(const struct args *a, struct state *s)
     int rc = a->log ? load_log(a, s) : 0;
     if (rc)
         return rc;
-    if (a->pcrs) {
+    if (a->p.pcrs) {
         struct kt_pcr_values *x = malloc(sizeof(*x));
         int ec = 0;
         if (!x)
             return EXIT_INTERNAL;
-        rc = ev_pcrs_read(a->pcrs, x, &ec);
+        rc = ev_pcrs_read(a->p.pcrs, x, &ec);
         if (rc == 0)
             to_pcrs(x, &s->today);
         free(x);
         if (rc < 0)
             return ec;
         s->have_today = true;
-        s->today_src = a->pcrs;
+        s->today_src = a->p.pcrs;
     } else if (a->log) {
         if (kt_evlog_replay(&s->log, &s->today) < 0)
             return EXIT_INTERNAL;
@@ -264,53 +245,40 @@ static int today(const struct args *a, struct state *s)
     return 0;
 }
 
-/* No source given: the volumes of /etc/crypttab (under --root). */
-static int crypttab(struct args *a, struct state *s)
+/* The tokens of every source, in order (no source: the volumes of
+ * /etc/crypttab, under --root). */
+static int read_tokens(const struct args *a, struct state *s)
 {
-    struct kt_error e = KT_ERROR_INIT;
-    size_t n;
-    int rc = kt_seal_crypttab(a->root, &s->crypttab, &n, &e);
-    if (rc < 0) {
-        cli_error("unseal-check", &e);
-        return cli_exit_code(rc);
-    }
-    a->src = s->crypttab;
-    a->n_src = (int)n;
-    s->n_crypttab = n;
-    if (!n && !a->json && !a->quiet)
+    struct kt_seal_found *f = &s->found;
+    int code = cli_seal_find("unseal-check", a->p.root, a->src, (size_t)a->n_src, false, f);
+    if (code || a->json || a->quiet)
+        return code;
+    if (f->crypttab && !f->n_path)
         printf("/etc/crypttab names no encrypted volume\n");
+    for (size_t i = 0; i < f->n_path; i++)
+        if (!f->count[i])
+            printf("%s: no TPM2 token (systemd-tpm2, clevis tpm2)\n", tx(f->path[i]));
     return 0;
 }
 
-/* The tokens of every source, in order. */
-static int read_tokens(const struct args *a, struct state *s)
+/* --pcrlock FILE: a systemd-pcrlock record set of the PCRs the tokens are
+ * bound to, as the prediction has them after the change (written only when
+ * asked: the rest of the command only reports). */
+static int write_pcrlock(const struct args *a, const struct state *s,
+                         const struct kt_evlog_prediction *pred)
 {
-    for (int i = 0; i < a->n_src; i++) {
-        struct kt_seal_token *tok;
-        size_t n;
-        struct kt_error e = KT_ERROR_INIT;
-        int rc = kt_seal_tokens_read(a->src[i], &tok, &n, &e);
-        if (rc < 0) {
-            cli_error(a->src[i], &e);
-            return cli_exit_code(rc);
-        }
-        if (!n && !a->json && !a->quiet)
-            printf("%s: no TPM2 token (systemd-tpm2, clevis tpm2)\n", tx(a->src[i]));
-        struct kt_seal_token *nt = realloc(s->tok, (s->n_tok + n + 1) * sizeof(*nt));
-        const char **ns = nt ? realloc(s->tok_src, (s->n_tok + n + 1) * sizeof(*ns)) : NULL;
-        if (nt)
-            s->tok = nt;
-        if (ns)
-            s->tok_src = ns;
-        if (!nt || !ns) {
-            free(tok);
-            return EXIT_INTERNAL;
-        }
-        for (size_t k = 0; k < n; k++) {
-            s->tok[s->n_tok] = tok[k];
-            s->tok_src[s->n_tok++] = a->src[i];
-        }
-        free(tok);
+    uint32_t mask = 0;
+    for (size_t i = 0; i < s->found.n; i++)
+        mask |= s->found.tok[i].pcrs;
+    FILE *f = fopen(a->pcrlock, "w");
+    if (!f) {
+        cli_errorf(a->pcrlock, "cannot create: %s", strerror(errno));
+        return EXIT_NOINPUT;
+    }
+    ev_pcrlock_write(f, &s->log, pred, mask);
+    if (fclose(f) != 0) {
+        cli_errorf(a->pcrlock, "write failed: %s", strerror(errno));
+        return EXIT_NOINPUT;
     }
     return 0;
 }
@@ -322,20 +290,20 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
     const struct kt_evlog_pcrs *now = s->have_today ? &s->today : NULL;
     int rc = 0;
     if (!a->change) {
-        for (size_t i = 0; rc == 0 && i < s->n_tok; i++)
-            rc = kt_seal_check(&s->tok[i], now, NULL, NULL, &r[i]);
+        for (size_t i = 0; rc == 0 && i < s->found.n; i++)
+            rc = kt_seal_check(&s->found.tok[i], now, NULL, NULL, &r[i]);
         if (rc == -ENOPKG)
-            cli_errorf(a->src[0], "cannot compute policy digests (libtss2-mu.so.0 missing?)");
+            cli_errorf(s->found.path[0], "cannot compute policy digests (libtss2-mu.so.0 missing?)");
         return rc == -ENOPKG ? 3 : rc < 0 ? EXIT_INTERNAL : 0;
     }
     struct kt_efivars vars;
-    if (a->efivars) {
-        rc = kt_efivars_read(a->efivars, &vars, &e);
+    if (a->p.efivars) {
+        rc = kt_efivars_read(a->p.efivars, &vars, &e);
         if (rc < 0) {
-            cli_error(a->efivars, &e);
+            cli_error(a->p.efivars, &e);
             return cli_exit_code(rc);
         }
-        int code = cli_apply_all(&vars, &a->apply, a->json, a->quiet);
+        int code = cli_apply_all(&vars, &a->p.apply, a->json, a->quiet);
         if (code) { /* an update that does not apply: no prediction to trust */
             kt_efivars_free(&vars);
             return code;
@@ -343,18 +311,25 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
     }
     uint8_t *sbat = NULL;
     size_t sbat_len = 0;
-    int code = a->sbat ? cli_sbat_payload(a->sbat, &sbat, &sbat_len) : 0;
+    int code = a->p.sbat ? cli_sbat_payload(a->p.sbat, &sbat, &sbat_len) : 0;
     if (code == 0) {
-        struct kt_evlog_predict_opts o = {a->efivars ? &vars : NULL, sbat, sbat_len, a->esp};
-        struct kt_seal_change c = {&o, a->shim, a->loader};
-        rc = kt_seal_check_change(&s->log, now, &c, s->tok, s->n_tok, r, &e);
+        struct kt_evlog_predict_opts o = {.vars = a->p.efivars ? &vars : NULL, .sbat_level = sbat,
+                                          .sbat_level_len = sbat_len, .esp = a->p.esp};
+        struct kt_evlog_prediction *pred = NULL;
+        struct kt_seal_change c = {.predict = &o, .shim = a->shim, .loader = a->loader,
+                                   .keep = a->pcrlock ? &pred : NULL};
+        rc = kt_seal_check_change(&s->log, now, &c, s->found.tok, s->found.n, r, &e);
+        if (rc == 0 && pred)
+            code = write_pcrlock(a, s, pred);
+        unseal_set_pcrlock(rc == 0 && pred && !code ? a->pcrlock : NULL);
+        kt_evlog_prediction_free(pred);
         if (rc < 0) {
             cli_error(a->shim && rc != -ENODATA && rc != -EBADMSG ? a->shim : a->log, &e);
             code = rc == -ENOPKG ? 3 : cli_exit_code(rc);
         }
     }
     free(sbat);
-    if (a->efivars)
+    if (a->p.efivars)
         kt_efivars_free(&vars);
     return code;
 }
@@ -387,23 +362,20 @@ int cmd_unseal_check(int argc, char **argv)
     struct unseal_tally t = {0};
     struct kt_seal_check *r = NULL;
     int code = today(&a, s);
-    if (!code && !a.n_src)
-        code = crypttab(&a, s);
+    struct kt_seal_found *f = &s->found;
     if (!code)
         code = read_tokens(&a, s);
-    if (!code && !(r = calloc(s->n_tok + 1, sizeof(*r))))
+    if (!code && !(r = calloc(f->n + 1, sizeof(*r))))
         code = EXIT_INTERNAL;
     if (!code)
         code = check(&a, s, r);
-    for (size_t i = 0; !code && i < s->n_tok; i++)
-        unseal_print(s->tok_src[i], &s->tok[i], &r[i], s->today_src, a.json, a.quiet, &t);
+    for (size_t i = 0; !code && i < f->n; i++)
+        unseal_print(f->path[f->src[i]], &f->tok[i], &r[i], s->today_src, a.json, a.quiet, &t);
     if (!code)
         code = t.fails ? 5 : t.cannot_tell ? 3 : 0;
     summary(&a, code, &t);
     free(r);
-    free(s->tok);
-    free(s->tok_src);
-    kt_seal_crypttab_free(s->crypttab, s->n_crypttab);
+    kt_seal_found_free(f);
     if (s->have_log) {
         kt_evlog_free(&s->log);
         kt_file_close(&s->logf);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "json.h"
 #include "ktrust/boot.h"
@@ -38,6 +39,11 @@ struct ev_predict_args {
 /* The prediction's output; returns the number of banks whose PCR 7 changes. */
 size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_prediction *p,
                         const struct ev_predict_args *a);
+
+/* A systemd-pcrlock record set (systemd.pcrlock(5)) of the predicted
+ * measurements of the PCRs in mask, one JSON object on f. */
+void ev_pcrlock_write(FILE *f, const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                      uint32_t mask);
 
 /* hex of a bank's value */
 const char *ev_alg(uint16_t alg);

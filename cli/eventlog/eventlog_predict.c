@@ -136,37 +136,53 @@ static void yaml_out(const struct kt_evlog_prediction *p)
     }
 }
 
-/* systemd.pcrlock(5): a CEL-JSON subset, {"records":[{"pcr":N,"digests":
- * [{"hashAlg":ALG,"digest":HEX}]}]}: every PCR 7 measurement, in order. */
-static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_prediction *p)
+/* One PCR's records: each measurement the prediction has, in order. */
+static void pcrlock_records(struct jw *w, const struct kt_evlog *log,
+                            const struct kt_evlog_prediction *p, unsigned pcr)
 {
     char hex[2 * KT_EVLOG_MAX_DIGEST + 1];
-    struct jw w;
-    jw_init(&w, stdout);
-    jw_obj(&w, NULL);
-    jw_arr(&w, "records");
-    for (size_t k = 0; k < kt_evlog_prediction_n_events(p, 7); k++) {
-        const struct kt_evlog_predicted *x = kt_evlog_prediction_event(p, 7, k);
+    for (size_t k = 0; k < kt_evlog_prediction_n_events(p, pcr); k++) {
+        const struct kt_evlog_predicted *x = kt_evlog_prediction_event(p, pcr, k);
         const struct kt_evlog_event *e = &log->event[x->event_index];
-        jw_obj(&w, NULL);
-        jw_int(&w, "pcr", 7);
-        jw_arr(&w, "digests");
+        jw_obj(w, NULL);
+        jw_int(w, "pcr", pcr);
+        jw_arr(w, "digests");
         for (size_t b = 0; b < log->n_banks; b++) {
             if (!kt_evlog_alg_name(log->bank[b].alg) ||
                 (x->inserted ? !log->bank[b].supported
                              : !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
                 continue;
-            jw_obj(&w, NULL);
-            jw_str(&w, "hashAlg", ev_alg(log->bank[b].alg));
-            jw_str(&w, "digest", kt_hex(x->digest[b], log->bank[b].size, hex));
-            jw_obj_end(&w);
+            jw_obj(w, NULL);
+            jw_str(w, "hashAlg", ev_alg(log->bank[b].alg));
+            jw_str(w, "digest", kt_hex(x->digest[b], log->bank[b].size, hex));
+            jw_obj_end(w);
         }
-        jw_arr_end(&w);
-        jw_obj_end(&w);
+        jw_arr_end(w);
+        jw_obj_end(w);
     }
+}
+
+/* systemd.pcrlock(5): a CEL-JSON subset, {"records":[{"pcr":N,"digests":
+ * [{"hashAlg":ALG,"digest":HEX}]}]}: every measurement of the PCRs of mask
+ * that the prediction has, PCR by PCR, in order. */
+void ev_pcrlock_write(FILE *f, const struct kt_evlog *log, const struct kt_evlog_prediction *p,
+                      uint32_t mask)
+{
+    struct jw w;
+    jw_init(&w, f);
+    jw_obj(&w, NULL);
+    jw_arr(&w, "records");
+    for (unsigned pcr = 0; pcr < KT_EVLOG_PCRS; pcr++)
+        if ((mask & (1u << pcr)) && kt_evlog_prediction_has(p, pcr))
+            pcrlock_records(&w, log, p, pcr);
     jw_arr_end(&w);
     jw_obj_end(&w);
     jw_newline(&w);
+}
+
+static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_prediction *p)
+{
+    ev_pcrlock_write(stdout, log, p, 1u << 7);
 }
 
 static void inserted_print(const struct kt_evlog_predicted *x, unsigned pcr,

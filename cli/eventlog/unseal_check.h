@@ -19,4 +19,13 @@ void unseal_print(const char *source, const struct kt_seal_token *t,
                   const struct kt_seal_check *r, const char *today_src, bool json, bool quiet,
                   struct unseal_tally *tally);
 
+/* --pcrlock FILE given: systemd tokens also get the systemd-pcrlock
+ * re-seal that installs FILE (NULL: not offered). */
+void unseal_set_pcrlock(const char *file);
+
+/* The re-seal to run before the change for a token that would not unseal
+ * after it (nothing otherwise), text lines under indent. */
+void unseal_reseal_print(const char *source, const struct kt_seal_token *t,
+                         const struct kt_seal_check *r, const char *indent);
+
 #endif

@@ -42,6 +42,14 @@ static void pcr_list(uint32_t mask, char sep, char *out, size_t cap)
 
 #define CMD_MAX 4096
 
+/* --pcrlock FILE: the record set of the next boot, for the pcrlock re-seal */
+static const char *pcrlock_file;
+
+void unseal_set_pcrlock(const char *file)
+{
+    pcrlock_file = file;
+}
+
 struct reseal {
     const char *how; /* "clevis_pcr_digest", "systemd_cryptenroll_255", "recovery_key" */
     char command[CMD_MAX];
@@ -90,7 +98,42 @@ static size_t reseals(const char *source, const struct kt_seal_token *t,
              "have the recovery key at hand for the first boot after the change");
     snprintf(out[1].then, sizeof(out[1].then), "after that boot: systemd-cryptenroll %s "
              "--wipe-slot=tpm2 --tpm2-device=auto --tpm2-pcrs=%s%s", dev, ids, pin);
-    return 2;
+    if (!pcrlock_file)
+        return 2;
+    pcr_list(t->pcrs, ',', ids, sizeof(ids));
+    out[2].how = "systemd_pcrlock";
+    snprintf(out[2].command, CMD_MAX, "mkdir -p /var/lib/pcrlock.d/750-ktrust-next.pcrlock.d && "
+             "cp %s /var/lib/pcrlock.d/750-ktrust-next.pcrlock.d/next.pcrlock && "
+             "systemd-pcrlock make-policy --pcr=%s && systemd-cryptenroll %s --tpm2-device=auto "
+             "--tpm2-pcrlock=/var/lib/systemd/pcrlock.json%s (systemd 256 and later: the policy "
+             "admits today's boot and the next one)", pcrlock_file, ids, dev, pin);
+    snprintf(out[2].then, sizeof(out[2].then), "after the first boot with the change: "
+             "systemd-cryptenroll %s --wipe-slot=%s (the slot bound to raw PCRs), and once no "
+             "variant but the new boot's is needed, systemd-pcrlock make-policy again", dev, slot);
+    return 3;
+}
+
+static void reseal_lines(const struct reseal *rs, size_t n_rs, const char *indent)
+{
+    for (size_t i = 0; i < n_rs; i++) {
+        printf("%s%s %s\n", indent, i ? "or:" : "re-seal before the change:", rs[i].command);
+        printf("%s  then %s\n", indent, rs[i].then);
+    }
+}
+
+static size_t reseal_for(const char *source, const struct kt_seal_token *t,
+                         const struct kt_seal_check *r, struct reseal *rs)
+{
+    if (r->have_after && r->after == KT_SEAL_FAILS && r->value_len && t->kind <= KT_SEAL_KIND_PIN_PCR)
+        return reseals(source, t, r, rs);
+    return 0;
+}
+
+void unseal_reseal_print(const char *source, const struct kt_seal_token *t,
+                         const struct kt_seal_check *r, const char *indent)
+{
+    static struct reseal rs[3];
+    reseal_lines(rs, reseal_for(source, t, r, rs), indent);
 }
 
 static const char *why_text(enum kt_seal_why w, const struct kt_seal_token *t)
@@ -202,21 +245,16 @@ static void print_text(const char *source, const struct kt_seal_token *t,
     if (r->after == KT_SEAL_CANNOT_TELL)
         printf(": %s", why_text(r->why_after, t));
     printf(r->changed ? " (PCR %s changes)\n" : " (none of its PCRs changes)\n", ch);
-    for (size_t i = 0; i < n_rs; i++) {
-        printf("  %s %s\n", i ? "or:" : "re-seal before the change:", rs[i].command);
-        printf("    then %s\n", rs[i].then);
-    }
+    reseal_lines(rs, n_rs, "  ");
 }
 
 void unseal_print(const char *source, const struct kt_seal_token *t,
                   const struct kt_seal_check *r, const char *today_src, bool json, bool quiet,
                   struct unseal_tally *tally)
 {
-    static struct reseal rs[2];
-    size_t n_rs = 0;
+    static struct reseal rs[3];
     enum kt_seal_verdict v = r->have_after ? r->after : r->today;
-    if (r->have_after && r->after == KT_SEAL_FAILS && r->value_len && t->kind <= KT_SEAL_KIND_PIN_PCR)
-        n_rs = reseals(source, t, r, rs);
+    size_t n_rs = reseal_for(source, t, r, rs);
     tally->unseals += v == KT_SEAL_UNSEALS;
     tally->fails += v == KT_SEAL_FAILS;
     tally->cannot_tell += v == KT_SEAL_CANNOT_TELL;

@@ -23,6 +23,7 @@
 #include "ktrust/chain.h"
 #include "ktrust/efivars.h"
 #include "ktrust/error.h"
+#include "ktrust/seal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -253,6 +254,13 @@ struct kt_audit {
     int worst;                        /* the worst verdict (0..6) over the links and modules */
     struct kt_audit_pcr7 pcr7;        /* the measured-boot outlook */
     struct kt_rollover rollover;      /* the 2023 certificate rollover */
+    /* TPM-sealed secrets: the tokens of /etc/crypttab's volumes (under the
+     * root, or live; none when the parts are given one by one), with their
+     * JSON (what --save-root keeps); with an event log, each checked today
+     * (the log's replay) and at the next boot (the variables after any
+     * --apply, the ESP: the prediction of pcr7).  Not in the verdict. */
+    struct kt_seal_found sealed;
+    struct kt_seal_check *sealed_check; /* one per sealed.tok (owned; NULL: not checked) */
     /* the audit's verdict (what its exit code says): the worst verdict
      * code (0 or a negative errno) of the links present, the module groups
      * and the updates asked for that did not apply, an input that cannot be

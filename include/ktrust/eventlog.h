@@ -373,12 +373,23 @@ struct kt_evlog_predicted {
     uint8_t digest[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST];
 };
 
+/* One image replaced: the path the log names (`\EFI\BOOT\BOOTX64.EFI`) and
+ * the file to predict with instead. */
+struct kt_evlog_image_swap {
+    const char *log_path;
+    const char *file;
+};
+
 struct kt_evlog_predict_opts {
     const struct kt_efivars *vars;   /* the state after the change (NULL: the logged one) */
     /* the SbatLevel payload shim would start from (NULL: unchanged) */
     const uint8_t *sbat_level;
     size_t sbat_level_len;
     const char *esp;                 /* the ESP, for the images' authorities (NULL: keep) */
+    /* boot images in place of those the log shows (new binaries to install:
+     * check-update/unseal-check --install), looked up before esp */
+    const struct kt_evlog_image_swap *swap;
+    size_t n_swap;
 };
 
 /* A prediction (opaque): the log replayed ("now"), and each predicted PCR
@@ -435,6 +446,10 @@ struct kt_evlog_pcr7_outlook {
 };
 KT_API int kt_evlog_pcr7_outlook(const struct kt_evlog *log, const struct kt_efivars *vars,
                                  const char *esp, struct kt_evlog_pcr7_outlook *out);
+/* The same from a prediction already made (plan-updates shares one per
+ * state with the sealed secrets' check): 1, or 0 (no bank). */
+KT_API int kt_evlog_pcr7_outlook_of(const struct kt_evlog_prediction *p,
+                                    struct kt_evlog_pcr7_outlook *out);
 
 #ifdef __cplusplus
 }

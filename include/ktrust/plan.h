@@ -25,6 +25,7 @@
 #include "ktrust/efivars.h"
 #include "ktrust/error.h"
 #include "ktrust/eventlog.h"
+#include "ktrust/seal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +40,11 @@ struct kt_plan_opts {
     const char *esp;                     /* an ESP to judge each step by; NULL: none */
     const struct kt_evlog *eventlog;     /* this machine's last boot: PCR 7 predicted
                                             after each step; NULL: none */
+    /* TPM-sealed secrets (kt_seal_find) checked against the PCRs predicted
+     * after each step, from the same prediction (needs eventlog) */
+    const struct kt_seal_token *tokens;
+    size_t n_tokens;
+    const struct kt_evlog_pcrs *pcrs_today; /* today's PCRs; NULL: the log's replay */
 };
 
 /* One update file found. */
@@ -67,6 +73,11 @@ struct kt_plan_state {
     bool pcr7_changes;
     char pcr7[2 * KT_EVLOG_MAX_DIGEST + 1];
     char pcr7_bank[16];
+    /* each of kt_plan_opts' tokens against this state's predicted PCRs
+     * (owned; NULL without tokens or without an event log) */
+    struct kt_seal_check *seal;
+    size_t n_seal;
+    size_t seal_fails;                   /* tokens that do NOT unseal in this state */
 };
 
 struct kt_plan {
@@ -86,6 +97,10 @@ struct kt_plan {
      * booted before it (the ESP's shim or loader boots before the step, not
      * after it); 0 when no step does (or no ESP was given) */
     size_t breaks_step;
+    /* the first step after which a sealed token that unseals today does
+     * not (0: none): the recovery key is asked for unless it is re-sealed
+     * before; not part of the exit code (a re-seal fixes it) */
+    size_t seal_step;
 };
 
 /* Returns 0, -ENOMEM, or an error reading the updates (err names it). */

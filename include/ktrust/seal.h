@@ -72,6 +72,33 @@ KT_API int kt_seal_tokens_read(const char *path, struct kt_seal_token **out, siz
 KT_API int kt_seal_crypttab(const char *root, char ***out, size_t *n, struct kt_error *err);
 KT_API void kt_seal_crypttab_free(char **v, size_t n);
 
+/* The sealed secrets to check, found as unseal-check finds them: the n
+ * sources in paths (LUKS2 devices, image files, a token's JSON, a device
+ * as audit --save-root saved it: a directory of token-N.json), else the
+ * volumes of root's /etc/crypttab (root NULL: the host's).  Each TPM2
+ * token with its source and its JSON text (never a key slot or binary key
+ * material).  Without KT_SEAL_FIND_LENIENT the first source that cannot be
+ * read fails the lookup (f->failed names it; a missing crypttab too);
+ * with it, that source's error is recorded and the rest read (a missing
+ * crypttab: no source).  Free f with kt_seal_found_free, also after a
+ * failure.  Returns 0, kt_seal_tokens_read's errors, -ENOMEM. */
+#define KT_SEAL_FIND_LENIENT 1u
+struct kt_seal_found {
+    struct kt_seal_token *tok; /* every TPM2 token, source by source */
+    char **json;               /* tok[i]'s JSON text, as the header holds it */
+    size_t *src;               /* tok[i]'s source: an index into path */
+    size_t n;
+    char **path;               /* the sources, in order */
+    size_t *count;             /* TPM2 tokens per source */
+    int *error;                /* per source: 0, or why it could not be read */
+    size_t n_path;
+    bool crypttab;             /* the sources are /etc/crypttab's volumes */
+    const char *failed;        /* the source that failed the lookup (NULL) */
+};
+KT_API int kt_seal_find(const char *root, const char *const *paths, size_t n_paths,
+                        unsigned flags, struct kt_seal_found *f, struct kt_error *err);
+KT_API void kt_seal_found_free(struct kt_seal_found *f);
+
 /* Parse one token's JSON text.  Returns 1 for a TPM2 token (t filled), 0
  * for a token of another type, -EBADMSG (err: the field), -ENOMEM. */
 KT_API int kt_seal_token_parse(const char *json, size_t len, struct kt_seal_token *t,
@@ -127,8 +154,8 @@ KT_API int kt_seal_check(const struct kt_seal_token *t, const struct kt_evlog_pc
  * installed: shim in place of the first boot application the log shows on
  * the ESP, loader (may be NULL) in place of the second; PCR 4 gets their
  * Authenticode digests, PCR 7 the db entries that verify them under o->vars
- * (o->esp is not used: a scratch ESP under $TMPDIR holds the two files
- * during the call).  Returns 0, -ENODATA (the log shows no such
+ * (o->esp is not used: the prediction takes the two files in place of the
+ * logged ones, kt_evlog_predict_opts' swap; nothing is written).  Returns 0, -ENODATA (the log shows no such
  * application), an error reading the files, or kt_evlog_predict's.  Free p
  * with kt_evlog_prediction_free. */
 KT_API int kt_seal_predict_install(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
@@ -139,6 +166,9 @@ KT_API int kt_seal_predict_install(const struct kt_evlog *log, const struct kt_e
 struct kt_seal_change {
     const struct kt_evlog_predict_opts *predict; /* the state after it (NULL: the logged one) */
     const char *shim, *loader;                   /* new boot binaries (NULL: none) */
+    /* not NULL: the prediction is handed back here (kt_evlog_prediction_free),
+     * for a record set of the predicted PCRs (a systemd-pcrlock re-seal) */
+    struct kt_evlog_prediction **keep;
 };
 
 /* The PCRs after change, predicted from log (kt_evlog_predict, or

@@ -205,7 +205,7 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
     if (rc == 0)
         rc = kt_audit_rollover(a, o, s, err);
     if (rc == 0)
-        kt_audit_pcr7(a, s);
+        rc = kt_audit_pcr7(a, s);
     if (s)
         kt_audit_snap_free(s);
     free(s);
@@ -218,6 +218,9 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
 
 void kt_audit_free(struct kt_audit *a)
 {
+    kt_seal_found_free(&a->sealed);
+    free(a->sealed_check);
+    a->sealed_check = NULL;
     for (int i = 0; i < KT_AUDIT__VARS; i++) {
         for (size_t j = 0; j < a->vars[i].n_certs; j++)
             free(a->vars[i].certs[j]);

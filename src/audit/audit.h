@@ -60,6 +60,14 @@ int kt_audit_group_module(struct kt_audit *a, const struct kt_chain_link *l, con
 /* The measured-boot outlook into a->pcr7: the snapshot's event log against
  * the variables as read (s->was, else s->vars) and PCR 7 predicted with
  * s->vars (after any --apply).  No log: a->pcr7.have_log false. */
-void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_snap *s);
+int kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_snap *s); /* 0, -ENOMEM */
+
+/* The sealed secrets (audit_sealed.c): found into a->sealed when the audit
+ * looks at a whole system (a root, or live with no part given), read with
+ * the snapshot; checked against today (the log's replay) and the
+ * prediction pr (the next boot).  -ENOMEM. */
+int kt_audit_sealed_find(struct kt_audit *a, const struct kt_audit_opts *o);
+int kt_audit_sealed_check(struct kt_audit *a, const struct kt_evlog *log,
+                          const struct kt_evlog_prediction *pr);
 
 #endif

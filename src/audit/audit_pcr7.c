@@ -29,30 +29,40 @@ static void changed_names(struct kt_audit_pcr7 *m, const struct kt_evlog *log,
     free(vc);
 }
 
-static void predict(struct kt_audit_pcr7 *m, const struct kt_evlog *log,
-                    const struct kt_efivars *next, const char *esp)
+/* One prediction for the next boot: PCR 7's line and the sealed secrets. */
+static int predict(struct kt_audit *a, const struct kt_evlog *log, const struct kt_efivars *next,
+                   const char *esp)
 {
+    struct kt_audit_pcr7 *m = &a->pcr7;
+    struct kt_evlog_predict_opts po = {.vars = next, .esp = esp};
+    struct kt_evlog_prediction *pr = NULL;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_evlog_predict(log, &po, &pr, &e);
     struct kt_evlog_pcr7_outlook o;
-    if (kt_evlog_pcr7_outlook(log, next, esp, &o) != 1)
-        return;
-    kt_fmt(m->bank, sizeof(m->bank), "%s", o.bank);
-    kt_fmt(m->now, sizeof(m->now), "%s", o.last);
-    kt_fmt(m->next, sizeof(m->next), "%s", o.next);
-    m->changes = o.changes;
-    m->known = true;
+    if (rc == 0 && kt_evlog_pcr7_outlook_of(pr, &o) == 1) {
+        kt_fmt(m->bank, sizeof(m->bank), "%s", o.bank);
+        kt_fmt(m->now, sizeof(m->now), "%s", o.last);
+        kt_fmt(m->next, sizeof(m->next), "%s", o.next);
+        m->changes = o.changes;
+        m->known = true;
+    }
+    if (rc == 0)
+        rc = kt_audit_sealed_check(a, log, pr);
+    kt_evlog_prediction_free(pr);
+    return rc == -ENOMEM ? rc : 0;
 }
 
-void kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_snap *s)
+int kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_snap *s)
 {
     struct kt_audit_pcr7 *m = &a->pcr7;
     memset(m, 0, sizeof(*m));
     kt_fmt(m->log_path, sizeof(m->log_path), "%s", s->log_path);
     m->log_rc = s->log_rc;
     if (m->log_rc < 0)
-        return;
+        return 0;
     m->have_log = true;
-    if (a->found[KT_AUDIT_EFIVARS]) {
-        changed_names(m, &s->log, s->have_was ? &s->was : &s->vars);
-        predict(m, &s->log, &s->vars, a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL);
-    }
+    if (!a->found[KT_AUDIT_EFIVARS])
+        return 0;
+    changed_names(m, &s->log, s->have_was ? &s->was : &s->vars);
+    return predict(a, &s->log, &s->vars, a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL);
 }

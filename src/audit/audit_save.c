@@ -245,6 +245,39 @@ static int save_eventlog(struct save *s, const struct kt_audit_opts *o)
     return copy_file(s, src, EVENTLOG);
 }
 
+/* The sealed secrets: /etc/crypttab and, for each of its volumes, a
+ * directory at the volume's path holding each TPM2 token's JSON as
+ * token-N.json (what unseal-check and audit read back under --root).
+ * Never a key slot, never the header's binary key material: the header
+ * itself is not copied. */
+static int save_sealed(struct save *s, const struct kt_audit *a, const char *root)
+{
+    const struct kt_seal_found *f = &a->sealed;
+    char src[PATH_MAX], rel[PATH_MAX], dst[PATH_MAX];
+    int rc = 0;
+    if (!f->n)
+        return 0;
+    kt_fmt(src, sizeof(src), "%s/etc/crypttab", root ? root : "");
+    rc = copy_file(s, src, "/etc/crypttab");
+    for (size_t i = 0; rc == 0 && i < f->n; i++) {
+        const char *p = f->path[f->src[i]];
+        size_t rl = root ? strlen(root) : 0;
+        if (rl && !strncmp(p, root, rl))
+            p += rl;
+        kt_fmt(rel, sizeof(rel), "%s%s/token-%d.json", *p == '/' ? "" : "/", p,
+               f->tok[i].token >= 0 ? f->tok[i].token : (int)i);
+        rc = make_parents(s, rel);
+        kt_fmt(dst, sizeof(dst), "%s%s", s->tmp, rel);
+        if (rc == 0)
+            rc = kt_file_write_atomic(dst, (const uint8_t *)f->json[i], strlen(f->json[i]), s->err);
+        if (rc == 0) {
+            s->out->n_files++;
+            s->out->bytes += strlen(f->json[i]);
+        }
+    }
+    return rc;
+}
+
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
     (void)st, (void)f;
@@ -283,6 +316,8 @@ int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *o, 
         rc = save_modules(&s, a, release);
     if (rc == 0)
         rc = save_eventlog(&s, o);
+    if (rc == 0)
+        rc = save_sealed(&s, a, o->root && *o->root && strcmp(o->root, "/") ? o->root : NULL);
     /* into place: onto a new name, or over the empty directory checked above */
     if (rc == 0 && rename(s.tmp, dir) < 0)
         rc = kt_fail(err, -errno, KT_NO_OFFSET, "cannot rename %s into place: %s", s.tmp,

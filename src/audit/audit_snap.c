@@ -82,6 +82,8 @@ int kt_audit_snap_read(struct kt_audit *a, const struct kt_audit_opts *o,
     }
     if (rc == 0)
         rc = read_log(o, s);
+    if (rc == 0)
+        rc = kt_audit_sealed_find(a, o);
     return rc;
 }
 

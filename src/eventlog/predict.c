@@ -98,7 +98,7 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
                         struct kt_evlog_predicted *pr)
 {
     const struct kt_evlog_event *e = &log->event[i];
-    if (!o->esp || !o->vars) {
+    if (!kt_evlog_has_images(o) || !o->vars) {
         pr->how = KT_PRED_KEPT;
         pr->hint = KT_PRED_HINT_NO_ESP;
         snprintf(pr->note, sizeof(pr->note), "no ESP given: the logged authority kept");
@@ -117,8 +117,9 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
         keep(pr, "no image file after it in the log: the logged authority kept");
         return 0;
     }
-    if (kt_esp_resolve(o->esp, file, path, sizeof(path), NULL) < 0) {
-        keep(pr, "%s is not on the ESP %s: the logged authority kept", file, o->esp);
+    if (kt_evlog_image_file(o, file, path, sizeof(path)) < 0) {
+        keep(pr, "%s is not on the ESP %s: the logged authority kept", file,
+             o->esp ? o->esp : "given");
         return 0;
     }
     struct kt_chain_link l;
@@ -142,14 +143,14 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
 
 /* The shim that measures SbatLevel: the boot application the log shows
  * last before event i, found on the ESP.  0 and path, or -ENOENT. */
-static int shim_before(const struct kt_evlog *log, size_t i, const char *esp, char *path,
-                       size_t cap)
+static int shim_before(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
+                       char *path, size_t cap)
 {
     char dp[512], file[512];
-    for (size_t j = i; esp && j-- > 0;)
+    for (size_t j = i; kt_evlog_has_images(o) && j-- > 0;)
         if (log->event[j].type == KT_EV_EFI_BOOT_SERVICES_APPLICATION)
             return kt_evlog_devpath(&log->event[j], dp, sizeof(dp), file, sizeof(file)) < 0 ||
-                           !file[0] ? -ENOENT : kt_esp_resolve(esp, file, path, cap, NULL);
+                           !file[0] ? -ENOENT : kt_evlog_image_file(o, file, path, cap);
     return -ENOENT;
 }
 
@@ -170,7 +171,7 @@ static int sbat_event(const struct kt_evlog *log, size_t i, const struct kt_evlo
         keep(pr, "the new SbatLevel does not parse (%s): the logged event kept", e.what);
         return 0;
     }
-    int rc = shim_before(log, i, o->esp, path, sizeof(path));
+    int rc = shim_before(log, i, o, path, sizeof(path));
     if (rc == 0 && kt_file_open(path, &f, &e) == 0) {
         rc = kt_chain_sbat_next(o->vars, &given, f.data, f.len, &applied, pr->note,
                                 sizeof(pr->note), &e);

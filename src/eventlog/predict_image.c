@@ -43,7 +43,7 @@ static int image_digests(const struct kt_evlog *log, const char *path,
 
 static bool active(const struct kt_evlog_predict_opts *o)
 {
-    return o->esp != NULL;
+    return kt_evlog_has_images(o);
 }
 
 static int claims(const struct kt_evlog *log, size_t i, struct kt_error *err)
@@ -63,7 +63,7 @@ static int recompute(const struct kt_evlog *log, size_t i, const struct kt_evlog
         kt_fmt(pr->note, sizeof(pr->note), "no file path (an image loaded from memory): kept");
         return 0;
     }
-    if (kt_esp_resolve(o->esp, file, path, sizeof(path), NULL) < 0) {
+    if (kt_evlog_image_file(o, file, path, sizeof(path)) < 0) {
         pr->how = KT_PRED_KEPT_UNKNOWN;
         kt_fmt(pr->note, sizeof(pr->note), "%s is not on the ESP: kept", file);
         return 0;

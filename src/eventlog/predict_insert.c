@@ -60,7 +60,7 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
     char dp[512], file[512], path[4096];
     if (has_authority(log, i) || kt_evlog_devpath(&log->event[i], dp, sizeof(dp), file,
                                                   sizeof(file)) < 0 || !file[0] ||
-        kt_esp_resolve(o->esp, file, path, sizeof(path), NULL) < 0)
+        kt_evlog_image_file(o, file, path, sizeof(path)) < 0)
         return 0;
     struct kt_chain_link l;
     memset(&l, 0, sizeof(l));
@@ -95,7 +95,7 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
 
 static bool active(const struct kt_evlog_predict_opts *o)
 {
-    return o->esp && o->vars;
+    return kt_evlog_has_images(o) && o->vars;
 }
 
 static int insert_all(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,

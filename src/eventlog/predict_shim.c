@@ -82,7 +82,8 @@ static int shim_db(const struct kt_efivars *vars, struct kt_efivars *out, size_t
 }
 
 /* The loader: the next boot application after event i, on the ESP. */
-static bool loader_path(const struct kt_evlog *log, size_t i, const char *esp, char *file,
+static bool loader_path(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
+                        char *file,
                         size_t fcap, char *path, size_t pcap)
 {
     size_t j = i + 1;
@@ -91,7 +92,7 @@ static bool loader_path(const struct kt_evlog *log, size_t i, const char *esp, c
     char dp[512];
     return j < log->n_events && log->event[j].type == KT_EV_EFI_BOOT_SERVICES_APPLICATION &&
            kt_evlog_devpath(&log->event[j], dp, sizeof(dp), file, fcap) == 0 && file[0] &&
-           kt_esp_resolve(esp, file, path, pcap, NULL) == 0;
+           kt_evlog_image_file(o, file, path, pcap) == 0;
 }
 
 static int recompute(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
@@ -106,7 +107,7 @@ static int recompute(const struct kt_evlog *log, size_t i, const struct kt_evlog
                  "the new state", "");
         return 0;
     }
-    if (!loader_path(log, i, o->esp, file, sizeof(file), path, sizeof(path))) {
+    if (!loader_path(log, i, o, file, sizeof(file), path, sizeof(path))) {
         keep(pr, "no loader file after it on the ESP (the kernel, loaded from memory?)", "");
         return 0;
     }
@@ -196,7 +197,7 @@ static int kernel_again(const struct kt_evlog *log, const struct kt_evlog_predic
 
 static bool active(const struct kt_evlog_predict_opts *o)
 {
-    return o->esp && o->vars;
+    return kt_evlog_has_images(o) && o->vars;
 }
 
 const struct kt_evlog_recomputer kt_evlog_rc_shim_authority = {

@@ -81,4 +81,13 @@ void kt_evlog_pred_set(const struct kt_evlog *log, struct kt_evlog_predicted *pr
 int kt_evlog_db_entry(const struct kt_efivars *vars, const struct kt_chain_entry *which,
                       kt_span *out);
 
+/* The file of the boot image the log names as file (`\EFI\BOOT\BOOTX64.EFI`):
+ * a replacement of o->swap (the log's path compared case-blind, either
+ * separator), else the file on o->esp (kt_esp_resolve).  0 and path, or
+ * a negative errno (-ENOENT: neither). */
+int kt_evlog_image_file(const struct kt_evlog_predict_opts *o, const char *file, char *path,
+                        size_t cap);
+/* Images can be looked up: an ESP or replacements. */
+bool kt_evlog_has_images(const struct kt_evlog_predict_opts *o);
+
 #endif

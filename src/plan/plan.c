@@ -16,6 +16,7 @@
 #include "ktrust/audit.h"
 #include "ktrust/chain.h"
 #include "plan/plan_kek.h"
+#include "plan/plan_predict.h"
 #include "util/file.h"
 #include "util/fmt.h"
 #include "util/walk.h"
@@ -101,21 +102,6 @@ static int locate_esp(const char *esp, struct esp_files *ef)
     return 0;
 }
 
-/* PCR 7 after the boot with variables s, from the last boot's log. */
-static int predict_pcr7(const struct kt_evlog *log, const struct kt_efivars *s, const char *esp,
-                        struct kt_plan_state *st)
-{
-    struct kt_evlog_pcr7_outlook o;
-    int rc = kt_evlog_pcr7_outlook(log, s, esp, &o);
-    if (rc == 1) {
-        kt_fmt(st->pcr7_bank, sizeof(st->pcr7_bank), "%s", o.bank);
-        kt_fmt(st->pcr7, sizeof(st->pcr7), "%s", o.next);
-        st->pcr7_known = true;
-        st->pcr7_changes = o.changes;
-    }
-    return rc < 0 ? rc : 0;
-}
-
 /* The boot engine on the ESP's shim and loader with variables s (SBAT as
  * shim applies it): one chain run per state. */
 static int judge_chain(const struct kt_efivars *s, const struct esp_files *ef,
@@ -143,9 +129,10 @@ static int judge_chain(const struct kt_efivars *s, const struct esp_files *ef,
     return rc == -ENOMEM ? rc : 0;
 }
 
-static int judge(const struct kt_efivars *s, const char *esp, const struct esp_files *ef,
-                 const struct kt_evlog *log, struct kt_plan_state *st)
+static int judge(const struct kt_efivars *s, const struct kt_plan_opts *o,
+                 const struct esp_files *ef, struct kt_plan_state *st)
 {
+    const char *esp = o->esp;
     memset(st, 0, sizeof(*st));
     st->kek_2023 = kt_plan_var_holds(s, KT_EFIVAR_KEK, KT_MS_CA_KEK, 2023);
     st->db_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DB, KT_MS_CA_3P, 2011);
@@ -153,7 +140,7 @@ static int judge(const struct kt_efivars *s, const char *esp, const struct esp_f
     st->dbx_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DBX, KT_MS_CA_3P, 2011);
     st->shim_2023_only_boots =
         st->db_uefi_2023 && !kt_plan_var_holds(s, KT_EFIVAR_DBX, KT_MS_CA_3P, 2023);
-    if (log && predict_pcr7(log, s, esp, st) < 0)
+    if (o->eventlog && kt_plan_predict(o, s, st) < 0)
         return -ENOMEM;
     return esp ? judge_chain(s, ef, st) : 0;
 }
@@ -207,8 +194,8 @@ struct walk_state {
 
 /* One pass: apply the first file (by rank, then walk order) that verifies
  * and changes something.  1 when a step was taken, 0 when none, -ENOMEM. */
-static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
-                const struct esp_files *ef, const struct kt_evlog *log)
+static int step(struct kt_plan *p, struct walk_state *w, const struct kt_plan_opts *o,
+                const struct esp_files *ef)
 {
     struct kt_efivars *s = &w->s;
     bool *done = w->done;
@@ -241,7 +228,7 @@ static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
             p->order[p->n_steps] = i;
             f->step = ++p->n_steps;
             say(f);
-            return judge(s, esp, ef, log, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
+            return judge(s, o, ef, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
         }
     }
     return 0;
@@ -282,7 +269,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     struct esp_files ef;
     rc = locate_esp(o->esp, &ef);
     if (rc == 0)
-        rc = judge(&w.s, o->esp, &ef, o->eventlog, &p->before);
+        rc = judge(&w.s, o, &ef, &p->before);
     /* each file's target (the name its signature covers), and whether it
      * verifies now */
     for (size_t i = 0; rc == 0 && i < p->n_files; i++) {
@@ -295,7 +282,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
         else
             w.failed_gen[i] = 1;
     }
-    while (rc == 0 && (rc = step(p, &w, o->esp, &ef, o->eventlog)) == 1)
+    while (rc == 0 && (rc = step(p, &w, o, &ef)) == 1)
         rc = 0;
     /* what did not apply: why, against the final state (the reason is
      * already there when it failed under the final authorities) */
@@ -318,11 +305,15 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     if (rc < 0)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
     p->breaks_step = breaks(p);
+    p->seal_step = kt_plan_seal_step(p);
     return 0;
 }
 
 void kt_plan_free(struct kt_plan *p)
 {
+    free(p->before.seal);
+    for (size_t i = 0; p->after && i < p->n_steps; i++)
+        free(p->after[i].seal);
     for (size_t i = 0; i < p->n_files; i++)
         kt_efivars_change_free(&p->files[i].change);
     free(p->files);

@@ -28,7 +28,10 @@ int kt_seal_check_change(const struct kt_evlog *log, const struct kt_evlog_pcrs 
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = kt_seal_check(&t[i], today, kt_evlog_prediction_now(p), kt_evlog_prediction_after(p),
                            &r[i]);
-    kt_evlog_prediction_free(p);
+    if (c && c->keep && rc == 0)
+        *c->keep = p;
+    else
+        kt_evlog_prediction_free(p);
     free(replay);
     return rc;
 }

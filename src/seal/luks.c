@@ -1,7 +1,9 @@
 /* luks.c - the TPM2 tokens of a LUKS2 header, read with libcryptsetup
  * (crypt_init on the device or image file, crypt_load(CRYPT_LUKS2),
  * crypt_token_json_get for each token): the header is never parsed here;
- * or one token given as a JSON file. */
+ * or one token given as a JSON file; or a device as audit --save-root
+ * saved it: a directory of token-N.json files (the tokens' JSON only). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,18 +21,32 @@ static void quiet(int level, const char *msg, void *usrptr)
     (void)level, (void)msg, (void)usrptr;
 }
 
-static int push(struct kt_seal_token **v, size_t *n, const struct kt_seal_token *t)
+/* Where tokens are collected: their JSON text too when json is not NULL. */
+struct sink {
+    struct kt_seal_token **v;
+    char ***json;
+    size_t *n;
+};
+
+static int push(struct sink *s, const struct kt_seal_token *t, const char *text, size_t len)
 {
-    struct kt_seal_token *nv = realloc(*v, (*n + 1) * sizeof(**v));
+    struct kt_seal_token *nv = realloc(*s->v, (*s->n + 1) * sizeof(**s->v));
     if (!nv)
         return -ENOMEM;
-    nv[(*n)++] = *t;
-    *v = nv;
+    *s->v = nv;
+    if (s->json) {
+        char **nj = realloc(*s->json, (*s->n + 1) * sizeof(**s->json));
+        if (!nj)
+            return -ENOMEM;
+        *s->json = nj;
+        if (!(nj[*s->n] = strndup(text, len)))
+            return -ENOMEM;
+    }
+    nv[(*s->n)++] = *t;
     return 0;
 }
 
-static int read_header(const char *path, struct kt_seal_token **out, size_t *n,
-                       struct kt_error *err)
+static int read_header(const char *path, struct sink *out, struct kt_error *err)
 {
     const struct kt_seal_cs *c = kt_seal_cryptsetup();
     if (!c)
@@ -61,7 +77,7 @@ static int read_header(const char *path, struct kt_seal_token **out, size_t *n,
             rc = kt_fail(err, rc, KT_NO_OFFSET, "token %d: %s", i, te.what);
         if (rc > 0) {
             t.token = i;
-            rc = push(out, n, &t);
+            rc = push(out, &t, json, strlen(json));
         }
     }
     c->crypt_free(cd);
@@ -69,17 +85,46 @@ static int read_header(const char *path, struct kt_seal_token **out, size_t *n,
 }
 
 /* A file that starts with '{' after blanks: a token exported as JSON. */
-static int read_json(const struct kt_file *f, struct kt_seal_token **out, size_t *n,
-                     struct kt_error *err)
+static int read_json(const char *path, int number, struct sink *out, struct kt_error *err)
 {
-    struct kt_seal_token t;
-    int rc = kt_seal_token_parse((const char *)f->data, f->len, &t, err);
+    struct kt_file f;
+    int rc = kt_file_open(path, &f, err);
     if (rc < 0)
         return rc;
+    struct kt_seal_token t;
+    rc = kt_seal_token_parse((const char *)f.data, f.len, &t, err);
     if (rc == 0)
-        return kt_fail(err, -EBADMSG, KT_NO_OFFSET,
-                       "token: not a TPM2 token (systemd-tpm2, clevis tpm2)");
-    return push(out, n, &t);
+        rc = kt_fail(err, -EBADMSG, KT_NO_OFFSET,
+                     "token: not a TPM2 token (systemd-tpm2, clevis tpm2)");
+    if (rc > 0) {
+        t.token = number;
+        rc = push(out, &t, (const char *)f.data, f.len);
+    }
+    kt_file_close(&f);
+    return rc;
+}
+
+/* A saved device: token-N.json for each TPM2 token, in N's order. */
+static int read_saved(const char *dir, struct sink *out, struct kt_error *err)
+{
+    struct dirent **names;
+    int k = scandir(dir, &names, NULL, versionsort);
+    if (k < 0)
+        return kt_fail(err, -errno, KT_NO_OFFSET, "cannot open: %s", strerror(errno));
+    int rc = 0;
+    for (int i = 0; i < k; i++) {
+        int num;
+        char tail[8] = "";
+        if (rc == 0 && sscanf(names[i]->d_name, "token-%d.%5s", &num, tail) == 2 &&
+            !strcmp(tail, "json") && num >= 0) {
+            char p[4200];
+            snprintf(p, sizeof(p), "%s/%s", dir, names[i]->d_name);
+            rc = read_json(p, num, out, err);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return rc;
 }
 
 /* A regular file whose first non-blank byte is '{': a token exported as JSON. */
@@ -98,31 +143,46 @@ static bool looks_json(const char *path)
     return c == '{';
 }
 
-int kt_seal_tokens_read(const char *path, struct kt_seal_token **out, size_t *n,
-                        struct kt_error *err)
+int kt_seal_tokens_read_json(const char *path, struct kt_seal_token **out, char ***json,
+                             size_t *n, struct kt_error *err)
 {
     *out = NULL;
     *n = 0;
+    if (json)
+        *json = NULL;
+    struct sink sk = {out, json, n};
     struct stat st;
     if (stat(path, &st) != 0) {
         int rc = -errno;
         return kt_fail(err, rc, KT_NO_OFFSET, "cannot open: %s", strerror(-rc));
     }
     int rc;
-    if (looks_json(path)) {
-        struct kt_file f;
-        rc = kt_file_open(path, &f, err);
-        if (rc == 0) {
-            rc = read_json(&f, out, n, err);
-            kt_file_close(&f);
-        }
-    } else {
-        rc = read_header(path, out, n, err);
-    }
+    if (S_ISDIR(st.st_mode))
+        rc = read_saved(path, &sk, err);
+    else if (looks_json(path))
+        rc = read_json(path, -1, &sk, err);
+    else
+        rc = read_header(path, &sk, err);
     if (rc < 0) {
+        kt_seal_json_free(json ? *json : NULL, *n);
         free(*out);
         *out = NULL;
         *n = 0;
+        if (json)
+            *json = NULL;
     }
     return rc;
+}
+
+int kt_seal_tokens_read(const char *path, struct kt_seal_token **out, size_t *n,
+                        struct kt_error *err)
+{
+    return kt_seal_tokens_read_json(path, out, NULL, n, err);
+}
+
+void kt_seal_json_free(char **json, size_t n)
+{
+    for (size_t i = 0; json && i < n; i++)
+        free(json[i]);
+    free(json);
 }

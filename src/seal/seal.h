@@ -46,6 +46,12 @@ int kt_seal_pcr_selection(uint16_t bank, uint32_t mask, uint8_t *out, size_t cap
  * -ENOPKG (no libtss2-mu). */
 int kt_seal_cc(uint32_t cc, uint8_t out[4]);
 
+/* kt_seal_tokens_read, with each token's JSON text into *json (NULL: not
+ * kept; else malloc'd strings, kt_seal_json_free). */
+int kt_seal_tokens_read_json(const char *path, struct kt_seal_token **out, char ***json,
+                             size_t *n, struct kt_error *err);
+void kt_seal_json_free(char **json, size_t n);
+
 #define KT_TPM_CC_POLICY_PCR 0x0000017fu
 #define KT_TPM_CC_POLICY_AUTH_VALUE 0x0000016bu
 

@@ -96,4 +96,16 @@ expect_exit 66 "--root without /etc/crypttab" -- "$KTRUST" unseal-check --root r
 expect_exit 66 "a missing file" -- "$KTRUST" unseal-check missing.img
 expect_exit 64 "no source in an offline run" -- "$KTRUST" unseal-check --pcrs pcrs.txt
 expect_exit 64 "--apply without --efivars" -- "$KTRUST" unseal-check --eventlog x --apply y img
+# a device as audit --save-root saves it: a directory of token-N.json (the
+# number is the token's), read like a header; a bad one is a clear error
+mkdir -p saved/dev/vda3 empty
+cp "$S/token0.json" saved/dev/vda3/token-4.json
+cp "$S/token1.json" saved/dev/vda3/token-11.json
+echo 'not a token' >saved/dev/vda3/README
+expect_eq "$("$KTRUST" unseal-check --pcrs pcrs.txt saved/dev/vda3 --json | jq -r 'select(.type=="token") | "\(.token) \(.unseals_today)"')" "4 true
+11 true" "a saved device: its token-N.json files, in N's order"
+expect_match "$("$KTRUST" unseal-check --pcrs pcrs.txt empty)" 'empty: no TPM2 token' "a saved device with no token"
+printf '{"type":"systemd-tpm2","tpm2-pcrs":[7],"tpm2-policy-hash":"xyz"}' >saved/dev/vda3/token-12.json
+expect_exit 4 "a saved token that does not parse: exit 4" -- "$KTRUST" unseal-check --pcrs pcrs.txt saved/dev/vda3
+expect_match "$("$KTRUST" unseal-check --pcrs pcrs.txt saved/dev/vda3 2>&1)" 'saved/dev/vda3: .*tpm2-policy-hash is not a hex digest' "the error names the device and the field"
 finish

@@ -144,6 +144,10 @@ o = uuid.UUID("77fa9abd-0359-4d32-bd60-28f4e78f784b").bytes_le
 sys.stdout.buffer.write(t + struct.pack("<III", 28 + 48, 0, 48) + o + hashlib.sha256(b"one more revoked image").digest())' >>"$f"
 tail -c +5 "$f" >dbx.new
 B=$("$KTRUST" unseal-check --pcrs pcrs.yaml --eventlog "$LOG" --efivars vars --esp esp img --json)
+# --pcrlock: the next boot's record set for systemd-pcrlock (checked against state B's TPM below)
+"$KTRUST" unseal-check --pcrs pcrs.yaml --eventlog "$LOG" --efivars vars --esp esp img --pcrlock next.pcrlock >pcrlock.txt
+expect_match "$(cat pcrlock.txt)" 'systemd-pcrlock make-policy --pcr=7 && systemd-cryptenroll img --tpm2-device=auto --tpm2-pcrlock=' "the pcrlock re-seal for systemd tokens"
+expect_match "$(cat pcrlock.txt)" 'then after the first boot with the change: systemd-cryptenroll img --wipe-slot=' "the pcrlock re-seal: what to wipe afterwards"
 expect_eq "$(printf '%s\n' "$B" | field unseals_after)" "systemd-tpm2 pcr 7 sha256 False
 systemd-tpm2 pin+pcr 7 sha256 False
 systemd-tpm2 pcr 4,7 sha256 False
@@ -183,6 +187,7 @@ for l in open("log.yaml"):
     m = re.match(r"\s*- EventNum: (\d+)", l)
     if m: n = int(m.group(1))
     if "UnicodeName: dbx" in l: print(n); break')
+ndbx=$n
 swtpm_fresh < <(digests "$n" dbx.new)
 for s in "$1" "$2"; do
     flush; clevis luks pass -d img -s "$s" >/dev/null 2>&1 && bad "state B: old clevis slot $s still unseals (ktrust said it would not)" || ok
@@ -199,6 +204,16 @@ set -- $tok
 [ -n "$trial" ] && [ "$trial" != "$1" ] && ok || bad "state B: the TPM's own PolicyPCR digest ($trial) must differ from the token's"
 # and ktrust, asked today on state B's TPM, agrees with the prediction
 tpm2_pcrread sha1:4,7+sha256:4,7 >pcrsB.yaml
+fold=$(python3 -c '
+import json, sys, hashlib
+v = {}
+for r in json.load(open(sys.argv[1]))["records"]:
+    for d in r["digests"]:
+        if d["hashAlg"] == "sha256":
+            v[r["pcr"]] = hashlib.sha256(v.get(r["pcr"], bytes(32)) + bytes.fromhex(d["digest"])).digest()
+for p in sorted(v): print(p, v[p].hex())' next.pcrlock)
+tpmB=$(awk '/sha256:/ {s = 1} s && $1 ~ /^[0-9]+$/ {print $1, tolower(substr($3, 3))}' pcrsB.yaml)
+expect_eq "$fold" "$tpmB" "--pcrlock: the record set (PCRs 4 and 7, the tokens') extends to state B's PCRs on the TPM"
 expect_eq "$("$KTRUST" unseal-check --pcrs pcrsB.yaml img --json | field unseals_today)" \
     "$(printf '%s\n' "$B" | field unseals_after)
 clevis pcr 7 sha1 True
@@ -209,7 +224,8 @@ clevis pcr 4,7 sha256 True" "state B's TPM: the verdicts ktrust predicted, and t
 #    from pesign here), PCR 7 does not (the same vendor-certificate authority)
 swtpm_fresh < <(digests)
 NEWL=$CORPUS/debian/mmx64.efi.signed
-same=$("$KTRUST" unseal-check --eventlog "$LOG" --install "$CORPUS/debian/shimx64.efi.signed" "$CORPUS/debian/grubx64.efi.signed" img --json)
+# (a command that only reports writes nothing: no scratch ESP, TMPDIR unusable)
+same=$(TMPDIR=/nonexistent/ktrust "$KTRUST" unseal-check --eventlog "$LOG" --install "$CORPUS/debian/shimx64.efi.signed" "$CORPUS/debian/grubx64.efi.signed" img --json)
 expect_eq "$(printf '%s\n' "$same" | field changed_pcrs | awk '{print $5}' | sort -u)" "[]" "--install of the binaries the log shows: no PCR changes"
 expect_eq "$(printf '%s\n' "$same" | field unseals_after)" "$(printf '%s\n' "$same" | field unseals_today)" "--install of the same binaries: every verdict stays today's"
 C=$("$KTRUST" unseal-check --eventlog "$LOG" --install "$CORPUS/debian/shimx64.efi.signed" "$NEWL" img --json)
@@ -251,4 +267,106 @@ trial() { flush; tpm2_startauthsession -S s.ctx >/dev/null 2>&1
 set -- $tok
 expect_eq "$(trial sha256:7)" "$1" "state C: the TPM's own PolicyPCR digest for PCR 7 is the token's (unseals)"
 [ "$(trial sha256:4,7)" != "$3" ] && ok || bad "state C: the TPM's PolicyPCR digest for PCRs 4,7 must differ from the token's"
+
+# 5. check-update --install gives unseal-check --install's verdict for each token
+verdicts() { python3 -c '
+import sys, json
+for d in map(json.loads, sys.stdin):
+    for t in ([d] if d.get("type") == "token" else d.get("sealed", [])):
+        print(t["source"], t["token"], t["unseals_today"], t["unseals_after"], t["changed_pcrs"])'; }
+U=$("$KTRUST" unseal-check --eventlog "$LOG" --efivars "$O/efivars" --install "$CORPUS/debian/shimx64.efi.signed" "$NEWL" img --json | verdicts)
+[ "$(printf '%s\n' "$U" | grep -c False)" -ge 2 ] && ok || bad "unseal-check --install: tokens that break"
+expect_eq "$("$KTRUST" check-update --install --efivars "$O/efivars" --eventlog "$LOG" --luks img \
+    "$CORPUS/debian/shimx64.efi.signed" "$NEWL" --json | verdicts)" "$U" \
+    "check-update --install NEW_SHIM NEW_LOADER: unseal-check's per-token verdicts"
+out=$("$KTRUST" check-update --install --efivars "$O/efivars" --eventlog "$LOG" --luks img \
+    "$CORPUS/debian/shimx64.efi.signed" "$NEWL")
+expect_match "$out" 'sealed: img token [0-9]+ \(clevis, PCRs 4,7\): does NOT unseal \(PCR 4 changes\)' \
+    "check-update --install: a line per token, with the PCRs that change"
+
+# 6. plan-updates, per step: Microsoft's DBXUpdate2024 on the machine's variables
+#    breaks every token bound to PCR 7; the TPM of the machine after it
+#    (dbx as plan-updates --write-efivars writes it, its event's digests
+#    recomputed here) agrees: clevis luks pass fails for the PCR 7 binding,
+#    and the re-seal plan-updates printed, run before, unseals
+DBXU=$CORPUS/peers/secureboot-objects/DBX/DBXUpdate2024.bin
+P=$("$KTRUST" plan-updates --efivars "$O/efivars" --eventlog "$LOG" --luks img "$DBXU" --json)
+expect_eq "$(printf '%s\n' "$P" | jq -r 'select(.type=="plan") | .steps[0].after.sealed[] |
+    select(.keyslot == '"${CL[0]}"') | "\(.unseals_after) \(.changed_pcrs)"')" "false [7]" \
+    "plan-updates: after the dbx step the clevis PCR 7 binding does NOT unseal (PCR 7 changes)"
+expect_eq "$(printf '%s\n' "$P" | jq -r 'select(.type=="plan") | .seal_step')" 1 "plan-updates: the step that breaks a sealed key"
+tokC=$(cryptsetup luksDump --dump-json-metadata img | python3 -c '
+import sys, json
+for k, t in json.load(sys.stdin)["tokens"].items():
+    if t["type"] == "clevis" and t["keyslots"][0] == sys.argv[1]: print(k)' "${CL[0]}")
+"$KTRUST" plan-updates --efivars "$O/efivars" --eventlog "$LOG" --luks img "$DBXU" --write-efivars planvars >plan.txt
+expect_match "$(cat plan.txt)" "sealed: img token $tokC \\(clevis, PCRs 7\\): does NOT unseal \\(PCR 7 changes\\)" "plan-updates text: the step's line for the token"
+awk -v t="img token $tokC:" '$0 ~ t {f = 1; next} f && /re-seal before the change:/ {sub(/.*re-seal before the change: /, ""); print; exit}' plan.txt >resealP.sh
+sed -i 's/^clevis luks bind /clevis luks bind -y -k key /' resealP.sh
+grep -q '^clevis luks bind -y -k key -d img tpm2 ' resealP.sh && ok || bad "plan-updates prints the clevis re-seal: $(cat resealP.sh)"
+flush; bash resealP.sh || bad "the clevis re-seal plan-updates printed does not run"
+flush
+newP=$(cryptsetup luksDump --dump-json-metadata img | python3 -c '
+import sys, json
+print(max(int(t["keyslots"][0]) for t in json.load(sys.stdin)["tokens"].values() if t["type"] == "clevis"))')
+tail -c +5 planvars/dbx-* >dbx.plan
+swtpm_fresh < <(digests "$ndbx" dbx.plan)
+flush; clevis luks pass -d img -s "${CL[0]}" >/dev/null 2>&1 && bad "after DBXUpdate2024: the clevis PCR 7 binding still unseals (plan-updates said it would not)" || ok
+flush; clevis luks pass -d img -s "$newP" >/dev/null 2>&1 && ok || bad "after DBXUpdate2024: the re-seal plan-updates printed (slot $newP) does not unseal"
+
+# 7. audit's section and --save-root: a system whose /etc/crypttab names the
+#    image (as /dev/vda3); the section says each token today and at the next
+#    boot (after --apply DBXUpdate2024: the PCR 7 bindings break), the saved
+#    root keeps the tokens' JSON only, and an offline audit / unseal-check of
+#    it reads them back with the same verdicts
+R=$T/root
+mkdir -p "$R/etc" "$R/dev" "$R/sys/firmware/efi" "$R/sys/kernel/security/tpm0"
+cp -r "$O/efivars" "$R/sys/firmware/efi/efivars"
+cp "$LOG" "$R/sys/kernel/security/tpm0/binary_bios_measurements"
+cp img "$R/dev/vda3"
+printf '# <name> <device> <key> <options>\ndata /dev/vda3 none luks\n' >"$R/etc/crypttab"
+secs() { jq -r 'select(.section=="sealed_secrets") | .tokens[] | "\(.keyslot) \(.tool) \(.unseals_today) \(.unseals_after) \(.changed_pcrs)"'; }
+A=$("$KTRUST" audit --root "$R" --json | secs)
+expect_eq "$(printf '%s\n' "$A" | awk -v s="${CL[0]}" '$1 == s {print $3, $4, $5}')" "true true []" \
+    "audit: the clevis PCR 7 binding unseals today and at the next boot (no change)"
+expect_eq "$(printf '%s\n' "$A" | awk -v s="$newP" '$1 == s {print $3}')" "false" \
+    "audit: the re-seal bound to the state after DBXUpdate2024 does not unseal today"
+[ "$(printf '%s\n' "$A" | wc -l)" -ge 8 ] && ok || bad "audit: the image's tokens, got: $A"
+AD=$("$KTRUST" audit --root "$R" --apply "$DBXU" --json | secs)
+expect_eq "$(printf '%s\n' "$AD" | awk -v s="${CL[0]}" '$1 == s {print $4, $5}')" "false [7]" \
+    "audit --apply DBXUpdate2024: the clevis PCR 7 binding does NOT unseal at the next boot"
+expect_match "$("$KTRUST" audit --root "$R" --apply "$DBXU")" 'sealed secrets: [0-9]+ TPM2 tokens' "audit text: the section"
+"$KTRUST" audit --root "$R" --save-root saved >/dev/null
+n=$(ls saved/dev/vda3/ | grep -c '^token-[0-9]*\.json$')
+[ "$n" -ge 8 ] && ok || bad "--save-root: the tokens' JSON under dev/vda3/ ($n)"
+[ ! -e saved/dev/vda3 ] || [ -d saved/dev/vda3 ] && ok || bad "--save-root: the volume is a directory of JSON, not the header"
+grep -rlaF 'LUKS' saved/dev >/dev/null && bad "--save-root: a LUKS header was copied" || ok
+cmp -s saved/etc/crypttab "$R/etc/crypttab" && ok || bad "--save-root: /etc/crypttab"
+expect_eq "$("$KTRUST" audit --root saved --apply "$DBXU" --json | secs)" "$AD" "audit of the saved root: the same tokens and verdicts"
+expect_eq "$("$KTRUST" unseal-check --root saved --json | verdicts | sed 's/^[^ ]* //')" \
+    "$("$KTRUST" unseal-check --root "$R" --json | verdicts | sed 's/^[^ ]* //')" \
+    "unseal-check --root of the saved root: the verdicts of the system's"
+
+# 8. the README's story ("before applying DBXUpdate, this disk would ask for
+#    its recovery key; run this to keep it unlocking"), on the root of 7: the
+#    volume of /etc/crypttab, the log, the variables; the TPM is still the
+#    one after DBXUpdate2024 (6)
+
+# (room in the header's JSON area: the re-seals of 4 and 6 wiped, as their "then" says)
+for sl in "$new" "$newP"; do clevis luks unbind -f -d "$R/dev/vda3" -s "$sl" >/dev/null 2>&1 || bad "unbind $sl"; done
+story=$("$KTRUST" unseal-check --root "$R" --apply "$DBXU")
+expect_exit 5 "the README's unseal-check: exit 5" -- "$KTRUST" unseal-check --root "$R" --apply "$DBXU"
+line=$(printf '%s\n' "$story" | grep -n "key slot ${CL[0]})" | cut -d: -f1)
+blk=$(printf '%s\n' "$story" | sed -n "$line,$((line + 4))p")
+expect_match "$blk" "^$R/dev/vda3: token [0-9]+ \\(clevis, pcr policy, sha1 PCRs 7, key slot ${CL[0]}\\)" "README: the token line"
+expect_match "$blk" "today: unseals \\(PCRs of the event log's replay\\)" "README: today"
+expect_match "$blk" "after the change: does NOT unseal \\(PCR 7 changes\\)" "README: after the change"
+expect_match "$blk" "then after the first boot with the change: clevis luks unbind -d $R/dev/vda3 -s ${CL[0]}" "README: what to wipe afterwards"
+printf '%s\n' "$blk" | sed -n 's/^ *re-seal before the change: //p' | sed 's/^clevis luks bind /clevis luks bind -y -k key /' >readme.sh
+flush; bash readme.sh 2>readme.err || bad "README: the printed re-seal does not run: $(cat readme.sh) $(cat readme.err)"
+newR=$(cryptsetup luksDump --dump-json-metadata "$R/dev/vda3" | python3 -c '
+import sys, json
+print(max(int(t["keyslots"][0]) for t in json.load(sys.stdin)["tokens"].values() if t["type"] == "clevis"))')
+flush; clevis luks pass -d "$R/dev/vda3" -s "${CL[0]}" >/dev/null 2>&1 && bad "README: after the update the old binding still unseals" || ok
+flush; clevis luks pass -d "$R/dev/vda3" -s "$newR" >/dev/null 2>&1 && ok || bad "README: the re-seal run before the update does not unseal after it"
 finish
