@@ -1,0 +1,102 @@
+/* uki_pcr.c - PCR 11 as systemd 252's stub and systemd-pcrphase extend it.
+ *
+ * The stub (stub.c, after locating the sections) measures, for each known
+ * section in canonical order but .pcrsig, first the name with its NUL, then
+ * the VirtualSize bytes as loaded, each as its own EV_IPL event into PCR 11.
+ * systemd-pcrphase.service then extends the phase words (no NUL):
+ * enter-initrd, leave-initrd, sysinit, ready.  systemd-measure calculate
+ * prints the last four. */
+#include <errno.h>
+#include <string.h>
+
+#include "crypto/crypto.h"
+#include "uki/uki.h"
+
+static const char *const phases[KT_UKI_PHASES] = {
+    "stub", "enter-initrd", "leave-initrd", "sysinit", "ready",
+};
+
+const char *kt_uki_phase_name(size_t phase)
+{
+    return phase < KT_UKI_PHASES ? phases[phase] : NULL;
+}
+
+static enum kt_hash bank_hash(const char *bank)
+{
+    static const enum kt_hash banks[] = {KT_HASH_SHA1, KT_HASH_SHA256, KT_HASH_SHA384,
+                                         KT_HASH_SHA512};
+    for (size_t i = 0; i < sizeof(banks) / sizeof(banks[0]); i++)
+        if (strcmp(bank, kt_hash_name(banks[i])) == 0)
+            return banks[i];
+    return KT_HASH_NONE;
+}
+
+/* pcr = H(pcr || digest) */
+static int extend(enum kt_hash h, uint8_t *pcr, const uint8_t *digest)
+{
+    uint8_t buf[2 * KT_HASH_MAX_SIZE];
+    size_t n = kt_hash_size(h);
+    memcpy(buf, pcr, n);
+    memcpy(buf + n, digest, n);
+    return kt_digest(h, buf, 2 * n, pcr);
+}
+
+/* The digest of a section as loaded: its raw bytes, then the zero fill. */
+static int loaded_digest(const struct kt_uki *u, size_t i, enum kt_hash h, uint8_t *out)
+{
+    static const uint8_t zero[4096];
+    const uint8_t *p;
+    size_t len, zeros;
+    struct kt_digester *dg;
+    uint8_t d[1][KT_HASH_MAX_SIZE];
+    kt_uki_loaded(u, i, &p, &len, &zeros);
+    int rc = kt_digester_new(&dg, &h, 1);
+    if (rc < 0)
+        return rc;
+    kt_digester_update(dg, p, len);
+    while (zeros) {
+        size_t n = zeros < sizeof(zero) ? zeros : sizeof(zero);
+        kt_digester_update(dg, zero, n);
+        zeros -= n;
+    }
+    rc = kt_digester_final(dg, d);
+    kt_digester_free(dg);
+    if (rc == 0)
+        memcpy(out, d[0], kt_hash_size(h));
+    return rc;
+}
+
+int kt_uki_section_digest(const struct kt_uki *u, size_t i, enum kt_hash h, uint8_t *out)
+{
+    return loaded_digest(u, i, h, out);
+}
+
+int kt_uki_pcr11(const struct kt_uki *u, const char *bank, size_t phase, uint8_t *out,
+                 size_t *len)
+{
+    enum kt_hash h = bank_hash(bank);
+    uint8_t d[KT_HASH_MAX_SIZE];
+    int rc = 0;
+    if (h == KT_HASH_NONE || phase >= KT_UKI_PHASES)
+        return -EINVAL;
+    *len = kt_hash_size(h);
+    memset(out, 0, *len);
+    for (int j = 0; j < KT_UKI_KNOWN_COUNT && rc == 0; j++) {
+        const char *name = kt_uki_known_names[j];
+        if (j == KT_UKI_PCRSIG_IDX || u->known[j] < 0)
+            continue;
+        rc = kt_digest(h, name, strlen(name) + 1, d);
+        if (rc == 0)
+            rc = extend(h, out, d);
+        if (rc == 0)
+            rc = loaded_digest(u, (size_t)u->known[j], h, d);
+        if (rc == 0)
+            rc = extend(h, out, d);
+    }
+    for (size_t ph = 1; ph <= phase && rc == 0; ph++) {
+        rc = kt_digest(h, phases[ph], strlen(phases[ph]), d);
+        if (rc == 0)
+            rc = extend(h, out, d);
+    }
+    return rc;
+}
