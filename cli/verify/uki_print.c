@@ -55,6 +55,25 @@ static void json_pcr11(struct jw *w, const struct uki_print *up)
     jw_obj_end(w);
 }
 
+static void json_pcrsig(struct jw *w, const struct kt_uki *u, const char *bank)
+{
+    struct kt_uki_pcrsig r;
+    if (kt_uki_pcrsig_check(u, bank, &r) < 0)
+        return;
+    jw_obj(w, "pcrsig");
+    jw_str(w, "status", kt_pcrsig_status_name(r.status));
+    jw_str(w, "bank", bank);
+    jw_hex(w, "pkfp", r.pkfp, r.have_pkfp ? sizeof(r.pkfp) : 0);
+    jw_int(w, "entries", (long long)r.entries);
+    jw_arr(w, "signed_phases");
+    for (size_t ph = 0; ph < KT_UKI_PHASES; ph++)
+        if (r.signed_phase[ph])
+            jw_str(w, NULL, kt_uki_phase_name(ph));
+    jw_arr_end(w);
+    jw_str(w, "why", r.why[0] ? r.why : NULL);
+    jw_obj_end(w);
+}
+
 void uki_json(struct jw *w, const void *ctx)
 {
     const struct uki_print *up = ctx;
@@ -74,6 +93,7 @@ void uki_json(struct jw *w, const void *ctx)
             jw_str(w, NULL, findings[i].word);
     jw_arr_end(w);
     json_pcr11(w, up);
+    json_pcrsig(w, u, up->banks[0]);
 }
 
 void uki_text(FILE *f, const void *ctx)
@@ -105,4 +125,8 @@ void uki_text(FILE *f, const void *ctx)
                 fprintf(f, "  pcr11 %s %-12s %s\n", up->banks[b], kt_uki_phase_name(ph),
                         kt_hex(v, n, hex));
         }
+    struct kt_uki_pcrsig r;
+    if (kt_uki_pcrsig_check(u, up->banks[0], &r) == 0)
+        fprintf(f, "  pcrsig %s: %s%s%s%s\n", up->banks[0], kt_pcrsig_status_name(r.status),
+                r.why[0] ? " (" : "", r.why[0] ? r.why : "", r.why[0] ? ")" : "");
 }

@@ -104,6 +104,37 @@ KT_API const char *kt_uki_phase_name(size_t phase);
 KT_API int kt_uki_pcr11(const struct kt_uki *u, const char *bank, size_t phase, uint8_t *out,
                         size_t *len);
 
+/* ---- .pcrsig: the signed PCR 11 policy --------------------------------- */
+
+enum kt_pcrsig_status {
+    KT_PCRSIG_VALID = 0, /* PCR 11 at enter-initrd is signed by .pcrpkey */
+    KT_PCRSIG_ABSENT,    /* no .pcrsig section */
+    KT_PCRSIG_MISMATCH,  /* well-formed, but no valid entry for this UKI's
+                          * enter-initrd PCR 11 (sections changed since) */
+    KT_PCRSIG_INVALID,   /* malformed JSON, no or bad .pcrpkey, or an entry
+                          * for this PCR 11 whose signature does not verify */
+};
+
+struct kt_uki_pcrsig {
+    enum kt_pcrsig_status status;
+    size_t entries;                  /* the bank's entries */
+    size_t other_key;                /* of them, with a pkfp not .pcrpkey's */
+    bool signed_phase[KT_UKI_PHASES]; /* a valid entry for PCR 11 after that phase */
+    uint8_t pkfp[32];                /* .pcrpkey's fingerprint (SHA-256 of the key) */
+    bool have_pkfp;
+    char why[200];                   /* what is wrong ("" when valid) */
+};
+
+/* Check .pcrsig as systemd's tpm2-pubkey unlock uses it: for each phase,
+ * the PolicyPCR digest (TPM2_PolicyPCR over PCR 11 in bank) of this UKI's
+ * PCR 11; an entry of .pcrsig's bank array with pcrs [11], the pkfp of
+ * .pcrpkey (SHA-256 of the key's PKCS#1/point encoding, as systemd-measure
+ * writes it), that digest as pol, and sig a signature over pol by
+ * .pcrpkey in the bank's hash.  Returns 0 (r filled, r->status), -EINVAL
+ * (unknown bank), -ENOMEM. */
+KT_API int kt_uki_pcrsig_check(const struct kt_uki *u, const char *bank, struct kt_uki_pcrsig *r);
+KT_API const char *kt_pcrsig_status_name(enum kt_pcrsig_status s); /* "valid", "absent", ... */
+
 #ifdef __cplusplus
 }
 #endif

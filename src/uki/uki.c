@@ -109,15 +109,38 @@ static void settle(struct kt_uki *u)
         u->flags |= KT_UKI_NO_LINUX;
 }
 
+/* EDK2's loader refuses a section that ends past SizeOfImage (its address
+ * would lie outside the allocation); ktrust models images up to
+ * KT_UKI_MAX_IMAGE. */
+static int check_extent(const struct kt_uki *u, uint32_t size_of_image, size_t i,
+                        struct kt_error *err)
+{
+    const struct kt_pe_section *s = &u->pe->sections[i];
+    if (size_of_image > KT_UKI_MAX_IMAGE)
+        return kt_fail(err, -ENOPKG, u->pe->opt_off + 56,
+                       "SizeOfImage %u: larger than ktrust models (1 GiB)", size_of_image);
+    if ((uint64_t)s->vaddr + s->vsize > size_of_image)
+        return kt_fail(err, -ELIBBAD, s->header_off,
+                       "section %s ends past SizeOfImage (the firmware's loader refuses it)",
+                       s->name);
+    return 0;
+}
+
 static int read_sections(struct kt_uki *u, struct kt_error *err)
 {
     kt_le file, hdr;
+    uint32_t size_of_image;
     kt_le_init(&file, u->pe->buf, u->pe->len, err);
-    for (size_t i = 0; i < u->pe->n_sections; i++) {
+    int rc = kt_le_window(&file, u->pe->opt_off + 56, 4, &hdr, "SizeOfImage");
+    if (rc == 0)
+        rc = kt_le_u32(&hdr, &size_of_image, "SizeOfImage");
+    for (size_t i = 0; i < u->pe->n_sections && rc == 0; i++) {
         const uint8_t *raw;
-        int rc = kt_le_window(&file, u->pe->sections[i].header_off, 40, &hdr, "section header");
+        rc = kt_le_window(&file, u->pe->sections[i].header_off, 40, &hdr, "section header");
         if (rc == 0)
             rc = kt_le_bytes(&hdr, 8, &raw, "section name");
+        if (rc == 0)
+            rc = check_extent(u, size_of_image, i, err);
         if (rc < 0)
             return rc;
         classify(u, i, raw);
@@ -138,7 +161,8 @@ int kt_uki_open_buf(const uint8_t *buf, size_t len, struct kt_uki **out, struct 
     for (int j = 0; j < KT_UKI_KNOWN_COUNT; j++)
         u->known[j] = -1;
     int rc = kt_pe_parse(buf, len, &u->pe, err);
-    if (rc == 0 && !(u->sections = calloc(u->pe->n_sections + 1, sizeof(*u->sections))))
+    if (rc == 0 && (!(u->sections = calloc(u->pe->n_sections + 1, sizeof(*u->sections))) ||
+                    !(u->cache = calloc(1, sizeof(*u->cache)))))
         rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     if (rc == 0)
         rc = read_sections(u, err);
@@ -158,6 +182,7 @@ void kt_uki_free(struct kt_uki *u)
         return;
     kt_pe_free(u->pe);
     free(u->sections);
+    free(u->cache);
     free(u);
 }
 

@@ -24,8 +24,20 @@ enum kt_uki_known {
 
 extern const char *const kt_uki_known_names[KT_UKI_KNOWN_COUNT];
 
+/* PCR 11 per bank and phase, computed on first use (uki_pcr.c). */
+struct kt_uki_pcr_cache {
+    bool done[KT_HASH__COUNT];
+    uint8_t value[KT_HASH__COUNT][KT_UKI_PHASES][KT_HASH_MAX_SIZE];
+};
+
+/* The most a UKI's image may take in memory (SizeOfImage): larger ones are
+ * not modelled (-ENOPKG): no firmware loads them, and the zero fill the stub
+ * measures would be hashed here. */
+#define KT_UKI_MAX_IMAGE ((uint32_t)1 << 30)
+
 struct kt_uki {
     struct kt_pe *pe;
+    struct kt_uki_pcr_cache *cache;
     unsigned flags;
     struct kt_uki_section *sections; /* pe->n_sections, header order */
     int known[KT_UKI_KNOWN_COUNT];   /* index of the section the stub takes, or -1 */

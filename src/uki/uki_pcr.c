@@ -71,32 +71,47 @@ int kt_uki_section_digest(const struct kt_uki *u, size_t i, enum kt_hash h, uint
     return loaded_digest(u, i, h, out);
 }
 
-int kt_uki_pcr11(const struct kt_uki *u, const char *bank, size_t phase, uint8_t *out,
-                 size_t *len)
+/* Every phase's value in one pass, into the cache. */
+static int compute(const struct kt_uki *u, enum kt_hash h)
 {
-    enum kt_hash h = bank_hash(bank);
-    uint8_t d[KT_HASH_MAX_SIZE];
+    uint8_t pcr[KT_HASH_MAX_SIZE] = {0}, d[KT_HASH_MAX_SIZE];
     int rc = 0;
-    if (h == KT_HASH_NONE || phase >= KT_UKI_PHASES)
-        return -EINVAL;
-    *len = kt_hash_size(h);
-    memset(out, 0, *len);
     for (int j = 0; j < KT_UKI_KNOWN_COUNT && rc == 0; j++) {
         const char *name = kt_uki_known_names[j];
         if (j == KT_UKI_PCRSIG_IDX || u->known[j] < 0)
             continue;
         rc = kt_digest(h, name, strlen(name) + 1, d);
         if (rc == 0)
-            rc = extend(h, out, d);
-        if (rc == 0)
+            rc = extend(h, pcr, d);
+        if (rc == 0 && h == KT_HASH_SHA256) /* computed once, at open */
+            memcpy(d, u->sections[u->known[j]].sha256, 32);
+        else if (rc == 0)
             rc = loaded_digest(u, (size_t)u->known[j], h, d);
         if (rc == 0)
-            rc = extend(h, out, d);
+            rc = extend(h, pcr, d);
     }
-    for (size_t ph = 1; ph <= phase && rc == 0; ph++) {
-        rc = kt_digest(h, phases[ph], strlen(phases[ph]), d);
-        if (rc == 0)
-            rc = extend(h, out, d);
+    for (size_t ph = 0; ph < KT_UKI_PHASES && rc == 0; ph++) {
+        if (ph > 0)
+            rc = kt_digest(h, phases[ph], strlen(phases[ph]), d);
+        if (ph > 0 && rc == 0)
+            rc = extend(h, pcr, d);
+        memcpy(u->cache->value[h][ph], pcr, kt_hash_size(h));
     }
+    if (rc == 0)
+        u->cache->done[h] = true;
     return rc;
+}
+
+int kt_uki_pcr11(const struct kt_uki *u, const char *bank, size_t phase, uint8_t *out,
+                 size_t *len)
+{
+    enum kt_hash h = bank_hash(bank);
+    if (h == KT_HASH_NONE || phase >= KT_UKI_PHASES)
+        return -EINVAL;
+    int rc = u->cache->done[h] ? 0 : compute(u, h);
+    if (rc < 0)
+        return rc;
+    *len = kt_hash_size(h);
+    memcpy(out, u->cache->value[h][phase], *len);
+    return 0;
 }
