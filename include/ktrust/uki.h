@@ -66,6 +66,9 @@ struct kt_uki;
 KT_API int kt_uki_open_buf(const uint8_t *buf, size_t len, struct kt_uki **out,
                            struct kt_error *err);
 KT_API void kt_uki_free(struct kt_uki *u);
+/* Is buf a PE image systemd 252's stub would find a kernel in (.linux),
+ * that is a UKI?  Cheap: no digest is taken. */
+KT_API bool kt_uki_detect(const uint8_t *buf, size_t len);
 
 KT_API unsigned kt_uki_flags(const struct kt_uki *u);
 KT_API size_t kt_uki_section_count(const struct kt_uki *u);

@@ -212,3 +212,22 @@ int kt_uki_get(const struct kt_uki *u, const char *canonical, const uint8_t **p,
     }
     return -ENOENT;
 }
+
+bool kt_uki_detect(const uint8_t *buf, size_t len)
+{
+    struct kt_pe *pe = NULL;
+    bool found = false;
+    kt_le file, hdr;
+    if (kt_pe_parse(buf, len, &pe, NULL) < 0)
+        return false;
+    kt_le_init(&file, buf, len, NULL);
+    for (size_t i = 0; i < pe->n_sections; i++) {
+        const uint8_t *raw;
+        bool prefix;
+        if (kt_le_window(&file, pe->sections[i].header_off, 40, &hdr, NULL) == 0 &&
+            kt_le_bytes(&hdr, 8, &raw, NULL) == 0 && match_known(raw, &prefix) == KT_UKI_LINUX)
+            found = pe->sections[i].vsize > 0; /* the last .linux is the stub's */
+    }
+    kt_pe_free(pe);
+    return found;
+}

@@ -66,6 +66,13 @@ expect_eq "$(jq -r '"\(.type) \(.verdict) \(.signatures | length)"' <<<"$v")" "u
     "verify JSON: verdict and signatures"
 expect_eq "$(jq -r '.pcr11.sha256.ready' <<<"$v")" "$(jq -r '.pcr11.sha256.ready' <<<"$j")" \
     "signing does not change PCR 11"
+# verify-pe recognises a UKI (and no other PE)
+expect_eq "$("$KTRUST" verify-pe --json signed.efi --trust db.crt | jq -r '.uki')" true \
+    "verify-pe: a UKI"
+expect_match "$("$KTRUST" verify-pe signed.efi --trust db.crt)" "unified kernel image" \
+    "verify-pe text: a UKI"
+expect_eq "$("$KTRUST" verify-pe --json "$CORPUS/debian/shimx64.efi.signed" | jq -r '.uki')" null \
+    "verify-pe: shim is no UKI"
 # a byte of .cmdline changed after signing
 cp signed.efi changed.efi
 off=$((16#$(objdump -h changed.efi | awk '$2 == ".cmdline" {print $6}')))
