@@ -345,7 +345,7 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
     size_t sbat_len = 0;
     int code = a->sbat ? cli_sbat_payload(a->sbat, &sbat, &sbat_len) : 0;
     if (code == 0) {
-        struct kt_evlog_predict_opts o = {a->efivars ? &vars : NULL, sbat, sbat_len, a->esp};
+        struct kt_evlog_predict_opts o = {a->efivars ? &vars : NULL, sbat, sbat_len, a->esp, NULL};
         struct kt_seal_change c = {&o, a->shim, a->loader};
         rc = kt_seal_check_change(&s->log, now, &c, s->tok, s->n_tok, r, &e);
         if (rc < 0) {

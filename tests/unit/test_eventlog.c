@@ -179,7 +179,7 @@ static void ovmf_pcr7(const char *corpus)
               vc[i].result);
     free(vc);
     struct kt_evlog_prediction *p;
-    struct kt_evlog_predict_opts o = {&vars, NULL, 0, NULL};
+    struct kt_evlog_predict_opts o = {&vars, NULL, 0, NULL, NULL};
     CHECK(kt_evlog_predict(&log, &o, &p, NULL) == 0, "predict");
     CHECK(!kt_evlog_prediction_changes(p, 7), "the variables it booted with: PCR 7 unchanged");
     size_t n7 = kt_evlog_prediction_n_events(p, 7);

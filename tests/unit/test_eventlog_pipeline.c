@@ -181,7 +181,7 @@ static void library_table(const struct kt_evlog *log, const char *corpus)
               (int)sizeof(path), "path");
     struct kt_efivars vars;
     CHECK(kt_efivars_read(path, &vars, NULL) == 0, "efivars");
-    struct kt_evlog_predict_opts o = {&vars, NULL, 0, NULL};
+    struct kt_evlog_predict_opts o = {&vars, NULL, 0, NULL, NULL};
     struct kt_evlog_prediction *p;
     CHECK(kt_evlog_predict(log, &o, &p, NULL) == 0, "predict");
     CHECK_EQ_INT(kt_evlog_prediction_n_pcrs(p), 2, "PCR 7 and 14");
