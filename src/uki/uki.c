@@ -52,6 +52,32 @@ void kt_uki_loaded(const struct kt_uki *u, size_t i, const uint8_t **p, size_t *
     *zeros = s->vsize - n;
 }
 
+/* The digest of a section as loaded: its raw bytes, then the zero fill. */
+int kt_uki_section_digest(const struct kt_uki *u, size_t i, enum kt_hash h, uint8_t *out)
+{
+    static const uint8_t zero[4096];
+    const uint8_t *p;
+    size_t len, zeros;
+    struct kt_digester *dg;
+    uint8_t d[1][KT_HASH_MAX_SIZE];
+    kt_uki_loaded(u, i, &p, &len, &zeros);
+    int rc = kt_digester_new(&dg, &h, 1);
+    if (rc < 0)
+        return rc;
+    kt_digester_update(dg, p, len);
+    while (zeros) {
+        size_t n = zeros < sizeof(zero) ? zeros : sizeof(zero);
+        kt_digester_update(dg, zero, n);
+        zeros -= n;
+    }
+    rc = kt_digester_final(dg, d);
+    kt_digester_free(dg);
+    if (rc == 0)
+        memcpy(out, d[0], kt_hash_size(h));
+    return rc;
+}
+
+
 static int section_sha256(struct kt_uki *u, size_t i)
 {
     return kt_uki_section_digest(u, i, KT_HASH_SHA256, u->sections[i].sha256);
@@ -166,8 +192,6 @@ int kt_uki_open_buf(const uint8_t *buf, size_t len, struct kt_uki **out, struct 
         rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     if (rc == 0)
         rc = read_sections(u, err);
-    if (rc == 0)
-        rc = kt_uki_check_stub(u);
     if (rc < 0) {
         kt_uki_free(u);
         return rc;
@@ -186,7 +210,6 @@ void kt_uki_free(struct kt_uki *u)
     free(u);
 }
 
-unsigned kt_uki_flags(const struct kt_uki *u) { return u->flags; }
 size_t kt_uki_section_count(const struct kt_uki *u) { return u->pe->n_sections; }
 
 const struct kt_uki_section *kt_uki_section_at(const struct kt_uki *u, size_t i)

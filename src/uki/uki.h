@@ -38,7 +38,7 @@ struct kt_uki_pcr_cache {
 struct kt_uki {
     struct kt_pe *pe;
     struct kt_uki_pcr_cache *cache;
-    unsigned flags;
+    unsigned flags;                  /* but KT_UKI_OTHER_STUB (kt_uki_flags) */
     struct kt_uki_section *sections; /* pe->n_sections, header order */
     int known[KT_UKI_KNOWN_COUNT];   /* index of the section the stub takes, or -1 */
 };
@@ -48,12 +48,8 @@ struct kt_uki {
 void kt_uki_loaded(const struct kt_uki *u, size_t i, const uint8_t **p, size_t *len,
                    size_t *zeros);
 
-/* Set KT_UKI_OTHER_STUB when .sdmagic names another stub than systemd
- * 252's (uki_text.c).  Returns 0. */
-int kt_uki_check_stub(struct kt_uki *u);
-
 /* The digest of section i as loaded (zero-filled to VirtualSize), as the
- * stub measures it (uki_pcr.c).  out holds kt_hash_size(h) bytes. */
+ * stub measures it.  out holds kt_hash_size(h) bytes. */
 int kt_uki_section_digest(const struct kt_uki *u, size_t i, enum kt_hash h, uint8_t *out);
 
 #endif

@@ -41,36 +41,6 @@ static int extend(enum kt_hash h, uint8_t *pcr, const uint8_t *digest)
     return kt_digest(h, buf, 2 * n, pcr);
 }
 
-/* The digest of a section as loaded: its raw bytes, then the zero fill. */
-static int loaded_digest(const struct kt_uki *u, size_t i, enum kt_hash h, uint8_t *out)
-{
-    static const uint8_t zero[4096];
-    const uint8_t *p;
-    size_t len, zeros;
-    struct kt_digester *dg;
-    uint8_t d[1][KT_HASH_MAX_SIZE];
-    kt_uki_loaded(u, i, &p, &len, &zeros);
-    int rc = kt_digester_new(&dg, &h, 1);
-    if (rc < 0)
-        return rc;
-    kt_digester_update(dg, p, len);
-    while (zeros) {
-        size_t n = zeros < sizeof(zero) ? zeros : sizeof(zero);
-        kt_digester_update(dg, zero, n);
-        zeros -= n;
-    }
-    rc = kt_digester_final(dg, d);
-    kt_digester_free(dg);
-    if (rc == 0)
-        memcpy(out, d[0], kt_hash_size(h));
-    return rc;
-}
-
-int kt_uki_section_digest(const struct kt_uki *u, size_t i, enum kt_hash h, uint8_t *out)
-{
-    return loaded_digest(u, i, h, out);
-}
-
 /* Every phase's value in one pass, into the cache. */
 static int compute(const struct kt_uki *u, enum kt_hash h)
 {
@@ -86,7 +56,7 @@ static int compute(const struct kt_uki *u, enum kt_hash h)
         if (rc == 0 && h == KT_HASH_SHA256) /* computed once, at open */
             memcpy(d, u->sections[u->known[j]].sha256, 32);
         else if (rc == 0)
-            rc = loaded_digest(u, (size_t)u->known[j], h, d);
+            rc = kt_uki_section_digest(u, (size_t)u->known[j], h, d);
         if (rc == 0)
             rc = extend(h, pcr, d);
     }

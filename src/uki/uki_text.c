@@ -104,17 +104,17 @@ int kt_uki_stub_version(const struct kt_uki *u, char *buf, size_t cap)
     return copy_text((const uint8_t *)v, strlen(v), buf, cap);
 }
 
-int kt_uki_check_stub(struct kt_uki *u)
+unsigned kt_uki_flags(const struct kt_uki *u)
 {
     char v[128];
     if (kt_uki_stub_version(u, v, sizeof(v)) == 0 && strncmp(v, "systemd-stub 252", 16) != 0)
-        u->flags |= KT_UKI_OTHER_STUB;
-    return 0;
+        return u->flags | KT_UKI_OTHER_STUB;
+    return u->flags;
 }
 
 int kt_uki_verdict(const struct kt_uki *u, int verdict, struct kt_error *err)
 {
-    if (!(u->flags & KT_UKI_NO_LINUX))
+    if (!(kt_uki_flags(u) & KT_UKI_NO_LINUX))
         return verdict;
     kt_fail(err, -ELIBBAD, KT_NO_OFFSET,
             "no .linux section: systemd-stub has no kernel to start (not a UKI)");

@@ -24,15 +24,7 @@ openssl rsa -in pcr.key -pubout -out pcr.pub 2>/dev/null
 openssl genrsa -out other.key 2048 2>/dev/null
 openssl rsa -in other.key -pubout -out other.pub 2>/dev/null
 
-PORT=$(python3 -c 'import socket
-for p in range(30000 + __import__("os").getpid() % 20000, 65000, 2):
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try: s.bind(("127.0.0.1", q))
-        except OSError: ok = False
-        s.close()
-    if ok: print(p); break')
+PORT=$(port_pair)
 mkdir st
 swtpm socket --tpm2 --server type=tcp,port=$PORT --ctrl type=tcp,port=$((PORT + 1)) \
     --tpmstate dir="$T/st" --flags startup-clear >/dev/null 2>&1 &
