@@ -236,21 +236,33 @@ int kt_uki_get(const struct kt_uki *u, const char *canonical, const uint8_t **p,
     return -ENOENT;
 }
 
-bool kt_uki_detect(const uint8_t *buf, size_t len)
+int kt_uki_linux(const uint8_t *buf, size_t len, const uint8_t **p, size_t *n)
 {
     struct kt_pe *pe = NULL;
-    bool found = false;
+    const struct kt_pe_section *linux_sec = NULL;
     kt_le file, hdr;
     if (kt_pe_parse(buf, len, &pe, NULL) < 0)
-        return false;
+        return -ENOENT;
     kt_le_init(&file, buf, len, NULL);
     for (size_t i = 0; i < pe->n_sections; i++) {
         const uint8_t *raw;
         bool prefix;
         if (kt_le_window(&file, pe->sections[i].header_off, 40, &hdr, NULL) == 0 &&
             kt_le_bytes(&hdr, 8, &raw, NULL) == 0 && match_known(raw, &prefix) == KT_UKI_LINUX)
-            found = pe->sections[i].vsize > 0; /* the last .linux is the stub's */
+            linux_sec = &pe->sections[i]; /* the last .linux is the stub's */
+    }
+    int rc = linux_sec && linux_sec->vsize > 0 ? 0 : -ENOENT;
+    if (rc == 0) {
+        *n = linux_sec->raw_size < linux_sec->vsize ? linux_sec->raw_size : linux_sec->vsize;
+        *p = buf + linux_sec->raw_off;
     }
     kt_pe_free(pe);
-    return found;
+    return rc;
+}
+
+bool kt_uki_detect(const uint8_t *buf, size_t len)
+{
+    const uint8_t *p;
+    size_t n;
+    return kt_uki_linux(buf, len, &p, &n) == 0;
 }

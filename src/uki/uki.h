@@ -48,6 +48,11 @@ struct kt_uki {
 void kt_uki_loaded(const struct kt_uki *u, size_t i, const uint8_t **p, size_t *len,
                    size_t *zeros);
 
+/* The kernel in a UKI without opening it whole (no digests): the raw bytes
+ * of the section the stub takes for .linux.  0, or -ENOENT (not a PE, no
+ * .linux). */
+int kt_uki_linux(const uint8_t *buf, size_t len, const uint8_t **p, size_t *n);
+
 /* The digest of section i as loaded (zero-filled to VirtualSize), as the
  * stub measures it.  out holds kt_hash_size(h) bytes. */
 int kt_uki_section_digest(const struct kt_uki *u, size_t i, enum kt_hash h, uint8_t *out);

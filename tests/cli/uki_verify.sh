@@ -57,6 +57,12 @@ expect_eq "$(jq -r '.sections[] | select(.name == ".osrelz") | "\(.role) \(.as)"
 expect_match "$(jq -r '.findings | join(" ")' <<<"$p")" prefix_name "prefix finding"
 expect_match "$("$KTRUST" uki show prefix.efi)" "taken for .osrel" "text names it"
 
+# the kernel in .linux: its builtin keys, so the chain goes on to modules
+expect_eq "$("$KTRUST" kernel-keys uki.efi | tail -n +2)" "$("$KTRUST" kernel-keys "$K" | tail -n +2)" \
+    "kernel-keys of the UKI = of its kernel"
+expect_exit 0 "a Debian module under --kernel UKI" -- \
+    "$KTRUST" verify-module --kernel uki.efi "$CORPUS/debian/modules/crc7.ko"
+
 # verdicts
 expect_exit 0 "signed, trusted" -- "$KTRUST" uki verify signed.efi --trust db.crt
 expect_exit 2 "signed, another key" -- "$KTRUST" uki verify signed.efi --trust other.crt
