@@ -10,6 +10,9 @@ initramfs of tpm.py, with a fresh swtpm.
                        in both banks; `eventlog --predict --uki --esp` of its
                        own log predicts PCR 4 and 11 as the TPM has them; the
                        log's replay equals the TPM; `uki verify` trusts it.
+  uki_change           UKI B (another .cmdline, no .osrel: two stub events
+                       fewer) predicted from A's log with --uki, then booted:
+                       PCR 11 equals the prediction.
   uki_section_changed  a byte of .cmdline changed after signing: the
                        firmware refuses it, `uki verify` rejects it (5).
 
@@ -35,13 +38,16 @@ MKUKI = os.path.join(B.SRC, "tests", "fixtures", "mkuki.sh")
 CMDLINE = b"console=ttyS0 panic=-1 quiet"
 
 
-def build_uki(w, key, crt):
+def build_uki(w, key, crt, cmdline=CMDLINE, osrel=True, name="uki"):
     """The signed UKI (path): kernel, tpm.py's initramfs, a command line, os-release."""
-    for name, data in (("cmdline", CMDLINE), ("osrel", b"ID=debian\nVERSION_ID=12\n")):
-        open(os.path.join(w, name), "wb").write(data)
-    unsigned, signed = os.path.join(w, "uki.unsigned"), os.path.join(w, "uki.efi")
-    B.run([MKUKI, unsigned, ".linux=" + B.KERNEL, ".osrel=" + os.path.join(w, "osrel"),
-           ".cmdline=" + os.path.join(w, "cmdline"), ".initrd=" + B.initramfs(T.TPM_INIT)])
+    for part, data in (("cmdline", cmdline), ("osrel", b"ID=debian\nVERSION_ID=12\n")):
+        open(os.path.join(w, "%s.%s" % (name, part)), "wb").write(data)
+    unsigned, signed = os.path.join(w, name + ".unsigned"), os.path.join(w, name + ".efi")
+    parts = [".linux=" + B.KERNEL, ".cmdline=" + os.path.join(w, name + ".cmdline"),
+             ".initrd=" + B.initramfs(T.TPM_INIT)]
+    if osrel:
+        parts.insert(1, ".osrel=" + os.path.join(w, name + ".osrel"))
+    B.run([MKUKI, unsigned] + parts)
     B.run(["sbsign", "--key", key, "--cert", crt, "--output", signed, unsigned])
     return signed
 
@@ -58,24 +64,40 @@ def kt_json(*args):
     return rc, [json.loads(x) for x in out.splitlines() if x.strip()], err
 
 
+def measured_boot(w, uki, v, name):
+    """Boot uki (as the ESP's BOOTX64.EFI) with a fresh swtpm: the serial log."""
+    esp = B.make_esp(os.path.join(w, name + "-esp.img"), {"EFI/BOOT/BOOTX64.EFI": uki})
+    sock, sw = T.swtpm_start(w)
+    try:
+        serial = B.boot(name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
+    finally:
+        B.terminate(sw)
+    open(os.path.join(w, name + "-serial.log"), "w").write(serial)
+    return serial
+
+
+_A = {}
+
+
+def state_a():
+    """UKI A booted once per run: (dir, key, crt, vars, uki, serial)."""
+    if "A" not in _A:
+        w = B.scratch("uki-measured")
+        key, crt, v = own_db(w)
+        uki = build_uki(w, key, crt)
+        B.runtime_view(v, os.path.join(w, "efivars"))
+        espdir = os.path.join(w, "espdir", "EFI", "BOOT")
+        os.makedirs(espdir)
+        shutil.copy(uki, os.path.join(espdir, "BOOTX64.EFI"))
+        _A["A"] = (w, key, crt, v, uki, measured_boot(w, uki, v, "uki-A"))
+    return _A["A"]
+
+
 @scenario("uki")
 def uki_measured():
     """The firmware boots our UKI; PCR 4 and 11 as ktrust predicts them."""
-    w = B.scratch("uki-measured")
-    key, crt, v = own_db(w)
-    uki = build_uki(w, key, crt)
+    w, _key, crt, _v, uki, serial = state_a()
     efivars = os.path.join(w, "efivars")
-    B.runtime_view(v, efivars)
-    esp = B.make_esp(os.path.join(w, "esp.img"), {"EFI/BOOT/BOOTX64.EFI": uki})
-    espdir = os.path.join(w, "espdir", "EFI", "BOOT")
-    os.makedirs(espdir)
-    shutil.copy(uki, os.path.join(espdir, "BOOTX64.EFI"))
-    sock, sw = T.swtpm_start(w)
-    try:
-        serial = B.boot("uki-measured", esp, v, timeout=400, kernel=True, tpm_sock=sock)
-    finally:
-        B.terminate(sw)
-    open(os.path.join(w, "serial.log"), "w").write(serial)
     res = Result()
     res.measured = T.Measured(w, None, {}, {}, serial)
     rc, objs, _err = kt_json("uki", "verify", "--json", "--bank", "sha1", "--bank", "sha256",
@@ -97,6 +119,25 @@ def uki_measured():
     summ = [o for o in objs if o.get("type") == "summary"]
     res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
     res.compare("PCRs mismatching", 0, (summ[0].get("counts", {}) if summ else {}).get("pcrs_mismatching"))
+    return res
+
+
+@scenario("uki")
+def uki_change():
+    """UKI B (another command line, no .osrel) predicted from A's log, then booted: PCR 11."""
+    wa, key, crt, v, _uki, serial_a = state_a()
+    w = B.scratch("uki-change")
+    log_a, _pcrs, _rt = T.parse_serial(wa, serial_a)
+    uki_b = build_uki(w, key, crt, cmdline=CMDLINE + b" ktrust=b", osrel=False, name="B")
+    _rc, pred, _ev, _err = T.predict(log_a, os.path.join(wa, "efivars"), os.path.join(wa, "espdir"),
+                                     "--uki", uki_b)
+    serial = measured_boot(w, uki_b, v, "uki-B")
+    res = Result()
+    res.measured = T.Measured(w, None, {}, {}, serial)
+    _log, pcrs, _rt = T.parse_serial(w, serial)
+    for bank in ("sha1", "sha256"):
+        res.compare("PCR 11 %s of UKI B, predicted from A's log" % bank, pcrs[(bank, 11)],
+                    pred.get((bank, 11)))
     return res
 
 
