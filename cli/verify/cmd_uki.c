@@ -13,7 +13,7 @@
 #include "util/file.h"
 #include "verdict_print.h"
 
-enum { OPT_SBAT_LEVEL = OPT_FIRST_PRIVATE, OPT_BANK };
+enum { OPT_SBAT_LEVEL = OPT_FIRST_PRIVATE, OPT_BANK, OPT_PCRLOCK };
 
 #define MAX_BANKS 4
 
@@ -23,6 +23,9 @@ enum { OPT_SBAT_LEVEL = OPT_FIRST_PRIVATE, OPT_BANK };
 
 static const struct cli_opt show_opts[] = {
     BANK_OPT,
+    CLI_OPT("pcrlock", 0, no_argument, OPT_PCRLOCK, NULL,
+            "print only a systemd.pcrlock(5) record set: each of the stub's PCR 11 "
+            "measurements of the UKI, in the --bank banks"),
     CLI_OPTS(cli_opts_show),
     {0},
 };
@@ -48,7 +51,7 @@ static const struct cli_opt verify_opts[] = {
 static void usage_show(FILE *f)
 {
     cli_usage_print(f,
-                    "usage: ktrust uki show UKI... [--bank BANK]... [--json] [-q]\n" UKI_ABOUT,
+                    "usage: ktrust uki show UKI... [--bank BANK]... [--pcrlock] [--json] [-q]\n" UKI_ABOUT,
                     show_opts,
                     "Exit code: 0, 4 when an image is malformed or has no .linux, 66 when a\n"
                     "file cannot be read; the highest over all files.\n");
@@ -81,7 +84,9 @@ static const char *const default_banks[] = {"sha256", NULL};
 /* show: the UKI without a verdict. */
 static void print_show(const char *path, const struct cli_common *co, const struct uki_print *up)
 {
-    if (co->json) {
+    if (up->pcrlock) {
+        uki_pcrlock(stdout, up);
+    } else if (co->json) {
         struct jw w;
         jw_init(&w, stdout);
         jw_obj(&w, NULL);
@@ -98,7 +103,7 @@ static void print_show(const char *path, const struct cli_common *co, const stru
 
 /* One UKI: open it, then the verdict when ctx is given, then print. */
 static int one(const char *path, const struct cli_common *co, const struct kt_ctx *ctx,
-               const struct kt_policy *pol, const char *const *banks, struct cli_tally *t)
+               const struct kt_policy *pol, const struct uki_print *opt, struct cli_tally *t)
 {
     struct kt_file f = {0};
     struct kt_error e = KT_ERROR_INIT;
@@ -113,7 +118,8 @@ static int one(const char *path, const struct cli_common *co, const struct kt_ct
         kt_file_close(&f);
         return cli_exit_code(rc);
     }
-    struct uki_print up = {u, banks};
+    struct uki_print up = *opt;
+    up.uki = u;
     struct vp_result vr = {.file = path, .type = "uki", .rc = rc};
     struct kt_error ue = KT_ERROR_INIT;
     if (ctx) {
@@ -160,6 +166,7 @@ static int run(int argc, char **argv, bool verify)
     struct cli_common co = {0};
     struct kt_policy pol = {.type = KT_VERIFY_PE};
     const char *banks[MAX_BANKS + 1] = {0}, *sbat_spec = NULL;
+    bool pcrlock = false;
     size_t nb = 0;
     struct cli_getopt g;
     int c;
@@ -176,6 +183,7 @@ static int run(int argc, char **argv, bool verify)
         switch (c) {
         case 'h': (verify ? usage_verify : usage_show)(stdout); return 0;
         case OPT_SBAT_LEVEL: sbat_spec = optarg; break;
+        case OPT_PCRLOCK: pcrlock = true; break;
         case OPT_BANK:
             if (add_bank(banks, &nb, optarg))
                 return EXIT_USAGE;
@@ -196,8 +204,9 @@ static int run(int argc, char **argv, bool verify)
         kt_sbat_level_close(level);
         return worst;
     }
+    struct uki_print opt = {NULL, nb ? banks : default_banks, pcrlock};
     for (int i = optind; i < argc; i++) {
-        int code = one(argv[i], &co, ctx, &pol, nb ? banks : default_banks, &tally);
+        int code = one(argv[i], &co, ctx, &pol, &opt, &tally);
         if (code > worst)
             worst = code;
     }

@@ -130,3 +130,35 @@ void uki_text(FILE *f, const void *ctx)
         fprintf(f, "  pcrsig %s: %s%s%s%s\n", up->banks[0], kt_pcrsig_status_name(r.status),
                 r.why[0] ? " (" : "", r.why[0] ? r.why : "", r.why[0] ? ")" : "");
 }
+
+void uki_pcrlock(FILE *f, const struct uki_print *up)
+{
+    struct jw w;
+    jw_init(&w, f);
+    jw_obj(&w, NULL);
+    jw_arr(&w, "records");
+    for (size_t k = 0;; k++) {
+        uint8_t v[64];
+        size_t n;
+        const char *sec;
+        bool contents;
+        if (kt_uki_measurement(up->uki, k, up->banks[0], v, &n, &sec, &contents) < 0)
+            break;
+        jw_obj(&w, NULL);
+        jw_int(&w, "pcr", 11);
+        jw_arr(&w, "digests");
+        for (size_t b = 0; up->banks[b]; b++) {
+            if (kt_uki_measurement(up->uki, k, up->banks[b], v, &n, &sec, &contents) < 0)
+                continue;
+            jw_obj(&w, NULL);
+            jw_str(&w, "hashAlg", up->banks[b]);
+            jw_hex(&w, "digest", v, n);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}

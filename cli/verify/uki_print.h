@@ -3,6 +3,7 @@
 #ifndef KT_CLI_UKI_PRINT_H
 #define KT_CLI_UKI_PRINT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "json.h"
@@ -11,6 +12,7 @@
 struct uki_print {
     const struct kt_uki *uki;
     const char *const *banks; /* PCR 11 banks, NULL-terminated */
+    bool pcrlock;             /* show: only the systemd.pcrlock(5) records */
 };
 
 /* "sections", "stub", "os_release", "uname", "findings", "pcr11" (ctx:
@@ -18,5 +20,8 @@ struct uki_print {
 void uki_json(struct jw *w, const void *ctx);
 /* The same as indented lines. */
 void uki_text(FILE *f, const void *ctx);
+/* systemd.pcrlock(5) of the UKI: {"records":[{"pcr":11,"digests":[{hashAlg,
+ * digest}]}]}, each of the stub's measurements in order, in up->banks. */
+void uki_pcrlock(FILE *f, const struct uki_print *up);
 
 #endif

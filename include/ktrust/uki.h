@@ -107,6 +107,14 @@ KT_API const char *kt_uki_phase_name(size_t phase);
 KT_API int kt_uki_pcr11(const struct kt_uki *u, const char *bank, size_t phase, uint8_t *out,
                         size_t *len);
 
+/* The k-th measurement the stub extends into PCR 11 (k from 0: the first
+ * measured section's name, then its contents, then the next section's ...),
+ * in bank: out (64 bytes), *len, *section (the canonical name), *contents
+ * (false: the name with its NUL).  0, -ENOENT past the last, -EINVAL (an
+ * unknown bank), -ENOPKG, -ENOMEM.  A systemd.pcrlock(5) record each. */
+KT_API int kt_uki_measurement(const struct kt_uki *u, size_t k, const char *bank, uint8_t *out,
+                              size_t *len, const char **section, bool *contents);
+
 /* ---- .pcrsig: the signed PCR 11 policy --------------------------------- */
 
 enum kt_pcrsig_status {

@@ -85,3 +85,32 @@ int kt_uki_pcr11(const struct kt_uki *u, const char *bank, size_t phase, uint8_t
     memcpy(out, u->cache->value[h][phase], *len);
     return 0;
 }
+
+int kt_uki_measurement(const struct kt_uki *u, size_t k, const char *bank, uint8_t *out,
+                       size_t *len, const char **section, bool *contents)
+{
+    enum kt_hash h = bank_hash(bank);
+    size_t seen = 0;
+    if (h == KT_HASH_NONE)
+        return -EINVAL;
+    for (int j = 0; j < KT_UKI_KNOWN_COUNT; j++) {
+        const char *name = kt_uki_known_names[j];
+        if (j == KT_UKI_PCRSIG_IDX || u->known[j] < 0)
+            continue;
+        if (k != seen && k != seen + 1) {
+            seen += 2;
+            continue;
+        }
+        *section = name;
+        *contents = k == seen + 1;
+        *len = kt_hash_size(h);
+        if (!*contents)
+            return kt_digest(h, name, strlen(name) + 1, out);
+        if (h == KT_HASH_SHA256) {
+            memcpy(out, u->sections[u->known[j]].sha256, 32);
+            return 0;
+        }
+        return kt_uki_section_digest(u, (size_t)u->known[j], h, out);
+    }
+    return -ENOENT;
+}

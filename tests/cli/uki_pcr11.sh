@@ -55,6 +55,21 @@ expect_eq "$(jq -r '.sections[] | select(.name == ".pcrsig") | .role' <<<"$j")" 
 expect_eq "$(jq -r '.sections[] | select(.name == ".uname") | .role' <<<"$j")" unknown \
     ".uname: unknown to 252's stub"
 
+# --pcrlock: each of the stub's measurements a systemd.pcrlock(5) record;
+# replayed from zeros they give the pre-phase value, the first is .linux's name
+"$KTRUST" uki show --pcrlock --bank sha256 --bank sha1 uki.efi >uki.pcrlock
+expect_eq "$(python3 - <<'PY'
+import hashlib, json
+recs = json.load(open("uki.pcrlock"))["records"]
+pcr = bytes(32)
+for r in recs:
+    assert r["pcr"] == 11 and [d["hashAlg"] for d in r["digests"]] == ["sha256", "sha1"]
+    pcr = hashlib.sha256(pcr + bytes.fromhex(r["digests"][0]["digest"])).digest()
+first = recs[0]["digests"][1]["digest"] == hashlib.sha1(b".linux\0").hexdigest()
+print(len(recs), pcr.hex(), first)
+PY
+)" "10 $stub True" "--pcrlock: 10 records (5 sections), replayed = the stub's value"
+
 # a section changed changes PCR 11; the same parts in another order do not
 "$MK" reordered.efi .cmdline=cmdline .initrd=initrd .linux=$K .osrel=osrel .pcrpkey=pcr.pub >/dev/null
 r=$("$KTRUST" uki show --json reordered.efi)
