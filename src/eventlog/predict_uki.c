@@ -18,8 +18,8 @@
 
 /* One measurement of the stub: a section's name or contents. */
 struct meas {
-    int section;   /* index of the PE section */
-    bool contents; /* false: the name */
+    const char *section; /* its canonical name */
+    bool contents;       /* false: the name */
     uint8_t d[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST];
 };
 
@@ -42,22 +42,8 @@ static int recompute(const struct kt_evlog *log, size_t i, const struct kt_evlog
     return 0;
 }
 
-static int digests(const struct kt_evlog *log, const struct kt_uki *u, struct meas *m)
-{
-    for (size_t b = 0; b < log->n_banks; b++) {
-        enum kt_hash h = kt_evlog_hash(log->bank[b].alg);
-        const char *name = u->sections[m->section].canonical;
-        if (!log->bank[b].supported || h == KT_HASH_NONE)
-            continue;
-        int rc = m->contents ? kt_uki_section_digest(u, (size_t)m->section, h, m->d[b])
-                             : kt_digest(h, name, strlen(name) + 1, m->d[b]);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
-/* The stub's measurements of u, in order: *out malloc'd, *n. */
+/* The stub's measurements of u, in order, in every computable bank of the
+ * log (kt_uki_measurement): *out malloc'd, *n. */
 static int measurements(const struct kt_evlog *log, const struct kt_uki *u, struct meas **out,
                         size_t *n)
 {
@@ -65,32 +51,36 @@ static int measurements(const struct kt_evlog *log, const struct kt_uki *u, stru
     *out = calloc(2 * KT_UKI_KNOWN_COUNT, sizeof(**out));
     if (!*out)
         return -ENOMEM;
-    for (int j = 0; j < KT_UKI_KNOWN_COUNT; j++) {
-        if (j == KT_UKI_PCRSIG_IDX || u->known[j] < 0)
-            continue;
-        for (int c = 0; c < 2; c++) {
-            struct meas *m = &(*out)[(*n)++];
-            m->section = u->known[j];
-            m->contents = c;
-            int rc = digests(log, u, m);
-            if (rc < 0)
-                return rc;
+    for (size_t k = 0; k < 2 * KT_UKI_KNOWN_COUNT; k++) {
+        struct meas *m = &(*out)[k];
+        int rc = -ENOENT;
+        for (size_t b = 0; b < log->n_banks; b++) {
+            const char *bank = kt_evlog_alg_name(log->bank[b].alg);
+            size_t len;
+            if (!log->bank[b].supported || !bank)
+                continue;
+            rc = kt_uki_measurement(u, k, bank, m->d[b], &len, &m->section, &m->contents);
+            if (rc < 0 && rc != -EINVAL) /* EINVAL: a bank the stub's rules do not name */
+                break;
         }
+        if (rc == -ENOENT)
+            break;
+        if (rc < 0 && rc != -EINVAL)
+            return rc;
+        (*n)++;
     }
     return 0;
 }
 
 /* An event of the PCR's list gets measurement m. */
-static void settle(const struct kt_evlog *log, const struct kt_uki *u, struct kt_evlog_predicted *pr,
-                   const struct meas *m)
+static void settle(const struct kt_evlog *log, struct kt_evlog_predicted *pr, const struct meas *m)
 {
     kt_evlog_pred_set(log, pr, m->d);
-    kt_fmt(pr->note, sizeof(pr->note), "%s: its %s", u->sections[m->section].canonical,
-           m->contents ? "contents" : "name");
+    kt_fmt(pr->note, sizeof(pr->note), "%s: its %s", m->section, m->contents ? "contents" : "name");
 }
 
-static int rewrite(const struct kt_evlog *log, const struct kt_uki *u, struct kt_evlog_pcr_pred *s,
-                   const struct meas *m, size_t n)
+static int rewrite(const struct kt_evlog *log, struct kt_evlog_pcr_pred *s, const struct meas *m,
+                   size_t n)
 {
     size_t k = 0, last = 0, w = 0;
     for (size_t j = 0; j < s->n; j++) {
@@ -101,7 +91,7 @@ static int rewrite(const struct kt_evlog *log, const struct kt_uki *u, struct kt
         }
         last = s->ev[j].event_index;
         if (k < n) { /* else dropped: the new UKI measures fewer sections */
-            settle(log, u, &s->ev[j], &m[k++]);
+            settle(log, &s->ev[j], &m[k++]);
             s->ev[w++] = s->ev[j];
         }
     }
@@ -118,7 +108,7 @@ static int rewrite(const struct kt_evlog *log, const struct kt_uki *u, struct kt
         x->event_index = last;
         x->inserted = true;
         x->type = KT_EV_IPL;
-        settle(log, u, x, &m[k]);
+        settle(log, x, &m[k]);
         x->how = KT_PRED_CHANGED;
     }
     return 0;
@@ -138,7 +128,7 @@ static int finish(const struct kt_evlog *log, const struct kt_evlog_predict_opts
     if (rc == 0)
         rc = measurements(log, u, &m, &n);
     if (rc == 0)
-        rc = rewrite(log, u, s, m, n);
+        rc = rewrite(log, s, m, n);
     free(m);
     kt_uki_free(u);
     kt_file_close(&f);

@@ -7,13 +7,8 @@
 # PCR 11 equals what uki show gives for B before any phase (itself checked
 # against systemd-measure in uki_pcr11.sh); with A itself nothing changes.
 . "$(dirname "$0")/../lib/common.sh"
-corpus
-for tool in objcopy jq; do
-    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-done
-cd "$T" || exit 1
-MK=$KT_SRC/tests/fixtures/mkuki.sh
-K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
+. "$(dirname "$0")/../lib/uki.sh"
+uki_setup python3
 printf 'ID=debian\n' >osrel
 printf 'root=/dev/vda1' >cmdline
 printf 'root=/dev/vda1 init=/bin/sh' >cmdline2

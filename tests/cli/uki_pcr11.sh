@@ -5,15 +5,8 @@
 # any phase (the stub's measurements only) from the same sections; a UKI's
 # .pcrsig is not measured and .uname (unknown to 252's stub) is not either.
 . "$(dirname "$0")/../lib/common.sh"
-corpus
-MEASURE=/usr/lib/systemd/systemd-measure
-for tool in objcopy jq openssl; do
-    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-done
-[ -x $MEASURE ] || { echo "skipped: systemd-measure (systemd 252) not installed"; exit 77; }
-cd "$T" || exit 1
-MK=$KT_SRC/tests/fixtures/mkuki.sh
-K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
+. "$(dirname "$0")/../lib/uki.sh"
+uki_setup openssl measure
 printf 'ID=debian\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nVERSION_ID="12"\n' >osrel
 printf 'root=/dev/vda1 ro quiet' >cmdline
 printf '6.1.0-57-amd64' >uname

@@ -7,15 +7,8 @@
 # (mismatch), another key's .pcrpkey (mismatch), no .pcrpkey, not JSON
 # (invalid), no .pcrsig (absent), a bank it has no entries for.
 . "$(dirname "$0")/../lib/common.sh"
-corpus
-MEASURE=/usr/lib/systemd/systemd-measure
-for tool in objcopy jq openssl swtpm python3; do
-    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-done
-[ -x $MEASURE ] || { echo "skipped: systemd-measure (systemd 252) not installed"; exit 77; }
-cd "$T" || exit 1
-MK=$KT_SRC/tests/fixtures/mkuki.sh
-K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
+. "$(dirname "$0")/../lib/uki.sh"
+uki_setup openssl swtpm python3 measure
 printf 'ID=debian\nVERSION_ID=12\n' >osrel
 printf 'root=/dev/vda1 ro' >cmdline
 head -c 20000 /dev/urandom >initrd

@@ -6,13 +6,8 @@
 # trusted, untrusted, unsigned, a section changed after signing (rejected),
 # SBAT revoked by a level (rejected), no .linux (malformed), not a PE.
 . "$(dirname "$0")/../lib/common.sh"
-corpus
-for tool in objcopy jq openssl sbsign perl; do
-    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-done
-cd "$T" || exit 1
-MK=$KT_SRC/tests/fixtures/mkuki.sh
-K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
+. "$(dirname "$0")/../lib/uki.sh"
+uki_setup openssl sbsign perl
 printf 'ID=debian\nPRETTY_NAME="Debian GNU/Linux 12 \\"bookworm\\""\nVERSION_ID='"'"'12'"'"'\n' >osrel
 printf 'root=/dev/vda1 ro' >cmdline
 printf '6.1.0-57-amd64\n' >uname
