@@ -60,6 +60,7 @@
 #include "ktrust/plan.h"
 #include "ktrust/sbat.h"
 #include "ktrust/scan.h"
+#include "ktrust/uki.h"
 #include "ktrust/update.h"
 #include "ktrust/verify.h"
 #include "ktrust/x509.h"

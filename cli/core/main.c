@@ -27,6 +27,7 @@ WEAK int cmd_audit(int, char **);
 WEAK int cmd_plan_updates(int, char **);
 WEAK int cmd_eventlog(int, char **);
 WEAK int cmd_unseal_check(int, char **);
+WEAK int cmd_uki(int, char **);
 
 static const struct {
     const char *name;
@@ -45,6 +46,7 @@ static const struct {
     {"scan", cmd_scan, "scan PATH...: find and verify every signed object"},
     {"esl", cmd_esl, "esl show FILE...: what EFI signature lists (db, dbx, MokList) hold"},
     {"sbat", cmd_sbat, "sbat show PE...: the .sbat entries of PE images"},
+    {"uki", cmd_uki, "uki show|verify UKI...: a Unified Kernel Image's sections, verdict and PCR 11"},
     {"verify-var", cmd_verify_var,
      "verify-var FILE... --var NAME: verify signed EFI variable updates (db, dbx, KEK ...)"},
     {"check-update", cmd_check_update,

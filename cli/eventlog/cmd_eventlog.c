@@ -1,6 +1,6 @@
 /* ktrust eventlog [LOG] [--root DIR] [--pcrs FILE] [--efivars DIR] [--json]
  * ktrust eventlog [LOG] --predict [--efivars DIR] [--apply FILE]...
- *                 [--sbat-level SPEC] [--esp DIR] [--predict-format yaml|pcrlock]
+ *                 [--sbat-level SPEC] [--esp DIR] [--uki FILE] [--predict-format yaml|pcrlock]
  * The TCG event log: parse, replay, check against the TPM's PCRs and the
  * variables in force, explain PCR 7, predict PCR 7 after a change. */
 #include <errno.h>
@@ -29,12 +29,16 @@
 enum {
     OPT_PREDICT = OPT_FIRST_PRIVATE,
     OPT_PREDICT_FORMAT,
+    OPT_UKI,
 };
 
 static const struct cli_opt opts[] = {
     CLI_OPTS(cli_opts_predict),
     CLI_OPT("predict", 0, no_argument, OPT_PREDICT, NULL,
             "predict PCR 7 for the state of --efivars (after --apply, --sbat-level)"),
+    CLI_OPT("uki", 0, required_argument, OPT_UKI, "FILE",
+            "with --predict: the unified kernel image that boots next, for PCR 11 (systemd-stub's "
+            "measurements of its sections)"),
     CLI_OPT("predict-format", 0, required_argument, OPT_PREDICT_FORMAT, "FMT",
             "with --predict: print only the predicted PCR 7 as 'yaml' (tpm2_pcrread style) or "
             "'pcrlock' (a systemd-pcrlock record set of every PCR 7 measurement)"),
@@ -48,7 +52,8 @@ static void usage(FILE *f)
         f,
         "usage: ktrust eventlog [LOG] [--root DIR] [--pcrs FILE] [--efivars DIR] [--json] [-q]\n"
         "       ktrust eventlog [LOG] --predict [--efivars DIR] [--apply FILE]...\n"
-        "                       [--sbat-level SPEC] [--esp DIR] [--predict-format yaml|pcrlock]\n\n"
+        "                       [--sbat-level SPEC] [--esp DIR] [--uki FILE]\n"
+        "                       [--predict-format yaml|pcrlock]\n\n"
         "Parse a TCG event log (default " LIVE_LOG "),\n"
         "SHA-1 or crypto-agile, every bank; print each event decoded; replay every PCR;\n"
         "check the replay against the TPM's PCRs (--pcrs); check that the Secure Boot\n"
@@ -62,7 +67,7 @@ static void usage(FILE *f)
 }
 
 struct args {
-    const char *log, *format;
+    const char *log, *format, *uki;
     struct cli_predict_args p; /* --root, --pcrs, --efivars, --apply, --sbat-level, --esp */
     bool predict, json, quiet, pcrs_default, efivars_default;
 };
@@ -82,6 +87,7 @@ static int parse_args(int argc, char **argv, struct args *a)
             continue;
         switch (c) {
         case OPT_PREDICT: a->predict = true; break;
+        case OPT_UKI: a->uki = optarg; break;
         case OPT_PREDICT_FORMAT: a->format = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
@@ -93,9 +99,9 @@ static int parse_args(int argc, char **argv, struct args *a)
         a->log = argv[optind++];
     if (optind < argc)
         return cli_usage_error("eventlog", "unexpected argument '%s' (one LOG)", argv[optind]);
-    if (!a->predict && (a->p.apply.n || a->p.sbat || a->p.esp || a->format))
-        return cli_usage_error("eventlog", "--apply, --sbat-level, --esp and --predict-format "
-                                           "need --predict");
+    if (!a->predict && (a->p.apply.n || a->p.sbat || a->p.esp || a->format || a->uki))
+        return cli_usage_error("eventlog", "--apply, --sbat-level, --esp, --uki and "
+                                           "--predict-format need --predict");
     if (a->format && strcmp(a->format, "yaml") && strcmp(a->format, "pcrlock"))
         return cli_usage_error("eventlog", "--predict-format: 'yaml' or 'pcrlock', not '%s'",
                                a->format);
@@ -207,7 +213,7 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
             return rc;
     }
     struct kt_evlog_predict_opts o = {.vars = vars, .sbat_level = sbat, .sbat_level_len = sbat_len,
-                                      .esp = a->p.esp};
+                                      .esp = a->p.esp, .uki = a->uki};
     struct kt_evlog_prediction *p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_evlog_predict(log, &o, &p, &e);

@@ -195,13 +195,16 @@ static void inserted_print(const struct kt_evlog_predicted *x, unsigned pcr,
         jw_str(&w, "type", "predicted_event");
         jw_null(&w, "event");
         jw_int(&w, "pcr", pcr);
-        jw_str(&w, "event_type", "EV_EFI_VARIABLE_AUTHORITY");
-        jw_str(&w, "variable", x->variable);
+        jw_str(&w, "event_type", x->type ? kt_evlog_type_name(x->type) : "EV_EFI_VARIABLE_AUTHORITY");
+        jw_str(&w, "variable", x->type ? NULL : x->variable);
         jw_str(&w, "prediction", "new");
-        jw_int(&w, "before_event", (long long)x->event_index);
+        jw_int(&w, x->type ? "after_event" : "before_event", (long long)x->event_index);
         jw_str(&w, "note", note_of(x));
         jw_obj_end(&w);
         jw_newline(&w);
+    } else if (!a->quiet && x->type) {
+        printf("  NEW %s after #%zu: %s\n", kt_evlog_type_name(x->type), x->event_index,
+               tx(note_of(x)));
     } else if (!a->quiet) {
         printf("  NEW EV_EFI_VARIABLE_AUTHORITY %s before #%zu: %s\n", tx(x->variable),
                x->event_index, tx(note_of(x)));

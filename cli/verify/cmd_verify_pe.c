@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "sbat_print.h"
 #include "json_summary.h"
+#include "ktrust/uki.h"
+#include "util/file.h"
 #include "verdict_print.h"
 
 
@@ -44,6 +46,18 @@ static void usage(FILE *f)
         "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported,\n"
         "4 malformed, 5 rejected); the highest over all files; 64 usage (also an option's\n"
         "file of the wrong kind), 66 unreadable input or store.\n");
+}
+
+static void uki_flag_json(struct jw *w, const void *ctx)
+{
+    (void)ctx;
+    jw_bool(w, "uki", true);
+}
+
+static void uki_flag_text(FILE *f, const void *ctx)
+{
+    (void)ctx;
+    fprintf(f, "  a unified kernel image: 'ktrust uki verify' shows its sections and PCR 11\n");
 }
 
 int cmd_verify_pe(int argc, char **argv)
@@ -110,6 +124,14 @@ int cmd_verify_pe(int argc, char **argv)
                 vr.extra_json = cli_sbat_json;
                 vr.extra_text = cli_sbat_text;
                 vr.extra_ctx = &cs;
+            }
+            struct kt_file f = {0};
+            struct kt_error fe = KT_ERROR_INIT;
+            bool uki = kt_file_open(path, &f, &fe) == 0 && kt_uki_detect(f.data, f.len);
+            kt_file_close(&f);
+            if (uki && !vr.extra_json) { /* a UKI: said, and where its parts are shown */
+                vr.extra_json = uki_flag_json;
+                vr.extra_text = uki_flag_text;
             }
             vp_print(&vr, co.json, co.quiet, true);
             if (kt_verdict_of(rc) == KT_MALFORMED || kt_verdict_of(rc) == KT_INTERNAL)

@@ -365,6 +365,9 @@ struct kt_evlog_predicted {
                          * an image is verified by an entry not logged before it; shim
                          * logs each MokListRT entry once, per image it verifies */
     char variable[16];  /* inserted: the variable the new event names ("db", "MokListRT") */
+    uint32_t type;      /* inserted: the new event's type when not EV_EFI_VARIABLE_AUTHORITY
+                         * (0); an EV_IPL (a UKI section the stub measures) comes after
+                         * event_index, the last of the events it follows */
     enum kt_predict_how how;
     enum kt_predict_hint hint;
     char note[320];
@@ -390,6 +393,7 @@ struct kt_evlog_predict_opts {
      * check-update/unseal-check --install), looked up before esp */
     const struct kt_evlog_image_swap *swap;
     size_t n_swap;
+    const char *uki;                 /* the UKI that boots next: PCR 11 (NULL: not predicted) */
 };
 
 /* A prediction (opaque): the log replayed ("now"), and each predicted PCR
@@ -402,7 +406,8 @@ struct kt_evlog_predict_opts {
  * level it would enforce); PCR 4 with esp (each boot application found on
  * the ESP with its Authenticode digests); PCR 14 with vars (shim's EV_IPL
  * MokList, MokListX, MokListTrusted events with the hash of MokListRT,
- * MokListXRT, MokListTrustedRT).  An event no recomputer claims keeps its
+ * MokListXRT, MokListTrustedRT); PCR 11 with uki (systemd-stub's EV_IPL
+ * events: each measured section's name and contents, ktrust/uki.h).  An event no recomputer claims keeps its
  * logged digest; what cannot be worked out is kept and said.  More PCRs may
  * be predicted in later releases: walk kt_evlog_prediction_n_pcrs. */
 struct kt_evlog_prediction;

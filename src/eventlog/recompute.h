@@ -7,6 +7,7 @@
  *   predict_insert.c PCR 7: db authority events firmware would add
  *   predict_image.c  PCR 4: boot applications' Authenticode digests
  *   predict_mok.c    PCR 14: shim's MOK lists
+ *   predict_uki.c    PCR 11: the UKI's sections as systemd-stub measures them
  * A new PCR (11: UKI sections, 10: IMA) is one more recomputer in the
  * table of pipeline.c; nothing public changes. */
 #ifndef KT_EVENTLOG_RECOMPUTE_H
@@ -63,6 +64,7 @@ extern const struct kt_evlog_recomputer kt_evlog_rc_db_insert;    /* predict_ins
 extern const struct kt_evlog_recomputer kt_evlog_rc_images;       /* predict_image.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_mok;          /* predict_mok.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_shim_authority; /* predict_shim.c */
+extern const struct kt_evlog_recomputer kt_evlog_rc_uki;          /* predict_uki.c */
 
 /* kt_evlog_predict with the recomputers r[0..n) instead of the library's
  * table (the unit tests register their own). */

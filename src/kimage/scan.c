@@ -44,6 +44,7 @@
  */
 #include "kimage/internal.h"
 #include "kimage/kimage.h"
+#include "uki/uki.h"
 #include "util/le.h"
 
 #include <stdbool.h>
@@ -359,6 +360,12 @@ int kt_kimage_foreach_cert_ex(const uint8_t *img, size_t len, size_t max_out, kt
     enum kt_comp c;
     if (comp)
         *comp = KT_KIMAGE_NONE;
+    /* a UKI: the kernel in its .linux (the one systemd-stub starts); one
+     * level only */
+    if (kt_uki_linux(img, len, &pl, &pl_len) == 0) {
+        img = pl;
+        len = pl_len;
+    }
     KT_TRY(kt_kimage_locate(img, len, &pl, &pl_len, &pl_off, &container, &c, err));
     if (comp)
         *comp = (enum kt_kimage_comp)c;

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/err.h"
+
 /* Decode [p, end), skipping whitespace, into out (room for
  * (end - p) / 4 * 3 + 3 bytes).  Returns 0 and *outlen, or -EBADMSG with
  * *bad_at pointing at the first bad character (or at end when the input
@@ -17,5 +19,12 @@ int kt_base64_decode(const uint8_t *p, const uint8_t *end, uint8_t *out, size_t 
  * Returns the number of characters written (without the NUL). */
 size_t kt_base64_encode_lines(const uint8_t *in, size_t len, char *out);
 size_t kt_base64_encoded_size(size_t len);
+
+/* The first PEM block with one of the labels ("PKCS7", "PUBLIC KEY") in
+ * buf, decoded: *der is malloc'd (caller frees).  -ENODATA when buf has no
+ * such block, -EBADMSG (no END line, bad base64; err: the offset),
+ * -ENOMEM. */
+int kt_pem_decode(const uint8_t *buf, size_t len, const char *const *labels, size_t n,
+                  uint8_t **der, size_t *der_len, struct kt_error *err);
 
 #endif

@@ -16,7 +16,7 @@ cd "$T"
 unset KTRUST_STORE
 
 cmds=("audit" "chain" "check-update" "kernel-keys" "load-pe-key" "scan" "verify-module"
-      "verify-pe" "verify-pkcs7" "verify-var" "wrap-key" "x509 show" "esl show" "sbat show"
+      "verify-pe" "verify-pkcs7" "uki show" "uki verify" "verify-var" "wrap-key" "x509 show" "esl show" "sbat show"
       "keyring list" "keyring add" "keyring remove" "keyring export" "keyring create"
       "keyring push")
 

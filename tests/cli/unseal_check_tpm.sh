@@ -25,16 +25,7 @@ tpm2_eventlog "$LOG" >log.yaml 2>/dev/null
 mkdir -p esp/EFI/BOOT
 cp "$CORPUS/debian/shimx64.efi.signed" esp/EFI/BOOT/BOOTX64.EFI
 
-PORT=$(python3 -c '
-import socket
-for p in range(20000 + __import__("os").getpid() % 20000, 65000, 2):
-    ok = True
-    for q in (p, p + 1):
-        s = socket.socket()
-        try: s.bind(("127.0.0.1", q))
-        except OSError: ok = False
-        s.close()
-    if ok: print(p); break')
+PORT=$(port_pair)
 TCTI=swtpm:host=127.0.0.1,port=$PORT
 export TPM2TOOLS_TCTI=$TCTI
 SWPID=

@@ -81,6 +81,22 @@ need_strace() {
 # flip FILE OFFSET: invert every bit of the byte at OFFSET, in place.
 # (Writing a fixed byte instead changes nothing when random data already
 # holds it: a "tampered" file equal to the original, once in 256 runs.)
+# port_pair: print a free TCP port P on 127.0.0.1 whose P+1 is free too
+# (swtpm's server and control ports), searched from a point the process id
+# picks so that tests running at once rarely race for the same one
+port_pair() {
+    python3 -c '
+import os, socket
+for p in range(20000 + os.getpid() % 20000, 65000, 2):
+    ok = True
+    for q in (p, p + 1):
+        s = socket.socket()
+        try: s.bind(("127.0.0.1", q))
+        except OSError: ok = False
+        s.close()
+    if ok: print(p); break'
+}
+
 flip() {
     local b
     b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')

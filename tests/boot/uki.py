@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Unified Kernel Images booted for real (issue #34, "Ground truth"): OVMF
+(Secure Boot, our own key as the only db entry, sbctl style) starts a UKI
+built with objcopy and Debian's linuxx64.efi.stub (systemd 252,
+tests/fixtures/mkuki.sh) holding the corpus kernel and the busybox
+initramfs of tpm.py, with a fresh swtpm.
+
+  uki_measured         the firmware boots it; PCR 11 (no systemd-pcrphase
+                       in this initramfs: the stub's value) equals `uki show`'s
+                       in both banks; `eventlog --predict --uki --esp` of its
+                       own log predicts PCR 4 and 11 as the TPM has them; the
+                       log's replay equals the TPM; `uki verify` trusts it.
+  uki_change           UKI B (another .cmdline, no .osrel: two stub events
+                       fewer) predicted from A's log with --uki, then booted:
+                       PCR 11 equals the prediction.
+  uki_section_changed  a byte of .cmdline changed after signing: the
+                       firmware refuses it, `uki verify` rejects it (5).
+
+  uki.py [--list] [SCENARIO ...]   (KT_BOOT_FLIP, KT_BOOT_VERBOSE: harness.py)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bootlib as B  # noqa: E402
+import harness as H  # noqa: E402
+import tpm as T  # noqa: E402
+
+KNOWN_DISAGREEMENT = {
+}
+RUNNER = H.Runner(KNOWN_DISAGREEMENT, "measured")
+scenario = RUNNER.scenario
+Result = H.Result
+MKUKI = os.path.join(B.SRC, "tests", "fixtures", "mkuki.sh")
+CMDLINE = b"console=ttyS0 panic=-1 quiet"
+
+
+def build_uki(w, key, crt, cmdline=CMDLINE, osrel=True, name="uki"):
+    """The signed UKI (path): kernel, tpm.py's initramfs, a command line, os-release."""
+    for part, data in (("cmdline", cmdline), ("osrel", b"ID=debian\nVERSION_ID=12\n")):
+        open(os.path.join(w, "%s.%s" % (name, part)), "wb").write(data)
+    unsigned, signed = os.path.join(w, name + ".unsigned"), os.path.join(w, name + ".efi")
+    parts = [".linux=" + B.KERNEL, ".cmdline=" + os.path.join(w, name + ".cmdline"),
+             ".initrd=" + B.initramfs(T.TPM_INIT)]
+    if osrel:
+        parts.insert(1, ".osrel=" + os.path.join(w, name + ".osrel"))
+    B.run([MKUKI, unsigned] + parts)
+    B.run(["sbsign", "--key", key, "--cert", crt, "--output", signed, unsigned])
+    return signed
+
+
+def own_db(w):
+    """A key of our own, the store's only db entry: (key, crt, vars)."""
+    key, crt, der = B.new_key(w, "uki", "ktrust UKI test key")
+    v = B.scenario_store(w, lambda v, d: v.set("db", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der)))
+    return key, crt, v
+
+
+def kt_json(*args):
+    rc, out, err = B.ktrust(*args)
+    return rc, [json.loads(x) for x in out.splitlines() if x.strip()], err
+
+
+def measured_boot(w, uki, v, name):
+    """Boot uki (as the ESP's BOOTX64.EFI) with a fresh swtpm: the serial log."""
+    esp = B.make_esp(os.path.join(w, name + "-esp.img"), {"EFI/BOOT/BOOTX64.EFI": uki})
+    sock, sw = T.swtpm_start(w)
+    try:
+        serial = B.boot(name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
+    finally:
+        B.terminate(sw)
+    open(os.path.join(w, name + "-serial.log"), "w").write(serial)
+    return serial
+
+
+_A = {}
+
+
+def state_a():
+    """UKI A booted once per run: (dir, key, crt, vars, uki, serial)."""
+    if "A" not in _A:
+        w = B.scratch("uki-measured")
+        key, crt, v = own_db(w)
+        uki = build_uki(w, key, crt)
+        B.runtime_view(v, os.path.join(w, "efivars"))
+        espdir = os.path.join(w, "espdir", "EFI", "BOOT")
+        os.makedirs(espdir)
+        shutil.copy(uki, os.path.join(espdir, "BOOTX64.EFI"))
+        _A["A"] = (w, key, crt, v, uki, measured_boot(w, uki, v, "uki-A"))
+    return _A["A"]
+
+
+@scenario("uki")
+def uki_measured():
+    """The firmware boots our UKI; PCR 4 and 11 as ktrust predicts them."""
+    w, _key, crt, _v, uki, serial = state_a()
+    efivars = os.path.join(w, "efivars")
+    res = Result()
+    res.measured = T.Measured(w, None, {}, {}, serial)
+    rc, objs, _err = kt_json("uki", "verify", "--json", "--bank", "sha1", "--bank", "sha256",
+                             "--trust", crt, uki)
+    res.compare("our UKI", "boots" if "KTBOOT-INIT-START" in serial else "refused",
+                "boots" if rc == 0 else "refused (uki verify exit %d)" % rc)
+    log, pcrs, rtvars = T.parse_serial(w, serial)
+    res.measured = T.Measured(w, log, pcrs, rtvars, serial)
+    pcr11 = objs[0].get("pcr11", {}) if objs else {}
+    for bank in ("sha1", "sha256"):
+        res.compare("PCR 11 %s = uki show's (the stub's measurements)" % bank, pcrs[(bank, 11)],
+                    pcr11.get(bank, {}).get("stub"))
+    rc, pred, _ev, err = T.predict(log, efivars, os.path.join(w, "espdir"), "--uki", uki)
+    for bank in ("sha1", "sha256"):
+        for pcr in (4, 11):
+            res.compare("PCR %d %s predicted from its own log" % (pcr, bank), pcrs[(bank, pcr)],
+                        pred.get((bank, pcr)))
+    rc, objs, err = T.replay_check(res.measured)
+    summ = [o for o in objs if o.get("type") == "summary"]
+    res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
+    res.compare("PCRs mismatching", 0, (summ[0].get("counts", {}) if summ else {}).get("pcrs_mismatching"))
+    return res
+
+
+@scenario("uki")
+def uki_change():
+    """UKI B (another command line, no .osrel) predicted from A's log, then booted: PCR 11."""
+    wa, key, crt, v, _uki, serial_a = state_a()
+    w = B.scratch("uki-change")
+    log_a, _pcrs, _rt = T.parse_serial(wa, serial_a)
+    uki_b = build_uki(w, key, crt, cmdline=CMDLINE + b" ktrust=b", osrel=False, name="B")
+    _rc, pred, _ev, _err = T.predict(log_a, os.path.join(wa, "efivars"), os.path.join(wa, "espdir"),
+                                     "--uki", uki_b)
+    serial = measured_boot(w, uki_b, v, "uki-B")
+    res = Result()
+    res.measured = T.Measured(w, None, {}, {}, serial)
+    _log, pcrs, _rt = T.parse_serial(w, serial)
+    for bank in ("sha1", "sha256"):
+        res.compare("PCR 11 %s of UKI B, predicted from A's log" % bank, pcrs[(bank, 11)],
+                    pred.get((bank, 11)))
+    return res
+
+
+@scenario("uki")
+def uki_section_changed():
+    """.cmdline changed after signing: the firmware refuses the UKI, uki verify rejects it."""
+    w = B.scratch("uki-changed")
+    key, crt, v = own_db(w)
+    uki = build_uki(w, key, crt)
+    changed = os.path.join(w, "changed.efi")
+    data = bytearray(open(uki, "rb").read())
+    data[B.pe_section_objdump(uki, ".cmdline")] ^= 0xff  # its first byte
+    open(changed, "wb").write(bytes(data))
+    esp = B.make_esp(os.path.join(w, "esp.img"), {"EFI/BOOT/BOOTX64.EFI": changed})
+    serial = B.boot("uki-changed", esp, v, timeout=300)
+    res = Result()
+    res.measured = T.Measured(w, None, {}, {}, serial)
+    refused = "KTBOOT-INIT-START" not in serial and any(
+        s in serial for s in ("Access Denied", "Security Policy Violation", "Security Violation"))
+    rc, _out, _err = B.ktrust("uki", "verify", "--trust", crt, changed)
+    res.compare("the UKI changed after signing", "refused" if refused else "boots",
+                "refused" if rc == 5 else "boots (uki verify exit %d)" % rc)
+    return res
+
+
+def need_tools():
+    for tool in ("swtpm", "objcopy", "sbsign"):
+        if not shutil.which(tool):
+            raise B.Skip("%s not installed" % tool)
+    if not os.path.exists("/usr/lib/systemd/boot/efi/linuxx64.efi.stub"):
+        raise B.Skip("systemd-boot-efi (linuxx64.efi.stub) not installed")
+
+
+def report(res):
+    if hasattr(res, "measured"):
+        for line in T.evidence(res.measured.serial):
+            print("    serial| " + line)
+
+
+if __name__ == "__main__":
+    sys.exit(RUNNER.main(sys.argv, need=need_tools, explain=report))
