@@ -46,11 +46,40 @@ static int wrap(kt_span raw, uint8_t **out, size_t *out_len, size_t *prefix)
 
 struct payload_ctx {
     struct kt_authvar_counts *c;
-    bool pk_or_kek, pk;
+    bool rsa_rule, pk;
     size_t entries;
     size_t base; /* file offset of the payload */
     struct kt_error *err;
 };
+
+/* EDK2's CheckSignatureListFormat (AuthService.c, run at the end of
+ * VerifyTimeBasedPayload and on setup-mode writes; the same in 2022.11 and
+ * edk2-stable202605): for PK, KEK, db, dbx and dbt the first entry of each
+ * X509 list must yield an RSA public key (RsaGetPublicKeyFromX509), else
+ * SetVariable() fails with EFI_INVALID_PARAMETER (EINVAL through efivarfs)
+ * and nothing is written.  Not a certificate: -EBADMSG; another key: -ENOPKG. */
+static int rsa_entry(struct payload_ctx *pc, const struct kt_esl_entry *e)
+{
+    struct kt_x509 *x = NULL;
+    struct kt_error xe = KT_ERROR_INIT;
+    int rc = kt_x509_parse(e->data.p, e->data.len, &x, &xe);
+    if (rc == -ENOMEM)
+        return kt_fail(pc->err, rc, KT_NO_OFFSET, "out of memory");
+    if (rc < 0)
+        return kt_fail(pc->err, -EBADMSG, pc->base + e->offset,
+                       "payload list %zu entry %zu is not a certificate (%s): firmware refuses "
+                       "the write (EDK2 CheckSignatureListFormat: an X509 list must hold an RSA "
+                       "key)", e->list_index, e->entry_index, xe.what);
+    enum kt_pkey_algo a = x->key_algo;
+    kt_x509_free(x);
+    if (a != KT_PKEY_RSA)
+        return kt_fail(pc->err, -ENOPKG, pc->base + e->offset,
+                       "payload list %zu entry %zu is an %s certificate: firmware refuses the "
+                       "write (EDK2 CheckSignatureListFormat: an X509 list must hold an RSA key)",
+                       e->list_index, e->entry_index,
+                       a == KT_PKEY_UNKNOWN ? "unknown-key" : kt_pkey_algo_name(a));
+    return 0;
+}
 
 static int check_entry(void *ctx, const struct kt_esl_entry *e)
 {
@@ -63,16 +92,8 @@ static int check_entry(void *ctx, const struct kt_esl_entry *e)
     switch (e->type) {
     case KT_ESL_X509:
         pc->c->x509++;
-        if (pc->pk_or_kek) { /* firmware takes the RSA key out of PK and KEK entries */
-            struct kt_x509 *x = NULL;
-            struct kt_error xe = KT_ERROR_INIT;
-            int rc = kt_x509_parse(e->data.p, e->data.len, &x, &xe);
-            if (rc == -EBADMSG || rc == -ENOMEM)
-                return kt_fail(pc->err, rc, pc->base + e->offset, "payload list %zu entry %zu: %s",
-                               e->list_index, e->entry_index, xe.what);
-            kt_x509_free(x);
-        }
-        return 0;
+        /* firmware looks at each list's first entry only */
+        return pc->rsa_rule && e->entry_index == 0 ? rsa_entry(pc, e) : 0;
     case KT_ESL_SHA256: pc->c->sha256++; return 0;
     case KT_ESL_X509_SHA256: pc->c->x509_sha256++; return 0;
     case KT_ESL_X509_SHA384:
@@ -104,7 +125,7 @@ static int check_payload(const struct kt_authvar *v, const char *name,
 {
     struct payload_ctx pc = {.c = c, .pk = !strcmp(name, "PK"), .base = v->payload_offset,
                              .err = err};
-    pc.pk_or_kek = pc.pk || !strcmp(name, "KEK");
+    pc.rsa_rule = strcmp(name, "dbr") != 0; /* PK, KEK, db, dbx, dbt */
     struct kt_error e = KT_ERROR_INIT;
     /* offsets from the ESL walker are relative to the payload */
     int rc = kt_esl_foreach(v->payload.p, v->payload.len, check_entry, &pc, &e);
@@ -325,6 +346,12 @@ static int match_form(const struct kt_authvar *v, const char *name, const uint8_
     }
     res->append = (res->attributes & KT_EFI_VAR_APPEND_WRITE) != 0;
     return 0;
+}
+
+int kt_authvar_check_format(const struct kt_authvar *v, const char *name, struct kt_error *err)
+{
+    struct kt_authvar_counts c = {0};
+    return check_payload(v, name, &c, err);
 }
 
 /* Who may write the variable: one PK (PK, KEK) or PK/KEK (db, dbx, dbt,

@@ -88,6 +88,23 @@ expect_exit 5 "attributes 0x07: rejected" -- VV --var db --kek kekca.der db-attr
 out=$(VV --var db --kek kekca.der db-unknown.auth 2>&1)
 expect_eq $? 4 "unknown SignatureType"
 expect_match "$out" "unknown SignatureType" "unknown type reason"
+# EDK2's CheckSignatureListFormat (end of VerifyTimeBasedPayload): the first
+# entry of each X509 list of PK, KEK, db, dbx, dbt must hold an RSA key, in
+# user mode too; ktrust used to accept these (real OVMF: EINVAL, boot test
+# guest_writes)
+out=$(VV --var db --kek kekca.der db-ec.auth 2>&1)
+expect_eq $? 3 "db update with an EC certificate: refused (unsupported)"
+expect_match "$out" "entry 0 is an ecdsa certificate: firmware refuses the write \(EDK2 CheckSignatureListFormat" \
+    "EC reason"
+expect_exit 3 "dbx update with an EC certificate" -- VV --var dbx --kek kekca.der dbx-ec.auth
+expect_exit 3 "KEK update with an EC certificate" -- VV --var KEK --pk pk.der kek-ec.auth
+out=$(VV --json --var db --kek kekca.der db-notcert.auth)
+expect_eq $? 4 "db update whose X509 entry is not a certificate: malformed"
+expect_match "$(jq -r .reason <<<"$out")" "entry 0 is not a certificate .*: firmware refuses the write" \
+    "not-a-certificate reason"
+expect_exit 0 "dbr is not format-checked by EDK2" -- VV --var dbr --kek kekca.der dbr-ec.auth
+expect_exit 0 "an EC certificate second in its list: EDK2 checks the first only" -- \
+    VV --var db --kek kekca.der db-ec-second.auth
 
 # EFI_TIME and WIN_CERTIFICATE rules
 expect_exit 4 "Nanosecond set" -- VV --var db --kek kekca.der db-nano.auth
