@@ -211,6 +211,7 @@ static size_t json_outlook(struct jw *w, const struct kt_audit *a, const struct 
         jw_obj(w, NULL);
         jw_str(w, "role", kt_audit_link_name(O->link));
         jw_str(w, "file", a->links[O->link].path);
+        jw_bool(w, "boots_today", O->today == 0);
         jw_bool(w, "would_be_revoked", O->detail[0] != 0);
         jw_bool(w, "by_dbx", O->by_dbx);
         jw_bool(w, "by_sbat", O->by_sbat);
