@@ -98,6 +98,8 @@ struct kt_authvar_result {
                                        * certificate that vouched (the same
                                        * one for all), or NULL */
     struct kt_authvar_counts counts;
+    const char *accepted_from;   /* refused by EDK2 2022.11 but accepted from this EDK2
+                                  * release on ("edk2-stable202302", boot/edk2.h), or NULL */
     int parse_rc;                /* the message's parse (name-independent): 0 or why not */
     struct kt_error parse_error;
 };

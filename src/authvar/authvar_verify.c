@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "authvar/authvar.h"
+#include "boot/edk2.h"
 #include "esl/esl_svn.h"
+#include "util/fmt.h"
 
 /* ContentInfo { signedData, [0] EXPLICIT SignedData } around a raw one. */
 static size_t der_hdr(uint8_t *p, uint8_t tag, size_t n)
@@ -216,6 +218,25 @@ static bool edk2_sha256_at_13(kt_span sd)
     return (sd.p[1] & 0x82) == 0x82 && !memcmp(sd.p + 13, sha256, sizeof(sha256));
 }
 
+/* edk2-stable202302's check (37d3eb026a): the OID at byte 13, or at byte
+ * 32 behind a ContentInfo with a two-byte length. */
+static bool edk2_sha256_at_32(kt_span sd)
+{
+    static const uint8_t sha256[] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01};
+    return sd.len >= 32 + sizeof(sha256) && (sd.p[20] & 0x82) == 0x82 &&
+           !memcmp(sd.p + 32, sha256, sizeof(sha256));
+}
+
+/* A refusal 2022.11 makes and a later EDK2 does not: say both (boot/edk2.h). */
+static int refused_until(struct kt_authvar_result *res, int code, size_t off,
+                         enum kt_edk2_change c, const char *what)
+{
+    char note[160];
+    res->accepted_from = kt_edk2_accepted_from(c);
+    return res->verdict = kt_fail(&res->error, code, off, "%s: %s", what,
+                                  kt_edk2_note(c, note, sizeof(note)));
+}
+
 /* Did this form of the signed bytes reach past the content check: every
  * signer that carries authenticated attributes has a messageDigest equal to
  * the digest of these bytes (and at least one carries them)?  A failure
@@ -278,14 +299,22 @@ static int parse_message(const struct kt_authvar *v, struct kt_authvar_result *r
      * the certificates' validity nor the kernel's signingTime rule */
     res->msg->policy.check_time = false;
     res->msg->policy.no_signing_time = true;
-    for (size_t i = 0; i < res->msg->n_signers; i++)
-        if (res->msg->signers[i].digest_alg != KT_HASH_SHA256)
+    for (size_t i = 0; i < res->msg->n_signers; i++) {
+        enum kt_hash h = res->msg->signers[i].digest_alg;
+        char what[96];
+        kt_fmt(what, sizeof(what), "signerInfo %zu: digest %s", i, kt_hash_name(h));
+        if (h == KT_HASH_SHA384 || h == KT_HASH_SHA512)
+            return refused_until(res, -ENOPKG, v->pkcs7_offset, KT_EDK2_SHA384_512, what);
+        if (h != KT_HASH_SHA256)
             return res->verdict = kt_fail(err, -ENOPKG, v->pkcs7_offset,
-                                          "signerInfo %zu: digest %s: firmware accepts only "
-                                          "SHA-256", i,
-                                          kt_hash_name(res->msg->signers[i].digest_alg));
+                                          "%s: firmware accepts only SHA-256", what);
+    }
     if (res->msg->n_signers == 0)
         return res->verdict = kt_fail(err, -EBADMSG, v->pkcs7_offset, "PKCS#7 has no signer");
+    if (!edk2_sha256_at_13(v->pkcs7) && edk2_sha256_at_32(v->pkcs7))
+        return refused_until(res, -EKEYREJECTED, v->pkcs7_offset, KT_EDK2_CONTENT_INFO,
+                             "SignedData in a ContentInfo: EDK2 reads SHA-256's OID at byte 13 "
+                             "of a bare SignedData");
     if (!edk2_sha256_at_13(v->pkcs7))
         return res->verdict = kt_fail(err, -EKEYREJECTED, v->pkcs7_offset,
                                       "SignedData: firmware (EDK2) wants a bare SignedData with a "

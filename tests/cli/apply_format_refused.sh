@@ -77,6 +77,23 @@ expect_eq "$(pred --apply db-ec.auth)" "$base" "PCR 7 after a refused EC update:
 expect_eq "$(pred --apply db-notcert.auth)" "$base" "PCR 7 after a refused update: as without it"
 [ "$(pred --apply db-rsa.auth)" != "$base" ] && ok || bad "an applied db update changes PCR 7"
 
+# firmware generations: setup mode (no PK), a PK written signed by another key:
+# EDK2 2022.11 wants it self-signed, edk2-stable202302 no longer does by default
+rm -rf setup; cp -r vars setup; rm setup/PK-$GLOBAL
+cert-to-efi-sig-list -g $G rsa.pem pk.esl >/dev/null
+sign-efi-sig-list -g $G -t "$TS" -k kek.key -c kek.pem PK pk.esl pk-by-kek.auth >/dev/null 2>&1 ||
+    bad "sign-efi-sig-list pk-by-kek.auth"
+sign-efi-sig-list -g $G -t "$TS" -k rsa.key -c rsa.pem PK pk.esl pk-self.auth >/dev/null 2>&1 ||
+    bad "sign-efi-sig-list pk-self.auth"
+SA() { "$KTRUST" audit --efivars setup --esp esp --kernel none --modules none --json --apply "$1" |
+       jq -c 'select(.type=="apply") | [.applied, .variable, .accepted_from]'; }
+expect_eq "$(SA pk-self.auth)" '[true,"PK",null]' "setup mode: a self-signed PK is enrolled"
+expect_eq "$(SA pk-by-kek.auth)" '[false,"PK","edk2-stable202302"]' \
+    "setup mode: a PK not signed by itself: refused by 2022.11, accepted from edk2-stable202302"
+expect_match "$("$KTRUST" audit --efivars setup --esp esp --kernel none --modules none --apply pk-by-kek.auth)" \
+    "not applied: setup mode: the PK written is not signed by itself: refused by EDK2 2022.11 \(Debian 12's OVMF\), accepted from edk2-stable202302 unless the platform sets PcdRequireSelfSignedPk" \
+    "text: the generation"
+
 # plan-updates: the update does not apply, and says why
 mkdir -p upd; cp db-ec.auth db-notcert.auth upd/
 json=$("$KTRUST" plan-updates --efivars vars --esp esp --json upd)

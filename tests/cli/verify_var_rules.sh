@@ -75,13 +75,21 @@ expect_match "$out" "PK payload holds 2 entries" "PK payload reason"
 # SHA-256 only
 out=$(VV --var db --kek kekca.der db-sha384.auth)
 expect_eq $? 3 "SHA-384 digest: unsupported"
-expect_match "$out" "firmware accepts only SHA-256" "SHA-384 reason"
+expect_match "$out" "digest sha384: refused by EDK2 2022.11 \(Debian 12's OVMF\), accepted from edk2-stable202311" \
+    "SHA-384 reason: the firmware generation (EDK2 bbf1822295)"
+expect_eq "$(VV --json --var db --kek kekca.der db-sha384.auth | jq -r .accepted_from)" edk2-stable202311 \
+    "JSON: accepted_from"
 # ContentInfo-wrapped: EDK2 reads SHA-256's OID at byte 13 of a bare
 # SignedData, so it refuses the update (AuthService.c): rejected, flagged
 out=$(VV --json --var db --kek kekca.der db-wrapped.auth 2>err.txt)
 expect_eq $? 5 "ContentInfo-wrapped: rejected, as EDK2 rejects it"
 expect_eq "$(jq -r .content_info_wrapped <<<"$out")" true "content_info_wrapped"
 expect_match "$out" "byte 13" "the reason names EDK2's fixed-offset check"
+expect_match "$out" "refused by EDK2 2022.11 \(Debian 12's OVMF\), accepted from edk2-stable202302" \
+    "ContentInfo: the firmware generation (EDK2 37d3eb026a)"
+expect_eq "$(jq -r .accepted_from <<<"$out")" edk2-stable202302 "JSON: accepted_from"
+expect_eq "$(VV --json --var db --kek kekca.der db-append.auth | jq -r .accepted_from)" null \
+    "accepted_from: null when 2022.11 accepts"
 # neither attribute set: rejected
 expect_exit 5 "attributes 0x07: rejected" -- VV --var db --kek kekca.der db-attrs.auth
 # the payload as firmware checks it
