@@ -206,6 +206,8 @@ static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setu
         struct kt_error e = KT_ERROR_INIT;
         (void)kt_certset_add(&self, v->payload.p, v->payload.len, &e);
         int rc = verify(v, name, NULL, &self, NULL, res);
+        for (size_t i = 0; res->authority && res->msg && i < res->msg->n_signers; i++)
+            res->authority[i] = NULL; /* it pointed into self, freed below */
         kt_certset_free(&self);
         if (rc == -ENOKEY) { /* 2022.11's self-signed-PK rule; later EDK2 drops it */
             char note[160];
