@@ -234,6 +234,7 @@ static void json_measured(struct jw *w, const struct kt_audit *a)
     const struct kt_audit_pcr7 *m = &a->pcr7;
     jstart(w, "measured_boot");
     jw_str(w, "eventlog", m->have_log ? m->log_path : NULL);
+    jw_str(w, "altered", m->altered[0] ? m->altered : NULL);
     jw_str(w, "changed_since_last_boot", m->changed);
     if (m->known) {
         jw_obj(w, "pcr7");

@@ -151,6 +151,9 @@ static void text_measured(const struct kt_audit *a)
     if (!m->have_log)
         return;
     printf("measured boot: event log %s\n", tx(m->log_path));
+    if (m->altered[0])
+        printf("  ALTERED: %s: its data does not match its digest; nothing is concluded from "
+               "this log (ktrust eventlog shows every such event)\n", tx(m->altered));
     if (m->changed[0])
         printf("  changed since the last boot: %s (already measured differently at the next "
                "boot)\n", tx(m->changed));

@@ -219,6 +219,9 @@ struct kt_audit_pcr7 {
     bool have_log;                    /* a log was found and parsed */
     int log_rc;                       /* 0, or why it could not be read or parsed */
     char log_path[KT_AUDIT_PATH];
+    char altered[160];                /* an event whose data does not match its digest
+                                       * ("event N (PCR P) at offset O", "" none): the
+                                       * log was altered, nothing below is concluded */
     char changed[128];                /* the measured variables that differ now ("" none) */
     bool known;                       /* PCR 7 predicted */
     char bank[16];

@@ -49,6 +49,18 @@ expect_match "$(cat err.txt)" "event 7 \(PCR 7\): its data does not match its sh
     "--predict: the reason"
 expect_exit 0 "--predict on the genuine log" -- EL "$O/eventlog.bin" --predict --efivars "$O/efivars" -q
 
+# audit over a root holding the altered log: the measured-boot section says so
+# and concludes nothing from it (it used to say "changed since the last boot: db")
+mkdir -p r/sys/firmware/efi r/sys/kernel/security/tpm0
+cp -r "$O/efivars" r/sys/firmware/efi/efivars
+cp db.bin r/sys/kernel/security/tpm0/binary_bios_measurements
+j=$("$KTRUST" audit --root r --kernel none --modules none --json | jq -c 'select(.section=="measured_boot")')
+expect_eq "$(jq -c '[.altered, .changed_since_last_boot, .pcr7]' <<<"$j")" \
+    '["event 7 (PCR 7) at offset 4232","",null]' "audit: the altered log, nothing concluded"
+cp "$O/eventlog.bin" r/sys/kernel/security/tpm0/binary_bios_measurements
+expect_eq "$("$KTRUST" audit --root r --kernel none --modules none --json | jq -c 'select(.section=="measured_boot") | .altered')" \
+    null "audit: the genuine log is not altered"
+
 # a separator (event 9): its 4 bytes changed
 sep=$(ev 9)
 cp "$O/eventlog.bin" sep.bin; chmod u+w sep.bin
