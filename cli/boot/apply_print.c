@@ -36,6 +36,7 @@ void cli_apply_json(struct jw *w, const char *file, const struct kt_efivars_chan
     jw_bool(w, "setup_mode", c->setup_mode);
     jw_str(w, "verdict", kt_verdict_name(kt_verdict_of(c->verdict)));
     jw_str(w, "reason", c->verdict ? c->error.what : NULL);
+    jw_str(w, "accepted_from", c->verdict ? c->accepted_from : NULL);
     jw_arr(w, "gained");
     for (size_t i = 0; i < c->n_gained; i++)
         jw_str(w, NULL, c->gained[i]);

@@ -212,6 +212,7 @@ static size_t json_outlook(struct jw *w, const struct kt_audit *a, const struct 
         jw_obj(w, NULL);
         jw_str(w, "role", kt_audit_link_name(O->link));
         jw_str(w, "file", a->links[O->link].path);
+        jw_bool(w, "boots_today", O->today == 0);
         jw_bool(w, "would_be_revoked", O->detail[0] != 0);
         jw_bool(w, "by_dbx", O->by_dbx);
         jw_bool(w, "by_sbat", O->by_sbat);
@@ -234,6 +235,7 @@ static void json_measured(struct jw *w, const struct kt_audit *a)
     const struct kt_audit_pcr7 *m = &a->pcr7;
     jstart(w, "measured_boot");
     jw_str(w, "eventlog", m->have_log ? m->log_path : NULL);
+    jw_str(w, "altered", m->altered[0] ? m->altered : NULL);
     jw_str(w, "changed_since_last_boot", m->changed);
     if (m->known) {
         jw_obj(w, "pcr7");

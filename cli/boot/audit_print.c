@@ -132,6 +132,11 @@ static void text_outlook(const struct kt_audit *a, const struct kt_audit_opts *o
             const char *path = tx(a->links[O->link].path);
             if (O->rc < 0)
                 printf("  %-10s %s: cannot be checked: %s\n", kt_audit_link_name(O->link), path, tx(O->error));
+            else if (O->today)
+                printf("  %-10s %s: does not boot today (the chain: %s)%s%s\n",
+                       kt_audit_link_name(O->link), path, kt_verdict_name(kt_verdict_of(O->today)),
+                       O->detail[0] ? "; the updates would revoke it too: " : "",
+                       O->detail[0] ? tx(O->detail) : "");
             else if (O->detail[0])
                 printf("  %-10s %s: would be revoked: %s\n", kt_audit_link_name(O->link), path, tx(O->detail));
             else
@@ -147,6 +152,9 @@ static void text_measured(const struct kt_audit *a)
     if (!m->have_log)
         return;
     printf("measured boot: event log %s\n", tx(m->log_path));
+    if (m->altered[0])
+        printf("  ALTERED: %s: its data does not match its digest; nothing is concluded from "
+               "this log (ktrust eventlog shows every such event)\n", tx(m->altered));
     if (m->changed[0])
         printf("  changed since the last boot: %s (already measured differently at the next "
                "boot)\n", tx(m->changed));

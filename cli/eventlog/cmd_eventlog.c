@@ -63,7 +63,9 @@ static void usage(FILE *f)
         "today's, and which sealed secrets break.\n",
         opts,
         "exit codes: 0 ok (every PCR checked matches), 4 malformed log or PCR file,\n"
-        "5 a PCR read from the TPM differs from the replay, 64 usage, 66 unreadable input\n");
+        "5 a PCR read from the TPM differs from the replay, or an event's data does not\n"
+        "match its digest (the log was altered: no prediction is built on it), 64 usage,\n"
+        "66 unreadable input\n");
 }
 
 struct args {
@@ -120,7 +122,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 }
 
 struct counts {
-    size_t pcr_match, pcr_mismatch, vars_changed, vars_same, vars_unknown, ms2011, pcr7_banks;
+    size_t pcr_match, pcr_mismatch, vars_changed, vars_same, vars_unknown, ms2011, pcr7_banks,
+        digests_bad;
 };
 
 static void summary(const struct args *a, const struct kt_evlog *log, int code,
@@ -135,6 +138,7 @@ static void summary(const struct args *a, const struct kt_evlog *log, int code,
         {"variables_changed", c->vars_changed},
         {"variables_same", c->vars_same},
         {"authorized_by_ms_uefi_ca_2011", c->ms2011},
+        {"digests_mismatching", c->digests_bad},
         {"banks_pcr7_changes", c->pcr7_banks},
     };
     struct cli_summary sum = {code == EXIT_NOINPUT ? NULL : kt_verdict_name((enum kt_verdict)code),
@@ -279,6 +283,12 @@ static int run(const struct args *a, const struct kt_evlog *log, struct counts *
         header(a, log);
         ev_events_print(a->log, log, a->json, a->quiet || a->predict);
     }
+    if (ev_integrity_print(log, a->json, a->quiet || a->format, &c->digests_bad) < 0) {
+        code = EXIT_INTERNAL;
+        goto out;
+    }
+    if (c->digests_bad)
+        code = 5; /* the data of a measured event was altered */
     struct kt_evlog_pcrs p;
     int rc = kt_evlog_replay(log, &p);
     if (rc < 0) {

@@ -29,6 +29,10 @@ void ev_pcrs_print(const struct kt_evlog_pcrs *p, bool json);
 
 /* Every event, decoded (JSON objects, or one text line each unless quiet). */
 void ev_events_print(const char *file, const struct kt_evlog *log, bool json, bool quiet);
+/* The log's own integrity: each event whose data does not hash to its
+ * digest (kt_evlog_check_digests), text or JSON; *n_bad of them.  0, or -1
+ * (no memory). */
+int ev_integrity_print(const struct kt_evlog *log, bool json, bool quiet, size_t *n_bad);
 /* PCR 7 explained: the authority events. */
 int ev_authorities_print(const struct kt_evlog *log, bool json, bool quiet, size_t *n_2011);
 

@@ -130,12 +130,14 @@ static void var_json(struct jw *w, const void *p)
         jw_null(w, "write");
         jw_null(w, "timestamp");
         jw_null(w, "content_info_wrapped");
+        jw_null(w, "accepted_from");
         jw_null(w, "payload");
         return;
     }
     jw_str(w, "write", !u->attributes ? NULL : u->append ? "append" : "replace");
     jw_time(w, "timestamp", u->timestamp);
     jw_bool(w, "content_info_wrapped", u->content_info_wrapped);
+    jw_str(w, "accepted_from", u->accepted_from);
     counts_json(w, u);
     if (c->list) {
         jw_arr(w, "entries");

@@ -97,7 +97,8 @@ enum kt_rollover_finding_id {
     KT_RF_NO_3P_2023 = 0,   /* db lacks Microsoft UEFI CA 2023: a 2023-only shim does not boot */
     KT_RF_NO_KEK_2023,      /* KEK lacks Microsoft Corporation KEK 2K CA 2023 */
     KT_RF_SHIM_2011_ONLY,   /* the shim boots only by its 2011 signature */
-    KT_RF_SHIM_DBX_2011,    /* a dual-signed shim stops when UEFI CA 2011 goes in dbx */
+    KT_RF_SHIM_DBX_2011,    /* a dual-signed shim stops when UEFI CA 2011 goes in dbx;
+                             * not_ready: it is in dbx already, the shim does not boot */
     KT_RF_OROM,             /* option ROMs signed by UEFI CA 2011 */
     KT_RF_WINDOWS_2023,     /* db lacks Windows UEFI CA 2023 */
     KT_RF_PKFAIL,           /* a test or leaked platform key */
@@ -192,6 +193,8 @@ struct kt_audit_outlook {
     int link;                         /* KT_AUDIT_SHIM ... */
     int rc;                           /* 0, or why it cannot be checked */
     char error[256];
+    int today;                        /* the chain's verdict on it today (0: it boots): the
+                                       * outlook starts from it */
     bool by_dbx, by_sbat;             /* revoked by the dbx updates / by the latest SbatLevel */
     char detail[1024];                /* the reasons, "; "-joined */
 };
@@ -217,6 +220,9 @@ struct kt_audit_pcr7 {
     bool have_log;                    /* a log was found and parsed */
     int log_rc;                       /* 0, or why it could not be read or parsed */
     char log_path[KT_AUDIT_PATH];
+    char altered[160];                /* an event whose data does not match its digest
+                                       * ("event N (PCR P) at offset O", "" none): the
+                                       * log was altered, nothing below is concluded */
     char changed[128];                /* the measured variables that differ now ("" none) */
     bool known;                       /* PCR 7 predicted */
     char bank[16];

@@ -124,6 +124,9 @@ struct kt_efivars_change {
                                   (setup mode; firmware checks only the
                                   format; a PK must sign itself) */
     char authority[512];       /* the PK/KEK certificate that vouched ("") */
+    const char *accepted_from; /* not applied by the firmware modelled (EDK2
+                                  2022.11, Debian 12's OVMF) but by this EDK2
+                                  release on ("edk2-stable202302"), or NULL */
     size_t n_present;          /* append: entries already there, dropped as
                                   firmware drops them */
     char **gained, **lost;     /* one line per entry ("X509 CN=...",

@@ -224,6 +224,37 @@ KT_API int kt_evlog_replay(const struct kt_evlog *log, struct kt_evlog_pcrs *out
 KT_API int kt_evlog_var_digest(uint16_t alg, const uint8_t guid[16], const char *name,
                                const uint8_t *data, size_t data_len, uint8_t *out, size_t *len);
 
+/* ---- the log's own integrity ---- */
+
+/* An event whose data does not hash to its digest in one bank (the first
+ * such bank): the data was altered after it was measured. */
+struct kt_evlog_mismatch {
+    size_t event_index;   /* as kt_evlog_event.index */
+    size_t offset;        /* of the event in the log */
+    size_t digest_offset; /* of the digest that does not match */
+    uint32_t pcr, type;
+    uint16_t alg;         /* the bank */
+    bool zero_rule;       /* EV_NO_ACTION: the digest must be zeros */
+    size_t len;
+    uint8_t logged[KT_EVLOG_MAX_DIGEST];   /* the digest in the log */
+    uint8_t expected[KT_EVLOG_MAX_DIGEST]; /* the data's hash (zeros for EV_NO_ACTION) */
+};
+
+/* Check event i's digests against its data, for the types whose digest is
+ * defined over the data: EV_SEPARATOR, EV_ACTION, EV_EFI_ACTION,
+ * EV_EFI_VARIABLE_DRIVER_CONFIG and EV_EFI_VARIABLE_AUTHORITY (the hash of
+ * the whole data), EV_EFI_VARIABLE_BOOT/BOOT2 (of the data, or of its
+ * VariableData alone as EDK2's Tcg2Dxe measures it), EV_NO_ACTION (zeros).
+ * Banks ktrust cannot compute are not judged.  Returns 0 (consistent, or a
+ * type of no such rule), 1 (*m filled for the first bank that differs),
+ * -ENOMEM. */
+KT_API int kt_evlog_event_check(const struct kt_evlog *log, size_t i,
+                                struct kt_evlog_mismatch *m);
+/* Every event checked: *out (malloc'd, free()) the mismatches in log order,
+ * *n of them.  Returns 0 or -ENOMEM. */
+KT_API int kt_evlog_check_digests(const struct kt_evlog *log, struct kt_evlog_mismatch **out,
+                                  size_t *n);
+
 /* ---- PCR values read from a TPM, and the replay judged against them ---- */
 
 /* PCR values as read: each bank's algorithm, and which PCRs were given. */

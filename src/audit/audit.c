@@ -55,6 +55,7 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o,
         struct kt_audit_outlook *O = &a->outlook[a->n_outlook++];
         memset(O, 0, sizeof(*O));
         O->link = order[k];
+        O->today = L->link.verdict;
         struct kt_update_verdict v;
         if (s->file_rc[order[k]] < 0) { /* the snapshot could not read it */
             memset(&v, 0, sizeof(v));

@@ -61,6 +61,14 @@ int kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_snap *s)
     if (m->log_rc < 0)
         return 0;
     m->have_log = true;
+    for (size_t i = 0; i < s->log.n_events; i++) {
+        struct kt_evlog_mismatch mm;
+        if (kt_evlog_event_check(&s->log, i, &mm) == 1) { /* the log's data was altered */
+            kt_fmt(m->altered, sizeof(m->altered), "event %zu (PCR %u) at offset %zu",
+                   mm.event_index, mm.pcr, mm.offset);
+            return 0;
+        }
+    }
     if (!a->found[KT_AUDIT_EFIVARS])
         return 0;
     changed_names(m, &s->log, s->have_was ? &s->was : &s->vars);

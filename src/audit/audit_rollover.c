@@ -148,6 +148,47 @@ static void kek_todo(struct kt_rollover *ro, char *out, size_t cap)
                ro->pk_sha1);
 }
 
+/* Does dbx revoke one of the shim's signatures by Microsoft Corporation
+ * UEFI CA 2011 today?  *dual: it also carries a 2023 one. */
+static bool shim_2011_revoked(const struct kt_rollover_image *S, bool *dual)
+{
+    const struct kt_ms_ca *ca11 = kt_ms_ca_get(KT_MS_CA_3P, 2011);
+    const struct kt_ms_ca *ca23 = kt_ms_ca_get(KT_MS_CA_3P, 2023);
+    bool revoked = false;
+    *dual = false;
+    for (size_t i = 0; i < S->n_sigs; i++) {
+        revoked |= S->sigs[i].ca == ca11 && S->sigs[i].verdict[KT_ROLLOVER_TODAY] == -EKEYREJECTED;
+        *dual |= S->sigs[i].ca == ca23;
+    }
+    return revoked;
+}
+
+/* A shim already dead: dbx holds UEFI CA 2011 and the shim carries a
+ * signature by it (EDK2's DxeImageVerificationHandler refuses an image any
+ * of whose signatures dbx revokes).  The chain says rejected; the rollover
+ * starts from the same verdict, and the advice is what would boot: a shim
+ * signed by the 2023 CA only, once db holds that CA. */
+static void dead_shim_finding(struct kt_rollover *ro)
+{
+    const struct kt_rollover_image *S = &ro->images[0];
+    bool dual;
+    struct kt_rollover_finding *f;
+    if (!S->present || S->rc < 0 || S->verdict[KT_ROLLOVER_TODAY] == 0 ||
+        !shim_2011_revoked(S, &dual) || !(f = add(ro, KT_RF_SHIM_DBX_2011, KT_ROLLOVER_NOT_READY)))
+        return;
+    kt_fmt(f->what, sizeof(f->what), "shim does not boot today: dbx holds Microsoft Corporation "
+           "UEFI CA 2011 and shim carries a signature by it (firmware refuses an image any of "
+           "whose signatures chains to a dbx certificate)%s", dual ? "; its Microsoft UEFI CA "
+           "2023 signature cannot save it" : "");
+    if (in_db(ro, KT_MS_CA_3P, 2023))
+        kt_fmt(f->todo, sizeof(f->todo), "install a shim signed by Microsoft UEFI CA 2023 only "
+               "(db holds that CA): no db update revives this shim while UEFI CA 2011 is in dbx");
+    else
+        kt_fmt(f->todo, sizeof(f->todo), "get Microsoft UEFI CA 2023 into db (DBUpdate3P2023.bin), "
+               "then install a shim signed by Microsoft UEFI CA 2023 only: the db update alone "
+               "does not revive this shim, whose 2011 signature dbx revokes");
+}
+
 static void images_findings(struct kt_rollover *ro)
 {
     const struct kt_rollover_image *S = &ro->images[0];
@@ -178,6 +219,7 @@ static void judge(struct kt_rollover *ro)
 {
     struct kt_rollover_finding *f;
     bool kek11 = in_kek(ro, KT_MS_CA_KEK, 2011), kek23 = in_kek(ro, KT_MS_CA_KEK, 2023);
+    dead_shim_finding(ro);
     if (ro->pkfail && (f = add(ro, KT_RF_PKFAIL, KT_ROLLOVER_AT_RISK))) {
         kt_fmt(f->what, sizeof(f->what), "the PK (%s) is a test or leaked platform key (PKfail): "
                "%s; its private key is public, so anyone can sign KEK and db updates this "
@@ -238,7 +280,9 @@ static void verdict(struct kt_rollover *ro)
 {
     static const char *const shortly[] = {
         "db lacks Microsoft UEFI CA 2023", "KEK lacks Microsoft Corporation KEK 2K CA 2023",
-        "shim boots only by its 2011 signature", "", "", "", "the PK is a known test key (PKfail)",
+        "shim boots only by its 2011 signature",
+        "shim does not boot today: dbx revokes its UEFI CA 2011 signature", "", "",
+        "the PK is a known test key (PKfail)",
         ""};
     ro->state = KT_ROLLOVER_READY;
     for (size_t i = 0; i < ro->n_findings; i++)

@@ -98,6 +98,8 @@ struct kt_authvar_result {
                                        * certificate that vouched (the same
                                        * one for all), or NULL */
     struct kt_authvar_counts counts;
+    const char *accepted_from;   /* refused by EDK2 2022.11 but accepted from this EDK2
+                                  * release on ("edk2-stable202302", boot/edk2.h), or NULL */
     int parse_rc;                /* the message's parse (name-independent): 0 or why not */
     struct kt_error parse_error;
 };
@@ -112,7 +114,10 @@ struct kt_authvar_result {
  * certificate; db/dbx/dbt/dbr accept that or one `kek` certificate every
  * signer's chain contains or reaches, each issuer a CA (partial chains;
  * dates ignored).  No authority given or none vouching: -ENOKEY.  The payload must be well-formed signature lists (known types,
- * their sizes; X509 entries parse; PK exactly one X509), else -EBADMSG.
+ * their sizes; PK exactly one X509), else -EBADMSG; for PK, KEK, db, dbx
+ * and dbt the first entry of each X509 list must be a certificate with an
+ * RSA key (EDK2's CheckSignatureListFormat), else -EBADMSG (not a
+ * certificate) or -ENOPKG (another key).
  * *res is filled in every case once the header parsed (free with
  * kt_authvar_result_free).  Returns res->verdict. */
 int kt_authvar_verify(const struct kt_authvar *v, const char *name, const uint8_t *vendor,
@@ -126,6 +131,11 @@ int kt_authvar_verify_again(const struct kt_authvar *v, const char *name,
                             const uint8_t *vendor, const struct kt_certset *pk,
                             const struct kt_certset *kek, struct kt_authvar_result *res);
 void kt_authvar_result_free(struct kt_authvar_result *res);
+
+/* The payload's format alone, as firmware checks it whoever signed (the
+ * payload rules of kt_authvar_verify, for `name`).  Returns 0, -EBADMSG,
+ * -ENOPKG (an X509 list's first entry not RSA) or -ENOMEM, err says where. */
+int kt_authvar_check_format(const struct kt_authvar *v, const char *name, struct kt_error *err);
 
 /* Walk the payload's entries for listing: type names "x509", "sha256",
  * "x509_sha256", "x509_sha384", "x509_sha512", "sha1", "sha224", "sha384",

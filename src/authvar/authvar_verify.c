@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "authvar/authvar.h"
+#include "boot/edk2.h"
 #include "esl/esl_svn.h"
+#include "util/fmt.h"
 
 /* ContentInfo { signedData, [0] EXPLICIT SignedData } around a raw one. */
 static size_t der_hdr(uint8_t *p, uint8_t tag, size_t n)
@@ -46,11 +48,40 @@ static int wrap(kt_span raw, uint8_t **out, size_t *out_len, size_t *prefix)
 
 struct payload_ctx {
     struct kt_authvar_counts *c;
-    bool pk_or_kek, pk;
+    bool rsa_rule, pk;
     size_t entries;
     size_t base; /* file offset of the payload */
     struct kt_error *err;
 };
+
+/* EDK2's CheckSignatureListFormat (AuthService.c, run at the end of
+ * VerifyTimeBasedPayload and on setup-mode writes; the same in 2022.11 and
+ * edk2-stable202605): for PK, KEK, db, dbx and dbt the first entry of each
+ * X509 list must yield an RSA public key (RsaGetPublicKeyFromX509), else
+ * SetVariable() fails with EFI_INVALID_PARAMETER (EINVAL through efivarfs)
+ * and nothing is written.  Not a certificate: -EBADMSG; another key: -ENOPKG. */
+static int rsa_entry(struct payload_ctx *pc, const struct kt_esl_entry *e)
+{
+    struct kt_x509 *x = NULL;
+    struct kt_error xe = KT_ERROR_INIT;
+    int rc = kt_x509_parse(e->data.p, e->data.len, &x, &xe);
+    if (rc == -ENOMEM)
+        return kt_fail(pc->err, rc, KT_NO_OFFSET, "out of memory");
+    if (rc < 0)
+        return kt_fail(pc->err, -EBADMSG, pc->base + e->offset,
+                       "payload list %zu entry %zu is not a certificate (%s): firmware refuses "
+                       "the write (EDK2 CheckSignatureListFormat: an X509 list must hold an RSA "
+                       "key)", e->list_index, e->entry_index, xe.what);
+    enum kt_pkey_algo a = x->key_algo;
+    kt_x509_free(x);
+    if (a != KT_PKEY_RSA)
+        return kt_fail(pc->err, -ENOPKG, pc->base + e->offset,
+                       "payload list %zu entry %zu is an %s certificate: firmware refuses the "
+                       "write (EDK2 CheckSignatureListFormat: an X509 list must hold an RSA key)",
+                       e->list_index, e->entry_index,
+                       a == KT_PKEY_UNKNOWN ? "unknown-key" : kt_pkey_algo_name(a));
+    return 0;
+}
 
 static int check_entry(void *ctx, const struct kt_esl_entry *e)
 {
@@ -63,16 +94,8 @@ static int check_entry(void *ctx, const struct kt_esl_entry *e)
     switch (e->type) {
     case KT_ESL_X509:
         pc->c->x509++;
-        if (pc->pk_or_kek) { /* firmware takes the RSA key out of PK and KEK entries */
-            struct kt_x509 *x = NULL;
-            struct kt_error xe = KT_ERROR_INIT;
-            int rc = kt_x509_parse(e->data.p, e->data.len, &x, &xe);
-            if (rc == -EBADMSG || rc == -ENOMEM)
-                return kt_fail(pc->err, rc, pc->base + e->offset, "payload list %zu entry %zu: %s",
-                               e->list_index, e->entry_index, xe.what);
-            kt_x509_free(x);
-        }
-        return 0;
+        /* firmware looks at each list's first entry only */
+        return pc->rsa_rule && e->entry_index == 0 ? rsa_entry(pc, e) : 0;
     case KT_ESL_SHA256: pc->c->sha256++; return 0;
     case KT_ESL_X509_SHA256: pc->c->x509_sha256++; return 0;
     case KT_ESL_X509_SHA384:
@@ -104,7 +127,7 @@ static int check_payload(const struct kt_authvar *v, const char *name,
 {
     struct payload_ctx pc = {.c = c, .pk = !strcmp(name, "PK"), .base = v->payload_offset,
                              .err = err};
-    pc.pk_or_kek = pc.pk || !strcmp(name, "KEK");
+    pc.rsa_rule = strcmp(name, "dbr") != 0; /* PK, KEK, db, dbx, dbt */
     struct kt_error e = KT_ERROR_INIT;
     /* offsets from the ESL walker are relative to the payload */
     int rc = kt_esl_foreach(v->payload.p, v->payload.len, check_entry, &pc, &e);
@@ -195,6 +218,25 @@ static bool edk2_sha256_at_13(kt_span sd)
     return (sd.p[1] & 0x82) == 0x82 && !memcmp(sd.p + 13, sha256, sizeof(sha256));
 }
 
+/* edk2-stable202302's check (37d3eb026a): the OID at byte 13, or at byte
+ * 32 behind a ContentInfo with a two-byte length. */
+static bool edk2_sha256_at_32(kt_span sd)
+{
+    static const uint8_t sha256[] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01};
+    return sd.len >= 32 + sizeof(sha256) && (sd.p[20] & 0x82) == 0x82 &&
+           !memcmp(sd.p + 32, sha256, sizeof(sha256));
+}
+
+/* A refusal 2022.11 makes and a later EDK2 does not: say both (boot/edk2.h). */
+static int refused_until(struct kt_authvar_result *res, int code, size_t off,
+                         enum kt_edk2_change c, const char *what)
+{
+    char note[160];
+    res->accepted_from = kt_edk2_accepted_from(c);
+    return res->verdict = kt_fail(&res->error, code, off, "%s: %s", what,
+                                  kt_edk2_note(c, note, sizeof(note)));
+}
+
 /* Did this form of the signed bytes reach past the content check: every
  * signer that carries authenticated attributes has a messageDigest equal to
  * the digest of these bytes (and at least one carries them)?  A failure
@@ -257,14 +299,22 @@ static int parse_message(const struct kt_authvar *v, struct kt_authvar_result *r
      * the certificates' validity nor the kernel's signingTime rule */
     res->msg->policy.check_time = false;
     res->msg->policy.no_signing_time = true;
-    for (size_t i = 0; i < res->msg->n_signers; i++)
-        if (res->msg->signers[i].digest_alg != KT_HASH_SHA256)
+    for (size_t i = 0; i < res->msg->n_signers; i++) {
+        enum kt_hash h = res->msg->signers[i].digest_alg;
+        char what[96];
+        kt_fmt(what, sizeof(what), "signerInfo %zu: digest %s", i, kt_hash_name(h));
+        if (h == KT_HASH_SHA384 || h == KT_HASH_SHA512)
+            return refused_until(res, -ENOPKG, v->pkcs7_offset, KT_EDK2_SHA384_512, what);
+        if (h != KT_HASH_SHA256)
             return res->verdict = kt_fail(err, -ENOPKG, v->pkcs7_offset,
-                                          "signerInfo %zu: digest %s: firmware accepts only "
-                                          "SHA-256", i,
-                                          kt_hash_name(res->msg->signers[i].digest_alg));
+                                          "%s: firmware accepts only SHA-256", what);
+    }
     if (res->msg->n_signers == 0)
         return res->verdict = kt_fail(err, -EBADMSG, v->pkcs7_offset, "PKCS#7 has no signer");
+    if (!edk2_sha256_at_13(v->pkcs7) && edk2_sha256_at_32(v->pkcs7))
+        return refused_until(res, -EKEYREJECTED, v->pkcs7_offset, KT_EDK2_CONTENT_INFO,
+                             "SignedData in a ContentInfo: EDK2 reads SHA-256's OID at byte 13 "
+                             "of a bare SignedData");
     if (!edk2_sha256_at_13(v->pkcs7))
         return res->verdict = kt_fail(err, -EKEYREJECTED, v->pkcs7_offset,
                                       "SignedData: firmware (EDK2) wants a bare SignedData with a "
@@ -325,6 +375,12 @@ static int match_form(const struct kt_authvar *v, const char *name, const uint8_
     }
     res->append = (res->attributes & KT_EFI_VAR_APPEND_WRITE) != 0;
     return 0;
+}
+
+int kt_authvar_check_format(const struct kt_authvar *v, const char *name, struct kt_error *err)
+{
+    struct kt_authvar_counts c = {0};
+    return check_payload(v, name, &c, err);
 }
 
 /* Who may write the variable: one PK (PK, KEK) or PK/KEK (db, dbx, dbt,

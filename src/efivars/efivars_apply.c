@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "authvar/authvar.h"
+#include "boot/edk2.h"
 #include "boot/vars.h"
 #include "crypto/crypto.h"
 #include "esl/esl.h"
@@ -205,7 +206,18 @@ static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setu
         struct kt_error e = KT_ERROR_INIT;
         (void)kt_certset_add(&self, v->payload.p, v->payload.len, &e);
         int rc = verify(v, name, NULL, &self, NULL, res);
+        for (size_t i = 0; res->authority && res->msg && i < res->msg->n_signers; i++)
+            res->authority[i] = NULL; /* it pointed into self, freed below */
         kt_certset_free(&self);
+        if (rc == -ENOKEY) { /* 2022.11's self-signed-PK rule; later EDK2 drops it */
+            char note[160];
+            res->accepted_from = kt_edk2_accepted_from(KT_EDK2_PK_NOT_SELF_SIGNED);
+            res->error = (struct kt_error)KT_ERROR_INIT;
+            rc = res->verdict = kt_fail(&res->error, -ENOKEY, KT_NO_OFFSET,
+                                        "setup mode: the PK written is not signed by itself: %s",
+                                        kt_edk2_note(KT_EDK2_PK_NOT_SELF_SIGNED, note,
+                                                     sizeof(note)));
+        }
         return rc;
     }
     int rc = verify(v, name, NULL, NULL, NULL, res);
@@ -377,9 +389,10 @@ int kt_efivars_apply_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
         if (order[i] == KT_EFIVAR_DB)
             first = res.error;
     }
+    c->accepted_from = rc < 0 ? res.accepted_from : NULL; /* a static string */
     kt_authvar_result_free(&res);
     if (c->target == KT_EFIVAR__COUNT) {
-        if (first.code && first.code != -EKEYREJECTED)
+        if (first.code && (first.code != -EKEYREJECTED || c->accepted_from))
             c->error = first;
         else
             kt_fail(&c->error, -EKEYREJECTED, v.pkcs7_offset,

@@ -1,7 +1,8 @@
 /* eventlog.h - the TCG event log (public API: ktrust/eventlog.h).  Files:
  * parse.c (the two formats), names.c (algorithm and event type names),
  * decode.c (UEFI_VARIABLE_DATA, device paths), replay.c (PCRs, variable
- * digests), authority.c (PCR 7 explained), varcheck.c (the variables in
+ * digests), integrity.c (each event's digest against its data),
+ * authority.c (PCR 7 explained), varcheck.c (the variables in
  * force against the measured ones), pipeline.c (a prediction: the one
  * replay loop over the recomputers of recompute.h). */
 #ifndef KT_EVENTLOG_EVENTLOG_H

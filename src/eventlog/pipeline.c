@@ -113,12 +113,36 @@ static int replay_pcr(const struct kt_evlog *log, struct kt_evlog_prediction *p,
     return 0;
 }
 
+/* A prediction reads the events of the PCRs it predicts (a variable's
+ * logged data against the new state, an image's path): built on data that
+ * no longer hashes to its digest, it would be presented as genuine and be
+ * wrong.  -EKEYREJECTED at the first such event (kt_evlog_event_check). */
+static int check_data(const struct kt_evlog *log, struct kt_evlog_prediction *p,
+                      struct kt_error *err)
+{
+    for (size_t i = 0; i < log->n_events; i++) {
+        struct kt_evlog_mismatch m;
+        if (!slot(p, log->event[i].pcr))
+            continue;
+        int rc = kt_evlog_event_check(log, i, &m);
+        if (rc < 0)
+            return rc;
+        if (rc > 0)
+            return kt_fail(err, -EKEYREJECTED, m.digest_offset,
+                           "event %zu (PCR %u): its data does not match its %s digest: the log "
+                           "was altered, no prediction is built on it", m.event_index, m.pcr,
+                           kt_evlog_alg_name(m.alg) ? kt_evlog_alg_name(m.alg) : "logged");
+    }
+    return 0;
+}
+
 static int run(const struct table *t, const struct kt_evlog *log,
                const struct kt_evlog_predict_opts *o, struct kt_evlog_prediction *p,
                struct kt_error *err)
 {
     KT_TRY(kt_evlog_replay(log, &p->now));
     KT_TRY(open_slots(t, log, o, p));
+    KT_TRY(check_data(log, p, err));
     for (size_t i = 0; i < log->n_events; i++) {
         struct kt_evlog_pcr_pred *s = slot(p, log->event[i].pcr);
         if (s && log->event[i].type != KT_EV_NO_ACTION)

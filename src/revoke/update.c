@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "authvar/authvar.h"
 #include "chain/chain.h"
 #include "chain/chain_fw.h"
 #include "pe/pe.h"
@@ -87,6 +88,14 @@ int kt_update_check_add_dbx(struct kt_update_check *u, const uint8_t *buf, size_
 {
     u->have_dbx = true;
     size_t n = 0;
+    struct kt_authvar v;
+    struct kt_error ve = KT_ERROR_INIT;
+    /* a signed update firmware's SetVariable() refuses never becomes dbx */
+    if (kt_authvar_parse(buf, len, &v, &ve) == 0) {
+        int frc = kt_authvar_check_format(&v, "dbx", err);
+        if (frc < 0)
+            return frc;
+    }
     int rc = kt_esl_foreach(buf, len, count_entry, &n, err); /* a dbx input is signature lists */
     if (rc == 0)
         rc = kt_fw_dbs_add(&u->inputs, true, buf, len, source);

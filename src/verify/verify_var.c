@@ -55,6 +55,7 @@ void kt_verify_var(const uint8_t *buf, size_t len, const struct kt_policy *p, st
         vi->append = r->av.append;
         vi->timestamp = r->var.timestamp;
         vi->content_info_wrapped = r->var.content_info_wrapped;
+        vi->accepted_from = r->av.accepted_from;
         const struct kt_authvar_counts *c = &r->av.counts;
         vi->n_x509 = c->x509;
         vi->n_sha256 = c->sha256;

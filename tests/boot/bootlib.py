@@ -460,7 +460,9 @@ def efivarfs_ko():
 def initramfs(init=INIT):
     """busybox, keyctl (with its libraries), /init and the three modules; built once per run."""
     # cached across scenarios and runs, named by what goes into it
-    tag = hashlib.sha256(init.encode() + read_bytes(MODULE) + read_bytes("/bin/busybox")).hexdigest()[:12]
+    tools = ("keyctl", "chattr")  # chattr: efivarfs files of db, dbx, KEK are immutable
+    tag = hashlib.sha256(init.encode() + read_bytes(MODULE) + read_bytes("/bin/busybox") +
+                         " ".join(tools).encode()).hexdigest()[:12]
     path = os.path.join(WORK, "initrd-%s.img" % tag)
     os.makedirs(WORK, exist_ok=True)
     mod = read_bytes(MODULE)
@@ -476,15 +478,20 @@ def initramfs(init=INIT):
                                  "lib/x86_64-linux-gnu")]
     ent.append(("bin/busybox", X, open("/bin/busybox", "rb").read()))
     for applet in ("sh", "mount", "cat", "echo", "grep", "cut", "tr", "base64", "insmod", "rmmod",
-                   "poweroff", "ls", "dmesg", "sha256sum"):
+                   "poweroff", "ls", "dmesg", "sha256sum", "dd"):
         ent.append(("bin/" + applet, 0o120777, b"busybox"))
-    keyctl = shutil.which("keyctl")
-    ent.append(("bin/keyctl", X, open(keyctl, "rb").read()))
-    for line in run(["ldd", keyctl]).stdout.decode().splitlines():
-        m = re.search(r"(/\S+)", line)
-        if m and os.path.exists(m.group(1)):
-            lib = m.group(1)
-            ent.append((lib.lstrip("/"), X, open(os.path.realpath(lib), "rb").read()))
+    libs = set()
+    for tool in tools:
+        exe = shutil.which(tool)
+        if not exe:
+            continue
+        ent.append(("bin/" + tool, X, open(exe, "rb").read()))
+        for line in run(["ldd", exe]).stdout.decode().splitlines():
+            m = re.search(r"(/\S+)", line)
+            if m and os.path.exists(m.group(1)) and m.group(1) not in libs:
+                lib = m.group(1)
+                libs.add(lib)
+                ent.append((lib.lstrip("/"), X, open(os.path.realpath(lib), "rb").read()))
     ent.append(("lib/efivarfs.ko", F, efivarfs_ko()))
     ent += [("mods/%s.ko" % m, F, data) for m, data in modules]
     ent.append(("init", X, init.encode()))

@@ -341,6 +341,96 @@ def signed_update(w, var, key, crt, esl, name, append=True):
     return out
 
 
+# ------------------------------------------------------- the firmware's own variable driver
+def guest_init(writes):
+    """/init that writes each (label, efivarfs name, file bytes) through efivarfs, in
+    order, in one write(2) each, and prints KT-WRITE LABEL ok|fail REASON."""
+    import base64
+    body = "for f in /sys/firmware/efi/efivars/db-* /sys/firmware/efi/efivars/dbx-*; do " \
+           "chattr -i \"$f\" 2>/dev/null; done\n"
+    for label, name, data in writes:
+        body += ("echo %s | base64 -d > /tmp/w\n"
+                 "if dd if=/tmp/w of=/sys/firmware/efi/efivars/%s bs=1M conv=notrunc 2>/tmp/err; "
+                 "then echo \"KT-WRITE %s ok\"; else echo \"KT-WRITE %s fail $(tr '\\n' ' ' < /tmp/err)\"; fi\n"
+                 % (base64.b64encode(data).decode(), name, label, label))
+    return B.init_script(body)
+
+
+def cms_update(w, var, key, crt, esl, label, md="sha256", wrapped=True):
+    """An append update of db/dbx signed by openssl cms (no attributes): a PKCS#7 in a
+    ContentInfo (wrapped) or bare, with the digest md."""
+    t = struct.pack("<HBBBBBBIhBB", 2024, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0)
+    signed = var.encode("utf-16-le") + B.SECURITY_GUID.bytes_le + struct.pack("<I", 0x67) + t + esl
+    src, p7, out = (os.path.join(w, label + x) for x in (".signed", ".p7", ".auth"))
+    open(src, "wb").write(signed)
+    B.run(["openssl", "cms", "-sign", "-binary", "-noattr", "-md", md, "-signer", crt, "-inkey", key,
+           "-outform", "DER", "-in", src, "-out", p7])
+    ci = B.read_bytes(p7)
+    open(out, "wb").write(B.E.auth2(t, ci if wrapped else B.E.signed_data_of(ci), esl))
+    return out
+
+
+@scenario("db")
+def guest_writes_format():
+    """Signed db/dbx updates written by the guest through efivarfs, so that OVMF's own
+    variable driver (EDK2 2022.11 AuthService.c) accepts or refuses each (EINVAL): an
+    RSA certificate, an EC one, an X509 entry that is no certificate, an EC certificate
+    in dbx, and one second in its list (CheckSignatureListFormat); a PKCS#7 in a
+    ContentInfo and a SHA-384 signer (refused by 2022.11, accepted by later EDK2).
+    ktrust's --apply of the same files in the same order must say the same for each."""
+    name = "guest_writes_format"
+    w = B.scratch(name)
+    upd = B.scratch(name + "-updates")
+    rsa_key, rsa_crt, rsa_der = B.new_key(os.path.join(B.WORK, "keys"), "dbrsa", "ktrust boot test db RSA")
+    ec_pem = os.path.join(upd, "ec.pem")
+    B.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+           "-keyout", os.path.join(upd, "ec.key"), "-out", ec_pem, "-days", "3650", "-subj", "/CN=ktrust EC"])
+    ec_der = pem_der(ec_pem)
+    not_cert = bytes([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02])
+    files = []
+
+    def setup(v, w_):
+        key, crt = own_kek(v)
+        for label, var, esl in (("db-rsa", "db", B.esl_x509(rsa_der)),
+                                ("db-ec", "db", B.esl_x509(ec_der)),
+                                ("db-notcert", "db", B.esl_x509(not_cert)),
+                                ("dbx-ec", "dbx", B.esl_x509(ec_der)),
+                                ("db-ec-second", "db", B.E.esl(B.E.X509_GUID, [rsa_der, ec_der]))):
+            files.append((label, var, signed_update(upd, var, key, crt, esl, label)))
+        # the firmware generations: 2022.11 refuses both, later EDK2 accepts them
+        files.append(("db-contentinfo", "db", cms_update(upd, "db", key, crt, B.esl_x509(rsa_der),
+                                                         "db-contentinfo")))
+        files.append(("db-sha384", "db", cms_update(upd, "db", key, crt, B.esl_x509(rsa_der),
+                                                    "db-sha384", "sha384", wrapped=False)))
+    v = B.scenario_store(w, setup)
+    ev = B.runtime_view(v, os.path.join(w, "efivars"))   # the state before the writes
+    writes = [(label, "%s-%s" % (var, B.SECURITY_GUID), struct.pack("<I", 0x67) + B.read_bytes(f))
+              for label, var, f in files]
+    esp = B.make_esp(os.path.join(w, "esp.img"),
+                     B.esp_files(cfg=B.grub_cfg_kernel(), kernel=B.KERNEL,
+                                 initrd=B.initramfs(guest_init(writes))))
+    log = B.boot(name, esp, v, timeout=300, kernel=True)
+    open(os.path.join(w, "serial.log"), "w").write(log)
+    real = dict(re.findall(r"^KT-WRITE (\S+) (ok|fail)", log, re.M))
+    args = []
+    for _label, _var, f in files:
+        args += ["--apply", f]
+    _rc, objs, _err = B.ktrust_json("audit", "--efivars", ev, "--esp", w, "--kernel", "none",
+                                    "--modules", "none", *args)
+    applied = [o.get("applied") for o in objs if o.get("type") == "apply"]
+    later = {o.get("file"): o.get("accepted_from") for o in objs if o.get("type") == "apply"}
+    res = Result()
+    res.log, res.vars, res.w = log, v, w
+    res.compare("how far the boot got", real_stage(log), "kernel-ran")
+    for i, (label, _var, _f) in enumerate(files):
+        res.compare("write %s: firmware / --apply" % label, {"ok": "accepted", "fail": "refused"}.get(
+            real.get(label), "not written"), "accepted" if i < len(applied) and applied[i] else "refused")
+    for label, want in (("db-contentinfo", "edk2-stable202302"), ("db-sha384", "edk2-stable202311")):
+        f = [x[2] for x in files if x[0] == label][0]
+        res.compare("%s: the refusal names the EDK2 release that lifts it" % label, want, later.get(f))
+    return res
+
+
 @scenario("plan")
 def plan_microsoft_tree():
     """Microsoft's signed updates (the corpus subset of secureboot_objects) planned on the

@@ -75,19 +75,44 @@ expect_match "$out" "PK payload holds 2 entries" "PK payload reason"
 # SHA-256 only
 out=$(VV --var db --kek kekca.der db-sha384.auth)
 expect_eq $? 3 "SHA-384 digest: unsupported"
-expect_match "$out" "firmware accepts only SHA-256" "SHA-384 reason"
+expect_match "$out" "digest sha384: refused by EDK2 2022.11 \(Debian 12's OVMF\), accepted from edk2-stable202311" \
+    "SHA-384 reason: the firmware generation (EDK2 bbf1822295)"
+expect_eq "$(VV --json --var db --kek kekca.der db-sha384.auth | jq -r .accepted_from)" edk2-stable202311 \
+    "JSON: accepted_from"
 # ContentInfo-wrapped: EDK2 reads SHA-256's OID at byte 13 of a bare
 # SignedData, so it refuses the update (AuthService.c): rejected, flagged
 out=$(VV --json --var db --kek kekca.der db-wrapped.auth 2>err.txt)
 expect_eq $? 5 "ContentInfo-wrapped: rejected, as EDK2 rejects it"
 expect_eq "$(jq -r .content_info_wrapped <<<"$out")" true "content_info_wrapped"
 expect_match "$out" "byte 13" "the reason names EDK2's fixed-offset check"
+expect_match "$out" "refused by EDK2 2022.11 \(Debian 12's OVMF\), accepted from edk2-stable202302" \
+    "ContentInfo: the firmware generation (EDK2 37d3eb026a)"
+expect_eq "$(jq -r .accepted_from <<<"$out")" edk2-stable202302 "JSON: accepted_from"
+expect_eq "$(VV --json --var db --kek kekca.der db-append.auth | jq -r .accepted_from)" null \
+    "accepted_from: null when 2022.11 accepts"
 # neither attribute set: rejected
 expect_exit 5 "attributes 0x07: rejected" -- VV --var db --kek kekca.der db-attrs.auth
 # the payload as firmware checks it
 out=$(VV --var db --kek kekca.der db-unknown.auth 2>&1)
 expect_eq $? 4 "unknown SignatureType"
 expect_match "$out" "unknown SignatureType" "unknown type reason"
+# EDK2's CheckSignatureListFormat (end of VerifyTimeBasedPayload): the first
+# entry of each X509 list of PK, KEK, db, dbx, dbt must hold an RSA key, in
+# user mode too; ktrust used to accept these (real OVMF: EINVAL, boot test
+# guest_writes)
+out=$(VV --var db --kek kekca.der db-ec.auth 2>&1)
+expect_eq $? 3 "db update with an EC certificate: refused (unsupported)"
+expect_match "$out" "entry 0 is an ecdsa certificate: firmware refuses the write \(EDK2 CheckSignatureListFormat" \
+    "EC reason"
+expect_exit 3 "dbx update with an EC certificate" -- VV --var dbx --kek kekca.der dbx-ec.auth
+expect_exit 3 "KEK update with an EC certificate" -- VV --var KEK --pk pk.der kek-ec.auth
+out=$(VV --json --var db --kek kekca.der db-notcert.auth)
+expect_eq $? 4 "db update whose X509 entry is not a certificate: malformed"
+expect_match "$(jq -r .reason <<<"$out")" "entry 0 is not a certificate .*: firmware refuses the write" \
+    "not-a-certificate reason"
+expect_exit 0 "dbr is not format-checked by EDK2" -- VV --var dbr --kek kekca.der dbr-ec.auth
+expect_exit 0 "an EC certificate second in its list: EDK2 checks the first only" -- \
+    VV --var db --kek kekca.der db-ec-second.auth
 
 # EFI_TIME and WIN_CERTIFICATE rules
 expect_exit 4 "Nanosecond set" -- VV --var db --kek kekca.der db-nano.auth

@@ -102,6 +102,9 @@ struct kt_var_update {
     bool append;               /* it includes EFI_VARIABLE_APPEND_WRITE */
     int64_t timestamp;         /* the EFI_TIME, seconds since the epoch (UTC) */
     bool content_info_wrapped; /* a ContentInfo around the SignedData */
+    const char *accepted_from; /* refused by the firmware modelled (EDK2 2022.11,
+                                * Debian 12's OVMF) but accepted from this EDK2
+                                * release on ("edk2-stable202302"), or NULL */
     /* the payload's signature list entries, per type (SVN records apart) */
     size_t n_x509, n_sha256, n_x509_sha256, n_sha384, n_sha512, n_svn, n_other;
 };
