@@ -151,7 +151,7 @@ static void current_loader(const char *root, const char *efivars, char *out, siz
 }
 
 int cli_check_install(int argc, char **argv, const char *efivars, const char *root,
-                      const struct cli_apply *apply, bool json, bool quiet)
+                      struct cli_apply *apply, bool json, bool quiet)
 {
     if (argc < 1)
         return cli_usage_error("check-update", "--install needs NEW_SHIM [NEW_LOADER ...]");
@@ -172,7 +172,10 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
         goto out;
     }
     /* the updates first: "after DBUpdate3P2023, would it boot this shim?" */
-    int apply_code = cli_apply_all(vars, apply, json, quiet);
+    if (cli_apply_all(vars, apply, json, quiet)) {
+        code = cli_apply_cannot_answer(apply, json, quiet);
+        goto out;
+    }
     static char cur[4200];
     char *cur_argv[2] = {argv[0], cur};
     if (argc == 1) {
@@ -195,8 +198,6 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
         goto out;
     }
     code = r->verdict == 0 ? 0 : 5;
-    if (apply_code > code)
-        code = apply_code;
     if (json)
         print_json(r, argv[0], argv + 1, argc - 1, code);
     else if (!quiet)

@@ -8,7 +8,7 @@
  * the exit code: 0 they boot, 5 they do not, 4/66 an input, 64 usage. */
 struct cli_apply;
 int cli_check_install(int argc, char **argv, const char *efivars, const char *root,
-                      const struct cli_apply *apply, bool json,
+                      struct cli_apply *apply, bool json,
                       bool quiet);
 
 #endif

@@ -397,7 +397,11 @@ int cmd_chain(int argc, char **argv)
         }
         co.vars = &vars;
     }
-    int apply_worst = cli_apply_all(&vars, &apply, json, quiet);
+    if (cli_apply_all(&vars, &apply, json, quiet)) {
+        kt_efivars_free(&vars);
+        kt_sbat_level_close(level);
+        return cli_apply_cannot_answer(&apply, json, quiet);
+    }
     size_t n_links = (size_t)(argc - optind);
     struct kt_chain_link *links = calloc(n_links, sizeof(*links));
     if (!links) {
@@ -421,8 +425,6 @@ int cmd_chain(int argc, char **argv)
                 worst = drc;
         }
     }
-    if (apply_worst > worst)
-        worst = apply_worst;
     free(links);
     kt_chain_report_free(&r);
     kt_efivars_free(&vars);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "apply_print.h"
+#include "cannot_answer.h"
 #include "check_update_install.h"
 #include "cli.h"
 #include "json_summary.h"
@@ -299,16 +300,14 @@ static int load(const char *path, int which, struct run *R)
         }
     }
     kt_file_close(&f);
-    if (rc < 0) {
-        cli_error(path, &e);
-        return cli_exit_code(rc);
-    }
+    if (rc < 0) /* never "still boots" from an update that was not read */
+        return cli_cannot_answer(R->json, R->quiet, path, cli_exit_code(rc), "%s", e.what);
     return 0;
 }
 
 /* The variables in force after the --apply files: their dbx is checked,
  * their db vouches. */
-static int load_efivars(struct run *R, const char *dir, const struct cli_apply *apply,
+static int load_efivars(struct run *R, const char *dir, struct cli_apply *apply,
                         struct kt_efivars *vars, bool *have_dbx)
 {
     struct kt_error e = KT_ERROR_INIT;
@@ -316,7 +315,8 @@ static int load_efivars(struct run *R, const char *dir, const struct cli_apply *
         cli_error(dir, &e);
         return cli_exit_code(e.code);
     }
-    int worst = cli_apply_all(vars, apply, R->json, R->quiet);
+    if (cli_apply_all(vars, apply, R->json, R->quiet))
+        return cli_apply_cannot_answer(apply, R->json, R->quiet);
     size_t len;
     const uint8_t *p = kt_efivar_data(&vars->var[KT_EFIVAR_DBX], &len);
     if (p && len && kt_update_check_add_dbx(R->u, p, len, vars->var[KT_EFIVAR_DBX].path, &e) < 0) {
@@ -332,7 +332,7 @@ static int load_efivars(struct run *R, const char *dir, const struct cli_apply *
         }
         R->have_db = true;
     }
-    return worst;
+    return 0;
 }
 
 /* Checks every PE under the paths (files, or directories walked). */
@@ -358,8 +358,14 @@ static void check_paths(struct run *R, char **paths, int n)
 }
 
 /* The closing line, or the summary object. */
-static void report(const struct run *R)
+static void report(struct run *R, char **paths, int n)
 {
+    if (R->files == 0) { /* a mistyped ESP is not "0 would be revoked" */
+        R->worst = cli_cannot_answer(R->json, R->quiet, n == 1 ? paths[0] : "PATH",
+                                     R->worst > EXIT_NOINPUT ? R->worst : EXIT_NOINPUT,
+                                     "no boot file (PE image) found to check");
+        return;
+    }
     if (R->json)
         summary_json(R);
     else if (!R->quiet)
@@ -433,10 +439,8 @@ int cmd_check_update(int argc, char **argv)
         rc = cli_usage_error("check-update", "--apply needs --efivars (the variables it changes)");
         goto out;
     }
-    if (efivars && (rc = load_efivars(&R, efivars, &apply, &vars, &have_dbx)) >= EXIT_USAGE)
+    if (efivars && (rc = load_efivars(&R, efivars, &apply, &vars, &have_dbx)) != 0)
         goto out;
-    R.worst = rc;
-    rc = 0;
     if (!have_dbx && !R.have_level) {
         rc = cli_usage_error("check-update",
                              "nothing to check: give --dbx, --efivars and/or --sbat-level");
@@ -453,7 +457,7 @@ int cmd_check_update(int argc, char **argv)
     check_paths(&R, argv + optind, argc - optind);
     if (have_dbx)
         arch_note(&R);
-    report(&R);
+    report(&R, argv + optind, argc - optind);
     rc = R.worst;
 out:
     kt_efivars_free(&vars);

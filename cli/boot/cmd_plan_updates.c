@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apply_print.h"
+#include "cannot_answer.h"
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/advanced.h"
@@ -352,8 +353,7 @@ int cmd_plan_updates(int argc, char **argv)
     int rc = kt_plan_run(&po, &p, &e);
     int code;
     if (rc < 0) {
-        cli_error("plan-updates", &e);
-        code = cli_exit_code(rc);
+        code = cli_cannot_answer(json_out, quiet, NULL, cli_exit_code(rc), "%s", e.what);
     } else if (write_dir && (rc = write_vars(write_dir, &p.final)) != 0) {
         code = rc;
     } else {

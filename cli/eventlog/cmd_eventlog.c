@@ -221,11 +221,11 @@ static int check_vars(const struct args *a, const struct kt_evlog *log,
 static int predict(const struct args *a, const struct kt_evlog *log, struct kt_efivars *vars,
                    struct counts *c)
 {
-    int worst = 0;
     uint8_t *sbat = NULL;
     size_t sbat_len = 0;
-    if (vars && a->apply.n)
-        worst = cli_apply_all(vars, &a->apply, a->json, a->quiet || a->format);
+    struct cli_apply ap = a->apply;
+    if (vars && ap.n && cli_apply_all(vars, &ap, a->json, a->quiet || a->format))
+        return cli_apply_cannot_answer(&ap, false, a->quiet || a->json); /* the summary follows */
     if (a->sbat) {
         int rc = cli_sbat_payload(a->sbat, &sbat, &sbat_len);
         if (rc)
@@ -245,7 +245,7 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
     c->pcr7_banks = ev_predict_print(log, p, &pa);
     kt_evlog_prediction_free(p);
     free(sbat);
-    return worst;
+    return 0;
 }
 
 static void header(const struct args *a, const struct kt_evlog *log)
