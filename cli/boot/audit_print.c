@@ -162,11 +162,13 @@ static void text_measured(const struct kt_audit *a)
 
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
 {
-    printf("ktrust audit of %s\n", o->root ? tx(o->root) : "this system (live)");
+    printf("ktrust audit of %s\n", o->root      ? tx(o->root)
+                                  : a->offline ? "the parts given (offline: nothing of this host)"
+                                               : "this system (live)");
     printf("parts:\n");
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
         printf("  %-8s %s%s\n", kt_audit_part_name((enum kt_audit_part)i), tx(a->path[i]),
-               a->found[i] ? "" : ": missing");
+               a->found[i] ? "" : a->path[i][0] ? ": missing" : "not given");
     if (!a->found[KT_AUDIT_EFIVARS])
         printf("firmware: no EFI variables (not booted with UEFI, efivarfs not mounted, or "
                "give --efivars DIR)\n");
@@ -204,8 +206,10 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
         revoked += a->outlook[i].detail[0] != 0;
     size_t missing = 0;
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
-        missing += !a->found[i];
-    if (code == EXIT_NOINPUT)
+        missing += !a->found[i] && a->path[i][0]; /* offline: a part not given is not missing */
+    if (a->unanswered[0] && (a->found[KT_AUDIT_EFIVARS] || a->found[KT_AUDIT_ESP]))
+        printf("summary: cannot answer: %s\n", tx(a->unanswered));
+    else if (code == EXIT_NOINPUT)
         printf("summary: nothing to audit: no EFI variables, ESP, kernel or modules found\n");
     else
         printf("summary: %s; %zu part%s missing; %zu module%s would not load; %zu boot file%s "

@@ -301,7 +301,7 @@ static int load(const char *path, int which, struct run *R)
     }
     kt_file_close(&f);
     if (rc < 0) /* never "still boots" from an update that was not read */
-        return cli_cannot_answer(R->json, R->quiet, path, cli_exit_code(rc), "%s", e.what);
+        return cli_cannot_answer_err(R->json, R->quiet, path, cli_exit_code(rc), &e);
     return 0;
 }
 

@@ -353,7 +353,7 @@ int cmd_plan_updates(int argc, char **argv)
     int rc = kt_plan_run(&po, &p, &e);
     int code;
     if (rc < 0) {
-        code = cli_cannot_answer(json_out, quiet, NULL, cli_exit_code(rc), "%s", e.what);
+        code = cli_cannot_answer_err(json_out, quiet, NULL, cli_exit_code(rc), &e);
     } else if (write_dir && (rc = write_vars(write_dir, &p.final)) != 0) {
         code = rc;
     } else {

@@ -15,14 +15,8 @@ static const char *code_verdict(int code)
     return "error";
 }
 
-int cli_cannot_answer(bool json, bool quiet, const char *input, int code, const char *fmt, ...)
+static int conclude(bool json, bool quiet, const char *input, int code, const char *why)
 {
-    char why[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
-    va_end(ap);
-    cli_errorf(input, "%s", why);
     if (json) {
         char error[1400];
         kt_fmt(error, sizeof(error), "%s%s%s", input ? input : "", input ? ": " : "", why);
@@ -36,4 +30,22 @@ int cli_cannot_answer(bool json, bool quiet, const char *input, int code, const 
         printf("cannot answer: %s%s%s\n", input ? tx(input) : "", input ? ": " : "", tx(why));
     }
     return code;
+}
+
+int cli_cannot_answer(bool json, bool quiet, const char *input, int code, const char *fmt, ...)
+{
+    char why[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    cli_errorf(input, "%s", why);
+    return conclude(json, quiet, input, code, why);
+}
+
+int cli_cannot_answer_err(bool json, bool quiet, const char *input, int code,
+                          const struct kt_error *e)
+{
+    cli_error(input, e);
+    return conclude(json, quiet, input, code, e->what);
 }

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "ktrust/error.h"
+
 #define EXIT_NO_EFI 69 /* no EFI variables where the live system keeps them */
 
 /* Say "cannot answer: INPUT: WHY" and return code (the input's error, the
@@ -17,5 +19,8 @@
  * input NULL: WHY names it. */
 int cli_cannot_answer(bool json, bool quiet, const char *input, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The same from a library error: the stderr line with its offset (cli_error). */
+int cli_cannot_answer_err(bool json, bool quiet, const char *input, int code,
+                          const struct kt_error *e);
 
 #endif
