@@ -9,6 +9,7 @@
 #include "check_update_install.h"
 
 #include "apply_print.h"
+#include "cannot_answer.h"
 #include "cli.h"
 #include "ktrust/audit.h"
 #include "ktrust/chain.h"
@@ -166,9 +167,14 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
         goto out;
     }
     int rc = kt_efivars_read(dir, vars, &e);
+    if (rc < 0 && !efivars && rc == -ENOENT) { /* not a UEFI system: 69, never an input's 66 */
+        code = cli_cannot_answer(json, quiet, dir, EXIT_NO_EFI, "no EFI variables (not booted "
+                                 "with UEFI, or efivarfs not mounted; give --efivars DIR)");
+        goto out;
+    }
     if (rc < 0) {
-        cli_errorf(dir, "cannot read the firmware variables: %s (give --efivars DIR)", e.what);
-        code = cli_exit_code(rc);
+        code = cli_cannot_answer(json, quiet, dir, cli_exit_code(rc),
+                                 "cannot read the firmware variables: %s", e.what);
         goto out;
     }
     /* the updates first: "after DBUpdate3P2023, would it boot this shim?" */
@@ -190,11 +196,14 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
     rc = kt_chain_install_check(vars, argv[0], (const char *const *)argv + 1, (size_t)argc - 1,
                                 r, &e);
     if (rc < 0) {
-        cli_error(r->file ? r->file : argv[0], &e);
         code = cli_exit_code(rc);
-        if (json)
-            print_json_failed(argv[0], argv + 1, argc - 1, r->file ? r->file : argv[0], rc, &e,
-                              code);
+        if (!json) {
+            cli_cannot_answer_err(false, quiet, r->file ? r->file : argv[0], code, &e);
+            goto out;
+        }
+        cli_error(r->file ? r->file : argv[0], &e);
+        print_json_failed(argv[0], argv + 1, argc - 1, r->file ? r->file : argv[0], rc, &e,
+                          code);
         goto out;
     }
     code = r->verdict == 0 ? 0 : 5;
