@@ -384,6 +384,11 @@ int cmd_check_update(int argc, char **argv)
     int c, rc = 0;
     bool have_dbx = false, install = false;
     const char *efivars = NULL, *root = NULL;
+    struct {
+        int which;
+        const char *path;
+    } in[64];
+    size_t n_in = 0;
     if (cli_opts_init(&g, opts) < 0 || kt_update_check_new(&R.u) < 0)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
@@ -396,9 +401,14 @@ int cmd_check_update(int argc, char **argv)
             have_dbx = true;
             /* fall through */
         case OPT_DB:
-        case OPT_DBX_INFO:
-            if ((rc = load(optarg, c, &R)) != 0)
+        case OPT_DBX_INFO: /* read once every option is known (--json after them) */
+            if (n_in == sizeof(in) / sizeof(in[0])) {
+                rc = cli_usage_error("check-update", "at most %zu --dbx/--db/--dbx-info files",
+                                     n_in);
                 goto out;
+            }
+            in[n_in].which = c;
+            in[n_in++].path = optarg;
             break;
         case OPT_INSTALL: install = true; break;
         case OPT_EFIVARS: efivars = optarg; break;
@@ -417,6 +427,9 @@ int cmd_check_update(int argc, char **argv)
         default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
     }
+    for (size_t i = 0; i < n_in; i++)
+        if ((rc = load(in[i].path, in[i].which, &R)) != 0)
+            goto out;
     if (install && (have_dbx || R.have_level || R.have_db)) {
         rc = cli_usage_error("check-update", "--install checks the variables in force: no "
                                              "--dbx, --db or --sbat-level with it");

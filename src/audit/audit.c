@@ -207,6 +207,10 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
         }
     struct kt_audit_snap *s = malloc(sizeof(*s));
     int rc = s ? kt_audit_snap_read(a, o, s) : -ENOMEM;
+    if (rc == 0 && o->eventlog && s->log_rc < 0) { /* asked for, not a clue left out */
+        a->error_file = o->eventlog;
+        rc = kt_fail(err, s->log_rc, KT_NO_OFFSET, "%s", s->log_error);
+    }
     if (rc == 0)
         rc = kt_audit_vars(a, &s->vars);
     if (rc == 0)

@@ -68,6 +68,8 @@ static int read_log(const struct kt_audit_opts *o, struct kt_audit_snap *s)
     s->log_rc = kt_file_open(s->log_path, &s->log_file, &e);
     if (s->log_rc == 0)
         s->log_rc = kt_evlog_parse(s->log_file.data, s->log_file.len, &s->log, &e);
+    if (s->log_rc < 0)
+        kt_fmt(s->log_error, sizeof(s->log_error), "%s", e.what);
     return s->log_rc == -ENOMEM ? -ENOMEM : 0;
 }
 
