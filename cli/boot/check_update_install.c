@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_update_install.h"
 
@@ -134,13 +135,13 @@ static const char *vars_dir(const char *efivars, const char *root, char *buf, si
  * root or on the live system) stays behind the new shim; into out, or "".
  * --efivars alone is another machine's variables: no ESP of this host is
  * looked at (offline reads nothing of the host). */
-static void current_loader(const char *root, const char *efivars, char *out, size_t cap)
+static void current_loader(const struct cli_install_in *in, char *out, size_t cap)
 {
     /* only the ESP: "" for the other parts looks nowhere */
-    struct kt_audit_opts o = {.root = root, .efivars = efivars, .kernel = "", .modules = "",
-                              .release = ""};
+    struct kt_audit_opts o = {.root = in->root, .efivars = in->efivars, .esp = in->esp,
+                              .kernel = "", .modules = "", .release = ""};
     out[0] = 0;
-    if (efivars && !root)
+    if (in->efivars && !in->root && !in->esp)
         return;
     struct kt_audit *a = calloc(1, sizeof(*a));
     if (!a)
@@ -151,9 +152,11 @@ static void current_loader(const char *root, const char *efivars, char *out, siz
     free(a);
 }
 
-int cli_check_install(int argc, char **argv, const char *efivars, const char *root,
-                      struct cli_apply *apply, bool json, bool quiet)
+int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bool json,
+                      bool quiet)
 {
+    const char *efivars = in->efivars, *root = in->root;
+    struct cli_apply *apply = in->apply;
     if (argc < 1)
         return cli_usage_error("check-update", "--install needs NEW_SHIM [NEW_LOADER ...]");
     char buf[4200];
@@ -164,6 +167,11 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
     int code = 0;
     if (!vars || !r) {
         code = EXIT_INTERNAL;
+        goto out;
+    }
+    struct stat st;
+    if (in->esp && (stat(in->esp, &st) < 0 || !S_ISDIR(st.st_mode))) {
+        code = cli_cannot_answer(json, quiet, in->esp, EXIT_NOINPUT, "cannot open: not a directory");
         goto out;
     }
     int rc = kt_efivars_read(dir, vars, &e);
@@ -185,7 +193,7 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
     static char cur[4200];
     char *cur_argv[2] = {argv[0], cur};
     if (argc == 1) {
-        current_loader(root, efivars, cur, sizeof(cur));
+        current_loader(in, cur, sizeof(cur));
         if (cur[0]) {
             argv = cur_argv;
             argc = 2;

@@ -20,12 +20,17 @@
 #include "sbat_print.h"
 
 enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_INSTALL,
-       OPT_EFIVARS, OPT_ROOT, OPT_APPLY };
+       OPT_EFIVARS, OPT_ROOT, OPT_APPLY, OPT_ESP };
 
 static const struct cli_opt opts[] = {
-    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+    CLI_OPT("dbx-update", 0, required_argument, OPT_DBX, "FILE",
             "a dbx update: a signed update file, an ESL or an efivarfs dump (repeatable; "
             "they combine)"),
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+            "the old spelling of --dbx-update (in chain, --dbx is the dbx variable)"),
+    CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
+            "the EFI system partition: its boot binaries are checked (a PATH); with "
+            "--install, where the current loader is"),
     CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
             "an SbatLevel, as verify-pe --sbat-level takes it"),
     CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
@@ -59,11 +64,11 @@ static void usage(FILE *f)
 {
     cli_usage_print(
         f,
-        "usage: ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...\n"
+        "usage: ktrust check-update [--dbx-update FILE]... [--sbat-level SPEC] [--db FILE]...\n"
         "                           [--efivars DIR [--apply FILE]...] [--dbx-info JSON]\n"
-        "                           [--json] [-q] [-v] PATH...\n"
-        "       ktrust check-update --install [--efivars DIR | --root DIR] [--apply FILE]...\n"
-        "                           [--json] [-q]\n"
+        "                           [--json] [-q] [-v] [--esp DIR] PATH...\n"
+        "       ktrust check-update --install [--efivars DIR | --root DIR] [--esp DIR]\n"
+        "                           [--apply FILE]... [--json] [-q]\n"
         "                           NEW_SHIM [NEW_LOADER ...]\n"
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
         "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
@@ -383,7 +388,7 @@ int cmd_check_update(int argc, char **argv)
     struct kt_sbat_level *level = NULL;
     int c, rc = 0;
     bool have_dbx = false, install = false;
-    const char *efivars = NULL, *root = NULL;
+    const char *efivars = NULL, *root = NULL, *esp = NULL;
     struct {
         int which;
         const char *path;
@@ -413,6 +418,7 @@ int cmd_check_update(int argc, char **argv)
         case OPT_INSTALL: install = true; break;
         case OPT_EFIVARS: efivars = optarg; break;
         case OPT_ROOT: root = optarg; break;
+        case OPT_ESP: esp = optarg; break;
         case OPT_SBAT_LEVEL:
             if ((rc = cli_sbat_level_load(optarg, &level)) != 0)
                 goto out;
@@ -440,12 +446,14 @@ int cmd_check_update(int argc, char **argv)
         goto out;
     }
     if (install) {
-        rc = cli_check_install(argc - optind, argv + optind, efivars, root, &apply, R.json,
-                               R.quiet);
+        struct cli_install_in ii = {efivars, root, esp, &apply};
+        rc = cli_check_install(argc - optind, argv + optind, &ii, R.json, R.quiet);
         goto out;
     }
+    if (esp) /* --esp DIR is one more PATH, the first */
+        argv[--optind] = (char *)esp;
     if (optind >= argc) {
-        rc = cli_usage_error("check-update", "no PATH given");
+        rc = cli_usage_error("check-update", "no PATH given (or --esp DIR)");
         goto out;
     }
     if (apply.n && !efivars) {

@@ -19,7 +19,8 @@
 #include "ktrust/plan.h"
 #include "text_escape.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG,
+       OPT_APPLY, OPT_KEK_MAP };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -31,6 +32,12 @@ static const struct cli_opt opts[] = {
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
             "the last boot's TCG event log: PCR 7 predicted after each step (default: the "
             "system's, under --root, or live without --efivars, when readable)"),
+    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
+            "an update to plan (repeatable): the same as an UPDATES argument"),
+    CLI_OPT("kek-map", 0, required_argument, OPT_KEK_MAP, "JSON",
+            "Microsoft's kek_update_map.json (default: one found among the UPDATES): names "
+            "this PK's KEK update"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL, "every line in full"),
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
@@ -43,7 +50,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
-        "                           [--write-efivars DIR] [--json] [-q] UPDATES...\n"
+        "                           [--kek-map JSON] [--write-efivars DIR] [--json] [-q] [-v]\n"
+        "                           [--apply FILE]... [UPDATES...]\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
         "machine, in what order, and what its boot chain says after each step.  An update\n"
@@ -51,7 +59,9 @@ static void usage(FILE *f)
         "adds), never by its name.  Order: KEK, db, dbx (after the db updates), PK.\n",
         opts,
         "Exit code: 0 when the ESP's chain (if given) boots after every step; 5 when a step\n"
-        "would stop it booting; 64 usage; 66 the variables cannot be read.\n");
+        "would stop it booting; 64 usage; 66 the variables or an UPDATES path cannot be\n"
+        "read (or a directory holds no update), 4 a file is not a signed update: then\n"
+        "\"cannot answer\", never \"0 found\".\n");
 }
 
 static const char *verdict_word(int v)
@@ -291,8 +301,9 @@ static int write_vars(const char *dir, const struct kt_efivars *s)
 int cmd_plan_updates(int argc, char **argv)
 {
     struct kt_audit_opts ao = {0};
-    bool json_out = false, quiet = false;
-    const char *write_dir = NULL, *log_path = NULL;
+    bool json_out = false, quiet = false, verbose = false;
+    struct cli_apply up = {0};
+    const char *write_dir = NULL, *log_path = NULL, *kek_map = NULL;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -304,14 +315,26 @@ int cmd_plan_updates(int argc, char **argv)
         case OPT_ESP: ao.esp = optarg; break;
         case OPT_WRITE_EFIVARS: write_dir = optarg; break;
         case OPT_EVENTLOG: log_path = optarg; break;
+        case OPT_KEK_MAP: kek_map = optarg; break;
+        case OPT_APPLY:
+            if (cli_apply_add(&up, "plan-updates", optarg) < 0)
+                return EXIT_USAGE;
+            break;
         case OPT_JSON: json_out = true; break;
         case 'q': quiet = true; break;
+        case 'v': verbose = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why, on one line */
         }
     }
-    if (optind >= argc)
+    /* --apply FILE and UPDATES alike: one list */
+    while (optind < argc && up.n < CLI_MAX_APPLY)
+        up.files[up.n++] = argv[optind++];
+    if (optind < argc)
+        return cli_usage_error("plan-updates", "at most %d UPDATES", CLI_MAX_APPLY);
+    if (up.n == 0)
         return cli_usage_error("plan-updates", "no UPDATES given (files or directories)");
+    (void)verbose; /* the text is in full today */
     if (ao.root && ao.efivars)
         return cli_usage_error("plan-updates", "--root or --efivars, not both");
     struct kt_audit *a = malloc(sizeof(*a));
@@ -339,8 +362,9 @@ int cmd_plan_updates(int argc, char **argv)
     struct kt_plan_opts po = {
         .eventlog = have_log ? &log : NULL,
         .vars = &vars,
-        .updates = (const char *const *)&argv[optind],
-        .n_updates = (size_t)(argc - optind),
+        .updates = up.files,
+        .n_updates = up.n,
+        .kek_map = kek_map,
         .esp = a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL,
     };
     if (ao.esp && !a->found[KT_AUDIT_ESP]) {

@@ -58,6 +58,8 @@ static const struct cli_opt opts[] = {
     CLI_OPT("predict-format", 0, required_argument, OPT_PREDICT_FORMAT, "FMT",
             "with --predict: print only the predicted PCR 7 as 'yaml' (tpm2_pcrread style) or "
             "'pcrlock' (a systemd-pcrlock record set of every PCR 7 measurement)"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "every PCR the TPM gave no value for on a line of its own"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -83,7 +85,7 @@ static void usage(FILE *f)
 
 struct args {
     const char *log, *root, *pcrs, *efivars, *sbat, *esp, *format;
-    bool predict, json, quiet, pcrs_default, efivars_default;
+    bool predict, json, quiet, verbose, pcrs_default, efivars_default;
     struct cli_apply apply;
 };
 
@@ -109,8 +111,9 @@ static int parse_args(int argc, char **argv, struct args *a)
         case OPT_PREDICT_FORMAT: a->format = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
+        case 'v': a->verbose = true; break;
         case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why, on one line */
         }
     }
     if (optind < argc)
@@ -311,7 +314,8 @@ static int run(const struct args *a, const struct kt_evlog *log, struct counts *
             code = ec;
             goto out;
         }
-        if (ev_pcrs_compare(&p, &x, a->pcrs, a->json, a->quiet, &pc) < 0) {
+        struct ev_show show = {a->json, a->quiet, a->verbose};
+        if (ev_pcrs_compare(&p, &x, a->pcrs, &show, &pc) < 0) {
             code = EXIT_INTERNAL;
             goto out;
         }

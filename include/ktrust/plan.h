@@ -39,6 +39,8 @@ struct kt_plan_opts {
     const char *esp;                     /* an ESP to judge each step by; NULL: none */
     const struct kt_evlog *eventlog;     /* this machine's last boot: PCR 7 predicted
                                             after each step; NULL: none */
+    const char *kek_map;                 /* kek_update_map.json; NULL: one found among
+                                            the updates, if any */
 };
 
 /* One update file found. */

@@ -299,6 +299,8 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     if ((rc = check_inputs(o, p, err)) < 0)
         return rc;
+    if (o->kek_map)
+        kt_fmt(p->map, sizeof(p->map), "%s", o->kek_map);
     struct walk_state w = {.gen = 0};
     p->order = calloc(p->n_files + 1, sizeof(*p->order));
     p->after = calloc(p->n_files + 1, sizeof(*p->after));
