@@ -124,6 +124,26 @@ static void text(const struct kt_plan *p)
         text_state(when, &p->after[i]);
     }
     printf("KEK: %s\n", tx(p->kek_note));
+    if (p->end_missing[0])
+        printf("not given: %s\n", tx(p->end_missing));
+    static const char *const state[] = {"ready", "still AT RISK", "still NOT READY"};
+    printf("after the %s: %s: %s\n", p->n_steps ? "last step" : "plan (no step applies)",
+           p->end_state >= 0 && p->end_state <= 2 ? state[p->end_state] : "unknown",
+           tx(p->end_why));
+    if (p->breaks_step)
+        printf("plan: step %zu stops the ESP's chain booting\n", p->breaks_step);
+    else if (p->before.checked)
+        printf("plan: %zu step%s; the ESP's chain boots after %s\n", p->n_steps,
+               p->n_steps == 1 ? "" : "s", p->n_steps == 1 ? "it" : "each");
+    else
+        printf("plan: %zu step%s; no ESP given: the boot chain was not judged\n", p->n_steps,
+               p->n_steps == 1 ? "" : "s");
+}
+
+/* The summary's verdict, in plan words (CONTRACT's summary shape). */
+static const char *plan_word(const struct kt_plan *p)
+{
+    return p->breaks_step ? "stops_booting" : p->before.checked ? "keeps_booting" : "not_judged";
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -211,6 +231,11 @@ static void json(const struct kt_plan *p, int code)
     }
     jw_arr_end(&w);
     json_state(&w, "final", p->n_steps ? &p->after[p->n_steps - 1] : &p->before);
+    jw_obj(&w, "end");
+    jw_str(&w, "readiness", kt_rollover_state_name((enum kt_rollover_state)p->end_state));
+    jw_str(&w, "why", p->end_why);
+    jw_str(&w, "not_given", p->end_missing[0] ? p->end_missing : NULL);
+    jw_obj_end(&w);
     jw_obj_end(&w);
     jw_newline(&w);
 
@@ -223,7 +248,7 @@ static void json(const struct kt_plan *p, int code)
         {"steps", p->n_steps},
         {"do_not_apply", p->n_files - applies},
     };
-    struct cli_summary sum = {code ? "rejected" : "trusted", code, counts,
+    struct cli_summary sum = {plan_word(p), code, counts,
                               sizeof(counts) / sizeof(counts[0]), false};
     cli_json_summary(stdout, &sum);
 }

@@ -88,6 +88,15 @@ struct kt_plan {
      * booted before it (the ESP's shim or loader boots before the step, not
      * after it); 0 when no step does (or no ESP was given) */
     size_t breaks_step;
+    /* where the plan ends, after the last step (the 2023 rollover, judged as
+     * audit's section judges it): end_state a KT_ROLLOVER_* of ktrust/audit.h
+     * (ready, at risk: KEK lacks KEK 2K CA 2023, not ready: db lacks Microsoft
+     * UEFI CA 2023), end_why what the variables will lack ("db will lack
+     * Microsoft UEFI CA 2023"), end_missing the updates that add a missing CA
+     * and are not among the files or do not apply ("" none) */
+    int end_state;
+    char end_why[512];
+    char end_missing[1024];
 };
 
 /* Returns 0, -ENOMEM, or an error reading the updates (err names it). */

@@ -351,6 +351,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     if (rc < 0)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
     p->breaks_step = breaks(p);
+    kt_plan_end(p);
     return 0;
 }
 
