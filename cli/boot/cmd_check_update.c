@@ -97,7 +97,22 @@ struct run {
     uint16_t machines[16]; /* the machine types of the PEs checked, each once */
     size_t n_machines;
     int worst;
+    struct {
+        int which; /* OPT_DBX, OPT_DB, OPT_DBX_INFO */
+        const char *path;
+    } in[64];
+    size_t n_in;
 };
+
+static int add_input(struct run *R, int which, const char *path)
+{
+    if (R->n_in == sizeof(R->in) / sizeof(R->in[0]))
+        return cli_usage_error("check-update", "at most %zu --dbx-update/--db/--dbx-info files",
+                               R->n_in);
+    R->in[R->n_in].which = which;
+    R->in[R->n_in++].path = path;
+    return 0;
+}
 
 static void print_file(struct run *R, const char *path, const struct kt_update_verdict *v)
 {
@@ -389,11 +404,6 @@ int cmd_check_update(int argc, char **argv)
     int c, rc = 0;
     bool have_dbx = false, install = false;
     const char *efivars = NULL, *root = NULL, *esp = NULL;
-    struct {
-        int which;
-        const char *path;
-    } in[64];
-    size_t n_in = 0;
     if (cli_opts_init(&g, opts) < 0 || kt_update_check_new(&R.u) < 0)
         return EXIT_INTERNAL;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
@@ -407,13 +417,8 @@ int cmd_check_update(int argc, char **argv)
             /* fall through */
         case OPT_DB:
         case OPT_DBX_INFO: /* read once every option is known (--json after them) */
-            if (n_in == sizeof(in) / sizeof(in[0])) {
-                rc = cli_usage_error("check-update", "at most %zu --dbx/--db/--dbx-info files",
-                                     n_in);
+            if ((rc = add_input(&R, c, optarg)) != 0)
                 goto out;
-            }
-            in[n_in].which = c;
-            in[n_in++].path = optarg;
             break;
         case OPT_INSTALL: install = true; break;
         case OPT_EFIVARS: efivars = optarg; break;
@@ -433,12 +438,12 @@ int cmd_check_update(int argc, char **argv)
         default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
     }
-    for (size_t i = 0; i < n_in; i++)
-        if ((rc = load(in[i].path, in[i].which, &R)) != 0)
+    for (size_t i = 0; i < R.n_in; i++)
+        if ((rc = load(R.in[i].path, R.in[i].which, &R)) != 0)
             goto out;
     if (install && (have_dbx || R.have_level || R.have_db)) {
         rc = cli_usage_error("check-update", "--install checks the variables in force: no "
-                                             "--dbx, --db or --sbat-level with it");
+                                             "--dbx-update, --db or --sbat-level with it");
         goto out;
     }
     if (!install && root) {
@@ -464,7 +469,7 @@ int cmd_check_update(int argc, char **argv)
         goto out;
     if (!have_dbx && !R.have_level) {
         rc = cli_usage_error("check-update",
-                             "nothing to check: give --dbx, --efivars and/or --sbat-level");
+                             "nothing to check: give --dbx-update, --efivars and/or --sbat-level");
         goto out;
     }
     if (R.have_level) {

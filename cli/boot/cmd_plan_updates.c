@@ -267,9 +267,15 @@ static int exit_code(const struct kt_plan *p)
  * host). */
 static struct kt_file log_file;
 
-static int load_log(const char *path, const char *root, const char *efivars,
-                    struct kt_evlog *log, bool *have)
+struct log_in {
+    const char *path, *root, *efivars;
+    const struct kt_efivars *vars; /* the machine's: the log must be its own */
+    bool json, quiet;
+};
+
+static int load_log(const struct log_in *in, struct kt_evlog *log, bool *have)
 {
+    const char *path = in->path, *root = in->root, *efivars = in->efivars;
     char def[4200];
     bool given = path != NULL;
     if (!path && efivars && !root)
@@ -291,6 +297,12 @@ static int load_log(const char *path, const char *root, const char *efivars,
         kt_evlog_free(log); /* also after a failed parse */
         kt_file_close(&log_file);
         return given || rc != -ENOENT ? cli_exit_code(rc) : 0;
+    }
+    char why[512];
+    if (kt_evlog_other_machine(log, in->vars, why, sizeof(why)) == 1) { /* not the plan's doing */
+        kt_evlog_free(log);
+        kt_file_close(&log_file);
+        return cli_cannot_answer(in->json, in->quiet, path, EXIT_NOINPUT, "%s", why);
     }
     *have = true;
     return 0;
@@ -372,13 +384,17 @@ int cmd_plan_updates(int argc, char **argv)
     struct kt_efivars vars;
     struct kt_error e = KT_ERROR_INIT;
     if (kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &e) < 0) {
-        cli_error(a->path[KT_AUDIT_EFIVARS], &e);
+        int code = cli_cannot_answer_err(json_out, quiet, a->path[KT_AUDIT_EFIVARS], EXIT_NOINPUT,
+                                         &e);
         free(a);
-        return EXIT_NOINPUT;
+        return code;
     }
     struct kt_evlog log;
     bool have_log = false;
-    int lrc = load_log(log_path, ao.root, ao.efivars, &log, &have_log);
+    struct log_in li = {log_path, ao.root, ao.efivars, &vars, json_out, quiet};
+    int lrc = ao.esp && !a->found[KT_AUDIT_ESP]
+                  ? cli_cannot_answer(json_out, quiet, ao.esp, EXIT_NOINPUT, "cannot open: not a directory")
+                  : load_log(&li, &log, &have_log);
     if (lrc) {
         kt_efivars_free(&vars);
         free(a);
@@ -392,12 +408,6 @@ int cmd_plan_updates(int argc, char **argv)
         .kek_map = kek_map,
         .esp = a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL,
     };
-    if (ao.esp && !a->found[KT_AUDIT_ESP]) {
-        cli_errorf(ao.esp, "cannot open: not a directory");
-        kt_efivars_free(&vars);
-        free(a);
-        return EXIT_NOINPUT;
-    }
     struct kt_plan p;
     int rc = kt_plan_run(&po, &p, &e);
     int code;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "apply_print.h"
+#include "cannot_answer.h"
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "json_summary.h"
@@ -227,6 +228,9 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
     uint8_t *sbat = NULL;
     size_t sbat_len = 0;
     struct cli_apply ap = a->apply;
+    char why[512];
+    if (vars && kt_evlog_other_machine(log, vars, why, sizeof(why)) == 1) /* not the update's doing */
+        return cli_cannot_answer(false, a->quiet || a->json, a->log, EXIT_NOINPUT, "%s", why);
     if (vars && ap.n && cli_apply_all(vars, &ap, a->json, a->quiet || a->format))
         return cli_apply_cannot_answer(&ap, false, a->quiet || a->json); /* the summary follows */
     if (a->sbat) {
