@@ -10,9 +10,10 @@
 #include "audit_print.h"
 #include "cannot_answer.h"
 #include "cli.h"
+#include "sbat_print.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
-       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP, OPT_EVENTLOG };
+       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP, OPT_EVENTLOG, OPT_SBAT_LEVEL };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -24,6 +25,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("modules", 0, required_argument, OPT_MODULES, "DIR", "the kernel's modules"),
     CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
             "the TCG event log of the last boot (default: the system's; none offline)"),
+    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
+            "the SbatLevel before boot for the chain, as chain --sbat-level takes it "
+            "(default: the variables')"),
     CLI_OPT("dbx-update", 0, required_argument, OPT_DBX, "FILE",
             "a dbx update whose effect the outlook shows (repeatable)"),
     CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
@@ -50,7 +54,7 @@ static void usage(FILE *f)
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
         "                    [--modules DIR] [--eventlog LOG] [--dbx-update FILE]...\n"
         "                    [--apply FILE]... [--kek-map JSON] [--json] [--dot OUT.dot] [-v]\n"
-        "                    [--save-root DIR]\n"
+        "                    [--sbat-level SPEC] [--save-root DIR]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
@@ -86,7 +90,7 @@ static void progress(void *ctx, size_t done, size_t total)
         fprintf(stderr, "\r\033[K");
 }
 
-int cmd_audit(int argc, char **argv)
+static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
 {
     struct kt_audit_opts o = {0};
     const char *dot = NULL, *save = NULL;
@@ -116,6 +120,15 @@ int cmd_audit(int argc, char **argv)
         case OPT_SAVE_ROOT: save = optarg; break;
         case OPT_KEK_MAP: o.kek_map = optarg; break;
         case OPT_EVENTLOG: o.eventlog = optarg; break;
+        case OPT_SBAT_LEVEL: {
+            if (*level)
+                return cli_usage_error("audit", "one --sbat-level");
+            int lrc = cli_sbat_level_load(optarg, level);
+            if (lrc)
+                return lrc;
+            o.sbat_level = *level;
+            break;
+        }
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
@@ -175,5 +188,13 @@ int cmd_audit(int argc, char **argv)
     }
     kt_audit_free(a);
     free(a);
+    return code;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    struct kt_sbat_level *level = NULL; /* --sbat-level, closed whatever the way out */
+    int code = audit_main(argc, argv, &level);
+    kt_sbat_level_close(level);
     return code;
 }

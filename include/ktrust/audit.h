@@ -43,6 +43,8 @@ struct kt_audit_opts {
     const char *release;              /* uname -r; NULL: the running kernel's */
     const char *eventlog;             /* the TCG event log; NULL: the system's (under
                                          root, live, none when offline) */
+    const struct kt_sbat_level *sbat_level; /* the SbatLevel before boot for the chain;
+                                               NULL: the variables' */
     const char *dbx[KT_AUDIT_MAX_DBX]; /* dbx updates for the outlook */
     size_t n_dbx;
     bool no_latest;                   /* no outlook for the latest SbatLevel */

@@ -147,6 +147,7 @@ static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
     struct kt_chain_opts co = {
         .vars = a->found[KT_AUDIT_EFIVARS] ? vars : NULL,
         .sbat = true,
+        .sbat_level = o->sbat_level,
         .shim = link_path[KT_AUDIT_SHIM],
         .loader = link_path[KT_AUDIT_LOADER],
         .kernel = link_path[KT_AUDIT_KERNEL_LINK],

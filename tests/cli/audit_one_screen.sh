@@ -5,8 +5,8 @@
 # -v); offline (--efivars and --esp, no --root) it says "the parts given",
 # not "this system (live)", and looks for no kernel or modules; an expiry
 # is said in the tense the day calls for (was "it expires in 2026" on
-# 2026-12-05); audit takes --eventlog and --dbx-update (--dbx the old
-# spelling); eventlog --pcrs says the PCRs the TPM gave no value for in one
+# 2026-12-05); audit takes --eventlog, --sbat-level and --dbx-update
+# (--dbx the old spelling); eventlog --pcrs says the PCRs the TPM gave no value for in one
 # line (was one line each, -v keeps them); eventlog --predict and
 # plan-updates on another machine's log say so ("cannot answer") instead of
 # attributing its PK and KEK to the update.
@@ -63,6 +63,9 @@ a=$("$KTRUST" audit --efivars "$Q" --esp esp --dbx-update "$DBX" --json | jq -c 
 b=$("$KTRUST" audit --efivars "$Q" --esp esp --dbx "$DBX" --json | jq -c 'select(.section=="outlook")')
 expect_eq "$a" "$b" "audit --dbx-update = --dbx"
 expect_match "$a" 'DBXUpdate-amd64.bin' "... the update is used"
+# --sbat-level SPEC: the SbatLevel before boot for the chain (as chain takes it)
+expect_match "$("$KTRUST" audit --efivars "$Q" --esp esp --sbat-level latest)" \
+    '^SbatLevel: in force 2025051000;' "audit --sbat-level latest"
 # check-update: --dbx-update, --esp as a PATH
 a=$("$KTRUST" check-update --dbx-update "$DBX" --esp esp --json | jq -c 'select(.type=="summary")')
 b=$("$KTRUST" check-update --dbx "$DBX" esp --json | jq -c 'select(.type=="summary")')
