@@ -98,6 +98,7 @@ int cli_apply_all(struct kt_efivars *s, struct cli_apply *a, bool json, bool qui
 {
     int worst = 0;
     a->failed = NULL;
+    a->keys_changed = false;
     for (size_t i = 0; i < a->n; i++) {
         struct kt_efivars_change c;
         int rc = kt_efivars_apply_file(s, a->files[i], &c);
@@ -109,6 +110,8 @@ int cli_apply_all(struct kt_efivars *s, struct cli_apply *a, bool json, bool qui
         } else if (!quiet) {
             cli_apply_text(a->files[i], &c);
         }
+        if (rc == 0)
+            a->keys_changed |= c.target == KT_EFIVAR_PK || c.target == KT_EFIVAR_KEK;
         if (rc < 0 && !a->failed) {
             a->failed = a->files[i];
             a->failed_code = cli_exit_code(rc);

@@ -19,6 +19,7 @@ struct cli_apply {
     const char *failed;
     char why[512];
     int failed_code;
+    bool keys_changed; /* an applied file wrote PK or KEK */
 };
 
 /* Remember one --apply FILE; -1 (with the usage message printed) when there

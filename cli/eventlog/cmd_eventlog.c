@@ -228,11 +228,22 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
     uint8_t *sbat = NULL;
     size_t sbat_len = 0;
     struct cli_apply ap = a->apply;
-    char why[512];
-    if (vars && kt_evlog_other_machine(log, vars, why, sizeof(why)) == 1) /* not the update's doing */
-        return cli_cannot_answer(false, a->quiet || a->json, a->log, EXIT_NOINPUT, "%s", why);
-    if (vars && ap.n && cli_apply_all(vars, &ap, a->json, a->quiet || a->format))
+    struct kt_efivars was = {0};
+    bool have_was = vars && ap.n && kt_efivars_copy(vars, &was) == 0;
+    if (vars && ap.n && cli_apply_all(vars, &ap, a->json, a->quiet || a->format)) {
+        if (have_was)
+            kt_efivars_free(&was);
         return cli_apply_cannot_answer(&ap, false, a->quiet || a->json); /* the summary follows */
+    }
+    /* updates that write neither PK nor KEK, on variables whose PK and KEK
+     * both differ from the log's: another machine's log, not the updates' doing
+     * (without --apply the variables' own changes are what is predicted) */
+    char why[512];
+    int other = have_was && !ap.keys_changed ? kt_evlog_other_machine(log, &was, why, sizeof(why)) : 0;
+    if (have_was)
+        kt_efivars_free(&was);
+    if (other == 1)
+        return cli_cannot_answer(false, a->quiet || a->json, a->log, EXIT_NOINPUT, "%s", why);
     if (a->sbat) {
         int rc = cli_sbat_payload(a->sbat, &sbat, &sbat_len);
         if (rc)

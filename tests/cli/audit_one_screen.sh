@@ -86,6 +86,10 @@ expect_eq "$?" 66 "eventlog --predict, another machine's log: exit"
 expect_match "$(printf '%s\n' "$out" | tail -1)" "^cannot answer: .*another machine's: the PK and KEK it measured differ" \
     "... says so"
 expect_eq "$(printf '%s\n' "$out" | grep -c 'PK: CHANGES')" 0 "... and does not blame the update"
+# without --apply the variables' own PK and KEK are the change predicted
+# (keys re-enrolled since the last boot): no "cannot answer"
+expect_exit 0 "eventlog --predict, PK and KEK re-enrolled, no update" -- \
+    "$KTRUST" eventlog "$LOG" --predict --efivars "$E1"
 out=$("$KTRUST" plan-updates --efivars "$E1" --eventlog "$LOG" "$DBX" 2>/dev/null)
 expect_eq "$?" 66 "plan-updates, another machine's log: exit"
 expect_match "$out" "^cannot answer: .*another machine's" "... says so"
