@@ -22,7 +22,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
             "the UEFI db: certificates (DER/PEM) or an EFI signature list (repeatable; "
             "required without --efivars)"),
-    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE", "the dbx, the same way (repeatable)"),
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+            "the dbx variable's contents, the same way (repeatable); an update to consider is "
+            "check-update/audit --dbx-update"),
     CLI_OPT("mok", 0, required_argument, OPT_MOK, "FILE",
             "MOK keys, the same way (repeatable); a SHA-256 image hash in them admits an image "
             "at shim's links"),
