@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cannot_answer.h"
 #include "cli.h"
 #include "ktrust/error.h"
 #include "text_escape.h"
@@ -94,9 +95,11 @@ void cli_apply_text(const char *file, const struct kt_efivars_change *c)
         printf("  %s unchanged\n", var);
 }
 
-int cli_apply_all(struct kt_efivars *s, const struct cli_apply *a, bool json, bool quiet)
+int cli_apply_all(struct kt_efivars *s, struct cli_apply *a, bool json, bool quiet)
 {
     int worst = 0;
+    a->failed = NULL;
+    a->keys_changed = false;
     for (size_t i = 0; i < a->n; i++) {
         struct kt_efivars_change c;
         int rc = kt_efivars_apply_file(s, a->files[i], &c);
@@ -108,6 +111,13 @@ int cli_apply_all(struct kt_efivars *s, const struct cli_apply *a, bool json, bo
         } else if (!quiet) {
             cli_apply_text(a->files[i], &c);
         }
+        if (rc == 0)
+            a->keys_changed |= c.target == KT_EFIVAR_PK || c.target == KT_EFIVAR_KEK;
+        if (rc < 0 && !a->failed) {
+            a->failed = a->files[i];
+            a->failed_code = cli_exit_code(rc);
+            kt_fmt(a->why, sizeof(a->why), "%s", c.error.what);
+        }
         if (rc < 0) {
             int code = cli_exit_code(rc);
             if (code > worst)
@@ -116,4 +126,12 @@ int cli_apply_all(struct kt_efivars *s, const struct cli_apply *a, bool json, bo
         kt_efivars_change_free(&c);
     }
     return worst;
+}
+
+int cli_apply_cannot_answer(const struct cli_apply *a, bool json, bool quiet)
+{
+    if (!a->failed)
+        return 0;
+    return cli_cannot_answer(json, quiet, a->failed, a->failed_code,
+                             "not applied: %s", a->why);
 }

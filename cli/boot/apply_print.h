@@ -15,6 +15,11 @@
 struct cli_apply {
     const char *files[CLI_MAX_APPLY];
     size_t n;
+    /* the first file not applied (NULL: all applied), why, its exit code */
+    const char *failed;
+    char why[512];
+    int failed_code;
+    bool keys_changed; /* an applied file wrote PK or KEK */
 };
 
 /* Remember one --apply FILE; -1 (with the usage message printed) when there
@@ -28,7 +33,12 @@ void cli_apply_text(const char *file, const struct kt_efivars_change *c);
 
 /* Apply every file to *s in order, printing each change (JSON objects on
  * their own lines, or text unless quiet).  Returns the worst exit code of
- * the files not applied (0 when all applied). */
-int cli_apply_all(struct kt_efivars *s, const struct cli_apply *a, bool json, bool quiet);
+ * the files not applied (0 when all applied); a->failed names the first. */
+int cli_apply_all(struct kt_efivars *s, struct cli_apply *a, bool json, bool quiet);
+
+/* When a file was not applied: the command's conclusion is "cannot answer:
+ * FILE: not applied: WHY" (cli_cannot_answer), never its answer for a state
+ * the update did not reach; returns the exit code (0 when all applied). */
+int cli_apply_cannot_answer(const struct cli_apply *a, bool json, bool quiet);
 
 #endif

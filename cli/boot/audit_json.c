@@ -264,7 +264,7 @@ static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
     int code = audit_exit_code(a);
     size_t missing = 0;
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
-        missing += !a->found[i];
+        missing += !a->found[i] && a->path[i][0]; /* offline: a part not given is not missing */
     size_t not_loading = a->n_modules - a->n_modules_trusted;
     struct cli_count c[] = {{"parts_missing", missing},
                             {"modules_not_loading", not_loading},

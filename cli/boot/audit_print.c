@@ -27,7 +27,7 @@ static const char *tristate(int v, const char *on, const char *off)
 
 /* ---- text ------------------------------------------------------------- */
 
-static void text_var(const struct kt_audit_var *v, bool mok_trusted)
+static void text_var(const struct kt_audit_var *v, bool mok_trusted, bool verbose)
 {
     if (!v->present) {
         printf("  %-10s not set\n", v->name);
@@ -44,7 +44,7 @@ static void text_var(const struct kt_audit_var *v, bool mok_trusted)
     printf("\n");
     if (v->error)
         printf("             cannot be read in full: %s\n", tx(v->error_what));
-    if (v->n_owners) {
+    if (v->n_owners && verbose) {
         printf("             owners:");
         for (size_t i = 0; i < v->n_owners; i++) {
             const char *n = kt_audit_owner_name(v->owners[i].guid);
@@ -57,7 +57,7 @@ static void text_var(const struct kt_audit_var *v, bool mok_trusted)
         printf("             - %s\n", tx(v->certs[i]));
 }
 
-static void text_link(const struct kt_audit *a, int i, const char *label)
+static void text_link(const struct kt_audit *a, int i, const char *label, bool verbose)
 {
     const struct kt_audit_link *L = &a->links[i];
     char hint[768];
@@ -66,7 +66,7 @@ static void text_link(const struct kt_audit *a, int i, const char *label)
         return;
     }
     printf("  %-7s %s: %s — %s\n", label, tx(L->path), vname(L->link.verdict), tx(L->link.reason));
-    if (L->sbat[0])
+    if (L->sbat[0] && (verbose || L->link.verdict)) /* a link that passes: -v */
         printf("          sbat: %s\n", tx(L->sbat));
     audit_link_hint(a, i, hint, sizeof(hint));
     if (hint[0])
@@ -190,13 +190,45 @@ static void text_sealed(const struct kt_audit *a)
     cli_seal_reseal(f, a->sealed_check, "  ");
 }
 
+/* The verdict in one sentence: the first line of the report and its last. */
+static void summary_line(const struct kt_audit *a, const struct kt_audit_opts *o, char *buf,
+                         size_t cap)
+{
+    int code = audit_exit_code(a);
+    size_t revoked = 0;
+    for (size_t i = 0; i < a->n_outlook; i++)
+        revoked += a->outlook[i].detail[0] != 0;
+    size_t missing = 0;
+    for (int i = 0; i < KT_AUDIT__PARTS; i++)
+        missing += !a->found[i] && a->path[i][0]; /* offline: a part not given is not missing */
+    if (a->unanswered[0] && (a->found[KT_AUDIT_EFIVARS] || a->found[KT_AUDIT_ESP]))
+        snprintf(buf, cap, "cannot answer: %s", tx(a->unanswered));
+    else if (code == EXIT_NOINPUT)
+        snprintf(buf, cap, "nothing to audit: no EFI variables, ESP, kernel or modules found");
+    else
+        snprintf(buf, cap, "%s; %zu part%s missing; %zu module%s would not load; %zu boot file%s "
+                 "would be revoked by the update%s",
+                 code == 0 ? "every link present is trusted" : kt_verdict_name((enum kt_verdict)code),
+                 missing, missing == 1 ? "" : "s", a->n_modules - a->n_modules_trusted,
+                 a->n_modules - a->n_modules_trusted == 1 ? "" : "s", revoked,
+                 revoked == 1 ? "" : "s", o->n_dbx ? "s" : " (SbatLevel latest)");
+}
+
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
 {
-    printf("ktrust audit of %s\n", o->root ? tx(o->root) : "this system (live)");
+    printf("ktrust audit of %s\n", o->root      ? tx(o->root)
+                                  : a->offline ? "the parts given (offline: nothing of this host)"
+                                               : "this system (live)");
+    char line[1024];
+    summary_line(a, o, line, sizeof(line));
+    printf("verdict: %s", line); /* first, and again as the last line */
+    if (a->rollover.checked)
+        printf("; rollover %s", audit_rollover_state_word(a->rollover.state));
+    printf("%s\n", verbose ? "" : " (-v: every detail)");
     printf("parts:\n");
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
         printf("  %-8s %s%s\n", kt_audit_part_name((enum kt_audit_part)i), tx(a->path[i]),
-               a->found[i] ? "" : ": missing");
+               a->found[i] ? "" : a->path[i][0] ? ": missing" : "not given");
     if (!a->found[KT_AUDIT_EFIVARS])
         printf("firmware: no EFI variables (not booted with UEFI, efivarfs not mounted, or "
                "give --efivars DIR)\n");
@@ -212,7 +244,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     if (a->found[KT_AUDIT_EFIVARS]) {
         printf("variables%s:\n", a->n_applied ? " (after the updates applied)" : "");
         for (int i = 0; i < KT_AUDIT__VARS; i++)
-            text_var(&a->vars[i], a->mok_trusted);
+            text_var(&a->vars[i], a->mok_trusted, verbose);
     }
     if (a->have_sbat_current || a->have_sbat_next || a->sbat_note[0])
         printf("SbatLevel: in force %s; next boot: %s\n",
@@ -221,28 +253,13 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
                a->sbat_note[0] ? tx(a->sbat_note) : "unknown (no shim)");
     text_boot(a);
     printf("chain: firmware (db, dbx)\n");
-    text_link(a, KT_AUDIT_SHIM, "shim");
-    text_link(a, KT_AUDIT_LOADER, "loader");
-    text_link(a, KT_AUDIT_KERNEL_LINK, "kernel");
+    text_link(a, KT_AUDIT_SHIM, "shim", verbose);
+    text_link(a, KT_AUDIT_LOADER, "loader", verbose);
+    text_link(a, KT_AUDIT_KERNEL_LINK, "kernel", verbose);
     text_modules(a, verbose);
     text_outlook(a, o);
     text_measured(a);
     text_sealed(a);
-    audit_print_rollover(a);
-    int code = audit_exit_code(a);
-    size_t revoked = 0;
-    for (size_t i = 0; i < a->n_outlook; i++)
-        revoked += a->outlook[i].detail[0] != 0;
-    size_t missing = 0;
-    for (int i = 0; i < KT_AUDIT__PARTS; i++)
-        missing += !a->found[i];
-    if (code == EXIT_NOINPUT)
-        printf("summary: nothing to audit: no EFI variables, ESP, kernel or modules found\n");
-    else
-        printf("summary: %s; %zu part%s missing; %zu module%s would not load; %zu boot file%s "
-               "would be revoked by the update%s\n",
-               code == 0 ? "every link present is trusted" : kt_verdict_name((enum kt_verdict)code),
-               missing, missing == 1 ? "" : "s", a->n_modules - a->n_modules_trusted,
-               a->n_modules - a->n_modules_trusted == 1 ? "" : "s", revoked,
-               revoked == 1 ? "" : "s", o->n_dbx ? "s" : " (SbatLevel latest)");
+    audit_print_rollover(a, verbose);
+    printf("summary: %s\n", line);
 }

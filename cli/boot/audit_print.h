@@ -20,7 +20,9 @@ void audit_group_hint(const struct kt_audit *a, const struct kt_audit_group *g, 
 void audit_rollover_hint(const struct kt_audit *a, const struct kt_rollover_finding *f, char *out,
                          size_t cap);
 /* The rollover section, as text and as its JSON object. */
-void audit_print_rollover(const struct kt_audit *a);
+void audit_print_rollover(const struct kt_audit *a, bool verbose);
+/* "ready", "AT RISK", "NOT READY" (the text's words for a rollover state). */
+const char *audit_rollover_state_word(int state);
 void audit_json_rollover(const struct kt_audit *a);
 /* Write the DOT picture; 0 or EXIT_NOINPUT (the error printed). */
 int audit_write_dot(const struct kt_audit *a, const char *out);

@@ -20,7 +20,7 @@ static const char *label(int state)
     return l[state];
 }
 
-static void text_image(const struct kt_audit *a, const struct kt_rollover_image *im)
+static void text_image(const struct kt_audit *a, const struct kt_rollover_image *im, bool verbose)
 {
     if (!im->present)
         return;
@@ -32,6 +32,8 @@ static void text_image(const struct kt_audit *a, const struct kt_rollover_image 
     for (int s = 0; s < KT_ROLLOVER__STATES; s++)
         printf("%s %s %s", s ? ";" : "", label(s), im->verdict[s] == 0 ? "boots" : "does NOT boot");
     printf("\n");
+    if (!verbose) /* the per-signature what-ifs: -v */
+        return;
     for (size_t i = 0; i < im->n_sigs; i++) {
         const struct kt_rollover_sig *g = &im->sigs[i];
         printf("    signature %d (%s):", g->index,
@@ -54,7 +56,12 @@ static void text_image(const struct kt_audit *a, const struct kt_rollover_image 
             printf("    %s: %s\n", label(s), tx(im->reason[s]));
 }
 
-void audit_print_rollover(const struct kt_audit *a)
+const char *audit_rollover_state_word(int state)
+{
+    return state_word(state);
+}
+
+void audit_print_rollover(const struct kt_audit *a, bool verbose)
 {
     const struct kt_rollover *ro = &a->rollover;
     if (!ro->checked)
@@ -75,7 +82,7 @@ void audit_print_rollover(const struct kt_audit *a)
         printf("  kek_update_map.json: %s%s\n", ro->kek_map ? "this PK's KEK update is " : "no entry for this PK",
                ro->kek_map ? tx(ro->kek_update) : "");
     for (int i = 0; i < 2; i++)
-        text_image(a, &ro->images[i]);
+        text_image(a, &ro->images[i], verbose);
     for (size_t i = 0; i < ro->n_findings; i++) {
         const struct kt_rollover_finding *f = &ro->findings[i];
         char hint[768];

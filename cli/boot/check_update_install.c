@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_update_install.h"
 
 #include "apply_print.h"
+#include "cannot_answer.h"
 #include "cli.h"
 #include "evlog_load.h"
 #include "seal_lines.h"
@@ -180,13 +182,13 @@ static const char *vars_dir(const char *efivars, const char *root, char *buf, si
  * root or on the live system) stays behind the new shim; into out, or "".
  * --efivars alone is another machine's variables: no ESP of this host is
  * looked at (offline reads nothing of the host). */
-static void current_loader(const char *root, const char *efivars, char *out, size_t cap)
+static void current_loader(const struct cli_install_in *in, char *out, size_t cap)
 {
     /* only the ESP: "" for the other parts looks nowhere */
-    struct kt_audit_opts o = {.root = root, .efivars = efivars, .kernel = "", .modules = "",
-                              .release = ""};
+    struct kt_audit_opts o = {.root = in->root, .efivars = in->efivars, .esp = in->esp,
+                              .kernel = "", .modules = "", .release = ""};
     out[0] = 0;
-    if (efivars && !root)
+    if (in->efivars && !in->root && !in->esp)
         return;
     struct kt_audit *a = calloc(1, sizeof(*a));
     if (!a)
@@ -197,10 +199,11 @@ static void current_loader(const char *root, const char *efivars, char *out, siz
     free(a);
 }
 
-int cli_check_install(int argc, char **argv, const char *efivars, const char *root,
-                      const struct cli_apply *apply, const struct cli_install_seal *seal,
-                      bool json, bool quiet)
+int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bool json,
+                      bool quiet)
 {
+    const char *efivars = in->efivars, *root = in->root;
+    struct cli_apply *apply = in->apply;
     if (argc < 1)
         return cli_usage_error("check-update", "--install needs NEW_SHIM [NEW_LOADER ...]");
     char buf[4200];
@@ -213,18 +216,31 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
         code = EXIT_INTERNAL;
         goto out;
     }
+    struct stat st;
+    if (in->esp && (stat(in->esp, &st) < 0 || !S_ISDIR(st.st_mode))) {
+        code = cli_cannot_answer(json, quiet, in->esp, EXIT_NOINPUT, "cannot open: not a directory");
+        goto out;
+    }
     int rc = kt_efivars_read(dir, vars, &e);
+    if (rc < 0 && !efivars && rc == -ENOENT) { /* not a UEFI system: 69, never an input's 66 */
+        code = cli_cannot_answer(json, quiet, dir, EXIT_NO_EFI, "no EFI variables (not booted "
+                                 "with UEFI, or efivarfs not mounted; give --efivars DIR)");
+        goto out;
+    }
     if (rc < 0) {
-        cli_errorf(dir, "cannot read the firmware variables: %s (give --efivars DIR)", e.what);
-        code = cli_exit_code(rc);
+        code = cli_cannot_answer(json, quiet, dir, cli_exit_code(rc),
+                                 "cannot read the firmware variables: %s", e.what);
         goto out;
     }
     /* the updates first: "after DBUpdate3P2023, would it boot this shim?" */
-    int apply_code = cli_apply_all(vars, apply, json, quiet);
+    if (cli_apply_all(vars, apply, json, quiet)) {
+        code = cli_apply_cannot_answer(apply, json, quiet);
+        goto out;
+    }
     static char cur[4200];
     char *cur_argv[2] = {argv[0], cur};
     if (argc == 1) {
-        current_loader(root, efivars, cur, sizeof(cur));
+        current_loader(in, cur, sizeof(cur));
         if (cur[0]) {
             argv = cur_argv;
             argc = 2;
@@ -235,17 +251,18 @@ int cli_check_install(int argc, char **argv, const char *efivars, const char *ro
     rc = kt_chain_install_check(vars, argv[0], (const char *const *)argv + 1, (size_t)argc - 1,
                                 r, &e);
     if (rc < 0) {
-        cli_error(r->file ? r->file : argv[0], &e);
         code = cli_exit_code(rc);
-        if (json)
-            print_json_failed(argv[0], argv + 1, argc - 1, r->file ? r->file : argv[0], rc, &e,
-                              code);
+        if (!json) {
+            cli_cannot_answer_err(false, quiet, r->file ? r->file : argv[0], code, &e);
+            goto out;
+        }
+        cli_error(r->file ? r->file : argv[0], &e);
+        print_json_failed(argv[0], argv + 1, argc - 1, r->file ? r->file : argv[0], rc, &e,
+                          code);
         goto out;
     }
     code = r->verdict == 0 ? 0 : 5;
-    if (apply_code > code)
-        code = apply_code;
-    int seal_code = check_sealed(seal, root, efivars, vars, argv[0], argc > 1 ? argv[1] : NULL);
+    int seal_code = check_sealed(in->seal, root, efivars, vars, argv[0], argc > 1 ? argv[1] : NULL);
     if (seal_code > code)
         code = seal_code;
     if (json)

@@ -15,13 +15,19 @@ struct cli_install_seal {
     size_t n_luks;
 };
 
-/* argv: NEW_SHIM [NEW_LOADER ...].  efivars / root may be NULL.  Returns
- * the exit code: 0 they boot, 5 they do not, 4/66 an input, 64 usage (the
- * sealed keys' verdicts are reported, not folded in: unseal-check's exit
- * code says them). */
+/* argv: NEW_SHIM [NEW_LOADER ...].  Returns the exit code: 0 they boot, 5
+ * they do not, 4/66 an input ("cannot answer"), 69 no EFI variables where
+ * the system keeps them, 64 usage (the sealed keys' verdicts are reported,
+ * not folded in: unseal-check's exit code says them). */
 struct cli_apply;
-int cli_check_install(int argc, char **argv, const char *efivars, const char *root,
-                      const struct cli_apply *apply, const struct cli_install_seal *seal,
-                      bool json, bool quiet);
+/* Where the machine is: --efivars, --root, --esp (each NULL when not given),
+ * the --apply files, the sealed keys to check. */
+struct cli_install_in {
+    const char *efivars, *root, *esp;
+    struct cli_apply *apply;
+    const struct cli_install_seal *seal;
+};
+int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bool json,
+                      bool quiet);
 
 #endif

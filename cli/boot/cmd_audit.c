@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include "audit_print.h"
+#include "cannot_answer.h"
 #include "cli.h"
+#include "sbat_print.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
-       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP };
+       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP, OPT_EVENTLOG, OPT_SBAT_LEVEL };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -21,8 +23,15 @@ static const struct cli_opt opts[] = {
             "the firmware variables (default " KT_SYS_EFIVARS_PATH ")"),
     CLI_OPT("kernel", 0, required_argument, OPT_KERNEL, "VMLINUZ", "the kernel image"),
     CLI_OPT("modules", 0, required_argument, OPT_MODULES, "DIR", "the kernel's modules"),
-    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+    CLI_OPT("eventlog", 0, required_argument, OPT_EVENTLOG, "LOG",
+            "the TCG event log of the last boot (default: the system's; none offline)"),
+    CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
+            "the SbatLevel before boot for the chain, as chain --sbat-level takes it "
+            "(default: the variables')"),
+    CLI_OPT("dbx-update", 0, required_argument, OPT_DBX, "FILE",
             "a dbx update whose effect the outlook shows (repeatable)"),
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+            "the old spelling of --dbx-update (in chain, --dbx is the dbx variable)"),
     CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
             "a signed db/dbx/KEK/PK update applied to the variables first, as firmware would "
             "(repeatable, in order)"),
@@ -43,13 +52,14 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
-        "                    [--modules DIR] [--dbx FILE]... [--apply FILE]... [--kek-map JSON]\n"
-        "                    [--json] [--dot OUT.dot] [-v] [--save-root DIR]\n"
+        "                    [--modules DIR] [--eventlog LOG] [--dbx-update FILE]...\n"
+        "                    [--apply FILE]... [--kek-map JSON] [--json] [--dot OUT.dot] [-v]\n"
+        "                    [--sbat-level SPEC] [--save-root DIR]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
-        "kernel -> modules as `chain` does, verifies every module, and says what the --dbx\n"
-        "updates and the latest SbatLevel would revoke (as `check-update`).  The rollover\n"
+        "kernel -> modules as `chain` does, verifies every module, and says what the\n"
+        "--dbx-update files and the latest SbatLevel would revoke (as `check-update`).  The rollover\n"
         "section: which 2011 and 2023 Microsoft CAs KEK, db and dbx hold, shim and the\n"
         "loader today and without UEFI CA 2011, known test PKs (PKfail), what to do; and\n"
         "whether the machine is ready, at risk or not ready.\n"
@@ -59,13 +69,16 @@ static void usage(FILE *f)
         "/boot/vmlinuz-$(uname -r) (under --root: the newest boot/vmlinuz-* when that is\n"
         "absent); its modules /lib/modules/RELEASE.  --root DIR: the same paths under DIR.\n"
         "A part that is missing is reported as missing; the rest is still audited.\n"
+        "Offline (--efivars or --esp without --root): only the parts given are read,\n"
+        "nothing of this host (no kernel, modules or event log unless given).\n"
         "--save-root DIR: the variables, boot files, kernel, modules and TCG event log\n"
         "read, copied into DIR as --root expects them (written whole or not at all).\n"
         "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
         "outlook, rollover, summary; fields in ktrust(1)).\n",
         opts,
         "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
-        "66 when no part at all was found.  The outlook does not change it.\n");
+        "66 when a path given cannot be read, or no boot chain (shim, loader or kernel)\n"
+        "was found: \"cannot answer\".  The outlook does not change it.\n");
 }
 
 static void progress(void *ctx, size_t done, size_t total)
@@ -77,7 +90,7 @@ static void progress(void *ctx, size_t done, size_t total)
         fprintf(stderr, "\r\033[K");
 }
 
-int cmd_audit(int argc, char **argv)
+static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
 {
     struct kt_audit_opts o = {0};
     const char *dot = NULL, *save = NULL;
@@ -106,6 +119,16 @@ int cmd_audit(int argc, char **argv)
         case OPT_DOT: dot = optarg; break;
         case OPT_SAVE_ROOT: save = optarg; break;
         case OPT_KEK_MAP: o.kek_map = optarg; break;
+        case OPT_EVENTLOG: o.eventlog = optarg; break;
+        case OPT_SBAT_LEVEL: {
+            if (*level)
+                return cli_usage_error("audit", "one --sbat-level");
+            int lrc = cli_sbat_level_load(optarg, level);
+            if (lrc)
+                return lrc;
+            o.sbat_level = *level;
+            break;
+        }
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
@@ -132,10 +155,11 @@ int cmd_audit(int argc, char **argv)
         return EXIT_INTERNAL;
     rc = kt_audit_run(&o, a, &e);
     if (rc < 0) {
-        cli_error(a->error_file ? a->error_file : "audit", &e);
+        int code = cli_cannot_answer_err(json, quiet, a->error_file ? a->error_file : "audit",
+                                         cli_exit_code(rc), &e);
         kt_audit_free(a);
         free(a);
-        return cli_exit_code(rc);
+        return code;
     }
     if (save) { /* whole or not at all; a failure prints no report */
         struct kt_audit_saved sv;
@@ -164,5 +188,13 @@ int cmd_audit(int argc, char **argv)
     }
     kt_audit_free(a);
     free(a);
+    return code;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    struct kt_sbat_level *level = NULL; /* --sbat-level, closed whatever the way out */
+    int code = audit_main(argc, argv, &level);
+    kt_sbat_level_close(level);
     return code;
 }

@@ -22,7 +22,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
             "the UEFI db: certificates (DER/PEM) or an EFI signature list (repeatable; "
             "required without --efivars)"),
-    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE", "the dbx, the same way (repeatable)"),
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+            "the dbx variable's contents, the same way (repeatable); an update to consider is "
+            "check-update/audit --dbx-update"),
     CLI_OPT("mok", 0, required_argument, OPT_MOK, "FILE",
             "MOK keys, the same way (repeatable); a SHA-256 image hash in them admits an image "
             "at shim's links"),
@@ -397,7 +399,11 @@ int cmd_chain(int argc, char **argv)
         }
         co.vars = &vars;
     }
-    int apply_worst = cli_apply_all(&vars, &apply, json, quiet);
+    if (cli_apply_all(&vars, &apply, json, quiet)) {
+        kt_efivars_free(&vars);
+        kt_sbat_level_close(level);
+        return cli_apply_cannot_answer(&apply, json, quiet);
+    }
     size_t n_links = (size_t)(argc - optind);
     struct kt_chain_link *links = calloc(n_links, sizeof(*links));
     if (!links) {
@@ -421,8 +427,6 @@ int cmd_chain(int argc, char **argv)
                 worst = drc;
         }
     }
-    if (apply_worst > worst)
-        worst = apply_worst;
     free(links);
     kt_chain_report_free(&r);
     kt_efivars_free(&vars);

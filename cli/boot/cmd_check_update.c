@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "apply_print.h"
+#include "cannot_answer.h"
 #include "check_update_install.h"
 #include "seal_lines.h"
 #include "cli.h"
@@ -20,12 +21,17 @@
 #include "sbat_print.h"
 
 enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_INSTALL,
-       OPT_EFIVARS, OPT_ROOT, OPT_APPLY, OPT_EVENTLOG };
+       OPT_EFIVARS, OPT_ROOT, OPT_APPLY, OPT_EVENTLOG, OPT_ESP };
 
 static const struct cli_opt opts[] = {
-    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+    CLI_OPT("dbx-update", 0, required_argument, OPT_DBX, "FILE",
             "a dbx update: a signed update file, an ESL or an efivarfs dump (repeatable; "
             "they combine)"),
+    CLI_OPT("dbx", 0, required_argument, OPT_DBX, "FILE",
+            "the old spelling of --dbx-update (in chain, --dbx is the dbx variable)"),
+    CLI_OPT("esp", 0, required_argument, OPT_ESP, "DIR",
+            "the EFI system partition: its boot binaries are checked (a PATH); with "
+            "--install, where the current loader is"),
     CLI_OPT("sbat-level", 0, required_argument, OPT_SBAT_LEVEL, "SPEC",
             "an SbatLevel, as verify-pe --sbat-level takes it"),
     CLI_OPT("db", 0, required_argument, OPT_DB, "FILE",
@@ -64,11 +70,12 @@ static void usage(FILE *f)
 {
     cli_usage_print(
         f,
-        "usage: ktrust check-update [--dbx FILE]... [--sbat-level SPEC] [--db FILE]...\n"
+        "usage: ktrust check-update [--dbx-update FILE]... [--sbat-level SPEC] [--db FILE]...\n"
         "                           [--efivars DIR [--apply FILE]...] [--dbx-info JSON]\n"
-        "                           [--json] [-q] [-v] PATH...\n"
-        "       ktrust check-update --install [--efivars DIR | --root DIR] [--apply FILE]...\n"
-        "                           [--eventlog LOG] [--luks SOURCE]... [--json] [-q]\n"
+        "                           [--json] [-q] [-v] [--esp DIR] PATH...\n"
+        "       ktrust check-update --install [--efivars DIR | --root DIR] [--esp DIR]\n"
+        "                           [--apply FILE]... [--eventlog LOG] [--luks SOURCE]...\n"
+        "                           [--json] [-q]\n"
         "                           NEW_SHIM [NEW_LOADER ...]\n"
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
         "files or directories)?  Every PE found (PE32 and PE32+; by its MZ header, or\n"
@@ -97,7 +104,22 @@ struct run {
     uint16_t machines[16]; /* the machine types of the PEs checked, each once */
     size_t n_machines;
     int worst;
+    struct {
+        int which; /* OPT_DBX, OPT_DB, OPT_DBX_INFO */
+        const char *path;
+    } in[64];
+    size_t n_in;
 };
+
+static int add_input(struct run *R, int which, const char *path)
+{
+    if (R->n_in == sizeof(R->in) / sizeof(R->in[0]))
+        return cli_usage_error("check-update", "at most %zu --dbx-update/--db/--dbx-info files",
+                               R->n_in);
+    R->in[R->n_in].which = which;
+    R->in[R->n_in++].path = path;
+    return 0;
+}
 
 static void print_file(struct run *R, const char *path, const struct kt_update_verdict *v)
 {
@@ -305,16 +327,14 @@ static int load(const char *path, int which, struct run *R)
         }
     }
     kt_file_close(&f);
-    if (rc < 0) {
-        cli_error(path, &e);
-        return cli_exit_code(rc);
-    }
+    if (rc < 0) /* never "still boots" from an update that was not read */
+        return cli_cannot_answer_err(R->json, R->quiet, path, cli_exit_code(rc), &e);
     return 0;
 }
 
 /* The variables in force after the --apply files: their dbx is checked,
  * their db vouches. */
-static int load_efivars(struct run *R, const char *dir, const struct cli_apply *apply,
+static int load_efivars(struct run *R, const char *dir, struct cli_apply *apply,
                         struct kt_efivars *vars, bool *have_dbx)
 {
     struct kt_error e = KT_ERROR_INIT;
@@ -322,7 +342,8 @@ static int load_efivars(struct run *R, const char *dir, const struct cli_apply *
         cli_error(dir, &e);
         return cli_exit_code(e.code);
     }
-    int worst = cli_apply_all(vars, apply, R->json, R->quiet);
+    if (cli_apply_all(vars, apply, R->json, R->quiet))
+        return cli_apply_cannot_answer(apply, R->json, R->quiet);
     size_t len;
     const uint8_t *p = kt_efivar_data(&vars->var[KT_EFIVAR_DBX], &len);
     if (p && len && kt_update_check_add_dbx(R->u, p, len, vars->var[KT_EFIVAR_DBX].path, &e) < 0) {
@@ -338,7 +359,7 @@ static int load_efivars(struct run *R, const char *dir, const struct cli_apply *
         }
         R->have_db = true;
     }
-    return worst;
+    return 0;
 }
 
 /* Checks every PE under the paths (files, or directories walked). */
@@ -364,8 +385,14 @@ static void check_paths(struct run *R, char **paths, int n)
 }
 
 /* The closing line, or the summary object. */
-static void report(const struct run *R)
+static void report(struct run *R, char **paths, int n)
 {
+    if (R->files == 0) { /* a mistyped ESP is not "0 would be revoked" */
+        R->worst = cli_cannot_answer(R->json, R->quiet, n == 1 ? paths[0] : "PATH",
+                                     R->worst > EXIT_NOINPUT ? R->worst : EXIT_NOINPUT,
+                                     "no boot file (PE image) found to check");
+        return;
+    }
     if (R->json)
         summary_json(R);
     else if (!R->quiet)
@@ -383,7 +410,7 @@ int cmd_check_update(int argc, char **argv)
     struct kt_sbat_level *level = NULL;
     int c, rc = 0;
     bool have_dbx = false, install = false;
-    const char *efivars = NULL, *root = NULL;
+    const char *efivars = NULL, *root = NULL, *esp = NULL;
     struct cli_install_seal seal = {.luks = calloc((size_t)argc + 1, sizeof(char *))};
     if (!seal.luks || cli_opts_init(&g, opts) < 0 || kt_update_check_new(&R.u) < 0) {
         free(seal.luks);
@@ -399,8 +426,8 @@ int cmd_check_update(int argc, char **argv)
             have_dbx = true;
             /* fall through */
         case OPT_DB:
-        case OPT_DBX_INFO:
-            if ((rc = load(optarg, c, &R)) != 0)
+        case OPT_DBX_INFO: /* read once every option is known (--json after them) */
+            if ((rc = add_input(&R, c, optarg)) != 0)
                 goto out;
             break;
         case OPT_INSTALL: install = true; break;
@@ -408,6 +435,7 @@ int cmd_check_update(int argc, char **argv)
         case OPT_ROOT: root = optarg; break;
         case OPT_EVENTLOG: seal.log = optarg; break;
         case OPT_LUKS_SOURCE: seal.luks[seal.n_luks++] = optarg; break;
+        case OPT_ESP: esp = optarg; break;
         case OPT_SBAT_LEVEL:
             if ((rc = cli_sbat_level_load(optarg, &level)) != 0)
                 goto out;
@@ -422,9 +450,12 @@ int cmd_check_update(int argc, char **argv)
         default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
     }
+    for (size_t i = 0; i < R.n_in; i++)
+        if ((rc = load(R.in[i].path, R.in[i].which, &R)) != 0)
+            goto out;
     if (install && (have_dbx || R.have_level || R.have_db)) {
         rc = cli_usage_error("check-update", "--install checks the variables in force: no "
-                                             "--dbx, --db or --sbat-level with it");
+                                             "--dbx-update, --db or --sbat-level with it");
         goto out;
     }
     if (!install && (root || seal.log || seal.n_luks)) {
@@ -432,25 +463,25 @@ int cmd_check_update(int argc, char **argv)
         goto out;
     }
     if (install) {
-        rc = cli_check_install(argc - optind, argv + optind, efivars, root, &apply, &seal,
-                               R.json, R.quiet);
+        struct cli_install_in ii = {efivars, root, esp, &apply, &seal};
+        rc = cli_check_install(argc - optind, argv + optind, &ii, R.json, R.quiet);
         goto out;
     }
+    if (esp) /* --esp DIR is one more PATH, the first */
+        argv[--optind] = (char *)esp;
     if (optind >= argc) {
-        rc = cli_usage_error("check-update", "no PATH given");
+        rc = cli_usage_error("check-update", "no PATH given (or --esp DIR)");
         goto out;
     }
     if (apply.n && !efivars) {
         rc = cli_usage_error("check-update", "--apply needs --efivars (the variables it changes)");
         goto out;
     }
-    if (efivars && (rc = load_efivars(&R, efivars, &apply, &vars, &have_dbx)) >= EXIT_USAGE)
+    if (efivars && (rc = load_efivars(&R, efivars, &apply, &vars, &have_dbx)) != 0)
         goto out;
-    R.worst = rc;
-    rc = 0;
     if (!have_dbx && !R.have_level) {
         rc = cli_usage_error("check-update",
-                             "nothing to check: give --dbx, --efivars and/or --sbat-level");
+                             "nothing to check: give --dbx-update, --efivars and/or --sbat-level");
         goto out;
     }
     if (R.have_level) {
@@ -464,7 +495,7 @@ int cmd_check_update(int argc, char **argv)
     check_paths(&R, argv + optind, argc - optind);
     if (have_dbx)
         arch_note(&R);
-    report(&R);
+    report(&R, argv + optind, argc - optind);
     rc = R.worst;
 out:
     free(seal.luks);

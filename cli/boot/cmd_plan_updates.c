@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apply_print.h"
+#include "cannot_answer.h"
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/advanced.h"
@@ -20,7 +21,8 @@
 #include "seal_lines.h"
 #include "text_escape.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG,
+       OPT_APPLY, OPT_KEK_MAP };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -33,6 +35,12 @@ static const struct cli_opt opts[] = {
             "the last boot's TCG event log: PCR 7 predicted after each step (default: the "
             "system's, under --root, or live without --efivars, when readable)"),
     CLI_OPTS(cli_opts_luks),
+    CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
+            "an update to plan (repeatable): the same as an UPDATES argument"),
+    CLI_OPT("kek-map", 0, required_argument, OPT_KEK_MAP, "JSON",
+            "Microsoft's kek_update_map.json (default: one found among the UPDATES): names "
+            "this PK's KEK update"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL, "every line in full"),
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
@@ -45,8 +53,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
-        "                           [--luks SOURCE]... [--write-efivars DIR] [--json] [-q]\n"
-        "                           UPDATES...\n"
+        "                           [--luks SOURCE]... [--kek-map JSON] [--write-efivars DIR]\n"
+        "                           [--json] [-q] [-v] [--apply FILE]... [UPDATES...]\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
         "machine, in what order, and what its boot chain says after each step.  An update\n"
@@ -54,7 +62,9 @@ static void usage(FILE *f)
         "adds), never by its name.  Order: KEK, db, dbx (after the db updates), PK.\n",
         opts,
         "Exit code: 0 when the ESP's chain (if given) boots after every step; 5 when a step\n"
-        "would stop it booting; 64 usage; 66 the variables cannot be read.\n");
+        "would stop it booting; 64 usage; 66 the variables or an UPDATES path cannot be\n"
+        "read (or a directory holds no update), 4 a file is not a signed update: then\n"
+        "\"cannot answer\", never \"0 found\".\n");
 }
 
 static const char *verdict_word(int v)
@@ -126,6 +136,26 @@ static void text(const struct kt_plan *p)
                "the plan, to the PCRs after its last step:\n", p->seal_step);
         cli_seal_reseal(&sealed, p->after[p->n_steps - 1].seal, "  ");
     }
+    if (p->end_missing[0])
+        printf("not given: %s\n", tx(p->end_missing));
+    static const char *const state[] = {"ready", "still AT RISK", "still NOT READY"};
+    printf("after the %s: %s: %s\n", p->n_steps ? "last step" : "plan (no step applies)",
+           p->end_state >= 0 && p->end_state <= 2 ? state[p->end_state] : "unknown",
+           tx(p->end_why));
+    if (p->breaks_step)
+        printf("plan: step %zu stops the ESP's chain booting\n", p->breaks_step);
+    else if (p->before.checked)
+        printf("plan: %zu step%s; the ESP's chain boots after %s\n", p->n_steps,
+               p->n_steps == 1 ? "" : "s", p->n_steps == 1 ? "it" : "each");
+    else
+        printf("plan: %zu step%s; no ESP given: the boot chain was not judged\n", p->n_steps,
+               p->n_steps == 1 ? "" : "s");
+}
+
+/* The summary's verdict, in plan words (CONTRACT's summary shape). */
+static const char *plan_word(const struct kt_plan *p)
+{
+    return p->breaks_step ? "stops_booting" : p->before.checked ? "keeps_booting" : "not_judged";
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -218,6 +248,11 @@ static void json(const struct kt_plan *p, int code)
         jw_int(&w, "seal_step", (long long)p->seal_step);
     else
         jw_null(&w, "seal_step");
+    jw_obj(&w, "end");
+    jw_str(&w, "readiness", kt_rollover_state_name((enum kt_rollover_state)p->end_state));
+    jw_str(&w, "why", p->end_why);
+    jw_str(&w, "not_given", p->end_missing[0] ? p->end_missing : NULL);
+    jw_obj_end(&w);
     jw_obj_end(&w);
     jw_newline(&w);
 
@@ -230,7 +265,7 @@ static void json(const struct kt_plan *p, int code)
         {"steps", p->n_steps},
         {"do_not_apply", p->n_files - applies},
     };
-    struct cli_summary sum = {code ? "rejected" : "trusted", code, counts,
+    struct cli_summary sum = {plan_word(p), code, counts,
                               sizeof(counts) / sizeof(counts[0]), false};
     cli_json_summary(stdout, &sum);
 }
@@ -275,6 +310,9 @@ struct args {
     const char *write_dir, *log_path;
     char **luks; /* --luks SOURCE, in order */
     size_t n_luks;
+    struct cli_apply up; /* --apply FILE and UPDATES alike: one list */
+    const char *kek_map;
+    bool verbose;
 };
 
 /* 0 to go on, -1 after --help, else the exit code. */
@@ -292,13 +330,24 @@ static int parse_args(int argc, char **argv, struct args *a)
         case OPT_WRITE_EFIVARS: a->write_dir = optarg; break;
         case OPT_EVENTLOG: a->log_path = optarg; break;
         case OPT_LUKS_SOURCE: a->luks[a->n_luks++] = optarg; break;
+        case OPT_KEK_MAP: a->kek_map = optarg; break;
+        case OPT_APPLY:
+            if (cli_apply_add(&a->up, "plan-updates", optarg) < 0)
+                return EXIT_USAGE;
+            break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
+        case 'v': a->verbose = true; break;
         case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why, on one line */
         }
     }
-    if (optind >= argc)
+    /* --apply FILE and UPDATES alike: one list */
+    while (optind < argc && a->up.n < CLI_MAX_APPLY)
+        a->up.files[a->up.n++] = argv[optind++];
+    if (optind < argc)
+        return cli_usage_error("plan-updates", "at most %d UPDATES", CLI_MAX_APPLY);
+    if (a->up.n == 0)
         return cli_usage_error("plan-updates", "no UPDATES given (files or directories)");
     if (a->ao.root && a->ao.efivars)
         return cli_usage_error("plan-updates", "--root or --efivars, not both");
@@ -318,29 +367,25 @@ static int find_sealed(const struct args *a, bool have_log)
     return cli_seal_find("plan-updates", a->ao.root, a->luks, a->n_luks, !a->n_luks, &sealed);
 }
 
-static int run(const struct args *a, int argc, char **argv, struct kt_audit *loc,
-               const struct kt_efivars *vars, const struct kt_evlog *log)
+static int run(const struct args *a, struct kt_audit *loc, const struct kt_efivars *vars,
+               const struct kt_evlog *log)
 {
     struct kt_plan_opts po = {
         .eventlog = log,
         .vars = vars,
-        .updates = (const char *const *)&argv[optind],
-        .n_updates = (size_t)(argc - optind),
+        .updates = a->up.files,
+        .n_updates = a->up.n,
+        .kek_map = a->kek_map,
         .esp = loc->found[KT_AUDIT_ESP] ? loc->path[KT_AUDIT_ESP] : NULL,
         .tokens = sealed.tok,
         .n_tokens = sealed.n,
     };
-    if (a->ao.esp && !loc->found[KT_AUDIT_ESP]) {
-        cli_errorf(a->ao.esp, "cannot open: not a directory");
-        return EXIT_NOINPUT;
-    }
     struct kt_plan p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_plan_run(&po, &p, &e);
     int code;
     if (rc < 0) {
-        cli_error("plan-updates", &e);
-        code = cli_exit_code(rc);
+        code = cli_cannot_answer_err(a->json, a->quiet, NULL, cli_exit_code(rc), &e);
     } else if (a->write_dir && (rc = write_vars(a->write_dir, &p.final)) != 0) {
         code = rc;
     } else {
@@ -371,17 +416,26 @@ int cmd_plan_updates(int argc, char **argv)
     struct kt_efivars vars;
     struct kt_error e = KT_ERROR_INIT;
     if (kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &e) < 0) {
-        cli_error(a->path[KT_AUDIT_EFIVARS], &e);
+        code = cli_cannot_answer_err(args.json, args.quiet, a->path[KT_AUDIT_EFIVARS],
+                                     EXIT_NOINPUT, &e);
         free(a);
         free(args.luks);
-        return EXIT_NOINPUT;
+        return code;
     }
-    struct cli_evlog log;
-    code = cli_evlog_load(args.log_path, args.ao.root, args.ao.efivars, &log);
+    struct cli_evlog log = {0};
+    if (args.ao.esp && !a->found[KT_AUDIT_ESP])
+        code = cli_cannot_answer(args.json, args.quiet, args.ao.esp, EXIT_NOINPUT,
+                                 "cannot open: not a directory");
+    else
+        code = cli_evlog_load(args.log_path, args.ao.root, args.ao.efivars, &log);
+    char why[512];
+    if (!code && log.have && kt_evlog_other_machine(&log.log, &vars, why, sizeof(why)) == 1)
+        code = cli_cannot_answer(args.json, args.quiet, args.log_path ? args.log_path : "the event log",
+                                 EXIT_NOINPUT, "%s", why); /* not the plan's doing */
     if (!code)
         code = find_sealed(&args, log.have);
     if (!code)
-        code = run(&args, argc, argv, a, &vars, log.have ? &log.log : NULL);
+        code = run(&args, a, &vars, log.have ? &log.log : NULL);
     kt_seal_found_free(&sealed);
     cli_evlog_free(&log);
     kt_efivars_free(&vars);

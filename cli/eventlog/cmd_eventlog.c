@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "apply_print.h"
+#include "cannot_answer.h"
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "json_summary.h"
@@ -42,6 +43,8 @@ static const struct cli_opt opts[] = {
     CLI_OPT("predict-format", 0, required_argument, OPT_PREDICT_FORMAT, "FMT",
             "with --predict: print only the predicted PCR 7 as 'yaml' (tpm2_pcrread style) or "
             "'pcrlock' (a systemd-pcrlock record set of every PCR 7 measurement)"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "every PCR the TPM gave no value for on a line of its own"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -71,7 +74,7 @@ static void usage(FILE *f)
 struct args {
     const char *log, *format, *uki;
     struct cli_predict_args p; /* --root, --pcrs, --efivars, --apply, --sbat-level, --esp */
-    bool predict, json, quiet, pcrs_default, efivars_default;
+    bool predict, json, quiet, verbose, pcrs_default, efivars_default;
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -93,8 +96,9 @@ static int parse_args(int argc, char **argv, struct args *a)
         case OPT_PREDICT_FORMAT: a->format = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
+        case 'v': a->verbose = true; break;
         case 'h': usage(stdout); return -1;
-        default: usage(stderr); return EXIT_USAGE;
+        default: return EXIT_USAGE; /* cli_getopt said why, on one line */
         }
     }
     if (optind < argc)
@@ -206,11 +210,25 @@ static int check_vars(const struct args *a, const struct kt_evlog *log,
 static int predict(const struct args *a, const struct kt_evlog *log, struct kt_efivars *vars,
                    struct counts *c)
 {
-    int worst = 0;
     uint8_t *sbat = NULL;
     size_t sbat_len = 0;
-    if (vars && a->p.apply.n)
-        worst = cli_apply_all(vars, &a->p.apply, a->json, a->quiet || a->format);
+    struct cli_apply ap = a->p.apply;
+    struct kt_efivars was = {0};
+    bool have_was = vars && ap.n && kt_efivars_copy(vars, &was) == 0;
+    if (vars && ap.n && cli_apply_all(vars, &ap, a->json, a->quiet || a->format)) {
+        if (have_was)
+            kt_efivars_free(&was);
+        return cli_apply_cannot_answer(&ap, false, a->quiet || a->json); /* the summary follows */
+    }
+    /* updates that write neither PK nor KEK, on variables whose PK and KEK
+     * both differ from the log's: another machine's log, not the updates' doing
+     * (without --apply the variables' own changes are what is predicted) */
+    char why[512];
+    int other = have_was && !ap.keys_changed ? kt_evlog_other_machine(log, &was, why, sizeof(why)) : 0;
+    if (have_was)
+        kt_efivars_free(&was);
+    if (other == 1)
+        return cli_cannot_answer(false, a->quiet || a->json, a->log, EXIT_NOINPUT, "%s", why);
     if (a->p.sbat) {
         int rc = cli_sbat_payload(a->p.sbat, &sbat, &sbat_len);
         if (rc)
@@ -231,7 +249,7 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
     c->pcr7_banks = ev_predict_print(log, p, &pa);
     kt_evlog_prediction_free(p);
     free(sbat);
-    return worst;
+    return 0;
 }
 
 static void header(const struct args *a, const struct kt_evlog *log)
@@ -303,7 +321,8 @@ static int run(const struct args *a, const struct kt_evlog *log, struct counts *
             code = ec;
             goto out;
         }
-        if (ev_pcrs_compare(&p, &x, a->p.pcrs, a->json, a->quiet, &pc) < 0) {
+        struct ev_show show = {a->json, a->quiet, a->verbose};
+        if (ev_pcrs_compare(&p, &x, a->p.pcrs, &show, &pc) < 0) {
             code = EXIT_INTERNAL;
             goto out;
         }

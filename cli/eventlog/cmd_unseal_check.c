@@ -303,7 +303,8 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
             cli_error(a->p.efivars, &e);
             return cli_exit_code(rc);
         }
-        int code = cli_apply_all(&vars, &a->p.apply, a->json, a->quiet);
+        struct cli_apply ap = a->p.apply;
+        int code = cli_apply_all(&vars, &ap, a->json, a->quiet);
         if (code) { /* an update that does not apply: no prediction to trust */
             kt_efivars_free(&vars);
             return code;

@@ -22,8 +22,11 @@ int ev_pcrs_read(const char *path, struct kt_pcr_values *x, int *exit_code);
 
 /* The replayed PCRs against x (kt_evlog_pcrs_check): prints (text or JSON
  * objects) and counts.  0, or -1 (no memory). */
+struct ev_show {
+    bool json, quiet, verbose; /* --json, -q, -v (every unchecked PCR on a line) */
+};
 int ev_pcrs_compare(const struct kt_evlog_pcrs *p, const struct kt_pcr_values *x, const char *src,
-                    bool json, bool quiet, struct kt_pcr_tally *t);
+                    const struct ev_show *show, struct kt_pcr_tally *t);
 /* Every replayed PCR (no --pcrs). */
 void ev_pcrs_print(const struct kt_evlog_pcrs *p, bool json);
 

@@ -99,9 +99,39 @@ static void one(const struct kt_pcr_check *c, bool json, bool quiet)
         printf("  %-7s %2u not read from the TPM: not checked\n", bank, c->index);
 }
 
-int ev_pcrs_compare(const struct kt_evlog_pcrs *p, const struct kt_pcr_values *x, const char *src,
-                    bool json, bool quiet, struct kt_pcr_tally *t)
+/* The PCRs the TPM gave no value for, one line ("sha1 0-7 14, sha256 0-7
+ * 14") instead of one each: they were not checked, nothing more to say. */
+static void unchecked_line(const struct kt_pcr_check *c, size_t n)
 {
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += c[k].status == KT_PCR_UNCHECKED;
+    if (!total)
+        return;
+    printf("  %zu PCR%s not read from the TPM, not checked:", total, total == 1 ? "" : "s");
+    uint16_t alg = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (c[k].status != KT_PCR_UNCHECKED)
+            continue;
+        bool first = k == 0 || c[k - 1].status != KT_PCR_UNCHECKED || c[k - 1].alg != c[k].alg ||
+                     c[k - 1].index + 1 != c[k].index;
+        bool last = k + 1 == n || c[k + 1].status != KT_PCR_UNCHECKED ||
+                    c[k + 1].alg != c[k].alg || c[k + 1].index != c[k].index + 1;
+        if (c[k].alg != alg)
+            printf("%s %s", alg ? "," : "", ev_alg(c[k].alg));
+        alg = c[k].alg;
+        if (first)
+            printf(" %u", c[k].index);
+        if (last && !first)
+            printf("-%u", c[k].index);
+    }
+    printf(" (-v: one line each)\n");
+}
+
+int ev_pcrs_compare(const struct kt_evlog_pcrs *p, const struct kt_pcr_values *x, const char *src,
+                    const struct ev_show *show, struct kt_pcr_tally *t)
+{
+    bool json = show->json, quiet = show->quiet;
     struct kt_pcr_check *c;
     size_t n;
     if (kt_evlog_pcrs_check(p, x, &c, &n, t) < 0)
@@ -109,7 +139,10 @@ int ev_pcrs_compare(const struct kt_evlog_pcrs *p, const struct kt_pcr_values *x
     if (!json)
         printf("PCRs, the log replayed against %s:\n", tx(src));
     for (size_t k = 0; k < n; k++)
-        one(&c[k], json, quiet);
+        if (json || show->verbose || c[k].status != KT_PCR_UNCHECKED)
+            one(&c[k], json, quiet);
+    if (!json && !quiet && !show->verbose)
+        unchecked_line(c, n);
     free(c);
     if (!json && t->mismatch)
         printf("  %zu PCR value%s differ%s from the replay: the log is incomplete or the TPM "

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "ktrust/advanced.h"
+#include "ktrust/boot.h"
 #include "ktrust/esl.h"
 
 static const char *source_name(enum kt_evlog_auth_source s)
@@ -81,9 +83,11 @@ int ev_authorities_print(const struct kt_evlog *log, bool json, bool quiet, size
         if (x->image_event >= 0 && x->source != KT_AUTH_SHIM_SBAT)
             printf("      first image after it: #%ld %s %s\n", x->image_event,
                    kt_evlog_type_name(x->image_type), tx(x->image));
+        const struct kt_ms_ca *ca = kt_ms_ca_of(KT_MS_CA_3P, 2011);
         if (x->ms_uefi_ca_2011)
             printf("      Microsoft Corporation UEFI CA 2011 authorized it (third-party CA: shims, "
-                   "option ROMs; it expires in 2026)\n");
+                   "option ROMs; it %s %s)\n", kt_ms_ca_expiry_verb(ca, (long long)time(NULL)),
+                   ca->not_after);
     }
     free(a);
     return 0;

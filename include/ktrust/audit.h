@@ -42,6 +42,10 @@ struct kt_audit_opts {
     const char *root;                 /* NULL or "/": the live system */
     const char *efivars, *esp, *kernel, *modules; /* explicit paths (not under root) */
     const char *release;              /* uname -r; NULL: the running kernel's */
+    const char *eventlog;             /* the TCG event log; NULL: the system's (under
+                                         root, live, none when offline) */
+    const struct kt_sbat_level *sbat_level; /* the SbatLevel before boot for the chain;
+                                               NULL: the variables' */
     const char *dbx[KT_AUDIT_MAX_DBX]; /* dbx updates for the outlook */
     size_t n_dbx;
     bool no_latest;                   /* no outlook for the latest SbatLevel */
@@ -233,6 +237,11 @@ struct kt_audit_pcr7 {
 struct kt_audit {
     char path[KT_AUDIT__PARTS][KT_AUDIT_PATH]; /* what was used or looked for */
     bool found[KT_AUDIT__PARTS];
+    /* offline: another system's parts given one by one (efivars or ESP
+     * without a root): nothing of this host is looked at, a part not given
+     * is not looked for (its path "") */
+    bool offline;
+    char unanswered[256];             /* why the verdict cannot be answered ("" it can) */
     char release[256];                /* the kernel release audited ("" unknown) */
     int secure_boot, setup_mode;      /* 1, 0, or -1 (no variable) */
     bool mok_trusted;                 /* MokListTrustedRT exists */
@@ -270,7 +279,8 @@ struct kt_audit {
     /* the audit's verdict (what its exit code says): the worst verdict
      * code (0 or a negative errno) of the links present, the module groups
      * and the updates asked for that did not apply, an input that cannot be
-     * read worse than any verdict; -ENOENT when no part at all was found.
+     * read worse than any verdict; -ENOENT when no part at all was found,
+     * or no boot chain (no shim, loader or kernel: a->unanswered says so).
      * The outlook and the rollover do not change it. */
     int verdict;
 };

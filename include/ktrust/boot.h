@@ -54,6 +54,11 @@ struct kt_ms_ca {
 
 /* The table (*n entries). */
 KT_API const struct kt_ms_ca *kt_ms_cas(size_t *n);
+/* "expired on" when the day `now` (seconds since the epoch, UTC) is past
+ * ca->not_after, else "expires on": the tense the check time calls for. */
+KT_API const char *kt_ms_ca_expiry_verb(const struct kt_ms_ca *ca, long long now);
+/* One of the table by role and year (2011, 2023), or NULL. */
+KT_API const struct kt_ms_ca *kt_ms_ca_of(enum kt_ms_ca_role role, int year);
 /* "kek", "uefi_3p", "windows", "option_rom" */
 KT_API const char *kt_ms_ca_role_name(enum kt_ms_ca_role r);
 

@@ -371,6 +371,14 @@ struct kt_evlog_varcheck {
 KT_API int kt_evlog_check_vars(const struct kt_evlog *log, const struct kt_efivars *vars,
                                struct kt_evlog_varcheck **out, size_t *n, struct kt_error *err);
 
+/* Is the log another machine's than vars?  Its measured PK and KEK both
+ * differ from the variables' (before any update is applied; ask it when the
+ * change predicted writes neither PK nor KEK: one machine changes both only
+ * by being re-provisioned, itself a change to predict).  1 yes (why says so,
+ * one line), 0 no or cannot tell, -ENOMEM. */
+KT_API int kt_evlog_other_machine(const struct kt_evlog *log, const struct kt_efivars *vars,
+                                  char *why, size_t cap);
+
 /* ---- prediction: the log replayed with events recomputed, PCR by PCR ---- */
 
 enum kt_predict_how {

@@ -45,6 +45,8 @@ struct kt_plan_opts {
     const struct kt_seal_token *tokens;
     size_t n_tokens;
     const struct kt_evlog_pcrs *pcrs_today; /* today's PCRs; NULL: the log's replay */
+    const char *kek_map;                 /* kek_update_map.json; NULL: one found among
+                                            the updates, if any */
 };
 
 /* One update file found. */
@@ -101,6 +103,15 @@ struct kt_plan {
      * not (0: none): the recovery key is asked for unless it is re-sealed
      * before; not part of the exit code (a re-seal fixes it) */
     size_t seal_step;
+    /* where the plan ends, after the last step (the 2023 rollover, judged as
+     * audit's section judges it): end_state a KT_ROLLOVER_* of ktrust/audit.h
+     * (ready, at risk: KEK lacks KEK 2K CA 2023, not ready: db lacks Microsoft
+     * UEFI CA 2023), end_why what the variables will lack ("db will lack
+     * Microsoft UEFI CA 2023"), end_missing the updates that add a missing CA
+     * and are not among the files or do not apply ("" none) */
+    int end_state;
+    char end_why[512];
+    char end_missing[1024];
 };
 
 /* Returns 0, -ENOMEM, or an error reading the updates (err names it). */

@@ -1,9 +1,11 @@
 /* audit.c - kt_audit_run: the parts located, the variables read, the boot
  * engine run on them (every link and module, SBAT), the modules that would
  * not load grouped, and the revocation outlook. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit/audit.h"
 #include "audit/rollover.h"
@@ -95,14 +97,17 @@ static int fold(const struct kt_audit *a)
         any |= a->found[i];
     if (!any)
         return -ENOENT;
+    int applied = 0; /* an update asked for but not applied: the answer is not for it */
+    for (size_t i = 0; i < a->n_applied; i++)
+        applied = kt_verdict_worse(applied, a->applied[i].verdict);
+    if (applied || a->unanswered[0])
+        return applied ? applied : -ENOENT;
     int worst = 0;
     for (int i = KT_AUDIT_SHIM; i <= KT_AUDIT_KERNEL_LINK; i++)
         if (a->links[i].present)
             worst = kt_verdict_worse(worst, a->links[i].link.verdict);
     for (size_t i = 0; i < a->n_groups; i++)
         worst = kt_verdict_worse(worst, a->groups[i].verdict);
-    for (size_t i = 0; i < a->n_applied; i++) /* an update asked for but not applied */
-        worst = kt_verdict_worse(worst, a->applied[i].verdict);
     return worst;
 }
 
@@ -143,6 +148,7 @@ static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
     struct kt_chain_opts co = {
         .vars = a->found[KT_AUDIT_EFIVARS] ? vars : NULL,
         .sbat = true,
+        .sbat_level = o->sbat_level,
         .shim = link_path[KT_AUDIT_SHIM],
         .loader = link_path[KT_AUDIT_LOADER],
         .kernel = link_path[KT_AUDIT_KERNEL_LINK],
@@ -193,8 +199,20 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
 {
     memset(a, 0, sizeof(*a));
     kt_audit_locate(o, a);
+    /* a part named but not there is a mistyped path, not a system without it */
+    const char *given[] = {o->efivars, o->esp, o->eventlog};
+    for (int i = 0; i < 3; i++)
+        if (given[i] && (i < 2 ? !a->found[i] : access(given[i], R_OK) != 0)) {
+            a->error_file = given[i];
+            return kt_fail(err, -ENOENT, KT_NO_OFFSET, "cannot open: %s",
+                           i < 2 ? "no such directory" : strerror(errno));
+        }
     struct kt_audit_snap *s = malloc(sizeof(*s));
     int rc = s ? kt_audit_snap_read(a, o, s) : -ENOMEM;
+    if (rc == 0 && o->eventlog && s->log_rc < 0) { /* asked for, not a clue left out */
+        a->error_file = o->eventlog;
+        rc = kt_fail(err, s->log_rc, KT_NO_OFFSET, "%s", s->log_error);
+    }
     if (rc == 0)
         rc = kt_audit_vars(a, &s->vars);
     if (rc == 0)
@@ -210,6 +228,15 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
     if (s)
         kt_audit_snap_free(s);
     free(s);
+    for (size_t i = 0; i < a->n_applied && !a->unanswered[0]; i++)
+        if (a->applied[i].verdict)
+            kt_fmt(a->unanswered, sizeof(a->unanswered), "%s: not applied: %s", o->apply[i],
+                   a->applied[i].error.what);
+    if (!a->unanswered[0] && !a->links[KT_AUDIT_SHIM].present &&
+        !a->links[KT_AUDIT_LOADER].present &&
+        !a->links[KT_AUDIT_KERNEL_LINK].present) /* variables alone are not "trusted" */
+        kt_fmt(a->unanswered, sizeof(a->unanswered),
+               "the boot chain: no shim, loader or kernel found to judge");
     if (rc == 0)
         a->verdict = fold(a);
     if (rc == -ENOMEM)

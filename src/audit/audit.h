@@ -31,6 +31,7 @@ struct kt_audit_snap {
     struct kt_file log_file;
     struct kt_evlog log;
     int log_rc;
+    char log_error[256];              /* why not (log_rc < 0) */
 };
 
 /* Read the located parts of a (kt_audit_locate done) into s: the variables

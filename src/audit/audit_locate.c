@@ -146,6 +146,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
     char *P[KT_AUDIT__PARTS];
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
         P[i] = a->path[i];
+    a->offline = !o->root && (o->efivars || o->esp);
     if (o->efivars)
         a->found[KT_AUDIT_EFIVARS] = look(NULL, o->efivars, P[KT_AUDIT_EFIVARS], S_IFDIR);
     else
@@ -172,7 +173,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
     struct utsname u;
     if (o->release)
         kt_fmt(a->release, sizeof(a->release), "%s", o->release);
-    else if (uname(&u) == 0)
+    else if (!a->offline && uname(&u) == 0)
         kt_fmt(a->release, sizeof(a->release), "%s", u.release);
     if (o->kernel) {
         a->found[KT_AUDIT_KERNEL] = look(NULL, o->kernel, P[KT_AUDIT_KERNEL], S_IFREG);
@@ -180,7 +181,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
         b = b ? b + 1 : o->kernel;
         if (!o->release && !strncmp(b, "vmlinuz-", 8))
             kt_fmt(a->release, sizeof(a->release), "%s", b + 8);
-    } else {
+    } else if (!a->offline) {
         char boot[KT_AUDIT_PATH], name[KT_AUDIT_PATH + 300];
         bool have_boot = look(root, kt_sys_path(KT_SYS_BOOT), boot, S_IFDIR);
         const char *in = have_boot && root ? inside(root, boot) : kt_sys_path(KT_SYS_BOOT);
@@ -198,7 +199,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
 
     if (o->modules) {
         a->found[KT_AUDIT_MODULES] = look(NULL, o->modules, P[KT_AUDIT_MODULES], S_IFDIR);
-    } else {
+    } else if (!a->offline) {
         /* the walk (audit_modules.c) then follows no link inside it */
         char name[KT_AUDIT_PATH + 300];
         kt_fmt(name, sizeof(name), "%s/%s", kt_sys_path(KT_SYS_MODULES), a->release);

@@ -6,8 +6,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "audit/rollover.h"
+#include "boot/ms_cas.h"
 #include "boot/pk.h"
 #include "esl/esl.h"
 
@@ -233,8 +235,10 @@ static void judge(struct kt_rollover *ro)
         db_update_todo(ro, f->todo, sizeof(f->todo), "DBUpdate3P2023.bin", "Microsoft UEFI CA 2023");
     }
     if (!kek23 && (f = add(ro, KT_RF_NO_KEK_2023, KT_ROLLOVER_AT_RISK))) {
+        const struct kt_ms_ca *k11 = kt_ms_ca_get(KT_MS_CA_KEK, 2011);
         kt_fmt(f->what, sizeof(f->what), "KEK lacks Microsoft Corporation KEK 2K CA 2023: db and "
-               "dbx updates signed under it will not apply (KEK CA 2011 expired on 2026-06-24)");
+               "dbx updates signed under it will not apply (KEK CA 2011 %s %s)",
+               kt_ms_ca_expiry_verb(k11, (long long)time(NULL)), k11->not_after);
         kek_todo(ro, f->todo, sizeof(f->todo));
     }
     if (!kek11 && !kek23 && (f = add(ro, KT_RF_NO_MS_KEK, KT_ROLLOVER_READY))) {

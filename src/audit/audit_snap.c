@@ -58,11 +58,18 @@ static int apply(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_au
 /* The TCG event log under the root (or the live one), parsed once. */
 static int read_log(const struct kt_audit_opts *o, struct kt_audit_snap *s)
 {
-    kt_sys_path_under(o->root, KT_SYS_EVENTLOG, s->log_path, sizeof(s->log_path));
+    if (o->eventlog)
+        kt_fmt(s->log_path, sizeof(s->log_path), "%s", o->eventlog);
+    else if (!o->root && (o->efivars || o->esp)) /* offline: not the host's */
+        return s->log_rc = -ENOENT, 0;
+    else
+        kt_sys_path_under(o->root, KT_SYS_EVENTLOG, s->log_path, sizeof(s->log_path));
     struct kt_error e = KT_ERROR_INIT;
     s->log_rc = kt_file_open(s->log_path, &s->log_file, &e);
     if (s->log_rc == 0)
         s->log_rc = kt_evlog_parse(s->log_file.data, s->log_file.len, &s->log, &e);
+    if (s->log_rc < 0)
+        kt_fmt(s->log_error, sizeof(s->log_error), "%s", e.what);
     return s->log_rc == -ENOMEM ? -ENOMEM : 0;
 }
 

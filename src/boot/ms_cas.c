@@ -1,10 +1,13 @@
 /* ms_cas.c - Microsoft's Secure Boot CAs of 2011 and 2023 (the one
  * table: from the certificates in secureboot_objects' PreSignedObjects and
  * certs/), and how a certificate is recognised as one of them. */
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "boot/ms_cas.h"
 #include "crypto/crypto.h"
+#include "der/der.h"
 #include "util/fmt.h"
 
 static const struct kt_ms_ca cas[] = {
@@ -43,6 +46,22 @@ const struct kt_ms_ca *kt_ms_cas(size_t *n)
 {
     *n = sizeof(cas) / sizeof(cas[0]);
     return cas;
+}
+
+const char *kt_ms_ca_expiry_verb(const struct kt_ms_ca *ca, long long now)
+{
+    /* no gmtime/strftime: glibc's read /etc/localtime, and offline reads
+     * nothing of the host; a UTC day needs no zone */
+    int y, m, d;
+    if (sscanf(ca->not_after, "%d-%d-%d", &y, &m, &d) != 3)
+        return "expires on";
+    int64_t end = (kt_days_from_civil(y, m, d) + 1) * 86400; /* the day is the last valid one */
+    return now >= end ? "expired on" : "expires on";
+}
+
+const struct kt_ms_ca *kt_ms_ca_of(enum kt_ms_ca_role role, int year)
+{
+    return kt_ms_ca_get(role, year);
 }
 
 const char *kt_ms_ca_role_name(enum kt_ms_ca_role r)

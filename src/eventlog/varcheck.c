@@ -52,3 +52,26 @@ int kt_evlog_check_vars(const struct kt_evlog *log, const struct kt_efivars *var
     *n = k;
     return 0;
 }
+
+int kt_evlog_other_machine(const struct kt_evlog *log, const struct kt_efivars *vars,
+                           char *why, size_t cap)
+{
+    struct kt_evlog_varcheck *r;
+    size_t n;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_evlog_check_vars(log, vars, &r, &n, &e);
+    if (rc < 0)
+        return rc == -ENOMEM ? rc : 0;
+    bool pk = false, kek = false;
+    for (size_t i = 0; i < n; i++) {
+        pk |= r[i].id == KT_EFIVAR_PK && r[i].result == KT_VARCMP_CHANGED;
+        kek |= r[i].id == KT_EFIVAR_KEK && r[i].result == KT_VARCMP_CHANGED;
+    }
+    free(r);
+    if (!pk || !kek)
+        return 0;
+    kt_fmt(why, cap, "the event log is another machine's: the PK and KEK it measured differ from "
+           "the variables' (no update changes both), so a prediction from it says nothing about "
+           "this machine");
+    return 1;
+}

@@ -4,9 +4,11 @@
  * after each step (ktrust/plan.h). */
 #include "ktrust/plan.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "authvar/authvar.h"
 #include "crypto/crypto.h"
@@ -248,6 +250,33 @@ static size_t breaks(const struct kt_plan *p)
     return 0;
 }
 
+/* Every UPDATES path given must have given something: a file an update
+ * (or the KEK map), a directory at least one update.  "0 found" from a
+ * mistyped path or a failed download would read as "nothing to do". */
+static int check_inputs(const struct kt_plan_opts *o, const struct kt_plan *p,
+                        struct kt_error *err)
+{
+    for (size_t i = 0; i < o->n_updates; i++) {
+        const char *u = o->updates[i];
+        struct stat st;
+        if (stat(u, &st) < 0)
+            return kt_fail(err, -errno, KT_NO_OFFSET, "%s: cannot open: %s", u, strerror(errno));
+        size_t n = strlen(u), found = !strcmp(p->map, u);
+        for (size_t j = 0; j < p->n_files && !found; j++)
+            found = S_ISDIR(st.st_mode) ? !strncmp(p->files[j].path, u, n)
+                                        : !strcmp(p->files[j].path, u);
+        if (found)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            return kt_fail(err, -ENOENT, KT_NO_OFFSET,
+                           "%s: no signed update (EFI_VARIABLE_AUTHENTICATION_2 file) in it", u);
+        return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "%s: %s", u,
+                       st.st_size ? "not a signed update (no EFI_VARIABLE_AUTHENTICATION_2 header)"
+                                  : "empty file, not a signed update");
+    }
+    return 0;
+}
+
 int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error *err)
 {
     memset(p, 0, sizeof(*p));
@@ -255,6 +284,10 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     int rc = kt_walk(o->updates, o->n_updates, NULL, take, &c);
     if (c.rc < 0 || rc < 0)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+    if ((rc = check_inputs(o, p, err)) < 0)
+        return rc;
+    if (o->kek_map)
+        kt_fmt(p->map, sizeof(p->map), "%s", o->kek_map);
     struct walk_state w = {.gen = 0};
     p->order = calloc(p->n_files + 1, sizeof(*p->order));
     p->after = calloc(p->n_files + 1, sizeof(*p->after));
@@ -306,6 +339,7 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
     p->breaks_step = breaks(p);
     p->seal_step = kt_plan_seal_step(p);
+    kt_plan_end(p);
     return 0;
 }
 

@@ -19,4 +19,7 @@ bool kt_plan_var_holds(const struct kt_efivars *s, enum kt_efivar_id id,
 int kt_plan_kek_story(struct kt_plan *p, const struct kt_efivars *was,
                       const struct kt_efivars *now);
 
+/* Fill p->end_state, end_why and end_missing from p->final and p->files. */
+void kt_plan_end(struct kt_plan *p);
+
 #endif

@@ -97,6 +97,8 @@ int kt_update_check_add_dbx(struct kt_update_check *u, const uint8_t *buf, size_
             return frc;
     }
     int rc = kt_esl_foreach(buf, len, count_entry, &n, err); /* a dbx input is signature lists */
+    if (len == 0) /* a failed download is not "revokes nothing" */
+        return kt_fail(err, -EBADMSG, 0, "empty file: no dbx entry to check");
     if (rc == 0)
         rc = kt_fw_dbs_add(&u->inputs, true, buf, len, source);
     if (rc == -ENOMEM)

@@ -50,6 +50,10 @@ offline() {
 offline "audit --root" -- "$KTRUST" audit --root "$R"
 offline "audit --root --json" -- "$KTRUST" audit --root "$R" --json
 offline "audit --root --dbx" -- "$KTRUST" audit --root "$R" --dbx "$DBX"
+# #36 item 2: --efivars and --esp without --root looked for the host's
+# kernel (uname, /boot) and modules, and read the live event log
+offline "audit --efivars --esp" -- "$KTRUST" audit --efivars "$Q" --esp esp
+offline "audit --efivars --esp --json" -- "$KTRUST" audit --efivars "$Q" --esp esp --json
 offline "plan-updates --efivars --esp" -- "$KTRUST" plan-updates --efivars "$Q" --esp esp "$TREE"
 offline "plan-updates --root" -- "$KTRUST" plan-updates --root "$R" "$TREE"
 offline "eventlog --predict --efivars" -- "$KTRUST" eventlog "$LOG" --predict --efivars "$Q"

@@ -79,7 +79,8 @@ one_line() { # NAME -- CMD...
     expect_match "$err" "^ktrust [a-z0-9-]*: .*\(try 'ktrust [a-z0-9-]* --help'\)$" "$name: says where the help is"
 }
 for c in "x509 show" "keyring list" "keyring add" kernel-keys verify-pkcs7 verify-module verify-pe \
-         load-pe-key wrap-key chain scan "esl show" "sbat show" verify-var check-update audit; do
+         load-pe-key wrap-key chain scan "esl show" "sbat show" verify-var check-update audit \
+         eventlog plan-updates; do
     one_line "$c --zz-bogus" -- $KTRUST $c --zz-bogus x
     one_line "$c -Z" -- $KTRUST $c -Z x
 done
@@ -94,6 +95,10 @@ efi esl --owner shim --sha256 00000000000000000000000000000000000000000000000000
 out=$($KTRUST check-update -v --dbx zero.esl w.signed.efi 2>&1); rc=$?
 expect_eq "$rc" 0 "check-update -v: accepted"
 expect_match "$out" "format: pe32\+, machine x64" "check-update -v: each file's format and machine"
+# eventlog and plan-updates take -v too (#36 item 5; they refused it)
+expect_eq "$($KTRUST eventlog -v nonexistent.log >/dev/null 2>&1; echo $?)" 66 "eventlog -v: accepted"
+expect_eq "$($KTRUST plan-updates -v --efivars nonexistent-dir x >/dev/null 2>&1; echo $?)" 66 \
+    "plan-updates -v: accepted"
 # wrap-key --json
 out=$($KTRUST wrap-key --json signer.pem -o wj.efi); rc=$?
 expect_eq "$rc:$(python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["type"], d["file"], d["written"], d["section"], d["certificates"], d["bytes"] == int(sys.argv[1]))' "$(stat -c %s wj.efi)" <<<"$out")" \

@@ -39,7 +39,27 @@ expect_match "$(jq -r 'select(.type=="plan") | .kek' ms.json)" \
 expect_eq "$(jq -c 'select(.type=="plan") | [.final.db_uefi_ca_2023, .final.shim_2023_only_boots, .final.shim.verdict]' ms.json)" \
     '[false,false,"trusted"]' "after the plan: still no UEFI CA 2023, shim boots"
 expect_eq "$(jq -c 'select(.type=="summary") | [.verdict, .exit, .counts.updates, .counts.apply, .counts.steps, .interrupted]' ms.json)" \
-    '["trusted",0,28,5,5,false]' "summary"
+    '["keeps_booting",0,28,5,5,false]' "summary: plan words (was 'trusted')"
+# where the plan ends (#36 item 4): the readiness after the last step, and the
+# update the audit's advice names that the tree does not hold
+expect_eq "$(jq -c 'select(.type=="plan") | [.end.readiness, .end.why]' ms.json)" \
+    '["not_ready","db will lack Microsoft UEFI CA 2023; KEK will lack Microsoft Corporation KEK 2K CA 2023"]' \
+    "the end: still not ready"
+expect_match "$(jq -r 'select(.type=="plan") | .end.not_given' ms.json)" \
+    '^DBUpdate3P2023.bin \(adds Microsoft UEFI CA 2023 to db\) is not among the UPDATES' \
+    "the advice's update is not among the UPDATES"
+txt=$(P --efivars "$Q" --esp esp "$TREE")
+expect_match "$(echo "$txt" | grep '^after the last step')" \
+    '^after the last step: still NOT READY: db will lack Microsoft UEFI CA 2023' "text: the end"
+expect_match "$(echo "$txt" | grep '^not given')" '^not given: DBUpdate3P2023.bin' "text: not given"
+expect_eq "$(echo "$txt" | tail -1)" "plan: 5 steps; the ESP's chain boots after each" "text: the last line"
+expect_eq "$(P --efivars "$Q" --json "$TREE" | jq -r 'select(.type=="summary") | .verdict')" \
+    not_judged "no ESP: the chain not judged"
+# --apply FILE is an update too; -v accepted; a bad option is one line
+expect_eq "$(P --efivars "$Q" --json --apply "$TREE/PostSignedObjects/Optional/DB/amd64/DBUpdate2024.bin" |
+    jq -c 'select(.type=="summary") | .counts.steps')" 1 "--apply FILE"
+expect_exit 0 "-v" -- P --efivars "$Q" -v -q "$TREE"
+expect_eq "$(P --bogus 2>&1 | wc -l)" 1 "a bad option: one line"
 # --eventlog: PCR 7 after each step.  Before any step it is the TPM's own
 # PCR 7 of that boot (pcrs.txt: independent); after DBUpdate2024 it is what
 # `eventlog --predict --apply` says for the same update
