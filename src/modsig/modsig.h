@@ -24,6 +24,16 @@
 #define KT_MODSIG_PKEY_ID_PKCS7 2
 /* Upper bound for a decompressed module (decompression bombs fail -E2BIG). */
 #define KT_MODSIG_MAX_DECOMPRESSED ((size_t)256 << 20)
+/* Memory bounds for a compressed module, whatever it holds: it is held whole
+ * up to KT_MODSIG_WHOLE_MAX decoded bytes; a larger one is read in pieces,
+ * keeping its last KT_MODSIG_TAIL_MAX bytes (the trailer: a signature may not
+ * be larger), then decoded again to digest the signed content.  The decoder's
+ * own memory (xz dictionary, zstd window) is at most KT_MODSIG_DECODER_MEM:
+ * the kernel's build compresses modules with a 1 MiB (xz) or 2 MiB (zstd -3)
+ * window, xz -7 and zstd -19 fit. */
+#define KT_MODSIG_WHOLE_MAX ((size_t)8 << 20)
+#define KT_MODSIG_TAIL_MAX (KT_MODSIG_WHOLE_MAX / 2)
+#define KT_MODSIG_DECODER_MEM ((uint64_t)32 << 20)
 
 /* The module compressions: a subset of the shared enum kt_comp, same values. */
 enum kt_modsig_comp {
@@ -69,6 +79,28 @@ enum kt_modsig_comp kt_modsig_detect(const uint8_t *buf, size_t len);
 int kt_modsig_decompress(const uint8_t *buf, size_t len, size_t max, const uint8_t **out,
                          size_t *out_len, uint8_t **owned, enum kt_modsig_comp *comp,
                          struct kt_error *err);
+
+/* A module's payload as kt_modsig_load read it: whole (len == total), or
+ * its last len bytes. */
+struct kt_modsig_payload {
+    const uint8_t *p;
+    size_t len;
+    size_t total;    /* the payload's size (decompressed) */
+    uint8_t *owned;  /* what p points into when it is not the caller's buf */
+};
+
+/* Read a module file's payload within the bounds above: buf itself when not
+ * compressed, else the decoded bytes whole or their tail (pl->owned, the
+ * caller frees it).  Errors as kt_modsig_decompress. */
+int kt_modsig_load(const uint8_t *buf, size_t len, struct kt_modsig_payload *pl,
+                   enum kt_modsig_comp *comp, struct kt_error *err);
+
+/* Digest the first n decoded bytes of the compressed module buf with each
+ * of hashes[0..nh) (out[i]: hashes[i]'s digest), decoding it again in
+ * pieces.  Errors as kt_modsig_decompress; -EBADMSG when it is shorter. */
+int kt_modsig_digest_stream(const uint8_t *buf, size_t len, enum kt_modsig_comp comp, size_t n,
+                            const enum kt_hash *hashes, size_t nh,
+                            uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err);
 
 /* The result of verifying one module.  Zero it, optionally set `policy`
  * (SHA-1, --check-time), call kt_modsig_verify(_set), then kt_modsig_result_free. */

@@ -1,0 +1,73 @@
+#!/bin/bash
+# Memory on hostile input (#32): every command keeps its peak resident set
+# (getrusage RUSAGE_CHILDREN ru_maxrss, measured by tests/lib/peak_rss.py)
+# under 64 MiB, whatever the input: decompression bombs as .ko.xz/.ko.zst/
+# .ko.gz, a 100 MiB signed module (streamed: digested as it is decoded, only
+# its tail kept), a module whose xz dictionary would need more memory than
+# the bound.
+. "$(dirname "$0")/../lib/common.sh"
+
+cd "$T"
+MAX=64
+peak() { # WANT_EXIT NAME CMD...
+    local want=$1 name=$2 out
+    shift 2
+    if out=$(python3 "$KT_SRC/tests/lib/peak_rss.py" "$want" "$MAX" "$@" 2>&1); then
+        ok
+    else
+        bad "$name: $out"
+    fi
+    echo "$name: $out"
+}
+
+openssl req -x509 -newkey rsa:2048 -nodes -keyout good.key -out good.pem -days 3650 \
+    -subj "/CN=Module Key" -addext "keyUsage=digitalSignature" \
+    -addext "extendedKeyUsage=codeSigning" 2>/dev/null
+# sign IN OUT: scripts/sign-file's layout (PKCS#7, struct module_signature, marker)
+sign() {
+    openssl cms -sign -binary -noattr -nocerts -outform DER -md sha256 -signer good.pem \
+        -inkey good.key -in "$1" -out "$2.p7s" -nosmimecap 2>/dev/null || return 1
+    python3 - "$1" "$2.p7s" "$2" <<'PY'
+import sys
+body, sig = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+trailer = bytes([0, 0, 2, 0, 0, 0, 0, 0]) + len(sig).to_bytes(4, "big")
+open(sys.argv[3], "wb").write(body + sig + trailer + b"~Module signature appended~\n")
+PY
+}
+
+# bombs: 320 MiB of zeros (the limit is 256 MiB: refused as malformed)
+head -c 16M /dev/zero | xz -1 -T1 > z16.xz
+for _ in $(seq 20); do cat z16.xz; done > bomb.ko.xz   # concatenated streams
+head -c 320M /dev/zero | zstd -q -1 > bomb.ko.zst
+head -c 320M /dev/zero | gzip -1 > bomb.ko.gz
+for f in bomb.ko.xz bomb.ko.zst bomb.ko.gz; do
+    peak 4 "$f refused" "$KTRUST" verify-module --trust good.pem "$f"
+done
+
+# a large module that verifies: 100 MiB, signed, compressed; then one byte
+# of its signed content flipped (the second, digesting pass sees it)
+{ printf '\177ELF\002\001\001'; head -c 100M /dev/zero; } > big.ko
+sign big.ko bigs.ko
+cp bigs.ko bigflip_s.ko
+flip bigflip_s.ko 1000
+xz -1 -T1 -k bigs.ko; zstd -q -k bigs.ko; gzip -1 -k bigs.ko
+xz -1 -T1 -c bigflip_s.ko > bigflip.ko.xz
+for f in bigs.ko.xz bigs.ko.zst bigs.ko.gz; do
+    peak 0 "$f trusted" "$KTRUST" verify-module --trust good.pem "$f"
+done
+peak 5 "bigflip.ko.xz rejected" "$KTRUST" verify-module --trust good.pem bigflip.ko.xz
+# the digest of the signed content, streamed, is sha256sum's over big.ko
+expect_match "$("$KTRUST" verify-module --trust good.pem --json bigs.ko.zst)" \
+    "\"digest\":\"$(sha256sum big.ko | cut -d' ' -f1)\"" "the streamed digest (sha256sum)"
+
+# an xz stream whose dictionary needs more than the decoder's bound
+{ printf '\177ELF\002\001\001'; head -c 100000 /dev/urandom; } > small.ko
+sign small.ko smalls.ko
+xz -T1 --lzma2=preset=6,dict=128MiB -c smalls.ko > dict.ko.xz
+peak 4 "dict.ko.xz refused" "$KTRUST" verify-module --trust good.pem dict.ko.xz
+expect_match "$("$KTRUST" verify-module --trust good.pem dict.ko.xz 2>&1)" \
+    'decoder memory limit' "the dictionary's limit named"
+xz -T1 -c smalls.ko > ok.ko.xz
+peak 0 "a default xz module trusted" "$KTRUST" verify-module --trust good.pem ok.ko.xz
+
+finish
