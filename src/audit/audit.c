@@ -25,11 +25,7 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o,
     bool have_latest = false;
     int rc = kt_update_check_new(&u);
     for (size_t i = 0; rc == 0 && i < o->n_dbx; i++) {
-        struct kt_file f = {0};
-        rc = kt_file_open(o->dbx[i], &f, err);
-        if (rc == 0)
-            rc = kt_update_check_add_dbx(u, f.data, f.len, o->dbx[i], err);
-        kt_file_close(&f);
+        rc = kt_update_check_add_dbx_file(u, o->dbx[i], err);
         if (rc < 0)
             a->error_file = o->dbx[i];
     }

@@ -38,6 +38,9 @@ const struct kt_keyrings *kt_chain_keyrings(const struct kt_chain *c);
  * (MokList -> platform, or machine with MokListTrustedRT).  Errors name the offset in the file. */
 int kt_chain_add_db(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_error *err);
+/* kt_chain_add_dbx without a copy: buf must stay valid as long as c. */
+int kt_chain_add_dbx_borrowed(struct kt_chain *c, const uint8_t *buf, size_t len,
+                              const char *name, struct kt_error *err);
 int kt_chain_add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                      struct kt_error *err);
 int kt_chain_add_mok(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,

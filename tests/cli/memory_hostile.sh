@@ -70,4 +70,32 @@ expect_match "$("$KTRUST" verify-module --trust good.pem dict.ko.xz 2>&1)" \
 xz -T1 -c smalls.ko > ok.ko.xz
 peak 0 "a default xz module trusted" "$KTRUST" verify-module --trust good.pem ok.ko.xz
 
+# check-update --dbx over a 48 MB ESL (a million SHA-256 entries): the
+# hashes are indexed where they lie (4 bytes each), never copied; bound: the
+# input plus a fixed 24 MiB.  The image's own hash among them revokes it.
+# (the corpus's shim when it is there; else the walk finds no PE)
+mkdir esp
+img=$KT_SRC/../shared/corpus/debian/shimx64.efi.signed
+pehash=
+if [ -f "$img" ]; then
+    cp "$img" esp/shimx64.efi
+    pehash=$("$KTRUST" verify-pe --json esp/shimx64.efi |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["signatures"][0]["digest"])')
+fi
+PYTHONPATH=$KT_SRC/tests/fixtures python3 - "$pehash" <<'PY'
+import hashlib, sys
+import efi as E
+ds = [hashlib.sha256(i.to_bytes(4, "little")).digest() for i in range(1000000)]
+open("huge.esl", "wb").write(E.esl_sha256(*ds))
+if sys.argv[1]:
+    ds[500000] = bytes.fromhex(sys.argv[1])
+    open("huge_hit.esl", "wb").write(E.esl_sha256(*ds))
+PY
+MAX=$(( $(stat -c %s huge.esl) / 1048576 + 24 ))
+peak 0 "check-update --dbx huge.esl" "$KTRUST" check-update --dbx huge.esl esp
+if [ -n "$pehash" ]; then
+    peak 5 "check-update --dbx huge_hit.esl (revoked)" "$KTRUST" check-update --dbx huge_hit.esl esp
+fi
+MAX=64
+
 finish
