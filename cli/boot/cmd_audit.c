@@ -11,7 +11,7 @@
 #include "cli.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
-       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP };
+       OPT_SAVE_ROOT, OPT_SAVE_ROOT_FULL, OPT_APPLY, OPT_KEK_MAP };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -31,7 +31,10 @@ static const struct cli_opt opts[] = {
     CLI_OPT("dot", 0, required_argument, OPT_DOT, "OUT.dot",
             "also write the chain as Graphviz, coloured by verdict"),
     CLI_OPT("save-root", 0, required_argument, OPT_SAVE_ROOT, "DIR",
-            "also copy what was read into DIR (new or empty), laid out for --root DIR"),
+            "also copy what was read into DIR (new or empty), laid out for --root DIR; each "
+            "signed module as its signature and the digest of its signed content"),
+    CLI_OPT("save-root-full", 0, required_argument, OPT_SAVE_ROOT_FULL, "DIR",
+            "--save-root DIR with every module file whole"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "every module of each group, not only the first"),
     CLI_OPTS(cli_opts_output),
@@ -44,7 +47,7 @@ static void usage(FILE *f)
         f,
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
         "                    [--modules DIR] [--dbx FILE]... [--apply FILE]... [--kek-map JSON]\n"
-        "                    [--json] [--dot OUT.dot] [-v] [--save-root DIR]\n"
+        "                    [--json] [--dot OUT.dot] [-v] [--save-root[-full] DIR]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
@@ -60,7 +63,9 @@ static void usage(FILE *f)
         "absent); its modules /lib/modules/RELEASE.  --root DIR: the same paths under DIR.\n"
         "A part that is missing is reported as missing; the rest is still audited.\n"
         "--save-root DIR: the variables, boot files, kernel, modules and TCG event log\n"
-        "read, copied into DIR as --root expects them (written whole or not at all).\n"
+        "read, copied into DIR as --root expects them (written whole or not at all);\n"
+        "a signed module is kept as its signature and the digest of its signed content\n"
+        "(a few KiB), unless --save-root-full.\n"
         "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
         "outlook, rollover, summary; fields in ktrust(1)).\n",
         opts,
@@ -82,6 +87,7 @@ int cmd_audit(int argc, char **argv)
     struct kt_audit_opts o = {0};
     const char *dot = NULL, *save = NULL;
     bool json = false, quiet = false, verbose = false;
+    unsigned save_flags = 0;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -105,6 +111,10 @@ int cmd_audit(int argc, char **argv)
             break;
         case OPT_DOT: dot = optarg; break;
         case OPT_SAVE_ROOT: save = optarg; break;
+        case OPT_SAVE_ROOT_FULL:
+            save = optarg;
+            save_flags = KT_AUDIT_SAVE_FULL;
+            break;
         case OPT_KEK_MAP: o.kek_map = optarg; break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
@@ -139,7 +149,7 @@ int cmd_audit(int argc, char **argv)
     }
     if (save) { /* whole or not at all; a failure prints no report */
         struct kt_audit_saved sv;
-        if ((rc = kt_audit_save_root(a, &o, save, &sv, &e)) < 0) {
+        if ((rc = kt_audit_save_root_ex(a, &o, save, save_flags, &sv, &e)) < 0) {
             cli_error(save, &e);
             fprintf(stderr, "ktrust: audit: nothing saved (%s not created)\n", tx(save));
             kt_audit_free(a);

@@ -1,9 +1,11 @@
 /* audit.c - kt_audit_run: the parts located, the variables read, the boot
  * engine run on them (every link and module, SBAT), the modules that would
  * not load grouped, and the revocation outlook. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "audit/audit.h"
 #include "audit/rollover.h"
@@ -122,6 +124,18 @@ static void progress(void *ctx, size_t done, size_t total)
     o->progress(o->progress_ctx, done, total);
 }
 
+/* Does --root name a root `audit --save-root` wrote (its modules may be
+ * saved ones)? */
+static bool saved_root(const struct kt_audit_opts *o)
+{
+    const char *root = o->root && *o->root && strcmp(o->root, "/") ? o->root : NULL;
+    char path[PATH_MAX];
+    struct stat st;
+    return root &&
+           kt_root_resolve(root, "/" KT_AUDIT_SAVED_META, path, sizeof(path), &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
 /* The boot engine on the located parts and the variables in force. */
 static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
                      const struct kt_efivars *vars, struct kt_error *err)
@@ -143,6 +157,7 @@ static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
         .kernel = link_path[KT_AUDIT_KERNEL_LINK],
         .modules = (const char *const *)mods,
         .n_modules = n_mods,
+        .saved_modules = saved_root(o),
         .on_module = group,
         .progress = a->found[KT_AUDIT_MODULES] && o->progress ? progress : NULL,
         .ctx = &rc_ctx,

@@ -27,6 +27,7 @@ struct kt_chain {
     size_t n_mok;
     bool mok_trusted; /* MokListTrustedRT: MOK keys go to machine */
     bool ignore_db;   /* MokIgnoreDB: shim does not use db for what it verifies */
+    bool saved_modules; /* modules may be saved ones (kt_modsig_compact_parse) */
     bool shim_trusted, kernel_trusted;
     /* SHA-256 image hashes in db and MokList: shim admits such an image
      * (check_allowlist), signed or not; the kernel's keyrings ignore them */
@@ -42,6 +43,7 @@ struct kt_chain {
 
 void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted) { c->mok_trusted = trusted; }
 void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore) { c->ignore_db = ignore; }
+void kt_chain_set_saved_modules(struct kt_chain *c, bool saved) { c->saved_modules = saved; }
 
 struct allow_ctx {
     struct kt_chain *c;
@@ -452,6 +454,7 @@ int kt_chain_module(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     link_init(l, KT_LINK_MODULE, name, KT_LINK_KERNEL);
     struct kt_modsig_result res;
     memset(&res, 0, sizeof(res));
+    res.saved_ok = c->saved_modules;
     struct kt_error e = KT_ERROR_INIT;
     l->verdict = kt_modsig_verify(buf, len, c->rings, &res, &e);
     const struct kt_pkcs7_signer *si = res.msg && res.msg->n_signers ? &res.msg->signers[0] : NULL;

@@ -67,6 +67,8 @@ void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted);
  * links, nor in the kernel's platform keyring); its image hashes no longer
  * admit anything. */
 void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore);
+/* Modules may be saved ones (an audit of a saved root). */
+void kt_chain_set_saved_modules(struct kt_chain *c, bool saved);
 
 /* Firmware's variables of vars (may be NULL): db and dbx, as firmware
  * holds them before any image runs; a list that does not parse is left

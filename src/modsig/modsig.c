@@ -73,7 +73,8 @@ static int sig_fail(struct kt_modsig_result *res, struct kt_error *err, int rc,
  * entry, so that kt_pkcs7_verify_digests never falls back to embedded
  * content.  Over the payload when it is whole, else over buf decoded again. */
 static int digest_module(struct kt_modsig_result *res, const struct kt_modsig_payload *pl,
-                         const uint8_t *buf, size_t len, struct kt_error *err)
+                         const struct kt_modsig_compact *cm, const uint8_t *buf, size_t len,
+                         struct kt_error *err)
 {
     enum kt_hash hs[KT_HASH__COUNT];
     res->n_digests = 0;
@@ -87,10 +88,20 @@ static int digest_module(struct kt_modsig_result *res, const struct kt_modsig_pa
         hs[res->n_digests++] = h;
     }
     int rc = 0;
-    if (res->n_digests && pl->len < pl->total)
+    for (size_t k = 0; cm && k < res->n_digests && rc == 0; k++) { /* a saved module's */
+        size_t j = 0;
+        while (j < cm->n && cm->hash[j] != hs[k])
+            j++;
+        if (j == cm->n)
+            rc = kt_fail(err, -EBADMSG, KT_NO_OFFSET, "saved module: no %s digest",
+                         kt_hash_name(hs[k]));
+        else
+            memcpy(res->digest_bytes[k], cm->digest[j], kt_hash_size(hs[k]));
+    }
+    if (!cm && res->n_digests && pl->len < pl->total)
         rc = kt_modsig_digest_stream(buf, len, res->comp, res->info.module_len, hs,
                                      res->n_digests, res->digest_bytes, err);
-    for (size_t k = 0; k < res->n_digests && rc == 0 && pl->len == pl->total; k++)
+    for (size_t k = 0; !cm && k < res->n_digests && rc == 0 && pl->len == pl->total; k++)
         if ((rc = kt_digest(hs[k], pl->p, res->info.module_len, res->digest_bytes[k])) < 0)
             rc = kt_fail(err, rc, KT_NO_OFFSET, "digest of the content failed");
     for (size_t k = 0; k < res->n_digests; k++)
@@ -131,11 +142,12 @@ static int parse_payload(const struct kt_modsig_payload *pl, struct kt_modsig_in
  * it.  When only the tail is held, the content (inside the signature, at
  * most KT_MODSIG_TAIL_MAX bytes) cannot be the module (over
  * KT_MODSIG_WHOLE_MAX - KT_MODSIG_TAIL_MAX bytes). */
-static bool content_differs(const struct kt_modsig_result *res, const struct kt_modsig_payload *pl)
+static bool content_differs(const struct kt_modsig_result *res, const struct kt_modsig_payload *pl,
+                            const struct kt_modsig_compact *cm)
 {
     if (!res->msg->has_content)
         return false;
-    return pl->len < pl->total || res->msg->content.len != res->info.module_len ||
+    return cm || pl->len < pl->total || res->msg->content.len != res->info.module_len ||
            memcmp(res->msg->content.p, pl->p, res->info.module_len) != 0;
 }
 
@@ -148,15 +160,27 @@ int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsi
     res->owned = NULL;
     res->has_sig = false;
     res->n_digests = 0;
-    rc = kt_modsig_load(buf, len, &pl, &res->comp, err);
-    if (rc < 0)
+    struct kt_modsig_compact cmb, *cm = NULL;
+    rc = res->saved_ok ? kt_modsig_compact_parse(buf, len, &cmb, err) : -ENOENT;
+    if (rc == 0) { /* a saved module: its signature and digests */
+        cm = &cmb;
+        /* with the header's last byte: kt_modsig_parse wants content before the signature */
+        pl = (struct kt_modsig_payload){cm->trailer - 1, cm->trailer_len + 1,
+                                        cm->trailer_len + 1, NULL};
+        res->comp = cm->comp;
+    } else if (rc != -ENOENT || (rc = kt_modsig_load(buf, len, &pl, &res->comp, err)) < 0) {
         return res->rc = rc;
+    }
     uint8_t *dec = pl.owned;
     res->owned = dec;
-    res->module_size = pl.total;
+    res->module_size = cm ? cm->size : pl.total;
     rc = parse_payload(&pl, &res->info, err);
     if (rc < 0)
         goto out;
+    if (cm) { /* the trailer's offsets are the module's */
+        res->info.module_len = cm->signed_len;
+        res->info.sig_offset = cm->signed_len;
+    }
     res->has_sig = true;
     if (keep) { /* the signature outlives buf: parse a copy */
         uint8_t *copy = malloc(res->info.sig.len ? res->info.sig.len : 1);
@@ -181,14 +205,14 @@ int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsi
     rc = kt_pkcs7_check_purpose(res->msg, KT_VERIFY_PURPOSE_MODULE, err);
     if (rc < 0)
         goto out;
-    if (content_differs(res, &pl)) {
+    if (content_differs(res, &pl, cm)) {
         for (size_t i = 0; i < res->msg->n_signers; i++)
             res->msg->signers[i].verdict = res->msg->signers[i].verify_rc;
         rc = kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
                      "the data given differs from the content inside the message");
         goto out;
     }
-    rc = digest_module(res, &pl, buf, len, err);
+    rc = digest_module(res, &pl, cm, buf, len, err);
     if (rc == 0 && keep) { /* held until the keys come: only the bytes, parsed again then */
         kt_pkcs7_free(res->msg);
         res->msg = NULL;

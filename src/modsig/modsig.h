@@ -102,10 +102,37 @@ int kt_modsig_digest_stream(const uint8_t *buf, size_t len, enum kt_modsig_comp 
                             const enum kt_hash *hashes, size_t nh,
                             uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err);
 
+/* A module saved as what verifying it needs (compact.c, `audit
+ * --save-root`): its compression and sizes, the digests of its signed
+ * content, its bytes from the signature on (pointing into the caller's). */
+struct kt_modsig_compact {
+    enum kt_modsig_comp comp;
+    size_t size, signed_len;
+    size_t n;
+    enum kt_hash hash[KT_HASH__COUNT];
+    uint8_t digest[KT_HASH__COUNT][KT_HASH_MAX_SIZE];
+    const uint8_t *trailer;
+    size_t trailer_len;
+};
+
+/* Parse a saved module: 0, -ENOENT (not one: no error recorded), -EBADMSG. */
+int kt_modsig_compact_parse(const uint8_t *buf, size_t len, struct kt_modsig_compact *cm,
+                            struct kt_error *err);
+
+/* A module file's bytes (compressed or not) as a saved module (*out
+ * malloc'd, the caller frees it), verified later with the same verdicts:
+ * kt_modsig_prepare reads either (with saved_ok); a saved module is
+ * returned as it is.  -EOPNOTSUPP when it cannot be (unsigned,
+ * malformed, a signature carrying its content: keep the file whole),
+ * -ENOMEM. */
+int kt_modsig_compact_make(const uint8_t *buf, size_t len, uint8_t **out, size_t *out_len,
+                           struct kt_error *err);
+
 /* The result of verifying one module.  Zero it, optionally set `policy`
  * (SHA-1, --check-time), call kt_modsig_verify(_set), then kt_modsig_result_free. */
 struct kt_modsig_result {
     struct kt_pkcs7_policy policy; /* in */
+    bool saved_ok;                 /* in: buf may be a saved module (compact.c) */
     enum kt_modsig_comp comp;
     size_t module_size;            /* decompressed size */
     bool has_sig;                  /* the trailer parsed */
