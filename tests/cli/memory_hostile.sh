@@ -98,4 +98,38 @@ if [ -n "$pehash" ]; then
 fi
 MAX=64
 
+# a PE with the most sections its header can name (65535), each with 512
+# bytes of raw data: verify-pe and check-update hash it within the bound
+python3 - <<'PY'
+import struct
+n, raw, align = 65535, 0x200, 0x200
+soh = (0x40 + 4 + 20 + 240 + 40 * n + align - 1) // align * align
+opt = struct.pack("<HBBIIIIIQIIHHHHHHIIIIHHQQQQII", 0x20B, 14, 0, 0x1000 * n, 0, 0, 0x1000,
+                  0x1000, 0x140000000, 0x1000, align, 6, 0, 0, 0, 6, 0, 0, 0x1000 * (n + 1),
+                  soh, 0, 10, 0x160, 0x100000, 0x1000, 0x100000, 0x1000, 0, 16) + bytes(16 * 8)
+pe = (b"MZ" + bytes(58) + struct.pack("<I", 0x40) + b"PE\0\0" +
+      struct.pack("<HHIIIHH", 0x8664, n, 0, 0, 0, 240, 0x22) + opt +
+      b"".join(struct.pack("<8sIIIIIIHHI", b".t", 0x1000, 0x1000 * (i + 1), raw, soh + i * raw,
+                           0, 0, 0, 0, 0x60000020) for i in range(n)))
+open("sections.efi", "wb").write(pe + bytes(soh - len(pe)) + b"\xcc" * (raw * n))
+PY
+peak 1 "verify-pe: 65535 sections (unsigned)" "$KTRUST" verify-pe sections.efi
+mkdir esp2 && cp sections.efi esp2/
+efi esl --sha256 "$(printf '%064d' 1)" >small.esl
+peak 0 "check-update: 65535 sections" "$KTRUST" check-update --dbx small.esl esp2
+
+# event logs: a million events is refused (a firmware log has hundreds; the
+# limit is 65536), one just under the limit is read within the bound
+PYTHONPATH=$KT_SRC/tests/fixtures python3 - <<'PY'
+import efi as E
+ev = E.tcg_event2(8, 0x0D, b"x" * 8)  # EV_IPL
+head = E.tcg_specid()
+open("million.log", "wb").write(head + ev * 1000000)
+open("many.log", "wb").write(head + ev * 65000)
+PY
+peak 4 "eventlog: a million events refused" "$KTRUST" eventlog million.log
+expect_match "$("$KTRUST" eventlog million.log 2>&1)" 'more than 65536 events' "... says why"
+peak 0 "eventlog: 65000 events" "$KTRUST" eventlog many.log
+peak 0 "eventlog --json: 65000 events" "$KTRUST" eventlog --json many.log
+
 finish
