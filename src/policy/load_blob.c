@@ -22,6 +22,7 @@ struct blob_ctx {
     struct kt_error first_skip;
     struct hash_vec *vecs; /* kt_keyrings_add_blob_indexed: hashes gathered, not added */
     const uint8_t *base;
+    size_t len;
 };
 
 /* The offsets of one kind of hash in the blob, for kt_blacklist_add_index:
@@ -48,14 +49,13 @@ static int add_hash(struct blob_ctx *b, const char *kind, enum kt_hash h, const 
     if (!b->vecs)
         return kt_blacklist_add_hash(b->k, kind, h, digest, src);
     struct hash_vec *v = &b->vecs[vec_of(kind, h)];
-    if (v->n == v->cap) {
-        size_t nc = v->cap ? v->cap * 2 : 1024;
-        uint32_t *no = realloc(v->offs, nc * sizeof(*no));
-        if (!no)
+    if (!v->offs) { /* room for every digest the blob can hold: only what is used is touched */
+        v->cap = b->len / 32 + 1;
+        if (!(v->offs = malloc(v->cap * sizeof(*v->offs))))
             return -ENOMEM;
-        v->offs = no;
-        v->cap = nc;
     }
+    if (v->n == v->cap)
+        return -EOVERFLOW; /* more digests than bytes for them: cannot be */
     v->offs[v->n++] = (uint32_t)(digest - b->base);
     return 0;
 }
@@ -153,7 +153,7 @@ int kt_keyrings_add_blob_skip(struct kt_keyrings *k, struct kt_keyring *r, const
                               struct kt_error *err)
 {
     struct blob_ctx b = {k, r, source ? source : "", how, 0, 0, err, skip, skip_ctx, 0, 0, {0},
-                         NULL, buf};
+                         NULL, buf, len};
     int rc;
     if (n_added)
         *n_added = 0;
@@ -182,7 +182,7 @@ int kt_keyrings_add_blob_indexed(struct kt_keyrings *k, struct kt_keyring *r, co
 {
     struct hash_vec vecs[N_VEC] = {{0}};
     struct blob_ctx b = {k, r, source ? source : "", KT_ADD_EXPLICIT, 0, 0, err, NULL, NULL, 0, 0,
-                         {0}, vecs, buf};
+                         {0}, vecs, buf, len};
     int rc;
     if (!k || !r)
         rc = kt_fail(err, -EINVAL, KT_NO_OFFSET, "no such keyring");
