@@ -299,15 +299,18 @@ static int save_eventlog(struct save *s, const struct kt_audit_opts *o)
     return copy_file(s, src, EVENTLOG);
 }
 
-/* The audited system's name: ROOT/etc/hostname under --root, else this
- * machine's; "" when unknown.  Only [A-Za-z0-9._-] kept (it goes into JSON). */
+/* The audited system's name: ROOT/etc/hostname under --root, this
+ * machine's when it is the one audited (no part given by path: offline
+ * means offline); "" when unknown.  Only [A-Za-z0-9._-] kept (it goes into
+ * JSON). */
 static void host_name(const struct kt_audit_opts *o, char *out, size_t cap)
 {
     const char *root = o->root && *o->root && strcmp(o->root, "/") ? o->root : NULL;
     char path[PATH_MAX], raw[256] = "";
     struct stat st;
     if (!root) {
-        gethostname(raw, sizeof(raw) - 1);
+        if (!o->efivars && !o->esp && !o->kernel && !o->modules)
+            gethostname(raw, sizeof(raw) - 1);
     } else if (kt_root_resolve(root, "/etc/hostname", path, sizeof(path), &st) == 0 &&
                S_ISREG(st.st_mode)) {
         FILE *f = fopen(path, "re");

@@ -139,6 +139,28 @@ const struct kt_blacklist_hash *kt_blacklist_hash_at(const struct kt_keyrings *k
     return i < k->n_bl ? &k->bl[i]->pub : kt_blacklist_index_at(k, i - k->n_bl);
 }
 
+static size_t add_alg(enum kt_hash *out, size_t n, enum kt_hash h)
+{
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == h)
+            return n;
+    if (n < KT_HASH__COUNT)
+        out[n++] = h;
+    return n;
+}
+
+size_t kt_blacklist_bin_algs(const struct kt_keyrings *k, enum kt_hash *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; k && i < k->n_bl; i++)
+        if (k->bl[i]->tag[0] == 'b')
+            n = add_alg(out, n, k->bl[i]->pub.hash);
+    for (size_t i = 0; k && i < k->n_idx; i++)
+        if (k->idx[i].kind == 'b')
+            n = add_alg(out, n, k->idx[i].hash);
+    return n;
+}
+
 bool kt_blacklist_has_bin(const struct kt_keyrings *k, enum kt_hash h, const uint8_t *digest)
 {
     return k && bl_has(k, 'b', h, digest);

@@ -27,6 +27,9 @@ int kt_blacklist_add_hash(struct kt_keyrings *k, const char *kind /* "bin" | "tb
 int kt_blacklist_add_index(struct kt_keyrings *k, const char *kind /* "bin" | "tbs" */,
                            enum kt_hash h, const uint8_t *base, uint32_t *offs, size_t n,
                            const char *source);
+/* Each algorithm among the "bin" hashes, once (out holds KT_HASH__COUNT);
+ * returns how many. */
+size_t kt_blacklist_bin_algs(const struct kt_keyrings *k, enum kt_hash *out);
 bool kt_blacklist_has_bin(const struct kt_keyrings *k, enum kt_hash h, const uint8_t *digest);
 bool kt_blacklist_has_tbs(const struct kt_keyrings *k, const uint8_t *digest, size_t len);
 /* A certificate is blacklisted by its tbs hash (any algorithm listed) or as
