@@ -102,6 +102,10 @@ int kt_modsig_digest_stream(const uint8_t *buf, size_t len, enum kt_modsig_comp 
                             const enum kt_hash *hashes, size_t nh,
                             uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err);
 
+/* The saved form's first line, and the most its header may take. */
+#define KT_MODSIG_COMPACT_HEAD "ktrust-module-signature 1\n"
+#define KT_MODSIG_COMPACT_MAX_HEADER 4096
+
 /* A module saved as what verifying it needs (compact.c, `audit
  * --save-root`): its compression and sizes, the digests of its signed
  * content, its bytes from the signature on (pointing into the caller's). */
