@@ -7,11 +7,11 @@
 
 #include "keys/keys_int.h"
 
-static _Thread_local const struct bl_index *sorting;
-
-static int cmp_off(const void *a, const void *b)
+/* qsort_r's order: the digests the offsets name (glibc's argument order;
+ * no thread-local state: a TLS variable makes libktrust need ld.so) */
+static int cmp_off(const void *a, const void *b, void *ctx)
 {
-    const struct bl_index *x = sorting;
+    const struct bl_index *x = ctx;
     return memcmp(x->base + *(const uint32_t *)a, x->base + *(const uint32_t *)b, x->len);
 }
 
@@ -42,8 +42,7 @@ int kt_blacklist_add_index(struct kt_keyrings *k, const char *kind, enum kt_hash
     k->idx = ni;
     struct bl_index *x = &k->idx[k->n_idx];
     *x = (struct bl_index){base, offs, n, (uint8_t)kc, h, len, src};
-    sorting = x;
-    qsort(offs, n, sizeof(*offs), cmp_off);
+    qsort_r(offs, n, sizeof(*offs), cmp_off, x);
     size_t j = 0; /* a hash listed twice is one entry, as kt_blacklist_add_hash makes it */
     for (size_t i = 0; i < n; i++)
         if (j == 0 || memcmp(base + offs[j - 1], base + offs[i], len) != 0)
