@@ -13,7 +13,7 @@
 #include "sbat_print.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
-       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP, OPT_EVENTLOG, OPT_SBAT_LEVEL };
+       OPT_SAVE_ROOT, OPT_SAVE_ROOT_FULL, OPT_APPLY, OPT_KEK_MAP, OPT_EVENTLOG, OPT_SBAT_LEVEL };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -40,7 +40,10 @@ static const struct cli_opt opts[] = {
     CLI_OPT("dot", 0, required_argument, OPT_DOT, "OUT.dot",
             "also write the chain as Graphviz, coloured by verdict"),
     CLI_OPT("save-root", 0, required_argument, OPT_SAVE_ROOT, "DIR",
-            "also copy what was read into DIR (new or empty), laid out for --root DIR"),
+            "also copy what was read into DIR (new or empty), laid out for --root DIR; each "
+            "signed module as its signature and the digest of its signed content"),
+    CLI_OPT("save-root-full", 0, required_argument, OPT_SAVE_ROOT_FULL, "DIR",
+            "--save-root DIR with every module file whole"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "every module of each group, not only the first"),
     CLI_OPTS(cli_opts_output),
@@ -54,7 +57,7 @@ static void usage(FILE *f)
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
         "                    [--modules DIR] [--eventlog LOG] [--dbx-update FILE]...\n"
         "                    [--apply FILE]... [--kek-map JSON] [--json] [--dot OUT.dot] [-v]\n"
-        "                    [--sbat-level SPEC] [--save-root DIR]\n"
+        "                    [--sbat-level SPEC] [--save-root[-full] DIR]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
@@ -72,7 +75,9 @@ static void usage(FILE *f)
         "Offline (--efivars or --esp without --root): only the parts given are read,\n"
         "nothing of this host (no kernel, modules or event log unless given).\n"
         "--save-root DIR: the variables, boot files, kernel, modules and TCG event log\n"
-        "read, copied into DIR as --root expects them (written whole or not at all).\n"
+        "read, copied into DIR as --root expects them (written whole or not at all);\n"
+        "a signed module is kept as its signature and the digest of its signed content\n"
+        "(a few KiB), unless --save-root-full.\n"
         "--json: one object per section (parts, firmware, sbat, boot, chain, modules,\n"
         "outlook, rollover, summary; fields in ktrust(1)).\n",
         opts,
@@ -95,6 +100,7 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
     struct kt_audit_opts o = {0};
     const char *dot = NULL, *save = NULL;
     bool json = false, quiet = false, verbose = false;
+    unsigned save_flags = 0;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -118,6 +124,10 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
             break;
         case OPT_DOT: dot = optarg; break;
         case OPT_SAVE_ROOT: save = optarg; break;
+        case OPT_SAVE_ROOT_FULL:
+            save = optarg;
+            save_flags = KT_AUDIT_SAVE_FULL;
+            break;
         case OPT_KEK_MAP: o.kek_map = optarg; break;
         case OPT_EVENTLOG: o.eventlog = optarg; break;
         case OPT_SBAT_LEVEL: {
@@ -163,7 +173,7 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
     }
     if (save) { /* whole or not at all; a failure prints no report */
         struct kt_audit_saved sv;
-        if ((rc = kt_audit_save_root(a, &o, save, &sv, &e)) < 0) {
+        if ((rc = kt_audit_save_root_ex(a, &o, save, save_flags, &sv, &e)) < 0) {
             cli_error(save, &e);
             fprintf(stderr, "ktrust: audit: nothing saved (%s not created)\n", tx(save));
             kt_audit_free(a);

@@ -315,11 +315,10 @@ static int load(const char *path, int which, struct run *R)
 {
     struct kt_file f = {0};
     struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_file_open(path, &f, &e);
-    if (rc == 0) {
-        if (which == OPT_DBX) {
-            rc = kt_update_check_add_dbx(R->u, f.data, f.len, path, &e);
-        } else if (which == OPT_DB) {
+    int rc = which == OPT_DBX ? kt_update_check_add_dbx_file(R->u, path, &e)
+                              : kt_file_open(path, &f, &e);
+    if (rc == 0 && which != OPT_DBX) {
+        if (which == OPT_DB) {
             rc = kt_update_check_add_db(R->u, f.data, f.len, &e);
             R->have_db = true;
         } else {

@@ -313,15 +313,25 @@ KT_API int kt_audit_save_check(const char *dir, struct kt_error *err);
  * reads it: sys/firmware/efi/efivars/ (every variable, efivarfs form: the
  * attribute word then the data), boot/efi/ (shim, loader, MokManager and
  * the boot entries' files, at their places on the ESP), boot/vmlinuz-RELEASE,
- * lib/modules/RELEASE/ (every module file, whole, at its place: no other
- * file of the tree), sys/kernel/security/tpm0/binary_bios_measurements (the
- * TCG event log, when present and readable; else out->not_saved says so).
+ * lib/modules/RELEASE/ (every module file at its place, no other file of
+ * the tree: a signed module as what verifying it needs, its signature and
+ * the digest of its signed content (ktrust(1), "SAVED ROOT"), a few KiB; an
+ * unsigned or malformed one whole), sys/kernel/security/tpm0/
+ * binary_bios_measurements (the TCG event log, when present and readable;
+ * else out->not_saved says so), and ktrust-saved-root.json (the hostname,
+ * the time, the ktrust version, how modules are kept).
  * Written into a temporary directory beside DIR and renamed to DIR at the
  * end: on any error DIR is as it was and the temporary is removed.
  * Returns 0 or a negative errno with a detail. */
 KT_API int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *opts,
                               const char *dir, struct kt_audit_saved *out,
                               struct kt_error *err);
+/* kt_audit_save_root with flags: KT_AUDIT_SAVE_FULL keeps every module
+ * file whole. */
+enum { KT_AUDIT_SAVE_FULL = 1u << 0 };
+KT_API int kt_audit_save_root_ex(const struct kt_audit *a, const struct kt_audit_opts *opts,
+                                 const char *dir, unsigned flags, struct kt_audit_saved *out,
+                                 struct kt_error *err);
 
 /* "efivars", "esp", "kernel", "modules"; "shim", "loader", "kernel", "mokmanager" */
 KT_API const char *kt_audit_part_name(enum kt_audit_part p);

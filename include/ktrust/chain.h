@@ -105,6 +105,9 @@ struct kt_chain_opts {
     const char *shim, *loader, *kernel;      /* NULL: not there (the link is not run) */
     const char *const *modules;              /* verified against the kernel's keys */
     size_t n_modules;
+    /* a module may be a saved one (`audit --save-root`'s compact form: its
+     * signature and the digest of its signed content): a root audit saved */
+    bool saved_modules;
     /* each module's link (l->file is modules[i]); a negative return stops the run */
     int (*on_module)(void *ctx, size_t i, const struct kt_chain_link *l);
     /* before each module (done of total), and once at the end; may be NULL */

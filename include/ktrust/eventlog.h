@@ -28,6 +28,9 @@ extern "C" {
 #endif
 
 #define KT_EVLOG_MAX_BANKS 8   /* banks a Spec ID event may list */
+/* Events a log may hold: a firmware log has hundreds; more is refused
+ * (-E2BIG), so that memory stays bounded (#32): 16 MiB of events. */
+#define KT_EVLOG_MAX_EVENTS 65536
 #define KT_EVLOG_MAX_DIGEST 64 /* sha512 */
 #define KT_EVLOG_PCRS 24
 
@@ -117,7 +120,8 @@ struct kt_evlog {
 /* Parse a whole log.  Returns 0, -EBADMSG (err: the field and the byte
  * offset: a truncated event, an event size past the end, a digest of an
  * algorithm the Spec ID event did not list, a malformed Spec ID event, a
- * PCR index over 23 on a measuring event), -ENOMEM.  An empty input is
+ * PCR index over 23 on a measuring event), -E2BIG (more than
+ * KT_EVLOG_MAX_EVENTS events), -ENOMEM.  An empty input is
  * -EBADMSG.  Free with kt_evlog_free (also after a failure). */
 KT_API int kt_evlog_parse(const uint8_t *buf, size_t len, struct kt_evlog *log,
                           struct kt_error *err);

@@ -65,6 +65,12 @@ KT_API void kt_update_check_free(struct kt_update_check *u);
  * input in the reasons).  Errors: -EBADMSG (with offset), -ENOMEM. */
 KT_API int kt_update_check_add_dbx(struct kt_update_check *u, const uint8_t *buf, size_t len,
                                    const char *source, struct kt_error *err);
+/* kt_update_check_add_dbx of a file (`-`: standard input), held open until
+ * kt_update_check_free instead of copied: a dbx of a million hashes costs
+ * its size and 4 bytes an entry (#32).  path is kept by pointer.  Errors:
+ * as kt_update_check_add_dbx, and the file's (-ENOENT ...). */
+KT_API int kt_update_check_add_dbx_file(struct kt_update_check *u, const char *path,
+                                        struct kt_error *err);
 /* Image hashes and certificates the dbx inputs hold (SVN records aside). */
 KT_API size_t kt_update_check_dbx_entries(const struct kt_update_check *u);
 /* The SbatLevel to check against (copied); NULL: none. */

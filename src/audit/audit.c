@@ -2,9 +2,11 @@
  * engine run on them (every link and module, SBAT), the modules that would
  * not load grouped, and the revocation outlook. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "audit/audit.h"
@@ -27,11 +29,7 @@ static int outlook(struct kt_audit *a, const struct kt_audit_opts *o,
     bool have_latest = false;
     int rc = kt_update_check_new(&u);
     for (size_t i = 0; rc == 0 && i < o->n_dbx; i++) {
-        struct kt_file f = {0};
-        rc = kt_file_open(o->dbx[i], &f, err);
-        if (rc == 0)
-            rc = kt_update_check_add_dbx(u, f.data, f.len, o->dbx[i], err);
-        kt_file_close(&f);
+        rc = kt_update_check_add_dbx_file(u, o->dbx[i], err);
         if (rc < 0)
             a->error_file = o->dbx[i];
     }
@@ -132,6 +130,18 @@ static void progress(void *ctx, size_t done, size_t total)
     o->progress(o->progress_ctx, done, total);
 }
 
+/* Does --root name a root `audit --save-root` wrote (its modules may be
+ * saved ones)? */
+static bool saved_root(const struct kt_audit_opts *o)
+{
+    const char *root = o->root && *o->root && strcmp(o->root, "/") ? o->root : NULL;
+    char path[PATH_MAX];
+    struct stat st;
+    return root &&
+           kt_root_resolve(root, "/" KT_AUDIT_SAVED_META, path, sizeof(path), &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
 /* The boot engine on the located parts and the variables in force. */
 static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
                      const struct kt_efivars *vars, struct kt_error *err)
@@ -154,6 +164,7 @@ static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
         .kernel = link_path[KT_AUDIT_KERNEL_LINK],
         .modules = (const char *const *)mods,
         .n_modules = n_mods,
+        .saved_modules = saved_root(o),
         .on_module = group,
         .progress = a->found[KT_AUDIT_MODULES] && o->progress ? progress : NULL,
         .ctx = &rc_ctx,

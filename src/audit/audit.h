@@ -13,6 +13,10 @@
 #include "util/file.h"
 #include "ktrust/eventlog.h"
 #include "util/err.h"
+
+/* At the top of a saved root (audit_save.c): who saved it, when, and how;
+ * an audit of a root holding it reads saved modules (kt_chain_opts). */
+#define KT_AUDIT_SAVED_META "ktrust-saved-root.json"
 #include "util/fmt.h"
 
 /* What an audit reads of a system, read once (audit_snap.c); every section

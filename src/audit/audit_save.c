@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit/audit.h"
 #include "ktrust/boot.h"
+#include "modsig/modsig.h"
 #include "util/file.h"
 
 #define EVENTLOG kt_sys_path(KT_SYS_EVENTLOG)
@@ -25,6 +27,7 @@ struct save {
     struct kt_audit_saved *out; /* counts, and what was left out */
     struct kt_error *err;
     char *buf;                  /* the copy buffer, BUF bytes */
+    bool full;                  /* modules whole (else as verification needs them) */
 };
 
 #define BUF ((size_t)1 << 16)
@@ -81,6 +84,41 @@ static int make_parents(struct save *s, const char *rel)
     return 0;
 }
 
+/* buf[0..n) to the open file out (named dst). */
+static int write_all(struct save *s, int out, const void *buf, size_t n, const char *dst)
+{
+    for (size_t off = 0; off < n;) {
+        ssize_t w = write(out, (const char *)buf + off, n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: write failed: %s", dst,
+                           strerror(errno));
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+/* A new file tmp/rel holding buf[0..n). */
+static int write_file(struct save *s, const char *rel, const void *buf, size_t n)
+{
+    int rc = make_parents(s, rel);
+    char dst[PATH_MAX];
+    kt_fmt(dst, sizeof(dst), "%s%s", s->tmp, rel);
+    int out = rc < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (rc == 0 && out < 0)
+        rc = kt_fail(s->err, -errno, KT_NO_OFFSET, "cannot create %s: %s", dst, strerror(errno));
+    if (rc == 0)
+        rc = write_all(s, out, buf, n, dst);
+    if (out >= 0 && close(out) < 0 && rc == 0)
+        rc = kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: write failed: %s", dst, strerror(errno));
+    if (rc == 0) {
+        s->out->n_files++;
+        s->out->bytes += n;
+    }
+    return rc;
+}
+
 /* src (a regular file, read to its end whatever its stat size says: the
  * securityfs event log says 0) into tmp/rel. */
 static int copy_file(struct save *s, const char *src, const char *rel)
@@ -106,7 +144,7 @@ static int copy_file(struct save *s, const char *src, const char *rel)
     }
     char *buf = s->buf;
     uint64_t total = 0;
-    for (;;) {
+    while (rc == 0) {
         ssize_t n = read(in, buf, BUF);
         if (n < 0 && errno == EINTR)
             continue;
@@ -122,19 +160,7 @@ static int copy_file(struct save *s, const char *src, const char *rel)
                          KT_FILE_MAX_SIZE);
             break;
         }
-        for (ssize_t w, off = 0; off < n; off += w) {
-            if ((w = write(out, buf + off, (size_t)(n - off))) < 0) {
-                if (errno == EINTR) {
-                    w = 0;
-                    continue;
-                }
-                rc = kt_fail(s->err, -errno, KT_NO_OFFSET, "%s: write failed: %s", dst,
-                             strerror(errno));
-                break;
-            }
-        }
-        if (rc < 0)
-            break;
+        rc = write_all(s, out, buf, (size_t)n, dst);
     }
     close(in);
     if (close(out) < 0 && rc == 0)
@@ -206,6 +232,32 @@ static int save_esp(struct save *s, const struct kt_audit *a)
     return rc;
 }
 
+/* A module as what verifying it needs (kt_modsig_compact_make: its
+ * signature and the digest of its signed content), at its place; whole when
+ * that cannot be (unsigned, malformed). */
+static int save_module(struct save *s, const char *base, const char *path, const char *to)
+{
+    struct kt_file f = {0};
+    struct kt_error e = KT_ERROR_INIT;
+    uint8_t *c = NULL;
+    size_t n = 0;
+    int rc = kt_file_open(path, &f, &e);
+    if (rc == 0)
+        rc = kt_modsig_compact_make(f.data, f.len, &c, &n, &e);
+    kt_file_close(&f);
+    if (rc == -ENOMEM)
+        return kt_fail(s->err, rc, KT_NO_OFFSET, "out of memory");
+    if (rc < 0)
+        return copy_under(s, base, path, to);
+    char rel[PATH_MAX];
+    if (snprintf(rel, sizeof(rel), "%s%s", to, path + strlen(base)) >= (int)sizeof(rel))
+        rc = kt_fail(s->err, -ENAMETOOLONG, KT_NO_OFFSET, "%s: path too long", path);
+    else
+        rc = write_file(s, rel, c, n);
+    free(c);
+    return rc;
+}
+
 static int save_modules(struct save *s, const struct kt_audit *a, const char *release)
 {
     char **list;
@@ -220,8 +272,10 @@ static int save_modules(struct save *s, const struct kt_audit *a, const char *re
     kt_fmt(dir, sizeof(dir), "%s/x", to);
     rc = make_parents(s, dir);
     for (size_t i = 0; i < n; i++) {
-        if (rc == 0)
+        if (rc == 0 && s->full)
             rc = copy_under(s, a->path[KT_AUDIT_MODULES], list[i], to);
+        else if (rc == 0)
+            rc = save_module(s, a->path[KT_AUDIT_MODULES], list[i], to);
         free(list[i]);
     }
     free(list);
@@ -278,6 +332,49 @@ static int save_sealed(struct save *s, const struct kt_audit *a, const char *roo
     return rc;
 }
 
+/* The audited system's name: ROOT/etc/hostname under --root, this
+ * machine's when it is the one audited (no part given by path: offline
+ * means offline); "" when unknown.  Only [A-Za-z0-9._-] kept (it goes into
+ * JSON). */
+static void host_name(const struct kt_audit_opts *o, char *out, size_t cap)
+{
+    const char *root = o->root && *o->root && strcmp(o->root, "/") ? o->root : NULL;
+    char path[PATH_MAX], raw[256] = "";
+    struct stat st;
+    if (!root) {
+        if (!o->efivars && !o->esp && !o->kernel && !o->modules)
+            gethostname(raw, sizeof(raw) - 1);
+    } else if (kt_root_resolve(root, "/etc/hostname", path, sizeof(path), &st) == 0 &&
+               S_ISREG(st.st_mode)) {
+        FILE *f = fopen(path, "re");
+        if (f && !fgets(raw, sizeof(raw), f))
+            raw[0] = 0;
+        if (f)
+            fclose(f);
+    }
+    size_t n = 0;
+    for (const char *c = raw; *c && *c != '\n' && n + 1 < cap; c++)
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+            *c == '.' || *c == '-' || *c == '_')
+            out[n++] = *c;
+    out[n] = 0;
+}
+
+/* KT_AUDIT_SAVED_META: who saved the root, when, how its modules are kept. */
+static int save_meta(struct save *s, const struct kt_audit_opts *o)
+{
+    char host[256], when[32], text[512];
+    time_t now = time(NULL);
+    struct tm tm;
+    host_name(o, host, sizeof(host));
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    int n = snprintf(text, sizeof(text),
+                     "{\"ktrust_version\":\"%s\",\"hostname\":\"%s\",\"time\":\"%s\","
+                     "\"modules\":\"%s\"}\n",
+                     KT_VERSION_STRING, host, when, s->full ? "whole" : "signature");
+    return write_file(s, "/" KT_AUDIT_SAVED_META, text, (size_t)n);
+}
+
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
     (void)st, (void)f;
@@ -287,11 +384,19 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *o, const char *dir,
                        struct kt_audit_saved *out, struct kt_error *err)
 {
+    return kt_audit_save_root_ex(a, o, dir, 0, out, err);
+}
+
+int kt_audit_save_root_ex(const struct kt_audit *a, const struct kt_audit_opts *o,
+                          const char *dir, unsigned flags, struct kt_audit_saved *out,
+                          struct kt_error *err)
+{
     memset(out, 0, sizeof(*out));
     int rc = kt_audit_save_check(dir, err);
     if (rc < 0)
         return rc;
-    struct save s = {.out = out, .err = err, .buf = malloc(BUF)};
+    struct save s = {.out = out, .err = err, .buf = malloc(BUF),
+                     .full = flags & KT_AUDIT_SAVE_FULL};
     if (!s.buf)
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     kt_fmt(s.tmp, sizeof(s.tmp), "%s.tmpXXXXXX", dir);
@@ -318,6 +423,8 @@ int kt_audit_save_root(const struct kt_audit *a, const struct kt_audit_opts *o, 
         rc = save_eventlog(&s, o);
     if (rc == 0)
         rc = save_sealed(&s, a, o->root && *o->root && strcmp(o->root, "/") ? o->root : NULL);
+    if (rc == 0)
+        rc = save_meta(&s, o);
     /* into place: onto a new name, or over the empty directory checked above */
     if (rc == 0 && rename(s.tmp, dir) < 0)
         rc = kt_fail(err, -errno, KT_NO_OFFSET, "cannot rename %s into place: %s", s.tmp,

@@ -27,6 +27,7 @@ struct kt_chain {
     size_t n_mok;
     bool mok_trusted; /* MokListTrustedRT: MOK keys go to machine */
     bool ignore_db;   /* MokIgnoreDB: shim does not use db for what it verifies */
+    bool saved_modules; /* modules may be saved ones (kt_modsig_compact_parse) */
     bool shim_trusted, kernel_trusted;
     /* SHA-256 image hashes in db and MokList: shim admits such an image
      * (check_allowlist), signed or not; the kernel's keyrings ignore them */
@@ -36,10 +37,13 @@ struct kt_chain {
     } *allow;
     size_t n_allow;
     struct kt_fw_dbs fw; /* db and dbx as firmware walks them (chain_fw.c) */
+    uint8_t **held;      /* dbx copies firmware's walk left out: the blacklist's */
+    size_t n_held;       /* indexes still point into them */
 };
 
 void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted) { c->mok_trusted = trusted; }
 void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore) { c->ignore_db = ignore; }
+void kt_chain_set_saved_modules(struct kt_chain *c, bool saved) { c->saved_modules = saved; }
 
 struct allow_ctx {
     struct kt_chain *c;
@@ -123,6 +127,9 @@ void kt_chain_free(struct kt_chain *c)
     }
     kt_keyrings_free(c->rings);
     kt_fw_dbs_free(&c->fw);
+    for (size_t i = 0; i < c->n_held; i++)
+        free(c->held[i]);
+    free(c->held);
     free(c->allow);
     free(c);
 }
@@ -164,18 +171,49 @@ int kt_chain_add_db(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     return rc;
 }
 
+/* A dbx input: firmware's (c->fw, a copy or borrowed), and the blacklist's,
+ * its hashes indexed in that same buffer (kt_keyrings_add_blob_indexed). */
+static int add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                   bool borrow, struct kt_error *err)
+{
+    int rc = (borrow ? kt_fw_dbs_borrow : kt_fw_dbs_add)(&c->fw, true, buf, len, name);
+    if (rc < 0)
+        return kt_fail(err, rc, KT_NO_OFFSET, "%s",
+                       rc == -ENOMEM ? "out of memory" : "too many dbx inputs");
+    struct kt_fw_src *s = &c->fw.dbx[c->fw.n_dbx - 1];
+    struct kt_error e = KT_ERROR_INIT;
+    char src[512];
+    snprintf(src, sizeof(src), "dbx:%s", name);
+    rc = kt_keyrings_add_blob_indexed(c->rings, kt_keyrings_get(c->rings, "blacklist"), s->buf,
+                                      s->len, src, &e);
+    if (rc < 0 && rc != -ENOMEM && kt_esl_foreach(buf, len, no_entry, NULL, NULL) == 0)
+        return 0; /* lists the keyrings cannot read (SHA-384 image hashes): firmware's walk can */
+    if (rc < 0 && err)
+        *err = e;
+    if (rc < 0) { /* not firmware's; the hashes indexed before the failure stay */
+        uint8_t **nh = realloc(c->held, (c->n_held + 1) * sizeof(*nh));
+        if (nh)
+            c->held = nh;
+        if (nh && s->owned)
+            c->held[c->n_held++] = s->owned;
+        else
+            free(s->owned); /* -ENOMEM: the run ends here */
+        free(s->label);
+        c->fw.n_dbx--;
+    }
+    return rc;
+}
+
 int kt_chain_add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                      struct kt_error *err)
 {
-    struct kt_error e = KT_ERROR_INIT;
-    int rc = add_to(c, "blacklist", buf, len, name, "dbx", &e);
-    if (rc < 0 && rc != -ENOMEM && kt_esl_foreach(buf, len, no_entry, NULL, NULL) == 0)
-        rc = 0; /* lists the keyrings cannot read (SHA-384 image hashes): firmware's walk can */
-    else if (rc < 0 && err)
-        *err = e;
-    if (rc == 0 && (rc = kt_fw_dbs_add(&c->fw, true, buf, len, name)) < 0)
-        kt_fail(err, rc, KT_NO_OFFSET, "%s", rc == -ENOMEM ? "out of memory" : "too many dbx inputs");
-    return rc;
+    return add_dbx(c, buf, len, name, false, err);
+}
+
+int kt_chain_add_dbx_borrowed(struct kt_chain *c, const uint8_t *buf, size_t len,
+                              const char *name, struct kt_error *err)
+{
+    return add_dbx(c, buf, len, name, true, err);
 }
 
 int kt_chain_add_mokx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
@@ -416,6 +454,7 @@ int kt_chain_module(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     link_init(l, KT_LINK_MODULE, name, KT_LINK_KERNEL);
     struct kt_modsig_result res;
     memset(&res, 0, sizeof(res));
+    res.saved_ok = c->saved_modules;
     struct kt_error e = KT_ERROR_INIT;
     l->verdict = kt_modsig_verify(buf, len, c->rings, &res, &e);
     const struct kt_pkcs7_signer *si = res.msg && res.msg->n_signers ? &res.msg->signers[0] : NULL;

@@ -38,6 +38,9 @@ const struct kt_keyrings *kt_chain_keyrings(const struct kt_chain *c);
  * (MokList -> platform, or machine with MokListTrustedRT).  Errors name the offset in the file. */
 int kt_chain_add_db(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_error *err);
+/* kt_chain_add_dbx without a copy: buf must stay valid as long as c. */
+int kt_chain_add_dbx_borrowed(struct kt_chain *c, const uint8_t *buf, size_t len,
+                              const char *name, struct kt_error *err);
 int kt_chain_add_dbx(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                      struct kt_error *err);
 int kt_chain_add_mok(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
@@ -64,6 +67,8 @@ void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted);
  * links, nor in the kernel's platform keyring); its image hashes no longer
  * admit anything. */
 void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore);
+/* Modules may be saved ones (an audit of a saved root). */
+void kt_chain_set_saved_modules(struct kt_chain *c, bool saved);
 
 /* Firmware's variables of vars (may be NULL): db and dbx, as firmware
  * holds them before any image runs; a list that does not parse is left

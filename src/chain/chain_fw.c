@@ -24,33 +24,47 @@ static char *label_of(const char *name)
     return strdup(name);
 }
 
-int kt_fw_dbs_add(struct kt_fw_dbs *d, bool dbx, const uint8_t *buf, size_t len,
-                  const char *name)
+static int add_src(struct kt_fw_dbs *d, bool dbx, const uint8_t *buf, size_t len,
+                   const char *name, bool copy)
 {
     struct kt_fw_src *arr = dbx ? d->dbx : d->db;
     size_t *n = dbx ? &d->n_dbx : &d->n_db;
     if (*n >= KT_FW_MAX_SRC)
         return -E2BIG;
     struct kt_fw_src *s = &arr[*n];
-    s->buf = malloc(len ? len : 1);
+    s->owned = copy ? malloc(len ? len : 1) : NULL;
     s->label = label_of(name ? name : "?");
-    if (!s->buf || !s->label) {
-        free(s->buf);
+    if ((copy && !s->owned) || !s->label) {
+        free(s->owned);
         free(s->label);
         return -ENOMEM;
     }
-    memcpy(s->buf, buf, len);
+    if (copy)
+        memcpy(s->owned, buf, len);
+    s->buf = copy ? s->owned : buf;
     s->len = len;
     (*n)++;
     return 0;
 }
 
+int kt_fw_dbs_add(struct kt_fw_dbs *d, bool dbx, const uint8_t *buf, size_t len,
+                  const char *name)
+{
+    return add_src(d, dbx, buf, len, name, true);
+}
+
+int kt_fw_dbs_borrow(struct kt_fw_dbs *d, bool dbx, const uint8_t *buf, size_t len,
+                     const char *name)
+{
+    return add_src(d, dbx, buf, len, name, false);
+}
+
 void kt_fw_dbs_free(struct kt_fw_dbs *d)
 {
     for (size_t i = 0; i < d->n_db; i++)
-        free(d->db[i].buf), free(d->db[i].label);
+        free(d->db[i].owned), free(d->db[i].label);
     for (size_t i = 0; i < d->n_dbx; i++)
-        free(d->dbx[i].buf), free(d->dbx[i].label);
+        free(d->dbx[i].owned), free(d->dbx[i].label);
     memset(d, 0, sizeof(*d));
 }
 

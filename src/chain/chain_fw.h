@@ -29,9 +29,10 @@
 /* One input of db or dbx: a variable or a file (an ESL, a signed update,
  * an efivarfs dump; a lone certificate is taken as one X509 entry). */
 struct kt_fw_src {
-    char *label;   /* "db", "dbx", or the file's name (owned) */
-    uint8_t *buf;  /* owned copy */
+    char *label;        /* "db", "dbx", or the file's name (owned) */
+    const uint8_t *buf; /* owned, or the caller's (kt_fw_dbs_borrow) */
     size_t len;
+    uint8_t *owned;     /* buf when it is a copy */
 };
 
 struct kt_fw_dbs {
@@ -43,6 +44,9 @@ struct kt_fw_dbs {
  * labelled by its variable name.  Returns 0, -E2BIG, -ENOMEM. */
 int kt_fw_dbs_add(struct kt_fw_dbs *d, bool dbx, const uint8_t *buf, size_t len,
                   const char *name);
+/* The same without a copy: buf must stay valid as long as d. */
+int kt_fw_dbs_borrow(struct kt_fw_dbs *d, bool dbx, const uint8_t *buf, size_t len,
+                     const char *name);
 void kt_fw_dbs_free(struct kt_fw_dbs *d);
 
 /* The hash an entry holds: its algorithm, and whether it is a

@@ -295,6 +295,7 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
         rc = sbat_inputs(o, r, &run, &policy, err);
     kt_chain_set_mok_trusted(ch, r->mok_trusted);
     kt_chain_set_ignore_db(ch, r->ignore_db);
+    kt_chain_set_saved_modules(ch, o->saved_modules);
     if (rc == 0)
         rc = feed_files(ch, o->db, o->n_db, kt_chain_add_db, r, err);
     if (rc == 0)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #define LZ4_LEGACY_MAGIC 0x184C2102u
 #define LZ4_FRAME_MAGIC 0x184D2204u
@@ -65,6 +66,7 @@ struct dec {
     const char *what, *sep; /* message prefix: "vmlinux", ": " or "", "" */
     unsigned flags;
     size_t max;            /* output limit */
+    uint64_t mem;          /* decoder memory limit */
     struct kt_error *err;
 };
 
@@ -151,7 +153,7 @@ static int step_lzma(struct kt_decoder *k, uint8_t *buf, size_t cap, size_t *n)
     if (r == LZMA_MEMLIMIT_ERROR)
         return kt_fail(d->err, -E2BIG, d->base + at,
                        "%s%s%s stream needs more than the %u MiB decoder memory limit", d->what,
-                       d->sep, d->name, (unsigned)(KT_DECOMPRESS_DECODER_MEM >> 20));
+                       d->sep, d->name, (unsigned)(d->mem >> 20));
     if (r == LZMA_OPTIONS_ERROR || r == LZMA_UNSUPPORTED_CHECK)
         return kt_fail(d->err, -ENOPKG, d->base + at, "%s%s%s stream uses unsupported options",
                        d->what, d->sep, d->name);
@@ -167,6 +169,10 @@ static int step_zstd(struct kt_decoder *k, uint8_t *buf, size_t cap, size_t *n)
     size_t z = ZSTD_decompressStream(k->zd, &ob, &ib);
     k->pos = ib.pos;
     *n = ob.pos;
+    if (ZSTD_getErrorCode(z) == ZSTD_error_frameParameter_windowTooLarge)
+        return kt_fail(d->err, -E2BIG, d->base + ib.pos,
+                       "%s%s%s stream needs more than the %u MiB decoder memory limit", d->what,
+                       d->sep, d->name, (unsigned)(d->mem >> 20));
     if (ZSTD_isError(z))
         return corrupt(d, ib.pos, ZSTD_getErrorName(z));
     if (z == 0) { /* a frame complete and flushed */
@@ -269,6 +275,16 @@ static int step_copy(struct kt_decoder *k, uint8_t *buf, size_t cap, size_t *n)
     return 0;
 }
 
+/* The largest zstd window (a power of two) below a memory limit: 27 (128 MiB)
+ * for the default 256 MiB. */
+static int window_log(uint64_t mem)
+{
+    int log = 10; /* ZSTD_WINDOWLOG_ABSOLUTEMIN */
+    while (log < 31 && ((uint64_t)1 << (log + 1)) < mem)
+        log++;
+    return log;
+}
+
 int kt_decoder_new(enum kt_comp c, const uint8_t *in, size_t len, size_t base_offset,
                    size_t max_out, const struct kt_decompress_opts *opts,
                    struct kt_decoder **dec, struct kt_error *err)
@@ -291,6 +307,7 @@ int kt_decoder_new(enum kt_comp c, const uint8_t *in, size_t len, size_t base_of
         .sep = opts && opts->what ? ": " : "",
         .flags = opts ? opts->flags : 0,
         .max = max_out ? max_out : KT_DECOMPRESS_DEFAULT_MAX,
+        .mem = opts && opts->mem_limit ? opts->mem_limit : KT_DECOMPRESS_DECODER_MEM,
         .err = err,
     };
     struct dec *d = &k->d;
@@ -308,8 +325,8 @@ int kt_decoder_new(enum kt_comp c, const uint8_t *in, size_t len, size_t base_of
         k->ls = s;
         uint32_t lflags = d->flags & KT_DECOMPRESS_CONCAT ? LZMA_CONCATENATED : 0;
         lzma_ret r = c == KT_COMP_LZMA
-                         ? lzma_alone_decoder(&k->ls, KT_DECOMPRESS_DECODER_MEM)
-                         : lzma_stream_decoder(&k->ls, KT_DECOMPRESS_DECODER_MEM, lflags);
+                         ? lzma_alone_decoder(&k->ls, d->mem)
+                         : lzma_stream_decoder(&k->ls, d->mem, lflags);
         if (r != LZMA_OK)
             rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "%s%s%s: liblzma init failed", d->what,
                          d->sep, d->name);
@@ -319,7 +336,7 @@ int kt_decoder_new(enum kt_comp c, const uint8_t *in, size_t len, size_t base_of
         if (!(k->zd = ZSTD_createDCtx()))
             rc = kt_fail(err, -ENOMEM, KT_NO_OFFSET, "%s%szstd: init failed", d->what, d->sep);
         else
-            ZSTD_DCtx_setParameter(k->zd, ZSTD_d_windowLogMax, 27);
+            ZSTD_DCtx_setParameter(k->zd, ZSTD_d_windowLogMax, window_log(d->mem));
         break;
     case KT_COMP_LZ4:
         if (starts_lz4_legacy(d->in, d->len)) {

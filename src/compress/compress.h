@@ -55,6 +55,8 @@ struct kt_decompress_opts {
     size_t size_hint;    /* expected output size (0: unknown): the first
                           * allocation, when it is within max_out */
     const char *what;    /* prefix for error messages ("vmlinux"), or NULL */
+    uint64_t mem_limit;  /* the decoder's own memory (xz/lzma dictionary, zstd
+                          * window): 0 is KT_DECOMPRESS_DECODER_MEM */
 };
 
 /* Decompress the stream in[0..len) of format c.  On success *out is a

@@ -11,8 +11,11 @@
 static const char spec_id_sig[16] = "Spec ID Event03";
 static const char locality_sig[16] = "StartupLocality";
 
-static int push_event(struct kt_evlog *log, size_t *cap, struct kt_evlog_event **out)
+static int push_event(kt_le *c, struct kt_evlog *log, size_t *cap, struct kt_evlog_event **out)
 {
+    if (log->n_events == KT_EVLOG_MAX_EVENTS) /* memory bounded whatever the input (#32) */
+        return kt_fail(c->err, -E2BIG, kt_le_offset(c),
+                       "more than %d events (no firmware log has so many)", KT_EVLOG_MAX_EVENTS);
     if (log->n_events == *cap) {
         size_t nc = *cap ? *cap * 2 : 64;
         struct kt_evlog_event *ne = realloc(log->event, nc * sizeof(*ne));
@@ -52,7 +55,7 @@ static int check_pcr(kt_le *c, const struct kt_evlog_event *e)
 static int sha1_event(kt_le *c, struct kt_evlog *log, size_t *cap)
 {
     struct kt_evlog_event *e;
-    KT_TRY(push_event(log, cap, &e));
+    KT_TRY(push_event(c, log, cap, &e));
     e->offset = kt_le_offset(c);
     KT_TRY(kt_le_u32(c, &e->pcr, "PCR index"));
     KT_TRY(kt_le_u32(c, &e->type, "event type"));
@@ -77,7 +80,7 @@ static int agile_event(kt_le *c, struct kt_evlog *log, size_t *cap)
 {
     struct kt_evlog_event *e;
     uint32_t count;
-    KT_TRY(push_event(log, cap, &e));
+    KT_TRY(push_event(c, log, cap, &e));
     e->offset = kt_le_offset(c);
     KT_TRY(kt_le_u32(c, &e->pcr, "PCR index"));
     KT_TRY(kt_le_u32(c, &e->type, "event type"));

@@ -27,6 +27,12 @@ static struct bhash *bl_find(const struct kt_keyrings *k, int kind, enum kt_hash
     return kt_ht_get(&k->bl_ht, tag, 2, digest, len);
 }
 
+/* Listed: one by one (bl_find) or in an index. */
+static bool bl_has(const struct kt_keyrings *k, int kind, enum kt_hash h, const uint8_t *digest)
+{
+    return bl_find(k, kind, h, digest) || (digest && kt_blacklist_index_has(k, kind, h, digest));
+}
+
 static int bl_add(struct kt_keyrings *k, const char *kind, enum kt_hash h, const uint8_t *digest,
                   const char *source, bool dup_ok)
 {
@@ -121,35 +127,63 @@ int kt_blacklist_remove_hash(struct kt_keyrings *k, const char *id)
     return 1;
 }
 
-size_t kt_blacklist_hash_count(const struct kt_keyrings *k) { return k ? k->n_bl : 0; }
+size_t kt_blacklist_hash_count(const struct kt_keyrings *k)
+{
+    return k ? k->n_bl + kt_blacklist_index_count(k) : 0;
+}
+
 const struct kt_blacklist_hash *kt_blacklist_hash_at(const struct kt_keyrings *k, size_t i)
 {
-    return k && i < k->n_bl ? &k->bl[i]->pub : NULL;
+    if (!k)
+        return NULL;
+    return i < k->n_bl ? &k->bl[i]->pub : kt_blacklist_index_at(k, i - k->n_bl);
+}
+
+static size_t add_alg(enum kt_hash *out, size_t n, enum kt_hash h)
+{
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == h)
+            return n;
+    if (n < KT_HASH__COUNT)
+        out[n++] = h;
+    return n;
+}
+
+size_t kt_blacklist_bin_algs(const struct kt_keyrings *k, enum kt_hash *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; k && i < k->n_bl; i++)
+        if (k->bl[i]->tag[0] == 'b')
+            n = add_alg(out, n, k->bl[i]->pub.hash);
+    for (size_t i = 0; k && i < k->n_idx; i++)
+        if (k->idx[i].kind == 'b')
+            n = add_alg(out, n, k->idx[i].hash);
+    return n;
 }
 
 bool kt_blacklist_has_bin(const struct kt_keyrings *k, enum kt_hash h, const uint8_t *digest)
 {
-    return k && bl_find(k, 'b', h, digest) != NULL;
+    return k && bl_has(k, 'b', h, digest);
 }
 
 bool kt_blacklist_has_tbs(const struct kt_keyrings *k, const uint8_t *digest, size_t len)
 {
     enum kt_hash h = len == 32 ? KT_HASH_SHA256 : len == 48 ? KT_HASH_SHA384
                    : len == 64 ? KT_HASH_SHA512 : KT_HASH_NONE;
-    return k && h != KT_HASH_NONE && bl_find(k, 't', h, digest) != NULL;
+    return k && h != KT_HASH_NONE && bl_has(k, 't', h, digest);
 }
 
 bool kt_blacklist_has_cert(const struct kt_keyrings *k, const struct kt_x509 *c)
 {
     if (!k || !c)
         return false;
-    if (bl_find(k, 't', KT_HASH_SHA256, c->tbs_sha256))
+    if (bl_has(k, 't', KT_HASH_SHA256, c->tbs_sha256))
         return true;
     static const enum kt_hash more[] = {KT_HASH_SHA384, KT_HASH_SHA512};
     for (size_t i = 0; i < 2; i++) {
         uint8_t d[KT_HASH_MAX_SIZE];
         if (k->n_tbs[more[i]] && kt_digest(more[i], c->tbs.p, c->tbs.len, d) == 0 &&
-            bl_find(k, 't', more[i], d))
+            bl_has(k, 't', more[i], d))
             return true;
     }
     /* a revocation certificate: the same certificate, or the same public key */

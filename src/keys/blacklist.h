@@ -17,6 +17,19 @@ struct kt_blacklist_hash {
 /* Add a hash.  -EEXIST when listed already, -EINVAL, -ENOMEM. */
 int kt_blacklist_add_hash(struct kt_keyrings *k, const char *kind /* "bin" | "tbs" */,
                           enum kt_hash h, const uint8_t *digest, const char *source);
+/* Index n hashes of algorithm h lying in a caller's buffer, at base +
+ * offs[i], without copying them (a dbx of a million entries: 4 bytes each).
+ * base must stay valid and unchanged as long as k.  Takes offs (malloc'd;
+ * sorted here, a hash listed twice kept once; freed on error too).  The
+ * hashes are listed after the others (kt_blacklist_hash_at: valid until its
+ * next call), all under source, and cannot be removed.  0, -EINVAL,
+ * -ENOMEM. */
+int kt_blacklist_add_index(struct kt_keyrings *k, const char *kind /* "bin" | "tbs" */,
+                           enum kt_hash h, const uint8_t *base, uint32_t *offs, size_t n,
+                           const char *source);
+/* Each algorithm among the "bin" hashes, once (out holds KT_HASH__COUNT);
+ * returns how many. */
+size_t kt_blacklist_bin_algs(const struct kt_keyrings *k, enum kt_hash *out);
 bool kt_blacklist_has_bin(const struct kt_keyrings *k, enum kt_hash h, const uint8_t *digest);
 bool kt_blacklist_has_tbs(const struct kt_keyrings *k, const uint8_t *digest, size_t len);
 /* A certificate is blacklisted by its tbs hash (any algorithm listed) or as

@@ -91,6 +91,7 @@ void kt_keyrings_free(struct kt_keyrings *k)
     }
     free(k->bl);
     kt_ht_free(&k->bl_ht);
+    kt_blacklist_index_free(k);
     free(k);
 }
 

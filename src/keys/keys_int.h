@@ -32,6 +32,18 @@ struct bhash {
     uint8_t tag[2]; /* kind letter, hash id: the first hash-table part */
 };
 
+/* Hashes indexed where they lie (blacklist_index.c): offs sorted by the
+ * digest at base + offs[i]. */
+struct bl_index {
+    const uint8_t *base;
+    uint32_t *offs;
+    size_t n;
+    uint8_t kind; /* 'b' or 't' */
+    enum kt_hash hash;
+    size_t len;
+    char *source;
+};
+
 struct kt_keyrings {
     struct kt_keyring **rings;
     size_t n, cap;
@@ -40,7 +52,17 @@ struct kt_keyrings {
     size_t n_bl, cap_bl;
     struct kt_ht bl_ht;
     size_t n_tbs[KT_HASH__COUNT];
+    struct bl_index *idx;               /* after bl in listing order */
+    size_t n_idx;
+    struct kt_blacklist_hash *scratch;  /* kt_blacklist_hash_at of an indexed hash */
 };
+
+/* blacklist_index.c: lookups, count, listing, freeing of the indexes. */
+bool kt_blacklist_index_has(const struct kt_keyrings *k, int kind, enum kt_hash h,
+                            const uint8_t *digest);
+size_t kt_blacklist_index_count(const struct kt_keyrings *k);
+const struct kt_blacklist_hash *kt_blacklist_index_at(const struct kt_keyrings *k, size_t i);
+void kt_blacklist_index_free(struct kt_keyrings *k);
 
 static inline struct ikey *kt_ikey(const struct kt_key *k) { return (struct ikey *)(uintptr_t)k; }
 

@@ -51,7 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WINDOW_START ((size_t)4 << 20)
+#define WINDOW_START ((size_t)2 << 20) /* twice READ_CHUNK: the least that works */
 /* Bytes decoded per read: how far decoding may run past the list. */
 #define READ_CHUNK ((size_t)1 << 20)
 

@@ -71,47 +71,116 @@ static int sig_fail(struct kt_modsig_result *res, struct kt_error *err, int rc,
 /* The module's digest for each distinct signer algorithm libktrust computes
  * (verify_all refuses the others before it looks for a digest); at least one
  * entry, so that kt_pkcs7_verify_digests never falls back to embedded
- * content. */
-static int digest_module(struct kt_modsig_result *res, const uint8_t *mod)
+ * content.  Over the payload when it is whole, else over buf decoded again. */
+static int digest_module(struct kt_modsig_result *res, const struct kt_modsig_payload *pl,
+                         const struct kt_modsig_compact *cm, const uint8_t *buf, size_t len,
+                         struct kt_error *err)
 {
+    enum kt_hash hs[KT_HASH__COUNT];
     res->n_digests = 0;
     for (size_t i = 0; i < res->msg->n_signers; i++) {
         enum kt_hash h = res->msg->signers[i].digest_alg;
         bool have = false;
         for (size_t k = 0; k < res->n_digests; k++)
-            have |= res->digests[k].hash == h;
+            have |= hs[k] == h;
         if (have || !kt_hash_available(h) || res->n_digests == KT_HASH__COUNT)
             continue;
-        int rc = kt_digest(h, mod, res->info.module_len, res->digest_bytes[res->n_digests]);
-        if (rc < 0)
-            return rc;
-        res->digests[res->n_digests] = (struct kt_pkcs7_digest){h, res->digest_bytes[res->n_digests]};
-        res->n_digests++;
+        hs[res->n_digests++] = h;
     }
+    int rc = 0;
+    for (size_t k = 0; cm && k < res->n_digests && rc == 0; k++) { /* a saved module's */
+        size_t j = 0;
+        while (j < cm->n && cm->hash[j] != hs[k])
+            j++;
+        if (j == cm->n)
+            rc = kt_fail(err, -EBADMSG, KT_NO_OFFSET, "saved module: no %s digest",
+                         kt_hash_name(hs[k]));
+        else
+            memcpy(res->digest_bytes[k], cm->digest[j], kt_hash_size(hs[k]));
+    }
+    if (!cm && res->n_digests && pl->len < pl->total)
+        rc = kt_modsig_digest_stream(buf, len, res->comp, res->info.module_len, hs,
+                                     res->n_digests, res->digest_bytes, err);
+    for (size_t k = 0; !cm && k < res->n_digests && rc == 0 && pl->len == pl->total; k++)
+        if ((rc = kt_digest(hs[k], pl->p, res->info.module_len, res->digest_bytes[k])) < 0)
+            rc = kt_fail(err, rc, KT_NO_OFFSET, "digest of the content failed");
+    for (size_t k = 0; k < res->n_digests; k++)
+        res->digests[k] = (struct kt_pkcs7_digest){hs[k], res->digest_bytes[k]};
     if (res->n_digests == 0)
         res->digests[res->n_digests++] = (struct kt_pkcs7_digest){KT_HASH_NONE, res->digest_bytes[0]};
+    return rc;
+}
+
+/* The trailer of a payload held whole or by its tail: offsets in the tail
+ * moved to the module's. */
+static int parse_payload(const struct kt_modsig_payload *pl, struct kt_modsig_info *info,
+                         struct kt_error *err)
+{
+    if (pl->len == pl->total)
+        return kt_modsig_parse(pl->p, pl->len, info, err);
+    size_t skip = pl->total - pl->len;
+    struct kt_error sub = KT_ERROR_INIT;
+    int rc = kt_modsig_parse(pl->p, pl->len, info, &sub);
+    if (rc == -ENODATA)
+        return kt_fail(err, rc, KT_NO_OFFSET,
+                       "no module signature marker: the %zu-byte module does not end with it",
+                       pl->total);
+    if (rc < 0 && info->sig_len >= pl->len - KT_MODSIG_MAGIC_LEN - KT_MODSIG_STRUCT_LEN)
+        return kt_fail(err, -E2BIG, pl->total - KT_MODSIG_MAGIC_LEN - 4,
+                       "module_signature: sig_len %u: a module over %zu MiB may carry at most "
+                       "%zu MiB of signature",
+                       info->sig_len, KT_MODSIG_WHOLE_MAX >> 20, KT_MODSIG_TAIL_MAX >> 20);
+    if (rc < 0)
+        return kt_fail(err, rc, sub.offset == KT_NO_OFFSET ? sub.offset : skip + sub.offset,
+                       "%s", sub.what);
+    info->module_len += skip;
+    info->sig_offset += skip;
     return 0;
+}
+
+/* A PKCS#7 that carries its content signs that content: the module must be
+ * it.  When only the tail is held, the content (inside the signature, at
+ * most KT_MODSIG_TAIL_MAX bytes) cannot be the module (over
+ * KT_MODSIG_WHOLE_MAX - KT_MODSIG_TAIL_MAX bytes). */
+static bool content_differs(const struct kt_modsig_result *res, const struct kt_modsig_payload *pl,
+                            const struct kt_modsig_compact *cm)
+{
+    if (!res->msg->has_content)
+        return false;
+    return cm || pl->len < pl->total || res->msg->content.len != res->info.module_len ||
+           memcmp(res->msg->content.p, pl->p, res->info.module_len) != 0;
 }
 
 int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsig_result *res,
                       struct kt_error *err)
 {
-    const uint8_t *mod;
-    size_t mod_len;
-    uint8_t *dec = NULL;
+    struct kt_modsig_payload pl;
     int rc;
     res->msg = NULL;
     res->owned = NULL;
     res->has_sig = false;
     res->n_digests = 0;
-    rc = kt_modsig_decompress(buf, len, 0, &mod, &mod_len, &dec, &res->comp, err);
-    if (rc < 0)
+    struct kt_modsig_compact cmb, *cm = NULL;
+    rc = res->saved_ok ? kt_modsig_compact_parse(buf, len, &cmb, err) : -ENOENT;
+    if (rc == 0) { /* a saved module: its signature and digests */
+        cm = &cmb;
+        /* with the header's last byte: kt_modsig_parse wants content before the signature */
+        pl = (struct kt_modsig_payload){cm->trailer - 1, cm->trailer_len + 1,
+                                        cm->trailer_len + 1, NULL};
+        res->comp = cm->comp;
+    } else if (rc != -ENOENT || (rc = kt_modsig_load(buf, len, &pl, &res->comp, err)) < 0) {
         return res->rc = rc;
+    }
+    uint8_t *dec = pl.owned;
     res->owned = dec;
-    res->module_size = mod_len;
-    rc = kt_modsig_parse(mod, mod_len, &res->info, err);
+    res->module_size = cm ? cm->size : pl.total;
+    rc = parse_payload(&pl, &res->info, err);
     if (rc < 0)
         goto out;
+    if (cm) { /* the trailer's offsets are the module's */
+        res->info.module_len = cm->signed_len;
+        res->info.sig_offset = cm->signed_len;
+    }
     res->has_sig = true;
     if (keep) { /* the signature outlives buf: parse a copy */
         uint8_t *copy = malloc(res->info.sig.len ? res->info.sig.len : 1);
@@ -136,17 +205,14 @@ int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsi
     rc = kt_pkcs7_check_purpose(res->msg, KT_VERIFY_PURPOSE_MODULE, err);
     if (rc < 0)
         goto out;
-    if (res->msg->has_content &&
-        (res->msg->content.len != res->info.module_len ||
-         memcmp(res->msg->content.p, mod, res->info.module_len) != 0)) {
+    if (content_differs(res, &pl, cm)) {
         for (size_t i = 0; i < res->msg->n_signers; i++)
             res->msg->signers[i].verdict = res->msg->signers[i].verify_rc;
         rc = kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
                      "the data given differs from the content inside the message");
         goto out;
     }
-    if ((rc = digest_module(res, mod)) < 0)
-        rc = kt_fail(err, rc, KT_NO_OFFSET, "digest of the content failed");
+    rc = digest_module(res, &pl, cm, buf, len, err);
     if (rc == 0 && keep) { /* held until the keys come: only the bytes, parsed again then */
         kt_pkcs7_free(res->msg);
         res->msg = NULL;

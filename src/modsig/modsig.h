@@ -24,6 +24,16 @@
 #define KT_MODSIG_PKEY_ID_PKCS7 2
 /* Upper bound for a decompressed module (decompression bombs fail -E2BIG). */
 #define KT_MODSIG_MAX_DECOMPRESSED ((size_t)256 << 20)
+/* Memory bounds for a compressed module, whatever it holds: it is held whole
+ * up to KT_MODSIG_WHOLE_MAX decoded bytes; a larger one is read in pieces,
+ * keeping its last KT_MODSIG_TAIL_MAX bytes (the trailer: a signature may not
+ * be larger), then decoded again to digest the signed content.  The decoder's
+ * own memory (xz dictionary, zstd window) is at most KT_MODSIG_DECODER_MEM:
+ * the kernel's build compresses modules with a 1 MiB (xz) or 2 MiB (zstd -3)
+ * window, xz -7 and zstd -19 fit. */
+#define KT_MODSIG_WHOLE_MAX ((size_t)8 << 20)
+#define KT_MODSIG_TAIL_MAX (KT_MODSIG_WHOLE_MAX / 2)
+#define KT_MODSIG_DECODER_MEM ((uint64_t)32 << 20)
 
 /* The module compressions: a subset of the shared enum kt_comp, same values. */
 enum kt_modsig_comp {
@@ -70,10 +80,63 @@ int kt_modsig_decompress(const uint8_t *buf, size_t len, size_t max, const uint8
                          size_t *out_len, uint8_t **owned, enum kt_modsig_comp *comp,
                          struct kt_error *err);
 
+/* A module's payload as kt_modsig_load read it: whole (len == total), or
+ * its last len bytes. */
+struct kt_modsig_payload {
+    const uint8_t *p;
+    size_t len;
+    size_t total;    /* the payload's size (decompressed) */
+    uint8_t *owned;  /* what p points into when it is not the caller's buf */
+};
+
+/* Read a module file's payload within the bounds above: buf itself when not
+ * compressed, else the decoded bytes whole or their tail (pl->owned, the
+ * caller frees it).  Errors as kt_modsig_decompress. */
+int kt_modsig_load(const uint8_t *buf, size_t len, struct kt_modsig_payload *pl,
+                   enum kt_modsig_comp *comp, struct kt_error *err);
+
+/* Digest the first n decoded bytes of the compressed module buf with each
+ * of hashes[0..nh) (out[i]: hashes[i]'s digest), decoding it again in
+ * pieces.  Errors as kt_modsig_decompress; -EBADMSG when it is shorter. */
+int kt_modsig_digest_stream(const uint8_t *buf, size_t len, enum kt_modsig_comp comp, size_t n,
+                            const enum kt_hash *hashes, size_t nh,
+                            uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err);
+
+/* The saved form's first line, and the most its header may take. */
+#define KT_MODSIG_COMPACT_HEAD "ktrust-module-signature 1\n"
+#define KT_MODSIG_COMPACT_MAX_HEADER 4096
+
+/* A module saved as what verifying it needs (compact.c, `audit
+ * --save-root`): its compression and sizes, the digests of its signed
+ * content, its bytes from the signature on (pointing into the caller's). */
+struct kt_modsig_compact {
+    enum kt_modsig_comp comp;
+    size_t size, signed_len;
+    size_t n;
+    enum kt_hash hash[KT_HASH__COUNT];
+    uint8_t digest[KT_HASH__COUNT][KT_HASH_MAX_SIZE];
+    const uint8_t *trailer;
+    size_t trailer_len;
+};
+
+/* Parse a saved module: 0, -ENOENT (not one: no error recorded), -EBADMSG. */
+int kt_modsig_compact_parse(const uint8_t *buf, size_t len, struct kt_modsig_compact *cm,
+                            struct kt_error *err);
+
+/* A module file's bytes (compressed or not) as a saved module (*out
+ * malloc'd, the caller frees it), verified later with the same verdicts:
+ * kt_modsig_prepare reads either (with saved_ok); a saved module is
+ * returned as it is.  -EOPNOTSUPP when it cannot be (unsigned,
+ * malformed, a signature carrying its content: keep the file whole),
+ * -ENOMEM. */
+int kt_modsig_compact_make(const uint8_t *buf, size_t len, uint8_t **out, size_t *out_len,
+                           struct kt_error *err);
+
 /* The result of verifying one module.  Zero it, optionally set `policy`
  * (SHA-1, --check-time), call kt_modsig_verify(_set), then kt_modsig_result_free. */
 struct kt_modsig_result {
     struct kt_pkcs7_policy policy; /* in */
+    bool saved_ok;                 /* in: buf may be a saved module (compact.c) */
     enum kt_modsig_comp comp;
     size_t module_size;            /* decompressed size */
     bool has_sig;                  /* the trailer parsed */

@@ -46,12 +46,10 @@ static void want_hash(struct ctx *c, enum kt_hash h)
  * only the signature's: every algorithm among the blacklist's bin: entries. */
 static void want_blacklist_hashes(struct ctx *c)
 {
-    size_t n = kt_blacklist_hash_count(c->rings);
-    for (size_t i = 0; i < n; i++) {
-        const struct kt_blacklist_hash *b = kt_blacklist_hash_at(c->rings, i);
-        if (b && !strcmp(b->kind, "bin"))
-            want_hash(c, b->hash);
-    }
+    enum kt_hash algs[KT_HASH__COUNT];
+    size_t n = kt_blacklist_bin_algs(c->rings, algs);
+    for (size_t i = 0; i < n; i++)
+        want_hash(c, algs[i]);
 }
 
 /* After the one pass: is any of the image's digests a bin: entry? */

@@ -22,6 +22,12 @@
  * run-only trust bundles such as a distribution's CA list. */
 typedef void (*kt_skip_cb)(void *ctx, size_t index, const uint8_t *der, size_t len,
                            const struct kt_error *why);
+/* kt_keyrings_add_blob with KT_ADD_EXPLICIT, for signature lists into the
+ * blacklist: their hashes are indexed where they lie in buf
+ * (kt_blacklist_add_index: no copy), so buf must stay valid as long as k. */
+int kt_keyrings_add_blob_indexed(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *buf,
+                                 size_t len, const char *source, struct kt_error *err);
+
 int kt_keyrings_add_blob_skip(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *buf,
                               size_t len, const char *source, enum kt_add_how how,
                               size_t *n_added, kt_skip_cb skip, void *skip_ctx,

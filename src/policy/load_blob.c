@@ -20,7 +20,45 @@ struct blob_ctx {
     void *skip_ctx;
     size_t n_skipped, n_certs;
     struct kt_error first_skip;
+    struct hash_vec *vecs; /* kt_keyrings_add_blob_indexed: hashes gathered, not added */
+    const uint8_t *base;
+    size_t len;
 };
+
+/* The offsets of one kind of hash in the blob, for kt_blacklist_add_index:
+ * "bin" SHA-256, "tbs" SHA-256/384/512. */
+struct hash_vec {
+    uint32_t *offs;
+    size_t n, cap;
+};
+#define N_VEC 4
+static size_t vec_of(const char *kind, enum kt_hash h)
+{
+    return kind[0] == 'b' ? 0 : h == KT_HASH_SHA256 ? 1 : h == KT_HASH_SHA384 ? 2 : 3;
+}
+static const struct {
+    const char *kind;
+    enum kt_hash h;
+} vec_kinds[N_VEC] = {{"bin", KT_HASH_SHA256}, {"tbs", KT_HASH_SHA256},
+                      {"tbs", KT_HASH_SHA384}, {"tbs", KT_HASH_SHA512}};
+
+/* One hash entry: into the blacklist, or gathered for its index. */
+static int add_hash(struct blob_ctx *b, const char *kind, enum kt_hash h, const uint8_t *digest,
+                    const char *src)
+{
+    if (!b->vecs)
+        return kt_blacklist_add_hash(b->k, kind, h, digest, src);
+    struct hash_vec *v = &b->vecs[vec_of(kind, h)];
+    if (!v->offs) { /* room for every digest the blob can hold: only what is used is touched */
+        v->cap = b->len / 32 + 1;
+        if (!(v->offs = malloc(v->cap * sizeof(*v->offs))))
+            return -ENOMEM;
+    }
+    if (v->n == v->cap)
+        return -EOVERFLOW; /* more digests than bytes for them: cannot be */
+    v->offs[v->n++] = (uint32_t)(digest - b->base);
+    return 0;
+}
 
 /* Add one certificate; duplicates are skipped.  Offsets in the detail are
  * made absolute (cert offset + offset inside it). */
@@ -78,7 +116,7 @@ static int esl_cb(void *ctx, const struct kt_esl_entry *en)
         if (en->data.len != 32)
             return kt_fail(b->err, -EBADMSG, en->offset, "ESL SHA256 entry: %zu bytes, want 32",
                            en->data.len);
-        rc = kt_blacklist_add_hash(b->k, "bin", KT_HASH_SHA256, en->data.p, src);
+        rc = add_hash(b, "bin", KT_HASH_SHA256, en->data.p, src);
         break;
     case KT_ESL_X509_SHA256:
     case KT_ESL_X509_SHA384:
@@ -89,7 +127,7 @@ static int esl_cb(void *ctx, const struct kt_esl_entry *en)
         if (en->data.len != kt_hash_size(h))
             return kt_fail(b->err, -EBADMSG, en->offset, "ESL %s entry: %zu bytes, want %zu",
                            kt_esl_type_name(en->type), en->data.len, kt_hash_size(h));
-        rc = kt_blacklist_add_hash(b->k, "tbs", h, en->data.p, src);
+        rc = add_hash(b, "tbs", h, en->data.p, src);
         break;
     }
     default: return 0; /* other signature types carry no key */
@@ -114,7 +152,8 @@ int kt_keyrings_add_blob_skip(struct kt_keyrings *k, struct kt_keyring *r, const
                               size_t *n_added, kt_skip_cb skip, void *skip_ctx,
                               struct kt_error *err)
 {
-    struct blob_ctx b = {k, r, source ? source : "", how, 0, 0, err, skip, skip_ctx, 0, 0, {0}};
+    struct blob_ctx b = {k, r, source ? source : "", how, 0, 0, err, skip, skip_ctx, 0, 0, {0},
+                         NULL, buf, len};
     int rc;
     if (n_added)
         *n_added = 0;
@@ -135,5 +174,28 @@ int kt_keyrings_add_blob_skip(struct kt_keyrings *k, struct kt_keyring *r, const
         rc = kt_fail(err, b.first_skip.code, b.first_skip.offset, "%s", b.first_skip.what);
     if (n_added)
         *n_added = b.n_added;
+    return rc;
+}
+
+int kt_keyrings_add_blob_indexed(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *buf,
+                                 size_t len, const char *source, struct kt_error *err)
+{
+    struct hash_vec vecs[N_VEC] = {{0}};
+    struct blob_ctx b = {k, r, source ? source : "", KT_ADD_EXPLICIT, 0, 0, err, NULL, NULL, 0, 0,
+                         {0}, vecs, buf, len};
+    int rc;
+    if (!k || !r)
+        rc = kt_fail(err, -EINVAL, KT_NO_OFFSET, "no such keyring");
+    else if (!buf || len == 0 || len > UINT32_MAX || !kt_esl_looks_like(buf, len))
+        rc = kt_keyrings_add_blob(k, r, buf, len, source, KT_ADD_EXPLICIT, NULL, err);
+    else
+        rc = kt_esl_foreach(buf, len, esl_cb, &b, err);
+    for (size_t i = 0; i < N_VEC; i++) {
+        int irc = rc < 0 ? (free(vecs[i].offs), 0)
+                         : kt_blacklist_add_index(k, vec_kinds[i].kind, vec_kinds[i].h, buf,
+                                                  vecs[i].offs, vecs[i].n, source);
+        if (irc < 0 && rc == 0)
+            rc = kt_fail(err, irc, KT_NO_OFFSET, "blacklist: cannot index the hashes");
+    }
     return rc;
 }

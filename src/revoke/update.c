@@ -22,6 +22,8 @@ struct kt_update_check {
     struct kt_chain *chain;   /* firmware's db and dbx: the inputs alone, made at the
                                * first check (db before dbx, as firmware holds them) */
     struct kt_fw_dbs inputs;  /* the same inputs, for counting and dbx_info */
+    struct kt_file files[KT_FW_MAX_SRC]; /* the dbx files inputs borrows from */
+    size_t n_files;
     size_t n_entries;         /* dbx image/TBS hashes and certificates */
     bool have_dbx;
     struct kt_sbat_level level;
@@ -58,8 +60,8 @@ static int state(struct kt_update_check *u, struct kt_error *err)
         rc = kt_chain_add_db(u->chain, u->inputs.db[i].buf, u->inputs.db[i].len,
                              u->inputs.db[i].label, err);
     for (size_t i = 0; rc == 0 && i < u->inputs.n_dbx; i++)
-        rc = kt_chain_add_dbx(u->chain, u->inputs.dbx[i].buf, u->inputs.dbx[i].len,
-                              u->inputs.dbx[i].label, err);
+        rc = kt_chain_add_dbx_borrowed(u->chain, u->inputs.dbx[i].buf, u->inputs.dbx[i].len,
+                                       u->inputs.dbx[i].label, err);
     return rc;
 }
 
@@ -69,6 +71,8 @@ void kt_update_check_free(struct kt_update_check *u)
         return;
     kt_chain_free(u->chain);
     kt_fw_dbs_free(&u->inputs);
+    for (size_t i = 0; i < u->n_files; i++)
+        kt_file_close(&u->files[i]);
     kt_sbat_level_free(&u->level);
     kt_json_free(u->info);
     free(u);
@@ -83,8 +87,9 @@ static int count_entry(void *ctx, const struct kt_esl_entry *e)
     return 0;
 }
 
-int kt_update_check_add_dbx(struct kt_update_check *u, const uint8_t *buf, size_t len,
-                            const char *source, struct kt_error *err)
+/* A dbx input copied, or borrowed (from u->files). */
+static int add_dbx(struct kt_update_check *u, const uint8_t *buf, size_t len, const char *source,
+                   bool borrow, struct kt_error *err)
 {
     u->have_dbx = true;
     size_t n = 0;
@@ -100,12 +105,34 @@ int kt_update_check_add_dbx(struct kt_update_check *u, const uint8_t *buf, size_
     if (len == 0) /* a failed download is not "revokes nothing" */
         return kt_fail(err, -EBADMSG, 0, "empty file: no dbx entry to check");
     if (rc == 0)
-        rc = kt_fw_dbs_add(&u->inputs, true, buf, len, source);
+        rc = (borrow ? kt_fw_dbs_borrow : kt_fw_dbs_add)(&u->inputs, true, buf, len, source);
     if (rc == -ENOMEM)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
     if (rc == 0)
         u->n_entries += n;
     return rc < 0 ? kt_fail(err, rc, KT_NO_OFFSET, "too many dbx inputs") : 0;
+}
+
+int kt_update_check_add_dbx(struct kt_update_check *u, const uint8_t *buf, size_t len,
+                            const char *source, struct kt_error *err)
+{
+    return add_dbx(u, buf, len, source, false, err);
+}
+
+int kt_update_check_add_dbx_file(struct kt_update_check *u, const char *path,
+                                 struct kt_error *err)
+{
+    if (u->n_files == KT_FW_MAX_SRC)
+        return kt_fail(err, -E2BIG, KT_NO_OFFSET, "too many dbx inputs");
+    struct kt_file *f = &u->files[u->n_files];
+    int rc = kt_file_open(path, f, err);
+    if (rc < 0)
+        return rc;
+    if ((rc = add_dbx(u, f->data, f->len, path, true, err)) < 0)
+        kt_file_close(f);
+    else
+        u->n_files++;
+    return rc;
 }
 
 size_t kt_update_check_dbx_entries(const struct kt_update_check *u)

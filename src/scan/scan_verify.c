@@ -20,7 +20,8 @@ struct later {
     size_t len;
     struct kt_result *r;
 };
-#define LATER_MAX 4096 /* then a worker waits for the keys instead */
+#define LATER_MAX 3072 /* then a worker waits for the keys instead: 2.7 KiB each
+                        * (struct kt_result), 8 MiB at most beside the decode */
 
 struct sv {
     const struct kt_ctx *ctx;

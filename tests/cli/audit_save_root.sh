@@ -41,8 +41,8 @@ norm() { sed -e "s#\"$1/#\"ROOT/#g; s#\"root\":\"$1\"#\"root\":\"ROOT\"#g; s#\\b
 # --- save, then audit the copy -------------------------------------------------
 "$KTRUST" audit --root r --json --save-root s >a1.json 2>err; rc=$?
 expect_eq "$rc" 0 "audit --root r --save-root s: exit 0 (all trusted)"
-n=$(find r -type f ! -name modules.dep | wc -l)
-expect_match "$(cat err)" "^ktrust: audit: saved $n files \([0-9]+ bytes\) to s$" "stderr: what was saved (every file but modules.dep)"
+n=$(( $(find r -type f ! -name modules.dep | wc -l) + 1 ))
+expect_match "$(cat err)" "^ktrust: audit: saved $n files \([0-9]+ bytes\) to s$" "stderr: what was saved (every file but modules.dep, and ktrust-saved-root.json)"
 expect_eq "$(jq -e . <a1.json >/dev/null && echo ok)" ok "stdout: the audit's JSON"
 "$KTRUST" audit --root s --json >a2.json; rc2=$?
 expect_eq "$rc2" "$rc" "audit --root s: the same exit code"
@@ -56,22 +56,67 @@ expect_exit 0 "efivars: every variable, byte for byte" -- diff -r r/$VARS s/$VAR
 expect_exit 0 "the event log, byte for byte" -- cmp r/$LOG s/$LOG
 expect_exit 0 "the kernel at boot/vmlinuz-RELEASE" -- cmp r/boot/vmlinuz-6.1.0-57-amd64 s/boot/vmlinuz-6.1.0-57-amd64
 expect_exit 0 "shim at its place on the ESP" -- cmp r/boot/efi/EFI/debian/shimx64.efi s/boot/efi/EFI/debian/shimx64.efi
-expect_exit 0 "modules at their places in the tree" -- diff -r -x modules.dep r/$R s/$R
+# modules (#36): each signed one as its signature and the digest of its
+# signed content, at its place; the audit of that root is the one above
+expect_eq "$(cd s/$R && find . -type f | sort)" "$(cd r/$R && find . -type f ! -name modules.dep | sort)" \
+    "modules at their places in the tree"
 expect_exit 1 "no file of the module tree that is not a module" -- test -e s/$R/modules.dep
+expect_eq "$(head -1 s/$R/kernel/drivers/crc7.ko)" "ktrust-module-signature 1" "a module saved compact"
+expect_eq "$(sed -n 's/^digest sha256 //p' s/$R/kernel/drivers/crc7.ko)" \
+    "$("$KTRUST" verify-module --json r/$R/kernel/drivers/crc7.ko | jq -r '.signatures[0].digest')" \
+    "... its digest: verify-module's of the whole module"
+python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], "rb").read().split(b"\n\n", 1)[1])' \
+    s/$R/kernel/drivers/crc7.ko >trailer
+expect_exit 0 "... then the module's bytes from its signature on" -- \
+    cmp trailer <(tail -c "$(stat -c %s trailer)" r/$R/kernel/drivers/crc7.ko)
+big=$(du -sb r/$R | cut -f1); small=$(du -sb s/$R | cut -f1)
+expect_eq "$(( small * 5 < big ))" 1 "the modules take a fraction of their size ($small of $big bytes)"
+m=s/ktrust-saved-root.json
+expect_eq "$(jq -r '[.ktrust_version, .modules] | join(" ")' $m)" "$("$KTRUST" --version | cut -d' ' -f2) signature" \
+    "ktrust-saved-root.json: the version, modules as signatures"
+expect_eq "$(jq -r .hostname $m)" "" "... no hostname (the root has no etc/hostname)"
+expect_match "$(jq -r .time $m)" '^20[0-9-]+T[0-9:]+Z$' "... the time"
+# a copy of the module in the live tree is no saved module: a saved one is
+# read as one only in a root that audit --save-root wrote
+expect_exit 0 "verify-module on the module: trusted by the kernel's key" -- \
+    "$KTRUST" verify-module --kernel r/boot/vmlinuz-6.1.0-57-amd64 r/$R/kernel/drivers/crc7.ko
+expect_exit 5 "verify-module on its saved form: rejected (it is not the module)" -- \
+    "$KTRUST" verify-module --kernel r/boot/vmlinuz-6.1.0-57-amd64 s/$R/kernel/drivers/crc7.ko
+# --save-root-full: the modules whole, byte for byte, and the same audit
+"$KTRUST" audit --root r --json --save-root-full sf >/dev/null 2>&1
+expect_exit 0 "--save-root-full: modules whole at their places" -- diff -r -x modules.dep r/$R sf/$R
+expect_eq "$(jq -r .modules sf/ktrust-saved-root.json)" whole "... ktrust-saved-root.json says so"
+expect_eq "$("$KTRUST" audit --root sf --json | norm sf)" "$(norm s <a2.json)" \
+    "audit of the compact root = audit of the full root, paths aside"
+# a saved digest altered: that module is rejected, as the module would be
+cp -r s st
+python3 - st/$R/kernel/drivers/crc7.ko <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+i = b.index(b"\ndigest sha256 ") + 15
+b = b[:i] + (b"1" if b[i:i + 1] != b"1" else b"2") + b[i + 1:]  # one hex digit changed
+open(sys.argv[1], "wb").write(b)
+PY
+expect_eq "$(sed -n 's/^digest sha256 //p' st/$R/kernel/drivers/crc7.ko | wc -c)" 65 "(the altered digest is 64 hex digits)"
+expect_eq "$("$KTRUST" audit --root st --json | jq -c 'select(.section == "modules") | [.trusted, (.not_loading[] | .verdict, .modules)]')" \
+    '[40,"rejected",["kernel/drivers/crc7.ko"]]' "a saved digest altered: that module rejected"
+echo myhost >r/etc-hostname; mkdir -p r/etc; mv r/etc-hostname r/etc/hostname
+"$KTRUST" audit -q --root r --save-root sh
+expect_eq "$(jq -r .hostname sh/ktrust-saved-root.json)" myhost "the hostname: the root's etc/hostname"
 expect_eq "$(ls -d s.tmp* 2>/dev/null | wc -l)" 0 "no temporary left"
 
 # a saved root saves the same root again (and an empty DIR is accepted)
 mkdir s3
 "$KTRUST" audit -q --root s --save-root s3; rc=$?
 expect_eq "$rc" 0 "-q, into an empty directory: 0"
-expect_exit 0 "the second copy is the first" -- diff -r s s3
+expect_exit 0 "the second copy is the first" -- diff -r -x ktrust-saved-root.json s s3
 
 # --- refused before any work ------------------------------------------------
 out=$("$KTRUST" audit --root r --json --save-root s 2>err); rc=$?
 expect_eq "$rc" 64 "a non-empty DIR: 64"
 expect_eq "$out" "" "... no report"
 expect_eq "$(cat err)" "ktrust: s: is not empty (a saved root is written whole into a new or empty directory)" "... one line"
-expect_exit 0 "... and DIR untouched" -- diff -r s s3
+expect_exit 0 "... and DIR untouched" -- diff -r -x ktrust-saved-root.json s s3
 echo x >afile
 expect_exit 64 "a file as DIR: 64" -- "$KTRUST" audit --root r --save-root afile
 out=$("$KTRUST" audit --root r --save-root nodir/s 2>&1); rc=$?
