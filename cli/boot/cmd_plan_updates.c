@@ -18,7 +18,10 @@
 #include "ktrust/plan.h"
 #include "text_escape.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG };
+enum {
+    OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG,
+    OPT_ALL_ARCHES
+};
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -33,6 +36,12 @@ static const struct cli_opt opts[] = {
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
+    CLI_OPT("all-arches", 0, no_argument, OPT_ALL_ARCHES, NULL,
+            "apply the dbx updates of every architecture, not only this machine's (its "
+            "shim's or loader's)"),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "list every update file (other platform keys' KEK files too) and the boot chain "
+            "after every step"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -42,7 +51,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
-        "                           [--write-efivars DIR] [--json] [-q] UPDATES...\n"
+        "                           [--write-efivars DIR] [--all-arches] [--json] [-q] [-v]\n"
+        "                           UPDATES...\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
         "machine, in what order, and what its boot chain says after each step.  An update\n"
@@ -65,7 +75,19 @@ static const char *yes(bool b)
 
 /* ---- text -------------------------------------------------------------- */
 
-static void text_state(const char *when, const struct kt_plan_state *s)
+static bool same_link(const struct kt_plan_state *a, const struct kt_plan_state *b, int i)
+{
+    if (!a || !a->checked)
+        return false;
+    return i == 0 ? a->shim_verdict == b->shim_verdict && !strcmp(a->shim_reason, b->shim_reason)
+                  : a->loader_verdict == b->loader_verdict &&
+                        !strcmp(a->loader_reason, b->loader_reason);
+}
+
+/* A state; its shim and loader lines only when they differ from prev's
+ * (prev NULL: always). */
+static void text_state(const char *when, const struct kt_plan_state *s,
+                       const struct kt_plan_state *prev)
 {
     printf("%s: KEK 2023 %s; db: UEFI CA 2011 %s%s, UEFI CA 2023 %s; a shim signed only by "
            "the 2023 CA would %sboot\n",
@@ -80,37 +102,56 @@ static void text_state(const char *when, const struct kt_plan_state *s)
                                : " (as at the last boot)");
     if (!s->checked)
         return;
-    if (s->shim_found)
+    if (s->shim_found && !same_link(prev, s, 0))
         printf("  shim: %s: %s\n", verdict_word(s->shim_verdict), tx(s->shim_reason));
-    if (s->loader_found)
+    if (s->loader_found && !same_link(prev, s, 1))
         printf("  loader: %s: %s\n", verdict_word(s->loader_verdict), tx(s->loader_reason));
 }
 
-static void text(const struct kt_plan *p)
+/* The update files: one line each; other platform keys' KEK/PK files in
+ * one line unless verbose. */
+static void text_files(const struct kt_plan *p, bool verbose)
 {
-    if (p->pk[0])
-        printf("PK: %s (SHA-1 %s)\n", tx(p->pk), p->pk_sha1);
-    text_state("now", &p->before);
     size_t applies = 0;
     for (size_t i = 0; i < p->n_files; i++)
         applies += p->files[i].applies;
     printf("updates: %zu found, %zu apply\n", p->n_files, applies);
+    if (p->arch[0])
+        printf("  this machine is %s (%s)%s\n", p->arch, tx(p->arch_from),
+               p->n_other_arch ? ": dbx updates for other architectures are skipped "
+                                 "(--all-arches applies them)" : "");
     for (size_t i = 0; i < p->n_files; i++) {
         const struct kt_plan_file *f = &p->files[i];
+        if (f->other_pk && !verbose && p->n_other_pk > 1)
+            continue;
         const char *var = f->change.target < KT_EFIVAR__COUNT ? kt_efivar_name(f->change.target)
                                                               : "?";
-        printf("  %-7s %-4s %s: %s\n", f->step ? "step" : f->applies ? "in force" : "no", var,
+        printf("  %-7s %-4s %s: %s\n",
+               f->step ? "step" : f->other_arch ? "skip" : f->applies ? "in force" : "no", var,
                tx(f->path), tx(f->reason));
     }
+    if (p->n_other_pk > 1 && !verbose)
+        printf("  no      KEK  %zu KEK updates for other platform keys (not this PK; -v lists "
+               "them)\n", p->n_other_pk);
+}
+
+static void text(const struct kt_plan *p, bool verbose)
+{
+    if (p->pk[0])
+        printf("PK: %s (SHA-1 %s)\n", tx(p->pk), p->pk_sha1);
+    text_state("now", &p->before, NULL);
+    text_files(p, verbose);
     if (p->n_steps)
         printf("plan:\n");
     for (size_t i = 0; i < p->n_steps; i++) {
         const struct kt_plan_file *f = &p->files[p->order[i]];
         printf("%zu. %s\n", i + 1, tx(f->path));
         cli_apply_text(f->path, &f->change);
+        if (f->revokes[0])
+            printf("  revokes: %s\n", tx(f->revokes));
         char when[48];
         snprintf(when, sizeof(when), "   after step %zu", i + 1);
-        text_state(when, &p->after[i]);
+        text_state(when, &p->after[i], verbose ? NULL : i ? &p->after[i - 1] : &p->before);
     }
     printf("KEK: %s\n", tx(p->kek_note));
 }
@@ -290,7 +331,7 @@ static int write_vars(const char *dir, const struct kt_efivars *s)
 int cmd_plan_updates(int argc, char **argv)
 {
     struct kt_audit_opts ao = {0};
-    bool json_out = false, quiet = false;
+    bool json_out = false, quiet = false, verbose = false, all_arches = false;
     const char *write_dir = NULL, *log_path = NULL;
     struct cli_getopt g;
     int c;
@@ -305,6 +346,8 @@ int cmd_plan_updates(int argc, char **argv)
         case OPT_EVENTLOG: log_path = optarg; break;
         case OPT_JSON: json_out = true; break;
         case 'q': quiet = true; break;
+        case 'v': verbose = true; break;
+        case OPT_ALL_ARCHES: all_arches = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return EXIT_USAGE;
         }
@@ -337,6 +380,7 @@ int cmd_plan_updates(int argc, char **argv)
     }
     struct kt_plan_opts po = {
         .eventlog = have_log ? &log : NULL,
+        .all_arches = all_arches,
         .vars = &vars,
         .updates = (const char *const *)&argv[optind],
         .n_updates = (size_t)(argc - optind),
@@ -361,7 +405,7 @@ int cmd_plan_updates(int argc, char **argv)
         if (json_out)
             json(&p, code);
         else if (!quiet)
-            text(&p);
+            text(&p, verbose);
     }
     kt_plan_free(&p);
     if (have_log) {

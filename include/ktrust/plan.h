@@ -39,6 +39,8 @@ struct kt_plan_opts {
     const char *esp;                     /* an ESP to judge each step by; NULL: none */
     const struct kt_evlog *eventlog;     /* this machine's last boot: PCR 7 predicted
                                             after each step; NULL: none */
+    bool all_arches;                     /* apply dbx updates for every architecture, not
+                                            only this machine's */
 };
 
 /* One update file found. */
@@ -49,6 +51,15 @@ struct kt_plan_file {
     struct kt_efivars_change change;     /* what applying it did, or why it does not apply
                                             (at its step, else against the final state) */
     char reason[768];                    /* one line for a person */
+    /* the right file for this machine (src/plan/plan_arch.c) */
+    char arch[32];                       /* the architectures a dbx update's image hashes
+                                            are for ("ia32"; "" neutral or unknown) */
+    bool other_arch;                     /* verifies, but every hash it adds is for
+                                            another architecture: skipped (not a step) */
+    bool arch_listed;                    /* arch from dbx_info's lists (else its folder) */
+    bool other_pk;                       /* a KEK/PK update signed by another platform key */
+    char revokes[256];                   /* a dbx update: what it revokes ("the hashes of
+                                            443 images", "3 SVN records") */
 };
 
 /* What the boot chain on the ESP and the variables say in one state. */
@@ -80,6 +91,11 @@ struct kt_plan {
     char pk_sha1[41];                    /* its certificate's SHA-1 thumbprint (hex) */
     char kek_note[1024];                 /* the KEK 2023 story for this PK */
     char map[KT_PLAN_PATH];              /* kek_update_map.json found among the updates ("") */
+    char dbx_info[KT_PLAN_PATH];         /* dbx_info*.json found among the updates ("") */
+    char arch[16];                       /* this machine's architecture ("x64"; "" unknown) */
+    char arch_from[KT_PLAN_PATH];        /* what says so (the ESP's shim or loader) */
+    size_t n_other_arch, n_other_pk;     /* files skipped for another architecture, and
+                                            KEK/PK files of other platform keys */
     struct kt_efivars final;             /* the variables after every step (owned;
                                             kt_efivars_write saves them) */
     /* the plan's verdict: the first step (1-based) that stops a chain that

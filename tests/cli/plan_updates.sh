@@ -39,7 +39,29 @@ expect_match "$(jq -r 'select(.type=="plan") | .kek' ms.json)" \
 expect_eq "$(jq -c 'select(.type=="plan") | [.final.db_uefi_ca_2023, .final.shim_2023_only_boots, .final.shim.verdict]' ms.json)" \
     '[false,false,"trusted"]' "after the plan: still no UEFI CA 2023, shim boots"
 expect_eq "$(jq -c 'select(.type=="summary") | [.verdict, .exit, .counts.updates, .counts.apply, .counts.steps, .interrupted]' ms.json)" \
-    '["trusted",0,28,5,5,false]' "summary"
+    '["trusted",0,28,5,4,false]' "summary (the x86 dbx is not a step on this x64 ESP)"
+# the right file for this machine: the ESP's shim is x64 (PE machine 0x8664);
+# dbx_info_msft_latest.json lists the x86 file's hashes under ia32 only
+expect_match "$(jq -r 'select(.type=="update" and (.file|test("DBX/x86/"))) | "\(.applies) \(.step) \(.reason)"' ms.json)" \
+    '^true null skipped: for ia32 \(dbx_info lists its hashes there\), not this machine.s x64' "the x86 dbx is skipped, and why"
+expect_eq "$(jq -r 'select(.type=="plan") | .steps[] | .file' ms.json | grep -c '/x86/')" 0 "no x86 step"
+expect_eq "$(P --efivars "$Q" --esp esp --all-arches --json "$TREE" | jq -r 'select(.type=="summary") | .counts.steps')" 5 \
+    "--all-arches: the x86 dbx too"
+# without dbx_info: the folder Microsoft's tree puts it in
+mkdir -p nodbxinfo && cp -r "$TREE/PostSignedObjects" nodbxinfo/
+expect_match "$(P --efivars "$Q" --esp esp --json nodbxinfo | jq -r 'select(.type=="update" and (.file|test("DBX/x86/"))) | .reason')" \
+    '^skipped: for ia32 \(its folder\)' "the folder when there is no dbx_info"
+# one screen: other platform keys' KEK files in one line (-v lists them),
+# shim's and the loader's lines only when a step changes them, what each dbx revokes
+P --efivars "$Q" --esp esp "$TREE" > ms.txt
+expect_eq "$(($(wc -l < ms.txt) <= 40))" 1 "the plan on the corpus tree fits one screen ($(wc -l < ms.txt) lines)"
+expect_match "$(cat ms.txt)" 'KEK +23 KEK updates for other platform keys' "other PKs' KEK files in one line"
+expect_eq "$(grep -c 'is not the PK' ms.txt)" 0 "... not one line each"
+expect_eq "$(P --efivars "$Q" --esp esp -v "$TREE" | grep -c 'is not the PK')" 23 "-v lists them"
+expect_eq "$(grep -c '^  shim: ' ms.txt)" 1 "shim's line once: no step changes it"
+expect_match "$(cat ms.txt)" 'revokes: every image signed under Microsoft Windows Production PCA 2011; 3 SVN records' \
+    "what DBXUpdate2024 revokes"
+expect_match "$(cat ms.txt)" 'revokes: 3 SVN records' "what DBXUpdateSVN revokes"
 # --eventlog: PCR 7 after each step.  Before any step it is the TPM's own
 # PCR 7 of that boot (pcrs.txt: independent); after DBUpdate2024 it is what
 # `eventlog --predict --apply` says for the same update

@@ -1,0 +1,144 @@
+/* plan_arch.c - the right file for this machine: the architecture the
+ * machine boots (the PE machine type of its ESP's shim or loader), the one
+ * a dbx update is for (Microsoft's dbx_info lists each image hash under an
+ * architecture; else the folder Microsoft's tree puts it in: amd64, x86,
+ * arm64, arm), and what a dbx update revokes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktrust/update.h"
+#include "pe/pe.h"
+#include "plan/plan_arch.h"
+#include "revoke/dbx_info.h"
+#include "util/file.h"
+#include "util/fmt.h"
+
+void kt_plan_machine_arch(struct kt_plan *p, const char *const *paths, const bool *found, size_t n)
+{
+    for (size_t i = 0; i < n && !p->arch[0]; i++) {
+        struct kt_file f;
+        struct kt_error e = KT_ERROR_INIT;
+        struct kt_pe *pe = NULL;
+        if (!found[i] || kt_file_open(paths[i], &f, &e) < 0)
+            continue;
+        if (kt_pe_parse(f.data, f.len, &pe, &e) == 0) {
+            const char *a = kt_update_arch_name(pe->machine);
+            if (a) {
+                kt_fmt(p->arch, sizeof(p->arch), "%s", a);
+                kt_fmt(p->arch_from, sizeof(p->arch_from), "%s", paths[i]);
+            }
+            kt_pe_free(pe);
+        }
+        kt_file_close(&f);
+    }
+}
+
+int kt_plan_arch_info(const struct kt_plan *p, struct kt_json **info)
+{
+    *info = NULL;
+    if (!p->dbx_info[0])
+        return 0;
+    struct kt_file f;
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_file_open(p->dbx_info, &f, &e) < 0)
+        return 0; /* unreadable: the folders are the fallback */
+    int rc = kt_dbx_info_parse(f.data, f.len, info, &e);
+    kt_file_close(&f);
+    return rc == -ENOMEM ? rc : 0;
+}
+
+/* Microsoft's folder names for an architecture, as dbx_info names it. */
+static const char *const folders[][2] = {
+    {"amd64", "x64"}, {"x86", "ia32"}, {"arm64", "aarch64"}, {"arm", "arm"},
+};
+
+static const char *arch_of_folder(const char *path)
+{
+    for (size_t i = 0; i < sizeof(folders) / sizeof(folders[0]); i++) {
+        char part[16];
+        kt_fmt(part, sizeof(part), "/%s/", folders[i][0]);
+        if (strstr(path, part))
+            return folders[i][1];
+    }
+    return NULL;
+}
+
+/* The architectures dbx_info lists f's added image hashes under: *listed
+ * the hashes it lists, *mine those under this machine's architecture. */
+static void arch_of_hashes(const struct kt_plan *p, const struct kt_json *info,
+                           struct kt_plan_file *f, size_t *listed, size_t *mine)
+{
+    const struct kt_json *names = NULL;
+    kt_dbx_info_hash_arches(info, KT_HASH_SHA256, NULL, 0, &names);
+    uint32_t all = 0;
+    *listed = *mine = 0;
+    for (size_t i = 0; names && i < f->change.n_gained; i++) {
+        const char *g = f->change.gained[i];
+        uint8_t v[32];
+        if (strncmp(g, "sha256 ", 7) || strlen(g + 7) != 64)
+            continue;
+        for (size_t k = 0; k < 32; k++)
+            sscanf(g + 7 + 2 * k, "%2hhx", &v[k]);
+        uint32_t bits = kt_dbx_info_hash_arches(info, KT_HASH_SHA256, v, 32, NULL);
+        all |= bits;
+        *listed += bits != 0;
+        for (size_t k = 0; bits && k < names->n && k < 32; k++)
+            if ((bits & (1u << k)) && names->kids[k].key && !strcmp(names->kids[k].key, p->arch))
+                (*mine)++;
+    }
+    f->arch[0] = 0;
+    for (size_t k = 0; names && k < names->n && k < 32; k++) {
+        if (!(all & (1u << k)) || !names->kids[k].key)
+            continue;
+        size_t n = strlen(f->arch);
+        kt_fmt(f->arch + n, sizeof(f->arch) - n, "%s%s", n ? ", " : "", names->kids[k].key);
+    }
+}
+
+/* "the hashes of 443 images; 3 SVN records" from what f adds. */
+static void revokes(struct kt_plan_file *f)
+{
+    size_t hashes = 0, svn = 0, other = 0;
+    char certs[160] = "";
+    for (size_t i = 0; i < f->change.n_gained; i++) {
+        const char *g = f->change.gained[i];
+        if (!strncmp(g, "X509 ", 5)) {
+            size_t n = strlen(certs);
+            kt_fmt(certs + n, sizeof(certs) - n, "%severy image signed under %s", n ? "; " : "",
+                   g + 5);
+        } else if (!strncmp(g, "sha", 3)) {
+            hashes++;
+        } else if (!strncmp(g, "svn ", 4)) {
+            svn++;
+        } else {
+            other++;
+        }
+    }
+    char h[48] = "", s[96] = "", o[32] = "";
+    if (hashes)
+        kt_fmt(h, sizeof(h), "%sthe hashes of %zu images", certs[0] ? "; " : "", hashes);
+    if (svn)
+        kt_fmt(s, sizeof(s), "%s%zu SVN records (Windows boot managers' minimum versions)",
+               certs[0] || hashes ? "; " : "", svn);
+    if (other)
+        kt_fmt(o, sizeof(o), "%s%zu other entries", certs[0] || hashes || svn ? "; " : "", other);
+    kt_fmt(f->revokes, sizeof(f->revokes), "%s%s%s%s", certs, h, s, o);
+}
+
+bool kt_plan_file_arch(const struct kt_plan *p, const struct kt_json *info, struct kt_plan_file *f)
+{
+    if (f->change.target != KT_EFIVAR_DBX)
+        return false;
+    revokes(f);
+    size_t listed = 0, mine = 0;
+    if (info)
+        arch_of_hashes(p, info, f, &listed, &mine);
+    f->arch_listed = listed != 0;
+    if (!listed) {
+        const char *a = arch_of_folder(f->path);
+        kt_fmt(f->arch, sizeof(f->arch), "%s", a ? a : "");
+        return a && p->arch[0] && strcmp(a, p->arch) != 0;
+    }
+    return p->arch[0] && mine == 0;
+}
