@@ -16,6 +16,7 @@
 #include "ktrust/audit.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/plan.h"
+#include "nvram_print.h"
 #include "text_escape.h"
 
 enum {
@@ -39,6 +40,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("all-arches", 0, no_argument, OPT_ALL_ARCHES, NULL,
             "apply the dbx updates of every architecture, not only this machine's (its "
             "shim's or loader's)"),
+    CLI_OPTS(cli_opts_nvram),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "list every update file (other platform keys' KEK files too) and the boot chain "
             "after every step"),
@@ -51,8 +53,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
-        "                           [--write-efivars DIR] [--all-arches] [--json] [-q] [-v]\n"
-        "                           UPDATES...\n"
+        "                           [--write-efivars DIR] [--all-arches] [--max-var-size BYTES]\n"
+        "                           [--var-store-free BYTES] [--json] [-q] [-v] UPDATES...\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
         "machine, in what order, and what its boot chain says after each step.  An update\n"
@@ -127,7 +129,8 @@ static void text_files(const struct kt_plan *p, bool verbose)
         const char *var = f->change.target < KT_EFIVAR__COUNT ? kt_efivar_name(f->change.target)
                                                               : "?";
         printf("  %-7s %-4s %s: %s\n",
-               f->step ? "step" : f->other_arch ? "skip" : f->applies ? "in force" : "no", var,
+               f->step ? "step" : f->other_arch ? "skip" : f->no_fit ? "no fit" : f->applies ? "in force" : "no",
+               var,
                tx(f->path), tx(f->reason));
     }
     if (p->n_other_pk > 1 && !verbose)
@@ -149,10 +152,12 @@ static void text(const struct kt_plan *p, bool verbose)
         cli_apply_text(f->path, &f->change);
         if (f->revokes[0])
             printf("  revokes: %s\n", tx(f->revokes));
+        cli_nv_fit_text(&f->nv, &p->nv, f->nv.free_after + f->nv.after - f->nv.before);
         char when[48];
         snprintf(when, sizeof(when), "   after step %zu", i + 1);
         text_state(when, &p->after[i], verbose ? NULL : i ? &p->after[i - 1] : &p->before);
     }
+    cli_nv_summary_text(&p->nv, p->nv_free, &p->shim_nv);
     printf("KEK: %s\n", tx(p->kek_note));
 }
 
@@ -218,6 +223,13 @@ static void json(const struct kt_plan *p, int code)
         for (size_t k = 0; f->step && k < f->change.n_lost; k++)
             jw_str(&w, NULL, f->change.lost[k]);
         jw_arr_end(&w);
+        jw_str(&w, "arch", f->arch[0] ? f->arch : NULL);
+        jw_bool(&w, "other_arch", f->other_arch);
+        jw_str(&w, "revokes", f->revokes[0] ? f->revokes : NULL);
+        if (f->step || f->no_fit)
+            cli_nv_fit_json(&w, "nvram", &f->nv);
+        else
+            jw_null(&w, "nvram");
         jw_obj_end(&w);
         jw_newline(&w);
     }
@@ -228,6 +240,8 @@ static void json(const struct kt_plan *p, int code)
     jw_str(&w, "pk_sha1", p->pk_sha1[0] ? p->pk_sha1 : NULL);
     jw_str(&w, "kek", p->kek_note);
     jw_str(&w, "kek_update_map", p->map[0] ? p->map : NULL);
+    jw_str(&w, "arch", p->arch[0] ? p->arch : NULL);
+    cli_nv_summary_json(&w, "nvram", &p->nv, p->nv_free, &p->shim_nv);
     json_state(&w, "before", &p->before);
     jw_arr(&w, "steps");
     for (size_t i = 0; i < p->n_steps; i++) {
@@ -262,7 +276,7 @@ static void json(const struct kt_plan *p, int code)
  * library's verdict, p->breaks_step. */
 static int exit_code(const struct kt_plan *p)
 {
-    return p->breaks_step ? KT_REJECTED : 0;
+    return p->breaks_step || p->n_no_fit ? KT_REJECTED : 0;
 }
 
 /* The event log: --eventlog LOG (an error when it cannot be read or
@@ -332,6 +346,7 @@ int cmd_plan_updates(int argc, char **argv)
 {
     struct kt_audit_opts ao = {0};
     bool json_out = false, quiet = false, verbose = false, all_arches = false;
+    struct kt_nv_limits nv_opt = {0};
     const char *write_dir = NULL, *log_path = NULL;
     struct cli_getopt g;
     int c;
@@ -348,6 +363,10 @@ int cmd_plan_updates(int argc, char **argv)
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
         case OPT_ALL_ARCHES: all_arches = true; break;
+        case OPT_NV_MAX_VAR: case OPT_NV_FREE:
+            if (cli_nv_opt(&nv_opt, c, optarg, "plan-updates"))
+                return EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return EXIT_USAGE;
         }
@@ -378,7 +397,16 @@ int cmd_plan_updates(int argc, char **argv)
         free(a);
         return lrc;
     }
+    struct kt_nv_limits nv;
+    kt_nv_limits_read(a->path[KT_AUDIT_EFIVARS], &nv);
+    nv.max_var = nv_opt.max_var;
+    if (nv_opt.free_known) {
+        nv.store_free = nv_opt.store_free;
+        nv.free_known = true;
+        snprintf(nv.source, sizeof(nv.source), "%s", nv_opt.source);
+    }
     struct kt_plan_opts po = {
+        .nv = &nv,
         .eventlog = have_log ? &log : NULL,
         .all_arches = all_arches,
         .vars = &vars,

@@ -25,6 +25,7 @@
 #include "ktrust/efivars.h"
 #include "ktrust/error.h"
 #include "ktrust/eventlog.h"
+#include "ktrust/nvram.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,7 @@ struct kt_plan_opts {
                                             after each step; NULL: none */
     bool all_arches;                     /* apply dbx updates for every architecture, not
                                             only this machine's */
+    const struct kt_nv_limits *nv;       /* the firmware's NVRAM limits (NULL: unknown) */
 };
 
 /* One update file found. */
@@ -60,6 +62,10 @@ struct kt_plan_file {
     bool other_pk;                       /* a KEK/PK update signed by another platform key */
     char revokes[256];                   /* a dbx update: what it revokes ("the hashes of
                                             443 images", "3 SVN records") */
+    /* NVRAM (src/plan/plan_nvram.c): the write at its step, or the one refused */
+    struct kt_nv_fit nv;
+    bool no_fit;                         /* verifies, but firmware would refuse the write:
+                                            too big for one variable or no room (not a step) */
 };
 
 /* What the boot chain on the ESP and the variables say in one state. */
@@ -96,6 +102,12 @@ struct kt_plan {
     char arch_from[KT_PLAN_PATH];        /* what says so (the ESP's shim or loader) */
     size_t n_other_arch, n_other_pk;     /* files skipped for another architecture, and
                                             KEK/PK files of other platform keys */
+    struct kt_nv_limits nv;              /* the limits the plan was judged by */
+    uint64_t nv_free;                    /* the store's free space after the plan
+                                            (nv.free_known) */
+    struct kt_nv_shim shim_nv;           /* shim's runtime mirrors at the next boot, against
+                                            the free space after the plan */
+    size_t n_no_fit;                     /* updates refused for NVRAM */
     struct kt_efivars final;             /* the variables after every step (owned;
                                             kt_efivars_write saves them) */
     /* the plan's verdict: the first step (1-based) that stops a chain that

@@ -17,6 +17,7 @@
 #include "ktrust/chain.h"
 #include "plan/plan_arch.h"
 #include "plan/plan_kek.h"
+#include "plan/plan_nvram.h"
 #include "util/file.h"
 #include "util/fmt.h"
 #include "util/walk.h"
@@ -188,7 +189,9 @@ static void say(const struct kt_plan *p, struct kt_plan_file *f)
     const char *var = c->target < KT_EFIVAR__COUNT ? kt_efivar_name(c->target) : "?";
     f->other_pk = !f->applies && c->verdict == -ENOKEY &&
                   (c->target == KT_EFIVAR_KEK || c->target == KT_EFIVAR_PK);
-    if (f->other_arch)
+    if (f->no_fit)
+        kt_plan_nv_say(p, f);
+    else if (f->other_arch)
         kt_fmt(f->reason, sizeof(f->reason),
                "skipped: for %s (%s), not this machine's %s (%s): it would protect nothing "
                "here and take %s space", f->arch,
@@ -244,7 +247,8 @@ static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
             f->applies = true;
             bool other = kt_plan_file_arch(p, w->dbx_info, f);
             f->other_arch = other && f->change.n_gained && !w->all_arches;
-            if ((!f->change.n_gained && !f->change.n_lost) || f->other_arch) {
+            if ((!f->change.n_gained && !f->change.n_lost) || f->other_arch ||
+                kt_plan_nv_refuses(p, s, &next, f)) {
                 p->n_other_arch += f->other_arch;
                 kt_efivars_free(&next);
                 say(p, f);
@@ -282,6 +286,9 @@ static size_t breaks(const struct kt_plan *p)
 int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error *err)
 {
     memset(p, 0, sizeof(*p));
+    if (o->nv)
+        p->nv = *o->nv;
+    p->nv_free = p->nv.store_free;
     struct collect c = {p, err, 0};
     int rc = kt_walk(o->updates, o->n_updates, NULL, take, &c);
     if (c.rc < 0 || rc < 0)
@@ -339,6 +346,10 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
         p->n_other_pk += p->files[i].other_pk;
     if (rc == 0)
         rc = kt_plan_kek_story(p, o->vars, &w.s);
+    kt_nv_shim_mirrors(&w.s, p->nv_free, p->nv.free_known, &p->shim_nv);
+    for (size_t i = 0; i < p->n_files; i++) /* the refusals name the PK, known only now */
+        if (p->files[i].no_fit)
+            kt_plan_nv_say(p, &p->files[i]);
     p->final = w.s; /* the plan owns it now */
     kt_efivars_auth_free(&w.auth);
     kt_json_free(info);
