@@ -7,6 +7,7 @@
 #include "audit_print.h"
 #include "cli.h"
 #include "json_summary.h"
+#include "nvram_print.h"
 
 static void jstart(struct jw *w, const char *section)
 {
@@ -247,6 +248,25 @@ static void json_measured(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
+static void json_nvram(struct jw *w, const struct kt_audit *a)
+{
+    const struct kt_audit_nvram *n = &a->nvram;
+    jstart(w, "nvram");
+    cli_nv_summary_json(w, "limits", &n->lim, n->free_after, &n->shim);
+    jw_arr(w, "variables");
+    for (int i = 0; i < 6; i++) {
+        if (!n->fit[i].after && !n->changed[i])
+            continue;
+        jw_obj(w, NULL);
+        jw_bool(w, "changed", n->changed[i]);
+        cli_nv_fit_json(w, "fit", &n->fit[i]);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_int(w, "refused", (long long)n->n_refused);
+    jend(w);
+}
+
 static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
 {
     int code = audit_exit_code(a);
@@ -287,5 +307,7 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         audit_json_rollover(a);
     if (a->pcr7.have_log)
         json_measured(&w, a);
+    if (a->nvram.checked)
+        json_nvram(&w, a);
     json_summary(&w, a, revoked);
 }

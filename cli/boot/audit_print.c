@@ -5,6 +5,7 @@
 #include "apply_print.h"
 #include "audit_print.h"
 #include "cli.h"
+#include "nvram_print.h"
 #include "text_escape.h"
 
 #define MODULES_LISTED 5
@@ -160,6 +161,31 @@ static void text_measured(const struct kt_audit *a)
         printf("  PCR 7 (%s) at the next boot: %s, as at the last boot\n", m->bank, m->now);
 }
 
+/* NVRAM: the limits, the variables' sizes (and the room left under the
+ * per-variable limit), each --apply write's fit, shim's mirrors. */
+static void text_nvram(const struct kt_audit *a)
+{
+    const struct kt_audit_nvram *n = &a->nvram;
+    if (!n->checked)
+        return;
+    cli_nv_summary_text(&n->lim, n->free_after, &n->shim,
+                        a->n_applied ? "after the updates applied" : NULL);
+    printf(" ");
+    for (int i = 0; i < 6; i++) {
+        const struct kt_nv_fit *f = &n->fit[i];
+        if (!f->after)
+            continue;
+        printf(" %s %zu", kt_efivar_name(f->var), f->after);
+        if (n->lim.max_var)
+            printf(" (%s)", f->after > n->lim.max_var ? "OVER the limit" : "fits");
+    }
+    printf(" bytes\n");
+    for (int i = 0; i < 6; i++)
+        if (n->changed[i])
+            cli_nv_fit_text(&n->fit[i], &n->lim,
+                            n->fit[i].free_after + n->fit[i].after - n->fit[i].before);
+}
+
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
 {
     printf("ktrust audit of %s\n", o->root ? tx(o->root) : "this system (live)");
@@ -197,6 +223,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     text_modules(a, verbose);
     text_outlook(a, o);
     text_measured(a);
+    text_nvram(a);
     audit_print_rollover(a);
     int code = audit_exit_code(a);
     size_t revoked = 0;

@@ -9,6 +9,7 @@
 
 #include "audit_print.h"
 #include "cli.h"
+#include "nvram_print.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
        OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP };
@@ -34,6 +35,7 @@ static const struct cli_opt opts[] = {
             "also copy what was read into DIR (new or empty), laid out for --root DIR"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "every module of each group, not only the first"),
+    CLI_OPTS(cli_opts_nvram),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -80,6 +82,7 @@ static void progress(void *ctx, size_t done, size_t total)
 int cmd_audit(int argc, char **argv)
 {
     struct kt_audit_opts o = {0};
+    struct kt_nv_limits nv = {0};
     const char *dot = NULL, *save = NULL;
     bool json = false, quiet = false, verbose = false;
     struct cli_getopt g;
@@ -106,6 +109,11 @@ int cmd_audit(int argc, char **argv)
         case OPT_DOT: dot = optarg; break;
         case OPT_SAVE_ROOT: save = optarg; break;
         case OPT_KEK_MAP: o.kek_map = optarg; break;
+        case OPT_NV_MAX_VAR: case OPT_NV_FREE:
+            if (cli_nv_opt(&nv, c, optarg, "audit"))
+                return EXIT_USAGE;
+            o.nv = &nv;
+            break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;

@@ -157,7 +157,7 @@ static void text(const struct kt_plan *p, bool verbose)
         snprintf(when, sizeof(when), "   after step %zu", i + 1);
         text_state(when, &p->after[i], verbose ? NULL : i ? &p->after[i - 1] : &p->before);
     }
-    cli_nv_summary_text(&p->nv, p->nv_free, &p->shim_nv);
+    cli_nv_summary_text(&p->nv, p->nv_free, &p->shim_nv, "after the plan");
     printf("KEK: %s\n", tx(p->kek_note));
 }
 

@@ -89,7 +89,7 @@ void cli_nv_fit_json(struct jw *w, const char *key, const struct kt_nv_fit *f)
 }
 
 void cli_nv_summary_text(const struct kt_nv_limits *l, uint64_t free_after,
-                         const struct kt_nv_shim *shim)
+                         const struct kt_nv_shim *shim, const char *after)
 {
     char a[32], b[32], c[32];
     printf("NVRAM: ");
@@ -97,12 +97,14 @@ void cli_nv_summary_text(const struct kt_nv_limits *l, uint64_t free_after,
         printf("at most %s bytes per variable", commas(l->max_var, a));
     else
         printf("per-variable limit unknown (--max-var-size)");
-    if (l->free_known && l->store_size)
-        printf("; %s of %s free now (%s), %s after the plan", commas(l->store_free, a),
-               commas(l->store_size, b), l->source, commas(free_after, c));
-    else if (l->free_known)
-        printf("; %s free now (%s), %s after the plan", commas(l->store_free, a), l->source,
-               commas(free_after, c));
+    if (l->free_known) {
+        printf("; %s", commas(l->store_free, a));
+        if (l->store_size)
+            printf(" of %s", commas(l->store_size, b));
+        printf(" free now (%s)", l->source);
+        if (after)
+            printf(", %s %s", commas(free_after, c), after);
+    }
     else
         printf("; free space unknown (--var-store-free)");
     if (shim->known)

@@ -21,9 +21,10 @@ int cli_nv_opt(struct kt_nv_limits *l, int id, const char *arg, const char *cmd)
 /* "  nvram: dbx 13,404 -> 27,612 bytes ..." (one line). */
 void cli_nv_fit_text(const struct kt_nv_fit *f, const struct kt_nv_limits *l, uint64_t free);
 void cli_nv_fit_json(struct jw *w, const char *key, const struct kt_nv_fit *f);
-/* The limits, the free space after, and shim's mirrors (one line). */
+/* The limits, the free space after (after: "after the plan"; NULL: not
+ * said), and shim's mirrors (one line). */
 void cli_nv_summary_text(const struct kt_nv_limits *l, uint64_t free_after,
-                         const struct kt_nv_shim *shim);
+                         const struct kt_nv_shim *shim, const char *after);
 void cli_nv_summary_json(struct jw *w, const char *key, const struct kt_nv_limits *l,
                          uint64_t free_after, const struct kt_nv_shim *shim);
 

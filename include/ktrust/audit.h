@@ -22,6 +22,7 @@
 #include "ktrust/boot.h"
 #include "ktrust/chain.h"
 #include "ktrust/efivars.h"
+#include "ktrust/nvram.h"
 #include "ktrust/error.h"
 
 #ifdef __cplusplus
@@ -51,6 +52,8 @@ struct kt_audit_opts {
     const char *apply[KT_AUDIT_MAX_APPLY];
     size_t n_apply;
     const char *kek_map;              /* Microsoft's kek_update_map.json, or NULL */
+    const struct kt_nv_limits *nv;    /* NVRAM limits given (max_var; store_free when
+                                         free_known); NULL: what the machine reports */
     /* called before each module is verified (done of total); may be NULL */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
@@ -223,6 +226,18 @@ struct kt_audit_pcr7 {
     bool changes;                     /* the next boot's PCR 7 differs */
 };
 
+/* NVRAM: the Secure Boot variables' sizes against the firmware's limits,
+ * the --apply writes' fit, and room for shim's runtime mirrors. */
+struct kt_audit_nvram {
+    bool checked;                     /* the variables were found */
+    struct kt_nv_limits lim;          /* the machine's numbers, or those given */
+    struct kt_nv_fit fit[6];          /* PK, KEK, db, dbx, dbt, dbr: was -> in force */
+    bool changed[6];                  /* an --apply changed it */
+    size_t n_refused;                 /* --apply writes firmware would refuse */
+    uint64_t free_after;              /* the free space after the --apply writes */
+    struct kt_nv_shim shim;           /* shim's mirrors against free_after */
+};
+
 struct kt_audit {
     char path[KT_AUDIT__PARTS][KT_AUDIT_PATH]; /* what was used or looked for */
     bool found[KT_AUDIT__PARTS];
@@ -253,6 +268,7 @@ struct kt_audit {
     int worst;                        /* the worst verdict (0..6) over the links and modules */
     struct kt_audit_pcr7 pcr7;        /* the measured-boot outlook */
     struct kt_rollover rollover;      /* the 2023 certificate rollover */
+    struct kt_audit_nvram nvram;      /* does it fit in NVRAM (src/audit/audit_nvram.c) */
     /* the audit's verdict (what its exit code says): the worst verdict
      * code (0 or a negative errno) of the links present, the module groups
      * and the updates asked for that did not apply, an input that cannot be

@@ -79,6 +79,16 @@ KT_API void kt_nv_fit(const struct kt_efivars *was, const struct kt_efivars *now
                       enum kt_efivar_id id, const struct kt_nv_limits *lim, uint64_t free,
                       bool free_known, struct kt_nv_fit *out);
 
+/* Would firmware refuse this write (kt_nv_fit of id, was -> now, against
+ * lim and *free)?  0: it fits or no limit is known (*free, when known,
+ * becomes the free space after it); -EPERM: firmware refuses it (EDK2:
+ * EFI_INVALID_PARAMETER over the per-variable limit, EFI_OUT_OF_RESOURCES
+ * without room), err saying why with the numbers.  *fit (may be NULL)
+ * gets the numbers. */
+KT_API int kt_nv_check_write(const struct kt_efivars *was, const struct kt_efivars *now,
+                             enum kt_efivar_id id, const struct kt_nv_limits *lim,
+                             uint64_t *free, struct kt_nv_fit *fit, struct kt_error *err);
+
 /* shim's runtime mirrors at the next boot (MokListRT, MokListXRT,
  * SbatLevelRT, MokListTrustedRT; shim 16's mok.c creates them at every boot,
  * volatile, from MokList plus its vendor certificate, MokListX plus its

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/vfs.h>
 
+#include "util/err.h"
 #include "util/file.h"
 #include "util/fmt.h"
 
@@ -106,6 +107,27 @@ void kt_nv_fit(const struct kt_efivars *was, const struct kt_efivars *now, enum 
         out->free_after = free - out->after + out->before;
     else if (free_known)
         out->free_after = free;
+}
+
+int kt_nv_check_write(const struct kt_efivars *was, const struct kt_efivars *now,
+                      enum kt_efivar_id id, const struct kt_nv_limits *lim, uint64_t *free,
+                      struct kt_nv_fit *fit, struct kt_error *err)
+{
+    struct kt_nv_fit f;
+    kt_nv_fit(was, now, id, lim, *free, lim->free_known, &f);
+    if (fit)
+        *fit = f;
+    if (f.too_big == 1)
+        return kt_fail(err, -EPERM, KT_NO_OFFSET,
+                       "does not fit: this %s would be %zu bytes; this firmware takes at most %"
+                       PRIu64 " per variable", kt_efivar_name(id), f.after, lim->max_var);
+    if (f.no_room == 1)
+        return kt_fail(err, -EPERM, KT_NO_OFFSET,
+                       "does not fit: the write needs %zu bytes free (a new copy of %s); the "
+                       "store has %" PRIu64, f.write, kt_efivar_name(id), *free);
+    if (lim->free_known)
+        *free = f.free_after;
+    return 0;
 }
 
 void kt_nv_shim_mirrors(const struct kt_efivars *s, uint64_t free, bool free_known,
