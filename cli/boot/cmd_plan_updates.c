@@ -81,6 +81,9 @@ static bool same_link(const struct kt_plan_state *a, const struct kt_plan_state 
 {
     if (!a || !a->checked)
         return false;
+    if (i == 2)
+        return a->windows_verdict == b->windows_verdict &&
+               !strcmp(a->windows_reason, b->windows_reason);
     return i == 0 ? a->shim_verdict == b->shim_verdict && !strcmp(a->shim_reason, b->shim_reason)
                   : a->loader_verdict == b->loader_verdict &&
                         !strcmp(a->loader_reason, b->loader_reason);
@@ -108,6 +111,9 @@ static void text_state(const char *when, const struct kt_plan_state *s,
         printf("  shim: %s: %s\n", verdict_word(s->shim_verdict), tx(s->shim_reason));
     if (s->loader_found && !same_link(prev, s, 1))
         printf("  loader: %s: %s\n", verdict_word(s->loader_verdict), tx(s->loader_reason));
+    if (s->windows_found && !same_link(prev, s, 2))
+        printf("  Windows boot manager: %s: %s\n", verdict_word(s->windows_verdict),
+               tx(s->windows_reason));
 }
 
 /* The update files: one line each; other platform keys' KEK/PK files in
@@ -129,7 +135,12 @@ static void text_files(const struct kt_plan *p, bool verbose)
         const char *var = f->change.target < KT_EFIVAR__COUNT ? kt_efivar_name(f->change.target)
                                                               : "?";
         printf("  %-7s %-4s %s: %s\n",
-               f->step ? "step" : f->other_arch ? "skip" : f->no_fit ? "no fit" : f->applies ? "in force" : "no",
+               f->step         ? "step"
+               : f->other_arch ? "skip"
+               : f->no_fit     ? "no fit"
+               : f->held       ? "held"
+               : f->applies    ? "in force"
+                               : "no",
                var,
                tx(f->path), tx(f->reason));
     }
@@ -180,11 +191,11 @@ static void json_state(struct jw *w, const char *key, const struct kt_plan_state
     } else {
         jw_null(w, "pcr7");
     }
-    const char *names[2] = {"shim", "loader"};
-    const bool found[2] = {s->shim_found, s->loader_found};
-    const int verdict[2] = {s->shim_verdict, s->loader_verdict};
-    const char *reason[2] = {s->shim_reason, s->loader_reason};
-    for (int i = 0; i < 2; i++) {
+    const char *names[3] = {"shim", "loader", "windows_boot_manager"};
+    const bool found[3] = {s->shim_found, s->loader_found, s->windows_found};
+    const int verdict[3] = {s->shim_verdict, s->loader_verdict, s->windows_verdict};
+    const char *reason[3] = {s->shim_reason, s->loader_reason, s->windows_reason};
+    for (int i = 0; i < 3; i++) {
         if (!s->checked || !found[i]) {
             jw_null(w, names[i]);
             continue;
@@ -225,6 +236,7 @@ static void json(const struct kt_plan *p, int code)
         jw_arr_end(&w);
         jw_str(&w, "arch", f->arch[0] ? f->arch : NULL);
         jw_bool(&w, "other_arch", f->other_arch);
+        jw_bool(&w, "held", f->held);
         jw_str(&w, "revokes", f->revokes[0] ? f->revokes : NULL);
         if (f->step || f->no_fit)
             cli_nv_fit_json(&w, "nvram", &f->nv);
@@ -241,6 +253,7 @@ static void json(const struct kt_plan *p, int code)
     jw_str(&w, "kek", p->kek_note);
     jw_str(&w, "kek_update_map", p->map[0] ? p->map : NULL);
     jw_str(&w, "arch", p->arch[0] ? p->arch : NULL);
+    jw_str(&w, "windows_boot_manager", p->windows[0] ? p->windows : NULL);
     cli_nv_summary_json(&w, "nvram", &p->nv, p->nv_free, &p->shim_nv);
     json_state(&w, "before", &p->before);
     jw_arr(&w, "steps");
@@ -276,7 +289,7 @@ static void json(const struct kt_plan *p, int code)
  * library's verdict, p->breaks_step. */
 static int exit_code(const struct kt_plan *p)
 {
-    return p->breaks_step || p->n_no_fit ? KT_REJECTED : 0;
+    return p->breaks_step || p->n_no_fit || p->n_held ? KT_REJECTED : 0;
 }
 
 /* The event log: --eventlog LOG (an error when it cannot be read or

@@ -66,6 +66,8 @@ struct kt_plan_file {
     struct kt_nv_fit nv;
     bool no_fit;                         /* verifies, but firmware would refuse the write:
                                             too big for one variable or no room (not a step) */
+    bool held;                           /* verifies, but would stop the Windows boot manager
+                                            on the ESP: held back (not a step) */
 };
 
 /* What the boot chain on the ESP and the variables say in one state. */
@@ -78,6 +80,11 @@ struct kt_plan_state {
     bool shim_found, loader_found;
     int shim_verdict, loader_verdict;    /* 0 boots; else the verdict code (negative errno) */
     char shim_reason[768], loader_reason[768];
+    /* a Windows boot manager on the ESP (EFI/Microsoft/Boot/bootmgfw.efi):
+     * firmware's db/dbx verdict on it in this state */
+    bool windows_found;
+    int windows_verdict;                 /* 0 boots; else the verdict code */
+    char windows_reason[768];
     /* PCR 7 (with an event log): predicted in the log's SHA-256 bank (else
      * its first) for this state, and whether it differs from the last boot's */
     bool pcr7_known;
@@ -108,6 +115,8 @@ struct kt_plan {
     struct kt_nv_shim shim_nv;           /* shim's runtime mirrors at the next boot, against
                                             the free space after the plan */
     size_t n_no_fit;                     /* updates refused for NVRAM */
+    size_t n_held;                       /* updates held back for the Windows boot manager */
+    char windows[KT_PLAN_PATH];          /* the Windows boot manager on the ESP ("" none) */
     struct kt_efivars final;             /* the variables after every step (owned;
                                             kt_efivars_write saves them) */
     /* the plan's verdict: the first step (1-based) that stops a chain that

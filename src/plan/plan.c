@@ -18,6 +18,7 @@
 #include "plan/plan_arch.h"
 #include "plan/plan_kek.h"
 #include "plan/plan_nvram.h"
+#include "plan/plan_windows.h"
 #include "util/file.h"
 #include "util/fmt.h"
 #include "util/walk.h"
@@ -149,10 +150,11 @@ static int judge_chain(const struct kt_efivars *s, const struct esp_files *ef,
     return rc == -ENOMEM ? rc : 0;
 }
 
-static int judge(const struct kt_efivars *s, const char *esp, const struct esp_files *ef,
-                 const struct kt_evlog *log, struct kt_plan_state *st)
+static int judge(const struct kt_plan *p, const struct kt_efivars *s, const char *esp,
+                 const struct esp_files *ef, const struct kt_evlog *log, struct kt_plan_state *st)
 {
     memset(st, 0, sizeof(*st));
+    kt_plan_windows_judge(p, s, st);
     st->kek_2023 = kt_plan_var_holds(s, KT_EFIVAR_KEK, KT_MS_CA_KEK, 2023);
     st->db_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DB, KT_MS_CA_3P, 2011);
     st->db_uefi_2023 = kt_plan_var_holds(s, KT_EFIVAR_DB, KT_MS_CA_3P, 2023);
@@ -189,6 +191,8 @@ static void say(const struct kt_plan *p, struct kt_plan_file *f)
     const char *var = c->target < KT_EFIVAR__COUNT ? kt_efivar_name(c->target) : "?";
     f->other_pk = !f->applies && c->verdict == -ENOKEY &&
                   (c->target == KT_EFIVAR_KEK || c->target == KT_EFIVAR_PK);
+    if (f->held)
+        return; /* kt_plan_windows_holds said why */
     if (f->no_fit)
         kt_plan_nv_say(p, f);
     else if (f->other_arch)
@@ -248,7 +252,7 @@ static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
             bool other = kt_plan_file_arch(p, w->dbx_info, f);
             f->other_arch = other && f->change.n_gained && !w->all_arches;
             if ((!f->change.n_gained && !f->change.n_lost) || f->other_arch ||
-                kt_plan_nv_refuses(p, s, &next, f)) {
+                kt_plan_nv_refuses(p, s, &next, f) || kt_plan_windows_holds(p, s, &next, f)) {
                 p->n_other_arch += f->other_arch;
                 kt_efivars_free(&next);
                 say(p, f);
@@ -263,7 +267,7 @@ static int step(struct kt_plan *p, struct walk_state *w, const char *esp,
             p->order[p->n_steps] = i;
             f->step = ++p->n_steps;
             say(p, f);
-            return judge(s, esp, ef, log, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
+            return judge(p, s, esp, ef, log, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
         }
     }
     return 0;
@@ -276,7 +280,8 @@ static size_t breaks(const struct kt_plan *p)
     for (size_t i = 0; i < p->n_steps; i++) {
         const struct kt_plan_state *s = &p->after[i];
         if ((s->shim_found && s->shim_verdict && !prev->shim_verdict) ||
-            (s->loader_found && s->loader_verdict && !prev->loader_verdict))
+            (s->loader_found && s->loader_verdict && !prev->loader_verdict) ||
+            (s->windows_found && s->windows_verdict && !prev->windows_verdict))
             return i + 1;
         prev = s;
     }
@@ -310,12 +315,13 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     if (rc == 0) {
         const char *paths[2] = {ef.path[0], ef.path[1]};
         kt_plan_machine_arch(p, paths, ef.found, 2);
+        kt_plan_windows_find(p, o->esp);
         rc = kt_plan_arch_info(p, &info);
         w.dbx_info = info;
         w.all_arches = o->all_arches;
     }
     if (rc == 0)
-        rc = judge(&w.s, o->esp, &ef, o->eventlog, &p->before);
+        rc = judge(p, &w.s, o->esp, &ef, o->eventlog, &p->before);
     /* each file's target (the name its signature covers), and whether it
      * verifies now */
     for (size_t i = 0; rc == 0 && i < p->n_files; i++) {
