@@ -457,10 +457,12 @@ def efivarfs_ko():
     return read_bytes(path)
 
 
-def initramfs(init=INIT):
-    """busybox, keyctl (with its libraries), /init and the three modules; built once per run."""
+def initramfs(init=INIT, extra=()):
+    """busybox, keyctl (with its libraries), /init and the three modules, and
+    extra (name, mode, data) files; built once per run."""
     # cached across scenarios and runs, named by what goes into it
-    tag = hashlib.sha256(init.encode() + read_bytes(MODULE) + read_bytes("/bin/busybox")).hexdigest()[:12]
+    tag = hashlib.sha256(init.encode() + read_bytes(MODULE) + read_bytes("/bin/busybox") +
+                         b"".join(n.encode() + d for n, _m, d in extra)).hexdigest()[:12]
     path = os.path.join(WORK, "initrd-%s.img" % tag)
     os.makedirs(WORK, exist_ok=True)
     mod = read_bytes(MODULE)
@@ -487,6 +489,7 @@ def initramfs(init=INIT):
             ent.append((lib.lstrip("/"), X, open(os.path.realpath(lib), "rb").read()))
     ent.append(("lib/efivarfs.ko", F, efivarfs_ko()))
     ent += [("mods/%s.ko" % m, F, data) for m, data in modules]
+    ent += list(extra)
     ent.append(("init", X, init.encode()))
     with open(path + ".tmp", "wb") as f:
         f.write(gzip.compress(_cpio(ent), 6))
