@@ -267,6 +267,23 @@ static void json_nvram(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
+static void json_windows(struct jw *w, const struct kt_audit *a)
+{
+    const struct kt_audit_windows *win = &a->windows;
+    static const char *const states[KT_WINDOWS__STATES] = {"today", "pca_2011_in_dbx"};
+    jstart(w, "windows_boot_manager");
+    jw_str(w, "file", win->path);
+    for (int i = 0; i < KT_WINDOWS__STATES; i++) {
+        jw_obj(w, states[i]);
+        jverdict(w, "verdict", win->verdict[i]);
+        jw_str(w, "reason", win->reason[i]);
+        jw_obj_end(w);
+    }
+    jw_bool(w, "needs_2023_boot_manager_first", win->needs_2023_first);
+    jw_bool(w, "db_windows_uefi_ca_2023", win->db_windows_2023);
+    jend(w);
+}
+
 static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
 {
     int code = audit_exit_code(a);
@@ -309,5 +326,7 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         json_measured(&w, a);
     if (a->nvram.checked)
         json_nvram(&w, a);
+    if (a->windows.found)
+        json_windows(&w, a);
     json_summary(&w, a, revoked);
 }

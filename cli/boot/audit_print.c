@@ -186,6 +186,26 @@ static void text_nvram(const struct kt_audit *a)
                             n->fit[i].free_after + n->fit[i].after - n->fit[i].before);
 }
 
+/* Dual boot: the Windows boot manager today and once DBXUpdate2024 puts
+ * Microsoft Windows Production PCA 2011 in dbx, and the order to follow. */
+static void text_windows(const struct kt_audit *a)
+{
+    const struct kt_audit_windows *w = &a->windows;
+    if (!w->found)
+        return;
+    printf("Windows boot manager %s: %s: %s\n", tx(w->path),
+           kt_verdict_name(kt_verdict_of(w->verdict[KT_WINDOWS_TODAY])),
+           tx(w->reason[KT_WINDOWS_TODAY]));
+    printf("  with Microsoft Windows Production PCA 2011 in dbx (DBXUpdate2024): %s%s%s\n",
+           kt_verdict_name(kt_verdict_of(w->verdict[KT_WINDOWS_PCA_2011_IN_DBX])),
+           w->verdict[KT_WINDOWS_PCA_2011_IN_DBX] ? ": " : "",
+           w->verdict[KT_WINDOWS_PCA_2011_IN_DBX] ? tx(w->reason[KT_WINDOWS_PCA_2011_IN_DBX]) : "");
+    if (w->needs_2023_first)
+        printf("  %s once so that it installs its 2023-signed boot manager; then DBXUpdate2024\n",
+               w->db_windows_2023 ? "db holds Windows UEFI CA 2023: boot Windows"
+                                  : "apply DBUpdate2024 first, and boot Windows");
+}
+
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
 {
     printf("ktrust audit of %s\n", o->root ? tx(o->root) : "this system (live)");
@@ -220,6 +240,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     text_link(a, KT_AUDIT_SHIM, "shim");
     text_link(a, KT_AUDIT_LOADER, "loader");
     text_link(a, KT_AUDIT_KERNEL_LINK, "kernel");
+    text_windows(a);
     text_modules(a, verbose);
     text_outlook(a, o);
     text_measured(a);

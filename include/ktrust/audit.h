@@ -238,6 +238,20 @@ struct kt_audit_nvram {
     struct kt_nv_shim shim;           /* shim's mirrors against free_after */
 };
 
+/* Dual boot: a Windows boot manager on the ESP (EFI/Microsoft/Boot/
+ * bootmgfw.efi), firmware's verdict on it with the variables in force and
+ * with Microsoft Windows Production PCA 2011 in dbx (DBXUpdate2024). */
+enum { KT_WINDOWS_TODAY = 0, KT_WINDOWS_PCA_2011_IN_DBX, KT_WINDOWS__STATES };
+
+struct kt_audit_windows {
+    bool found;
+    char path[KT_AUDIT_PATH];
+    int verdict[KT_WINDOWS__STATES];  /* 0 boots; else the verdict code */
+    char reason[KT_WINDOWS__STATES][768];
+    bool needs_2023_first;            /* boots today, not once PCA 2011 is in dbx */
+    bool db_windows_2023;             /* db holds Windows UEFI CA 2023 */
+};
+
 struct kt_audit {
     char path[KT_AUDIT__PARTS][KT_AUDIT_PATH]; /* what was used or looked for */
     bool found[KT_AUDIT__PARTS];
@@ -269,6 +283,7 @@ struct kt_audit {
     struct kt_audit_pcr7 pcr7;        /* the measured-boot outlook */
     struct kt_rollover rollover;      /* the 2023 certificate rollover */
     struct kt_audit_nvram nvram;      /* does it fit in NVRAM (src/audit/audit_nvram.c) */
+    struct kt_audit_windows windows;  /* dual boot (src/audit/audit_windows.c) */
     /* the audit's verdict (what its exit code says): the worst verdict
      * code (0 or a negative errno) of the links present, the module groups
      * and the updates asked for that did not apply, an input that cannot be

@@ -60,7 +60,7 @@ struct kt_plan_file {
                                             another architecture: skipped (not a step) */
     bool arch_listed;                    /* arch from dbx_info's lists (else its folder) */
     bool other_pk;                       /* a KEK/PK update signed by another platform key */
-    char revokes[256];                   /* a dbx update: what it revokes ("the hashes of
+    char revokes[384];                   /* a dbx update: what it revokes ("the hashes of
                                             443 images", "3 SVN records") */
     /* NVRAM (src/plan/plan_nvram.c): the write at its step, or the one refused */
     struct kt_nv_fit nv;

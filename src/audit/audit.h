@@ -51,6 +51,10 @@ void kt_audit_nvram_limits(struct kt_audit *a, const struct kt_audit_opts *o);
  * 0, the reason's code, or -ENOMEM. */
 int kt_audit_apply_one(struct kt_audit *a, struct kt_efivars *s, const char *path,
                        struct kt_efivars_change *c, uint64_t *free);
+/* a->windows: the Windows boot manager on the ESP in each state
+ * (audit_windows.c; after the rollover, whose CA count it reads).  0 or
+ * -ENOMEM. */
+int kt_audit_windows(struct kt_audit *a, const struct kt_efivars *vars);
 /* a->nvram (audit_nvram.c). */
 void kt_audit_nvram(struct kt_audit *a, const struct kt_audit_opts *o,
                     const struct kt_audit_snap *s);

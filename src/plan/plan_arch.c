@@ -96,8 +96,10 @@ static void arch_of_hashes(const struct kt_plan *p, const struct kt_json *info,
     }
 }
 
-/* "the hashes of 443 images; 3 SVN records" from what f adds. */
-static void revokes(struct kt_plan_file *f)
+/* "the hashes of 443 images; 3 SVN records" from what f adds, and whether
+ * this machine needs the SVN records (only a Windows boot manager reads
+ * them). */
+static void revokes(const struct kt_plan *p, struct kt_plan_file *f)
 {
     size_t hashes = 0, svn = 0, other = 0;
     char certs[160] = "";
@@ -115,12 +117,14 @@ static void revokes(struct kt_plan_file *f)
             other++;
         }
     }
-    char h[48] = "", s[96] = "", o[32] = "";
+    char h[48] = "", s[160] = "", o[32] = "";
     if (hashes)
         kt_fmt(h, sizeof(h), "%sthe hashes of %zu images", certs[0] ? "; " : "", hashes);
     if (svn)
-        kt_fmt(s, sizeof(s), "%s%zu SVN records (Windows boot managers' minimum versions)",
-               certs[0] || hashes ? "; " : "", svn);
+        kt_fmt(s, sizeof(s), "%s%zu SVN records (Windows boot managers' minimum versions: %s)",
+               certs[0] || hashes ? "; " : "", svn,
+               p->windows[0] ? "the one on this ESP checks them"
+                             : "firmware ignores them; this ESP has no Windows boot manager");
     if (other)
         kt_fmt(o, sizeof(o), "%s%zu other entries", certs[0] || hashes || svn ? "; " : "", other);
     kt_fmt(f->revokes, sizeof(f->revokes), "%s%s%s%s", certs, h, s, o);
@@ -130,7 +134,7 @@ bool kt_plan_file_arch(const struct kt_plan *p, const struct kt_json *info, stru
 {
     if (f->change.target != KT_EFIVAR_DBX)
         return false;
-    revokes(f);
+    revokes(p, f);
     size_t listed = 0, mine = 0;
     if (info)
         arch_of_hashes(p, info, f, &listed, &mine);

@@ -11,7 +11,6 @@
 #include "chain/chain.h"
 #include "plan/plan_kek.h"
 #include "plan/plan_windows.h"
-#include "util/file.h"
 #include "util/fmt.h"
 
 #define BOOTMGFW "EFI/Microsoft/Boot/bootmgfw.efi"
@@ -23,29 +22,6 @@ void kt_plan_windows_find(struct kt_plan *p, const char *esp)
         p->windows[0] = 0;
 }
 
-/* Firmware's db/dbx verdict on a boot application (not a shim: no vendor
- * certificate asked of it). */
-static int fw_verdict(const struct kt_efivars *s, const char *path, struct kt_chain_link *l)
-{
-    memset(l, 0, sizeof(*l));
-    struct kt_file f;
-    struct kt_error e = KT_ERROR_INIT;
-    struct kt_chain *ch = NULL;
-    int rc = kt_file_open(path, &f, &e);
-    if (rc == 0) {
-        rc = kt_chain_new(&ch);
-        if (rc == 0 && (rc = kt_chain_add_firmware(ch, s)) == 0)
-            rc = kt_chain_judge_firmware(ch, f.data, f.len, path, l, &e);
-        kt_chain_free(ch);
-        kt_file_close(&f);
-    }
-    if (rc < 0) {
-        l->verdict = rc;
-        kt_fmt(l->reason, sizeof(l->reason), "%s", e.what);
-    }
-    return l->verdict;
-}
-
 void kt_plan_windows_judge(const struct kt_plan *p, const struct kt_efivars *s,
                            struct kt_plan_state *st)
 {
@@ -53,7 +29,7 @@ void kt_plan_windows_judge(const struct kt_plan *p, const struct kt_efivars *s,
     if (!st->windows_found)
         return;
     struct kt_chain_link l;
-    st->windows_verdict = fw_verdict(s, p->windows, &l);
+    st->windows_verdict = kt_chain_firmware_app(s, p->windows, &l);
     kt_fmt(st->windows_reason, sizeof(st->windows_reason), "%s", l.reason);
 }
 
@@ -63,7 +39,7 @@ bool kt_plan_windows_holds(struct kt_plan *p, const struct kt_efivars *s,
     if (!p->windows[0])
         return false;
     struct kt_chain_link now, after;
-    if (fw_verdict(s, p->windows, &now) != 0 || fw_verdict(next, p->windows, &after) == 0)
+    if (kt_chain_firmware_app(s, p->windows, &now) != 0 || kt_chain_firmware_app(next, p->windows, &after) == 0)
         return false;
     f->held = true;
     p->n_held++;
