@@ -16,6 +16,7 @@
 #include "ktrust/boot.h"
 #include "ktrust/efivars.h"
 #include "ktrust/update.h"
+#include "nvram_print.h"
 #include "sbat_print.h"
 
 enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_INSTALL,
@@ -35,7 +36,8 @@ static const struct cli_opt opts[] = {
             KT_SYS_EFIVARS_PATH ")"),
     CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
             "a signed db/dbx/KEK/PK update applied to --efivars first, as firmware would "
-            "(repeatable, in order)"),
+            "(repeatable, in order); one the firmware's NVRAM would refuse is left out"),
+    CLI_OPTS(cli_opts_nvram),
     CLI_OPT("trust", 0, required_argument, OPT_DB, "FILE",
             "the same as --db: the certificates trusted to vouch for boot binaries "
             "(so that 'ktrust --trust FILE check-update' means what it says)"),
@@ -404,6 +406,12 @@ int cmd_check_update(int argc, char **argv)
             break;
         case OPT_APPLY:
             if (cli_apply_add(&apply, "check-update", optarg) < 0) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            break;
+        case OPT_NV_MAX_VAR: case OPT_NV_FREE:
+            if (cli_nv_opt(&apply.nv, c, optarg, "check-update")) {
                 rc = EXIT_USAGE;
                 goto out;
             }

@@ -89,6 +89,14 @@ KT_API int kt_nv_check_write(const struct kt_efivars *was, const struct kt_efiva
                              enum kt_efivar_id id, const struct kt_nv_limits *lim,
                              uint64_t *free, struct kt_nv_fit *fit, struct kt_error *err);
 
+/* kt_efivars_apply_file, then kt_nv_check_write on the variable it wrote:
+ * a write the firmware would refuse is undone (*s as it was), c->verdict
+ * -EPERM with the reason and the gained/lost lines dropped (the only
+ * -EPERM it returns).  Returns c->verdict, or -ENOMEM. */
+KT_API int kt_efivars_apply_file_nv(struct kt_efivars *s, const char *path,
+                                    const struct kt_nv_limits *lim, uint64_t *free,
+                                    struct kt_efivars_change *c);
+
 /* shim's runtime mirrors at the next boot (MokListRT, MokListXRT,
  * SbatLevelRT, MokListTrustedRT; shim 16's mok.c creates them at every boot,
  * volatile, from MokList plus its vendor certificate, MokListX plus its

@@ -36,25 +36,8 @@ void kt_audit_nvram_limits(struct kt_audit *a, const struct kt_audit_opts *o)
 int kt_audit_apply_one(struct kt_audit *a, struct kt_efivars *s, const char *path,
                        struct kt_efivars_change *c, uint64_t *room)
 {
-    struct kt_efivars was;
-    if (kt_efivars_copy(s, &was) < 0)
-        return -ENOMEM;
-    int rc = kt_efivars_apply_file(s, path, c);
-    if (rc == 0 && c->target < KT_EFIVAR__COUNT) {
-        struct kt_error e = KT_ERROR_INIT;
-        if (kt_nv_check_write(&was, s, c->target, &a->nvram.lim, room, NULL, &e) < 0) {
-            enum kt_efivar_id t = c->target;
-            kt_efivars_change_free(c);
-            c->target = t;
-            c->verdict = rc = -EPERM;
-            c->error = e;
-            a->nvram.n_refused++;
-            kt_efivars_free(s);
-            *s = was;
-            return rc;
-        }
-    }
-    kt_efivars_free(&was);
+    int rc = kt_efivars_apply_file_nv(s, path, &a->nvram.lim, room, c);
+    a->nvram.n_refused += rc == -EPERM; /* the only -EPERM: the write does not fit */
     return rc;
 }
 

@@ -130,6 +130,32 @@ int kt_nv_check_write(const struct kt_efivars *was, const struct kt_efivars *now
     return 0;
 }
 
+int kt_efivars_apply_file_nv(struct kt_efivars *s, const char *path,
+                             const struct kt_nv_limits *lim, uint64_t *free,
+                             struct kt_efivars_change *c)
+{
+    struct kt_efivars was;
+    if (kt_efivars_copy(s, &was) < 0) {
+        memset(c, 0, sizeof(*c));
+        c->target = KT_EFIVAR__COUNT;
+        return c->verdict = -ENOMEM;
+    }
+    int rc = kt_efivars_apply_file(s, path, c);
+    if (rc == 0 && c->target < KT_EFIVAR__COUNT) {
+        struct kt_error e = KT_ERROR_INIT;
+        if (kt_nv_check_write(&was, s, c->target, lim, free, NULL, &e) < 0) {
+            kt_efivars_change_free(c);
+            c->verdict = rc = -EPERM;
+            c->error = e;
+            kt_efivars_free(s);
+            *s = was;
+            return rc;
+        }
+    }
+    kt_efivars_free(&was);
+    return rc;
+}
+
 void kt_nv_shim_mirrors(const struct kt_efivars *s, uint64_t free, bool free_known,
                         struct kt_nv_shim *out)
 {
