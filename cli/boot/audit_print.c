@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "nvram_print.h"
 #include "text_escape.h"
+#include "util/fmt.h"
 
 #define MODULES_LISTED 5
 
@@ -175,7 +176,8 @@ static void text_nvram(const struct kt_audit *a)
         const struct kt_nv_fit *f = &n->fit[i];
         if (!f->after)
             continue;
-        printf(" %s %zu", kt_efivar_name(f->var), f->after);
+        char size[32];
+        printf(" %s %s", kt_efivar_name(f->var), kt_thousands(f->after, size));
         if (n->lim.max_var)
             printf(" (%s)", f->after > n->lim.max_var ? "OVER the limit" : "fits");
     }

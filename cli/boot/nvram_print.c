@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/fmt.h"
 
 const struct cli_opt cli_opts_nvram[] = {
     CLI_OPT("max-var-size", 0, required_argument, OPT_NV_MAX_VAR, "BYTES",
@@ -40,32 +41,19 @@ int cli_nv_opt(struct kt_nv_limits *l, int id, const char *arg, const char *cmd)
     return 0;
 }
 
-static const char *commas(unsigned long long v, char *buf)
-{
-    char raw[32];
-    int n = snprintf(raw, sizeof(raw), "%llu", v), o = 0;
-    for (int i = 0; i < n; i++) {
-        if (i && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = raw[i];
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 void cli_nv_fit_text(const struct kt_nv_fit *f, const struct kt_nv_limits *l, uint64_t free)
 {
     char a[32], b[32], c[32], d[32];
-    printf("  nvram: %s %s -> %s bytes; ", kt_efivar_name(f->var), commas(f->before, a),
-           commas(f->after, b));
+    printf("  nvram: %s %s -> %s bytes; ", kt_efivar_name(f->var), kt_thousands(f->before, a),
+           kt_thousands(f->after, b));
     if (f->too_big == -1)
         printf("per-variable limit unknown");
     else
-        printf("%s the %s-byte limit", f->too_big ? "over" : "under", commas(l->max_var, c));
+        printf("%s the %s-byte limit", f->too_big ? "over" : "under", kt_thousands(l->max_var, c));
     if (f->no_room == -1)
         printf("; free space unknown\n");
     else
-        printf("; the write needs %s of %s free\n", commas(f->write, a), commas(free, d));
+        printf("; the write needs %s of %s free\n", kt_thousands(f->write, a), kt_thousands(free, d));
 }
 
 static void tri(struct jw *w, const char *key, int v)
@@ -94,21 +82,21 @@ void cli_nv_summary_text(const struct kt_nv_limits *l, uint64_t free_after,
     char a[32], b[32], c[32];
     printf("NVRAM: ");
     if (l->max_var)
-        printf("at most %s bytes per variable", commas(l->max_var, a));
+        printf("at most %s bytes per variable", kt_thousands(l->max_var, a));
     else
         printf("per-variable limit unknown (--max-var-size)");
     if (l->free_known) {
-        printf("; %s", commas(l->store_free, a));
+        printf("; %s", kt_thousands(l->store_free, a));
         if (l->store_size)
-            printf(" of %s", commas(l->store_size, b));
+            printf(" of %s", kt_thousands(l->store_size, b));
         printf(" free now (%s)", l->source);
         if (after)
-            printf(", %s %s", commas(free_after, c), after);
+            printf(", %s %s", kt_thousands(free_after, c), after);
     }
     else
         printf("; free space unknown (--var-store-free)");
     if (shim->known)
-        printf("; shim's runtime mirrors need %s%s\n", commas(shim->total, a),
+        printf("; shim's runtime mirrors need %s%s\n", kt_thousands(shim->total, a),
                shim->room == 1   ? ": room"
                : shim->room == 0 ? ": NO ROOM (shim would stop: Volume Full)"
                                  : "");

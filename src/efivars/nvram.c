@@ -117,14 +117,17 @@ int kt_nv_check_write(const struct kt_efivars *was, const struct kt_efivars *now
     kt_nv_fit(was, now, id, lim, *free, lim->free_known, &f);
     if (fit)
         *fit = f;
+    char a[32], b[32];
     if (f.too_big == 1)
         return kt_fail(err, -EPERM, KT_NO_OFFSET,
-                       "does not fit: this %s would be %zu bytes; this firmware takes at most %"
-                       PRIu64 " per variable", kt_efivar_name(id), f.after, lim->max_var);
+                       "does not fit: this %s would be %s bytes; this firmware takes at most %s "
+                       "per variable", kt_efivar_name(id), kt_thousands(f.after, a),
+                       kt_thousands(lim->max_var, b));
     if (f.no_room == 1)
         return kt_fail(err, -EPERM, KT_NO_OFFSET,
-                       "does not fit: the write needs %zu bytes free (a new copy of %s); the "
-                       "store has %" PRIu64, f.write, kt_efivar_name(id), *free);
+                       "does not fit: the write needs %s bytes free (a new copy of %s); the "
+                       "store has %s", kt_thousands(f.write, a), kt_efivar_name(id),
+                       kt_thousands(*free, b));
     if (lim->free_known)
         *free = f.free_after;
     return 0;

@@ -19,20 +19,6 @@ bool kt_plan_nv_refuses(struct kt_plan *p, const struct kt_efivars *was,
     return f->no_fit;
 }
 
-/* 34112 -> "34,112" */
-static const char *commas(unsigned long long v, char *buf, size_t cap)
-{
-    char raw[32];
-    int n = snprintf(raw, sizeof(raw), "%llu", v), o = 0;
-    for (int i = 0; i < n && (size_t)o + 2 < cap; i++) {
-        if (i && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = raw[i];
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 /* Who may clear stale entries with a replace write of the variable. */
 static void whose(const struct kt_plan *p, const struct kt_plan_file *f, char *out, size_t cap)
 {
@@ -50,12 +36,12 @@ void kt_plan_nv_say(const struct kt_plan *p, struct kt_plan_file *f)
     char a[32], b[32], who[640], what[160];
     if (f->nv.too_big == 1)
         kt_fmt(what, sizeof(what), "this %s would be %s bytes; this firmware takes at most %s "
-               "per variable", var, commas(f->nv.after, a, sizeof(a)),
-               commas(p->nv.max_var, b, sizeof(b)));
+               "per variable", var, kt_thousands(f->nv.after, a),
+               kt_thousands(p->nv.max_var, b));
     else
         kt_fmt(what, sizeof(what), "the write needs %s bytes free (a new copy of %s before the "
-               "old one is reclaimed); the store has %s", commas(f->nv.write, a, sizeof(a)), var,
-               commas(p->nv_free, b, sizeof(b)));
+               "old one is reclaimed); the store has %s", kt_thousands(f->nv.write, a), var,
+               kt_thousands(p->nv_free, b));
     whose(p, f, who, sizeof(who));
     /* a dbx that revokes a certificate and carries SVN records has an
      * SVN-only sibling (DBXUpdate2024.bin, DBXUpdateSVN.bin) */

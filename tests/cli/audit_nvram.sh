@@ -9,6 +9,7 @@
 corpus
 command -v jq >/dev/null || { echo "skipped: jq not installed"; exit 77; }
 cd "$T" || exit 1
+commas() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 Q=$CORPUS/peers/ovmf-swtpm-boot/efivars
 DBX=$CORPUS/peers/secureboot-objects/tree/PostSignedObjects/DBX/amd64/DBXUpdate.bin
 A() { "$KTRUST" audit --root root "$@"; }
@@ -29,7 +30,7 @@ expect_eq "$(jq -r 'select(.section=="nvram") | .variables[] | select(.fit.varia
 expect_exit 6 "an --apply write over the per-variable limit is refused" -- \
     A --apply "$DBX" --max-var-size $((want - 1)) -q
 A --apply "$DBX" --max-var-size $((want - 1)) > big.txt
-expect_match "$(cat big.txt)" "not applied: does not fit: this dbx would be $want bytes; this firmware takes at most $((want - 1)) per variable" \
+expect_match "$(cat big.txt)" "not applied: does not fit: this dbx would be $(commas $want) bytes; this firmware takes at most $(commas $((want - 1))) per variable" \
     "the refusal, with the numbers"
 expect_eq "$(A --apply "$DBX" --max-var-size $((want - 1)) --json | jq -r 'select(.section=="nvram") | .variables[] | select(.fit.variable=="dbx") | "\(.changed) \(.fit.after)"')" \
     "false $dbx0" "dbx stays as it was"

@@ -8,6 +8,7 @@
 corpus
 command -v jq >/dev/null || { echo "skipped: jq not installed"; exit 77; }
 cd "$T" || exit 1
+commas() { echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 Q=$CORPUS/peers/ovmf-swtpm-boot/efivars
 DBX=$CORPUS/peers/secureboot-objects/tree/PostSignedObjects/DBX/amd64/DBXUpdate.bin
 mkdir -p esp/EFI/debian up
@@ -17,7 +18,7 @@ cp "$DBX" up/
 want=$(( $(stat -c %s after/dbx-*) - 4 + 60 + 8 ))
 C() { "$KTRUST" check-update --efivars "$Q" --apply "$DBX" "$@" esp; }
 expect_match "$(C --max-var-size $((want - 1)))" \
-    "not applied: does not fit: this dbx would be $want bytes; this firmware takes at most $((want - 1)) per variable" \
+    "not applied: does not fit: this dbx would be $(commas $want) bytes; this firmware takes at most $(commas $((want - 1))) per variable" \
     "over the per-variable limit: not applied"
 expect_eq "$(C --max-var-size $((want - 1)) --json | jq -c 'select(.type=="apply") | [.applied, .variable, .verdict]')" \
     '[false,"dbx","refused"]' "JSON: not applied, refused"
