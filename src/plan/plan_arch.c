@@ -3,9 +3,11 @@
  * a dbx update is for (Microsoft's dbx_info lists each image hash under an
  * architecture; else the folder Microsoft's tree puts it in: amd64, x86,
  * arm64, arm), and what a dbx update revokes. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ktrust/update.h"
 #include "pe/pe.h"
@@ -37,7 +39,7 @@ void kt_plan_machine_arch(struct kt_plan *p, const char *const *paths, const boo
 int kt_plan_arch_info(const struct kt_plan *p, struct kt_json **info)
 {
     *info = NULL;
-    if (!p->dbx_info[0])
+    if (!p->dbx_info[0] || !p->arch[0]) /* no machine architecture: nothing to choose */
         return 0;
     struct kt_file f;
     struct kt_error e = KT_ERROR_INIT;
@@ -64,36 +66,99 @@ static const char *arch_of_folder(const char *path)
     return NULL;
 }
 
+/* dbx_info's SHA-256 image hashes, sorted, each with its architectures as
+ * bits of "images" (built once per plan: a lookup per added hash). */
+struct arch_ent {
+    uint8_t h[32];
+    uint32_t bits;
+};
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static bool unhex32(const char *s, uint8_t out[32])
+{
+    if (!s || strlen(s) != 64)
+        return false;
+    for (size_t i = 0; i < 32; i++) {
+        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return true;
+}
+
+static int by_hash(const void *a, const void *b)
+{
+    return memcmp(a, b, 32);
+}
+
+static struct arch_ent *index_of(const struct kt_json *images, size_t *n)
+{
+    size_t cap = 0;
+    *n = 0;
+    for (size_t a = 0; a < images->n; a++)
+        cap += images->kids[a].type == KT_JSON_ARR ? images->kids[a].n : 0;
+    struct arch_ent *e = malloc((cap ? cap : 1) * sizeof(*e));
+    for (size_t a = 0; e && a < images->n && a < 32; a++) {
+        const struct kt_json *arr = &images->kids[a];
+        for (size_t i = 0; arr->type == KT_JSON_ARR && i < arr->n; i++) {
+            const char *ht = kt_json_str(&arr->kids[i], "hashType");
+            if ((!ht || !strcasecmp(ht, "sha256")) &&
+                unhex32(kt_json_str(&arr->kids[i], "authenticodeHash"), e[*n].h))
+                e[(*n)++].bits = 1u << a;
+        }
+    }
+    if (e)
+        qsort(e, *n, sizeof(*e), by_hash);
+    return e;
+}
+
 /* The architectures dbx_info lists f's added image hashes under: *listed
  * the hashes it lists, *mine those under this machine's architecture. */
-static void arch_of_hashes(const struct kt_plan *p, const struct kt_json *info,
-                           struct kt_plan_file *f, size_t *listed, size_t *mine)
+static int arch_of_hashes(const struct kt_plan *p, const struct kt_json *info,
+                          struct kt_plan_file *f, size_t *listed, size_t *mine)
 {
-    const struct kt_json *names = NULL;
-    kt_dbx_info_hash_arches(info, KT_HASH_SHA256, NULL, 0, &names);
-    uint32_t all = 0;
+    const struct kt_json *names = kt_json_get(info, "images");
     *listed = *mine = 0;
-    for (size_t i = 0; names && i < f->change.n_gained; i++) {
+    f->arch[0] = 0;
+    if (!names || names->type != KT_JSON_OBJ)
+        return 0;
+    size_t n;
+    struct arch_ent *idx = index_of(names, &n);
+    if (!idx)
+        return -ENOMEM;
+    uint32_t all = 0, me = 0;
+    for (size_t k = 0; k < names->n && k < 32; k++)
+        if (names->kids[k].key && !strcmp(names->kids[k].key, p->arch))
+            me = 1u << k;
+    for (size_t i = 0; i < f->change.n_gained; i++) {
+        struct arch_ent key;
         const char *g = f->change.gained[i];
-        uint8_t v[32];
-        if (strncmp(g, "sha256 ", 7) || strlen(g + 7) != 64)
+        if (strncmp(g, "sha256 ", 7) || !unhex32(g + 7, key.h))
             continue;
-        for (size_t k = 0; k < 32; k++)
-            sscanf(g + 7 + 2 * k, "%2hhx", &v[k]);
-        uint32_t bits = kt_dbx_info_hash_arches(info, KT_HASH_SHA256, v, 32, NULL);
+        uint32_t bits = 0;
+        struct arch_ent *hit = bsearch(&key, idx, n, sizeof(*idx), by_hash);
+        for (struct arch_ent *e = hit; e && e > idx && !memcmp(e[-1].h, key.h, 32);)
+            hit = --e; /* the first of equal hashes */
+        for (struct arch_ent *e = hit; e && e < idx + n && !memcmp(e->h, key.h, 32); e++)
+            bits |= e->bits;
         all |= bits;
         *listed += bits != 0;
-        for (size_t k = 0; bits && k < names->n && k < 32; k++)
-            if ((bits & (1u << k)) && names->kids[k].key && !strcmp(names->kids[k].key, p->arch))
-                (*mine)++;
+        *mine += (bits & me) != 0;
     }
-    f->arch[0] = 0;
-    for (size_t k = 0; names && k < names->n && k < 32; k++) {
+    free(idx);
+    for (size_t k = 0; k < names->n && k < 32; k++) {
         if (!(all & (1u << k)) || !names->kids[k].key)
             continue;
-        size_t n = strlen(f->arch);
-        kt_fmt(f->arch + n, sizeof(f->arch) - n, "%s%s", n ? ", " : "", names->kids[k].key);
+        size_t len = strlen(f->arch);
+        kt_fmt(f->arch + len, sizeof(f->arch) - len, "%s%s", len ? ", " : "", names->kids[k].key);
     }
+    return 0;
 }
 
 /* "the hashes of 443 images; 3 SVN records" from what f adds, and whether
@@ -137,7 +202,7 @@ bool kt_plan_file_arch(const struct kt_plan *p, const struct kt_json *info, stru
     revokes(p, f);
     size_t listed = 0, mine = 0;
     if (info)
-        arch_of_hashes(p, info, f, &listed, &mine);
+        (void)arch_of_hashes(p, info, f, &listed, &mine); /* -ENOMEM: the folder decides */
     f->arch_listed = listed != 0;
     if (!listed) {
         const char *a = arch_of_folder(f->path);

@@ -11,8 +11,9 @@
  * is a PE of a known machine type (unknown: p->arch stays ""). */
 void kt_plan_machine_arch(struct kt_plan *p, const char *const *paths, const bool *found, size_t n);
 
-/* p->dbx_info parsed into *info (NULL when there is none or it does not
- * parse: the folders are then the fallback).  0 or -ENOMEM. */
+/* p->dbx_info parsed into *info (NULL when there is none, it does not
+ * parse, or the machine's architecture is unknown: the folders are then the
+ * fallback).  0 or -ENOMEM. */
 int kt_plan_arch_info(const struct kt_plan *p, struct kt_json **info);
 
 /* For a dbx update that verified (f->change holds what it adds): fill
