@@ -253,8 +253,8 @@ static void json(const struct kt_plan *p, int code)
     jw_str(&w, "kek", p->kek_note);
     jw_str(&w, "kek_update_map", p->map[0] ? p->map : NULL);
     jw_str(&w, "arch", p->arch[0] ? p->arch : NULL);
-    jw_str(&w, "windows_boot_manager", p->windows[0] ? p->windows : NULL);
-    cli_nv_summary_json(&w, "nvram", &p->nv, p->nv_free, &p->shim_nv);
+    jw_str(&w, "windows_boot_manager_file", p->windows[0] ? p->windows : NULL);
+    cli_nv_summary_json(&w, "nvram_limits", &p->nv, p->nv_free, &p->shim_nv);
     json_state(&w, "before", &p->before);
     jw_arr(&w, "steps");
     for (size_t i = 0; i < p->n_steps; i++) {

@@ -35,7 +35,7 @@ expect_eq "$(jq -r 'select(.type=="update") | .nvram | "\(.variable) \(.after) \
     "the dbx after the step: its data after duplicate filtering, 60-byte header, UTF-16 name"
 expect_eq "$(jq -c 'select(.type=="update") | .nvram | [.too_big, .no_room]' unknown.json)" '[null,null]' \
     "no limit known: neither is guessed"
-expect_eq "$(jq -c 'select(.type=="plan") | .nvram | [.max_var_size, .store_free, .source]' unknown.json)" \
+expect_eq "$(jq -c 'select(.type=="plan") | .nvram_limits | [.max_var_size, .store_free, .source]' unknown.json)" \
     '[null,null,null]' "the plan's limits: unknown"
 expect_match "$(P --efivars "$Q" up)" 'per-variable limit unknown.*free space unknown' "text: unknown, said plainly"
 
@@ -66,7 +66,7 @@ mkdir -p root/sys/firmware/efi
 cp -r "$Q" root/sys/firmware/efi/efivars
 printf 'storage_space 262144\nremaining_space 50000\n' > root/sys/firmware/efi/efivarfs-statfs
 P --root root --json up > saved.json
-expect_eq "$(jq -c 'select(.type=="plan") | .nvram | [.store_size, .store_free, .store_free_after, .source]' saved.json)" \
+expect_eq "$(jq -c 'select(.type=="plan") | .nvram_limits | [.store_size, .store_free, .store_free_after, .source]' saved.json)" \
     "[262144,50000,$((50000 - want + $(jq -r 'select(.type=="update") | .nvram.before' saved.json))),\"saved statfs\"]" \
     "the saved statfs: size, free, free after the plan"
 "$KTRUST" audit --root root --save-root saved -q >/dev/null 2>&1
@@ -79,7 +79,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout mok.key -outform DER -out mok.
 efi esl --x509 mok.der -o mok.esl
 efi efivar --attrs 0x6 mok.esl -o root/sys/firmware/efi/efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23
 mirror=$(( $(stat -c %s mok.esl) + 60 + 20 ))
-expect_eq "$(P --root root --json up | jq -c 'select(.type=="plan") | .nvram.shim_mirrors | [.MokListRT, .total, .room]')" \
+expect_eq "$(P --root root --json up | jq -c 'select(.type=="plan") | .nvram_limits.shim_mirrors | [.MokListRT, .total, .room]')" \
     "[$mirror,$mirror,true]" "MokListRT's size (header, name, data), room"
 tight=$(( want - $(jq -r 'select(.type=="update") | .nvram.before' saved.json) + mirror - 1 ))
 printf 'storage_space 262144\nremaining_space %d\n' $tight > root/sys/firmware/efi/efivarfs-statfs

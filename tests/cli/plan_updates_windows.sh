@@ -53,7 +53,7 @@ expect_eq "$(jq -c 'select(.type=="update") | [.applies, .step, .held]' held.jso
 expect_match "$(jq -r 'select(.type=="update") | .reason' held.json)" \
     '^held back: it would stop the Windows boot manager on the ESP \(EFI/Microsoft/Boot/bootmgfw.efi: .*\); apply DBUpdate2024 first, and boot Windows once so that it installs its 2023-signed boot manager; then DBXRevokePCA.bin$' \
     "the order to follow"
-expect_eq "$(jq -c 'select(.type=="plan") | [.windows_boot_manager != null, .before.windows_boot_manager.verdict, .steps]' held.json)" \
+expect_eq "$(jq -c 'select(.type=="plan") | [.windows_boot_manager_file != null, .before.windows_boot_manager.verdict, .steps]' held.json)" \
     '[true,"trusted",[]]' "found on the ESP, boots now, nothing applied"
 expect_match "$(P --efivars vars --esp esp up)" 'Windows boot manager: trusted:' "text: its verdict"
 
