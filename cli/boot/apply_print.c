@@ -100,9 +100,21 @@ int cli_apply_all(struct kt_efivars *s, struct cli_apply *a, bool json, bool qui
     int worst = 0;
     a->failed = NULL;
     a->keys_changed = false;
+    struct kt_nv_limits lim;
+    kt_nv_limits_read(s->dir, &lim);
+    lim.max_var = a->nv.max_var;
+    if (a->nv.free_known) {
+        lim.store_free = a->nv.store_free;
+        lim.free_known = true;
+    }
+    uint64_t room = lim.store_free;
     for (size_t i = 0; i < a->n; i++) {
         struct kt_efivars_change c;
-        int rc = kt_efivars_apply_file(s, a->files[i], &c);
+        int rc = kt_efivars_apply_file_nv(s, a->files[i], &lim, &room, &c);
+        if (rc == -ENOMEM) {
+            kt_efivars_change_free(&c);
+            return EXIT_INTERNAL;
+        }
         if (json) {
             struct jw w;
             jw_init(&w, stdout);

@@ -7,11 +7,13 @@
 #include <stddef.h>
 
 #include "ktrust/efivars.h"
+#include "ktrust/nvram.h"
 #include "json.h"
 
 #define CLI_MAX_APPLY 32
 
-/* The --apply files, in the order given. */
+/* The --apply files, in the order given; the NVRAM limits given
+ * (--max-var-size, --var-store-free where a command takes them). */
 struct cli_apply {
     const char *files[CLI_MAX_APPLY];
     size_t n;
@@ -20,6 +22,7 @@ struct cli_apply {
     char why[512];
     int failed_code;
     bool keys_changed; /* an applied file wrote PK or KEK */
+    struct kt_nv_limits nv;
 };
 
 /* Remember one --apply FILE; -1 (with the usage message printed) when there
@@ -31,7 +34,9 @@ void cli_apply_json(struct jw *w, const char *file, const struct kt_efivars_chan
 /* ... as text lines ("apply FILE: db gained X509 ..."). */
 void cli_apply_text(const char *file, const struct kt_efivars_change *c);
 
-/* Apply every file to *s in order, printing each change (JSON objects on
+/* Apply every file to *s in order as firmware would, a write that does not
+ * fit its NVRAM left out (the limits: a->nv's, else what s's directory
+ * reports: kt_nv_limits_read), printing each change (JSON objects on
  * their own lines, or text unless quiet).  Returns the worst exit code of
  * the files not applied (0 when all applied); a->failed names the first. */
 int cli_apply_all(struct kt_efivars *s, struct cli_apply *a, bool json, bool quiet);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "json_summary.h"
 #include "seal_lines.h"
+#include "nvram_print.h"
 
 static void jstart(struct jw *w, const char *section)
 {
@@ -259,6 +260,42 @@ static void json_sealed(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
+static void json_nvram(struct jw *w, const struct kt_audit *a)
+{
+    const struct kt_audit_nvram *n = &a->nvram;
+    jstart(w, "nvram");
+    cli_nv_summary_json(w, "limits", &n->lim, n->free_after, &n->shim);
+    jw_arr(w, "variables");
+    for (int i = 0; i < 6; i++) {
+        if (!n->fit[i].after && !n->changed[i])
+            continue;
+        jw_obj(w, NULL);
+        jw_bool(w, "changed", n->changed[i]);
+        cli_nv_fit_json(w, "fit", &n->fit[i]);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_int(w, "refused", (long long)n->n_refused);
+    jend(w);
+}
+
+static void json_windows(struct jw *w, const struct kt_audit *a)
+{
+    const struct kt_audit_windows *win = &a->windows;
+    static const char *const states[KT_WINDOWS__STATES] = {"today", "pca_2011_in_dbx"};
+    jstart(w, "windows_boot_manager");
+    jw_str(w, "file", win->path);
+    for (int i = 0; i < KT_WINDOWS__STATES; i++) {
+        jw_obj(w, states[i]);
+        jverdict(w, "verdict", win->verdict[i]);
+        jw_str(w, "reason", win->reason[i]);
+        jw_obj_end(w);
+    }
+    jw_bool(w, "needs_2023_boot_manager_first", win->needs_2023_first);
+    jw_bool(w, "db_windows_uefi_ca_2023", win->db_windows_2023);
+    jend(w);
+}
+
 static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
 {
     int code = audit_exit_code(a);
@@ -301,5 +338,9 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         json_measured(&w, a);
     if (a->sealed.n)
         json_sealed(&w, a);
+    if (a->nvram.checked)
+        json_nvram(&w, a);
+    if (a->windows.found)
+        json_windows(&w, a);
     json_summary(&w, a, revoked);
 }

@@ -6,7 +6,9 @@
 #include "audit_print.h"
 #include "cli.h"
 #include "seal_lines.h"
+#include "nvram_print.h"
 #include "text_escape.h"
+#include "util/fmt.h"
 
 #define MODULES_LISTED 5
 
@@ -214,6 +216,52 @@ static void summary_line(const struct kt_audit *a, const struct kt_audit_opts *o
                  revoked == 1 ? "" : "s", o->n_dbx ? "s" : " (SbatLevel latest)");
 }
 
+/* NVRAM: the limits, the variables' sizes (and the room left under the
+ * per-variable limit), each --apply write's fit, shim's mirrors. */
+static void text_nvram(const struct kt_audit *a)
+{
+    const struct kt_audit_nvram *n = &a->nvram;
+    if (!n->checked)
+        return;
+    cli_nv_summary_text(&n->lim, n->free_after, &n->shim,
+                        a->n_applied ? "after the updates applied" : NULL);
+    printf(" ");
+    for (int i = 0; i < 6; i++) {
+        const struct kt_nv_fit *f = &n->fit[i];
+        if (!f->after)
+            continue;
+        char size[32];
+        printf(" %s %s", kt_efivar_name(f->var), kt_thousands(f->after, size));
+        if (n->lim.max_var)
+            printf(" (%s)", f->after > n->lim.max_var ? "OVER the limit" : "fits");
+    }
+    printf(" bytes\n");
+    for (int i = 0; i < 6; i++)
+        if (n->changed[i])
+            cli_nv_fit_text(&n->fit[i], &n->lim,
+                            n->fit[i].free_after + n->fit[i].after - n->fit[i].before);
+}
+
+/* Dual boot: the Windows boot manager today and once DBXUpdate2024 puts
+ * Microsoft Windows Production PCA 2011 in dbx, and the order to follow. */
+static void text_windows(const struct kt_audit *a)
+{
+    const struct kt_audit_windows *w = &a->windows;
+    if (!w->found)
+        return;
+    printf("Windows boot manager %s: %s: %s\n", tx(w->path),
+           kt_verdict_name(kt_verdict_of(w->verdict[KT_WINDOWS_TODAY])),
+           tx(w->reason[KT_WINDOWS_TODAY]));
+    printf("  with Microsoft Windows Production PCA 2011 in dbx (DBXUpdate2024): %s%s%s\n",
+           kt_verdict_name(kt_verdict_of(w->verdict[KT_WINDOWS_PCA_2011_IN_DBX])),
+           w->verdict[KT_WINDOWS_PCA_2011_IN_DBX] ? ": " : "",
+           w->verdict[KT_WINDOWS_PCA_2011_IN_DBX] ? tx(w->reason[KT_WINDOWS_PCA_2011_IN_DBX]) : "");
+    if (w->needs_2023_first)
+        printf("  %s once so that it installs its 2023-signed boot manager; then DBXUpdate2024\n",
+               w->db_windows_2023 ? "db holds Windows UEFI CA 2023: boot Windows"
+                                  : "apply DBUpdate2024 first, and boot Windows");
+}
+
 void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, bool verbose)
 {
     printf("ktrust audit of %s\n", o->root      ? tx(o->root)
@@ -256,9 +304,11 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     text_link(a, KT_AUDIT_SHIM, "shim", verbose);
     text_link(a, KT_AUDIT_LOADER, "loader", verbose);
     text_link(a, KT_AUDIT_KERNEL_LINK, "kernel", verbose);
+    text_windows(a);
     text_modules(a, verbose);
     text_outlook(a, o);
     text_measured(a);
+    text_nvram(a);
     text_sealed(a);
     audit_print_rollover(a, verbose);
     printf("summary: %s\n", line);

@@ -11,6 +11,7 @@
 #include "cannot_answer.h"
 #include "cli.h"
 #include "sbat_print.h"
+#include "nvram_print.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
        OPT_SAVE_ROOT, OPT_SAVE_ROOT_FULL, OPT_APPLY, OPT_KEK_MAP, OPT_EVENTLOG, OPT_SBAT_LEVEL };
@@ -46,6 +47,7 @@ static const struct cli_opt opts[] = {
             "--save-root DIR with every module file whole"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "every module of each group, not only the first"),
+    CLI_OPTS(cli_opts_nvram),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -95,9 +97,31 @@ static void progress(void *ctx, size_t done, size_t total)
         fprintf(stderr, "\r\033[K");
 }
 
+/* --save-root(-full) DIR: whole or not at all; a failure prints no report.
+ * 0, or the exit code. */
+static int save_root(const struct kt_audit *a, const struct kt_audit_opts *o, const char *save,
+                     unsigned flags, bool quiet)
+{
+    struct kt_audit_saved sv;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_audit_save_root_ex(a, o, save, flags, &sv, &e);
+    if (rc < 0) {
+        cli_error(save, &e);
+        fprintf(stderr, "ktrust: audit: nothing saved (%s not created)\n", tx(save));
+        return rc == -ENOTEMPTY || rc == -ENOTDIR ? EXIT_USAGE : EXIT_INTERNAL;
+    }
+    if (sv.not_saved[0])
+        fprintf(stderr, "ktrust: audit: --save-root: not saved: %s\n", tx(sv.not_saved));
+    if (!quiet)
+        fprintf(stderr, "ktrust: audit: saved %zu files (%llu bytes) to %s\n", sv.n_files,
+                sv.bytes, tx(save));
+    return 0;
+}
+
 static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
 {
     struct kt_audit_opts o = {0};
+    struct kt_nv_limits nv = {0};
     const char *dot = NULL, *save = NULL;
     bool json = false, quiet = false, verbose = false;
     unsigned save_flags = 0;
@@ -139,6 +163,11 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
             o.sbat_level = *level;
             break;
         }
+        case OPT_NV_MAX_VAR: case OPT_NV_FREE:
+            if (cli_nv_opt(&nv, c, optarg, "audit"))
+                return EXIT_USAGE;
+            o.nv = &nv;
+            break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
@@ -171,20 +200,10 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
         free(a);
         return code;
     }
-    if (save) { /* whole or not at all; a failure prints no report */
-        struct kt_audit_saved sv;
-        if ((rc = kt_audit_save_root_ex(a, &o, save, save_flags, &sv, &e)) < 0) {
-            cli_error(save, &e);
-            fprintf(stderr, "ktrust: audit: nothing saved (%s not created)\n", tx(save));
-            kt_audit_free(a);
-            free(a);
-            return rc == -ENOTEMPTY || rc == -ENOTDIR ? EXIT_USAGE : EXIT_INTERNAL;
-        }
-        if (sv.not_saved[0])
-            fprintf(stderr, "ktrust: audit: --save-root: not saved: %s\n", tx(sv.not_saved));
-        if (!quiet)
-            fprintf(stderr, "ktrust: audit: saved %zu files (%llu bytes) to %s\n", sv.n_files,
-                    sv.bytes, tx(save));
+    if (save && (rc = save_root(a, &o, save, save_flags, quiet)) != 0) {
+        kt_audit_free(a);
+        free(a);
+        return rc;
     }
     if (json)
         audit_print_json(a, &o);

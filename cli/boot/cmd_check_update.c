@@ -18,6 +18,7 @@
 #include "ktrust/boot.h"
 #include "ktrust/efivars.h"
 #include "ktrust/update.h"
+#include "nvram_print.h"
 #include "sbat_print.h"
 
 enum { OPT_DBX = OPT_FIRST_PRIVATE, OPT_DB, OPT_SBAT_LEVEL, OPT_DBX_INFO, OPT_INSTALL,
@@ -42,7 +43,8 @@ static const struct cli_opt opts[] = {
             KT_SYS_EFIVARS_PATH ")"),
     CLI_OPT("apply", 0, required_argument, OPT_APPLY, "FILE",
             "a signed db/dbx/KEK/PK update applied to --efivars first, as firmware would "
-            "(repeatable, in order)"),
+            "(repeatable, in order); one the firmware's NVRAM would refuse is left out"),
+    CLI_OPTS(cli_opts_nvram),
     CLI_OPT("trust", 0, required_argument, OPT_DB, "FILE",
             "the same as --db: the certificates trusted to vouch for boot binaries "
             "(so that 'ktrust --trust FILE check-update' means what it says)"),
@@ -399,6 +401,37 @@ static void report(struct run *R, char **paths, int n)
                R->files, R->files == 1 ? "" : "s", R->revoked, R->unreadable);
 }
 
+/* PATH... (and --esp DIR): would the dbx update / SbatLevel revoke them? */
+static int check_paths_mode(struct run *R, int argc, char **argv, const char *esp,
+                            const char *efivars, struct cli_apply *apply, struct kt_efivars *vars,
+                            bool have_dbx, struct kt_sbat_level *level)
+{
+    int rc;
+    if (esp) /* --esp DIR is one more PATH, the first */
+        argv[--optind] = (char *)esp;
+    if (optind >= argc)
+        return cli_usage_error("check-update", "no PATH given (or --esp DIR)");
+    if (apply->n && !efivars)
+        return cli_usage_error("check-update", "--apply needs --efivars (the variables it changes)");
+    if (efivars && (rc = load_efivars(R, efivars, apply, vars, &have_dbx)) != 0)
+        return rc;
+    if (!have_dbx && !R->have_level)
+        return cli_usage_error("check-update",
+                       "nothing to check: give --dbx-update, --efivars and/or --sbat-level");
+    if (R->have_level) {
+        struct kt_error e = KT_ERROR_INIT;
+        if ((rc = kt_update_check_set_level(R->u, level, &e)) < 0) {
+            cli_error("--sbat-level", &e);
+            return cli_exit_code(rc);
+        }
+    }
+    check_paths(R, argv + optind, argc - optind);
+    if (have_dbx)
+        arch_note(R);
+    report(R, argv + optind, argc - optind);
+    return R->worst;
+}
+
 int cmd_check_update(int argc, char **argv)
 {
     struct cli_apply apply = {0};
@@ -446,6 +479,12 @@ int cmd_check_update(int argc, char **argv)
                 goto out;
             }
             break;
+        case OPT_NV_MAX_VAR: case OPT_NV_FREE:
+            if (cli_nv_opt(&apply.nv, c, optarg, "check-update")) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            break;
         default: rc = EXIT_USAGE; goto out; /* cli_getopt said why */
         }
     }
@@ -466,36 +505,7 @@ int cmd_check_update(int argc, char **argv)
         rc = cli_check_install(argc - optind, argv + optind, &ii, R.json, R.quiet);
         goto out;
     }
-    if (esp) /* --esp DIR is one more PATH, the first */
-        argv[--optind] = (char *)esp;
-    if (optind >= argc) {
-        rc = cli_usage_error("check-update", "no PATH given (or --esp DIR)");
-        goto out;
-    }
-    if (apply.n && !efivars) {
-        rc = cli_usage_error("check-update", "--apply needs --efivars (the variables it changes)");
-        goto out;
-    }
-    if (efivars && (rc = load_efivars(&R, efivars, &apply, &vars, &have_dbx)) != 0)
-        goto out;
-    if (!have_dbx && !R.have_level) {
-        rc = cli_usage_error("check-update",
-                             "nothing to check: give --dbx-update, --efivars and/or --sbat-level");
-        goto out;
-    }
-    if (R.have_level) {
-        struct kt_error e = KT_ERROR_INIT;
-        if ((rc = kt_update_check_set_level(R.u, level, &e)) < 0) {
-            cli_error("--sbat-level", &e);
-            rc = cli_exit_code(rc);
-            goto out;
-        }
-    }
-    check_paths(&R, argv + optind, argc - optind);
-    if (have_dbx)
-        arch_note(&R);
-    report(&R, argv + optind, argc - optind);
-    rc = R.worst;
+    rc = check_paths_mode(&R, argc, argv, esp, efivars, &apply, &vars, have_dbx, level);
 out:
     free(seal.luks);
     kt_efivars_free(&vars);

@@ -18,11 +18,14 @@
 #include "ktrust/eventlog.h"
 #include "ktrust/plan.h"
 #include "evlog_load.h"
+#include "nvram_print.h"
 #include "seal_lines.h"
 #include "text_escape.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG,
-       OPT_APPLY, OPT_KEK_MAP };
+enum {
+    OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG,
+    OPT_APPLY, OPT_KEK_MAP, OPT_ALL_ARCHES
+};
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -40,10 +43,16 @@ static const struct cli_opt opts[] = {
     CLI_OPT("kek-map", 0, required_argument, OPT_KEK_MAP, "JSON",
             "Microsoft's kek_update_map.json (default: one found among the UPDATES): names "
             "this PK's KEK update"),
-    CLI_OPT("verbose", 'v', no_argument, 'v', NULL, "every line in full"),
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
+    CLI_OPT("all-arches", 0, no_argument, OPT_ALL_ARCHES, NULL,
+            "apply the dbx updates of every architecture, not only this machine's (its "
+            "shim's or loader's)"),
+    CLI_OPTS(cli_opts_nvram),
+    CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
+            "list every update file (other platform keys' KEK files too) and the boot chain "
+            "after every step"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -54,6 +63,7 @@ static void usage(FILE *f)
         f,
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
         "                           [--luks SOURCE]... [--kek-map JSON] [--write-efivars DIR]\n"
+        "                           [--all-arches] [--max-var-size BYTES] [--var-store-free BYTES]\n"
         "                           [--json] [-q] [-v] [--apply FILE]... [UPDATES...]\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
@@ -82,7 +92,22 @@ static const char *yes(bool b)
 /* the sealed tokens each state is checked against */
 static struct kt_seal_found sealed;
 
-static void text_state(const char *when, const struct kt_plan_state *s)
+static bool same_link(const struct kt_plan_state *a, const struct kt_plan_state *b, int i)
+{
+    if (!a || !a->checked)
+        return false;
+    if (i == 2)
+        return a->windows_verdict == b->windows_verdict &&
+               !strcmp(a->windows_reason, b->windows_reason);
+    return i == 0 ? a->shim_verdict == b->shim_verdict && !strcmp(a->shim_reason, b->shim_reason)
+                  : a->loader_verdict == b->loader_verdict &&
+                        !strcmp(a->loader_reason, b->loader_reason);
+}
+
+/* A state; its shim and loader lines only when they differ from prev's
+ * (prev NULL: always). */
+static void text_state(const char *when, const struct kt_plan_state *s,
+                       const struct kt_plan_state *prev)
 {
     printf("%s: KEK 2023 %s; db: UEFI CA 2011 %s%s, UEFI CA 2023 %s; a shim signed only by "
            "the 2023 CA would %sboot\n",
@@ -98,38 +123,68 @@ static void text_state(const char *when, const struct kt_plan_state *s)
     cli_seal_text(&sealed, s->seal, "  ");
     if (!s->checked)
         return;
-    if (s->shim_found)
+    if (s->shim_found && !same_link(prev, s, 0))
         printf("  shim: %s: %s\n", verdict_word(s->shim_verdict), tx(s->shim_reason));
-    if (s->loader_found)
+    if (s->loader_found && !same_link(prev, s, 1))
         printf("  loader: %s: %s\n", verdict_word(s->loader_verdict), tx(s->loader_reason));
+    if (s->windows_found && !same_link(prev, s, 2))
+        printf("  Windows boot manager: %s: %s\n", verdict_word(s->windows_verdict),
+               tx(s->windows_reason));
 }
 
-static void text(const struct kt_plan *p)
+/* The update files: one line each; other platform keys' KEK/PK files in
+ * one line unless verbose. */
+static void text_files(const struct kt_plan *p, bool verbose)
 {
-    if (p->pk[0])
-        printf("PK: %s (SHA-1 %s)\n", tx(p->pk), p->pk_sha1);
-    text_state("now", &p->before);
     size_t applies = 0;
     for (size_t i = 0; i < p->n_files; i++)
         applies += p->files[i].applies;
     printf("updates: %zu found, %zu apply\n", p->n_files, applies);
+    if (p->arch[0])
+        printf("  this machine is %s (%s)%s\n", p->arch, tx(p->arch_from),
+               p->n_other_arch ? ": dbx updates for other architectures are skipped "
+                                 "(--all-arches applies them)" : "");
     for (size_t i = 0; i < p->n_files; i++) {
         const struct kt_plan_file *f = &p->files[i];
+        if (f->other_pk && !verbose && p->n_other_pk > 1)
+            continue;
         const char *var = f->change.target < KT_EFIVAR__COUNT ? kt_efivar_name(f->change.target)
                                                               : "?";
-        printf("  %-7s %-4s %s: %s\n", f->step ? "step" : f->applies ? "in force" : "no", var,
+        printf("  %-7s %-4s %s: %s\n",
+               f->step         ? "step"
+               : f->other_arch ? "skip"
+               : f->no_fit     ? "no fit"
+               : f->held       ? "held"
+               : f->applies    ? "in force"
+                               : "no",
+               var,
                tx(f->path), tx(f->reason));
     }
+    if (p->n_other_pk > 1 && !verbose)
+        printf("  no      KEK  %zu KEK updates for other platform keys (not this PK; -v lists "
+               "them)\n", p->n_other_pk);
+}
+
+static void text(const struct kt_plan *p, bool verbose)
+{
+    if (p->pk[0])
+        printf("PK: %s (SHA-1 %s)\n", tx(p->pk), p->pk_sha1);
+    text_state("now", &p->before, NULL);
+    text_files(p, verbose);
     if (p->n_steps)
         printf("plan:\n");
     for (size_t i = 0; i < p->n_steps; i++) {
         const struct kt_plan_file *f = &p->files[p->order[i]];
         printf("%zu. %s\n", i + 1, tx(f->path));
         cli_apply_text(f->path, &f->change);
+        if (f->revokes[0])
+            printf("  revokes: %s\n", tx(f->revokes));
+        cli_nv_fit_text(&f->nv, &p->nv, f->nv.free_after + f->nv.after - f->nv.before);
         char when[48];
         snprintf(when, sizeof(when), "   after step %zu", i + 1);
-        text_state(when, &p->after[i]);
+        text_state(when, &p->after[i], verbose ? NULL : i ? &p->after[i - 1] : &p->before);
     }
+    cli_nv_summary_text(&p->nv, p->nv_free, &p->shim_nv, "after the plan");
     printf("KEK: %s\n", tx(p->kek_note));
     if (p->seal_step) {
         printf("sealed secrets: after step %zu a disk asks for its recovery key; re-seal before "
@@ -178,11 +233,11 @@ static void json_state(struct jw *w, const char *key, const struct kt_plan_state
         jw_null(w, "pcr7");
     }
     cli_seal_json(w, "sealed", &sealed, s->seal);
-    const char *names[2] = {"shim", "loader"};
-    const bool found[2] = {s->shim_found, s->loader_found};
-    const int verdict[2] = {s->shim_verdict, s->loader_verdict};
-    const char *reason[2] = {s->shim_reason, s->loader_reason};
-    for (int i = 0; i < 2; i++) {
+    const char *names[3] = {"shim", "loader", "windows_boot_manager"};
+    const bool found[3] = {s->shim_found, s->loader_found, s->windows_found};
+    const int verdict[3] = {s->shim_verdict, s->loader_verdict, s->windows_verdict};
+    const char *reason[3] = {s->shim_reason, s->loader_reason, s->windows_reason};
+    for (int i = 0; i < 3; i++) {
         if (!s->checked || !found[i]) {
             jw_null(w, names[i]);
             continue;
@@ -221,6 +276,14 @@ static void json(const struct kt_plan *p, int code)
         for (size_t k = 0; f->step && k < f->change.n_lost; k++)
             jw_str(&w, NULL, f->change.lost[k]);
         jw_arr_end(&w);
+        jw_str(&w, "arch", f->arch[0] ? f->arch : NULL);
+        jw_bool(&w, "other_arch", f->other_arch);
+        jw_bool(&w, "held", f->held);
+        jw_str(&w, "revokes", f->revokes[0] ? f->revokes : NULL);
+        if (f->step || f->no_fit)
+            cli_nv_fit_json(&w, "nvram", &f->nv);
+        else
+            jw_null(&w, "nvram");
         jw_obj_end(&w);
         jw_newline(&w);
     }
@@ -231,6 +294,9 @@ static void json(const struct kt_plan *p, int code)
     jw_str(&w, "pk_sha1", p->pk_sha1[0] ? p->pk_sha1 : NULL);
     jw_str(&w, "kek", p->kek_note);
     jw_str(&w, "kek_update_map", p->map[0] ? p->map : NULL);
+    jw_str(&w, "arch", p->arch[0] ? p->arch : NULL);
+    jw_str(&w, "windows_boot_manager_file", p->windows[0] ? p->windows : NULL);
+    cli_nv_summary_json(&w, "nvram_limits", &p->nv, p->nv_free, &p->shim_nv);
     json_state(&w, "before", &p->before);
     jw_arr(&w, "steps");
     for (size_t i = 0; i < p->n_steps; i++) {
@@ -274,7 +340,7 @@ static void json(const struct kt_plan *p, int code)
  * library's verdict, p->breaks_step. */
 static int exit_code(const struct kt_plan *p)
 {
-    return p->breaks_step ? KT_REJECTED : 0;
+    return p->breaks_step || p->n_no_fit || p->n_held ? KT_REJECTED : 0;
 }
 
 /* --write-efivars DIR: a new or empty directory, then every variable. */
@@ -312,7 +378,8 @@ struct args {
     size_t n_luks;
     struct cli_apply up; /* --apply FILE and UPDATES alike: one list */
     const char *kek_map;
-    bool verbose;
+    bool verbose, all_arches;
+    struct kt_nv_limits nv_opt; /* --max-var-size, --var-store-free */
 };
 
 /* 0 to go on, -1 after --help, else the exit code. */
@@ -338,6 +405,11 @@ static int parse_args(int argc, char **argv, struct args *a)
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
         case 'v': a->verbose = true; break;
+        case OPT_ALL_ARCHES: a->all_arches = true; break;
+        case OPT_NV_MAX_VAR: case OPT_NV_FREE:
+            if (cli_nv_opt(&a->nv_opt, c, optarg, "plan-updates"))
+                return EXIT_USAGE;
+            break;
         case 'h': usage(stdout); return -1;
         default: return EXIT_USAGE; /* cli_getopt said why, on one line */
         }
@@ -370,7 +442,17 @@ static int find_sealed(const struct args *a, bool have_log)
 static int run(const struct args *a, struct kt_audit *loc, const struct kt_efivars *vars,
                const struct kt_evlog *log)
 {
+    struct kt_nv_limits nv;
+    kt_nv_limits_read(loc->path[KT_AUDIT_EFIVARS], &nv);
+    nv.max_var = a->nv_opt.max_var;
+    if (a->nv_opt.free_known) {
+        nv.store_free = a->nv_opt.store_free;
+        nv.free_known = true;
+        snprintf(nv.source, sizeof(nv.source), "%s", a->nv_opt.source);
+    }
     struct kt_plan_opts po = {
+        .nv = &nv,
+        .all_arches = a->all_arches,
         .eventlog = log,
         .vars = vars,
         .updates = a->up.files,
@@ -393,7 +475,7 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
         if (a->json)
             json(&p, code);
         else if (!a->quiet)
-            text(&p);
+            text(&p, a->verbose);
     }
     kt_plan_free(&p);
     return code;

@@ -22,6 +22,7 @@
 #include "ktrust/boot.h"
 #include "ktrust/chain.h"
 #include "ktrust/efivars.h"
+#include "ktrust/nvram.h"
 #include "ktrust/error.h"
 #include "ktrust/seal.h"
 
@@ -56,6 +57,8 @@ struct kt_audit_opts {
     const char *apply[KT_AUDIT_MAX_APPLY];
     size_t n_apply;
     const char *kek_map;              /* Microsoft's kek_update_map.json, or NULL */
+    const struct kt_nv_limits *nv;    /* NVRAM limits given (max_var; store_free when
+                                         free_known); NULL: what the machine reports */
     /* called before each module is verified (done of total); may be NULL */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
@@ -234,6 +237,32 @@ struct kt_audit_pcr7 {
     bool changes;                     /* the next boot's PCR 7 differs */
 };
 
+/* NVRAM: the Secure Boot variables' sizes against the firmware's limits,
+ * the --apply writes' fit, and room for shim's runtime mirrors. */
+struct kt_audit_nvram {
+    bool checked;                     /* the variables were found */
+    struct kt_nv_limits lim;          /* the machine's numbers, or those given */
+    struct kt_nv_fit fit[6];          /* PK, KEK, db, dbx, dbt, dbr: was -> in force */
+    bool changed[6];                  /* an --apply changed it */
+    size_t n_refused;                 /* --apply writes firmware would refuse */
+    uint64_t free_after;              /* the free space after the --apply writes */
+    struct kt_nv_shim shim;           /* shim's mirrors against free_after */
+};
+
+/* Dual boot: a Windows boot manager on the ESP (EFI/Microsoft/Boot/
+ * bootmgfw.efi), firmware's verdict on it with the variables in force and
+ * with Microsoft Windows Production PCA 2011 in dbx (DBXUpdate2024). */
+enum { KT_WINDOWS_TODAY = 0, KT_WINDOWS_PCA_2011_IN_DBX, KT_WINDOWS__STATES };
+
+struct kt_audit_windows {
+    bool found;
+    char path[KT_AUDIT_PATH];
+    int verdict[KT_WINDOWS__STATES];  /* 0 boots; else the verdict code */
+    char reason[KT_WINDOWS__STATES][768];
+    bool needs_2023_first;            /* boots today, not once PCA 2011 is in dbx */
+    bool db_windows_2023;             /* db holds Windows UEFI CA 2023 */
+};
+
 struct kt_audit {
     char path[KT_AUDIT__PARTS][KT_AUDIT_PATH]; /* what was used or looked for */
     bool found[KT_AUDIT__PARTS];
@@ -276,6 +305,8 @@ struct kt_audit {
      * --apply, the ESP: the prediction of pcr7).  Not in the verdict. */
     struct kt_seal_found sealed;
     struct kt_seal_check *sealed_check; /* one per sealed.tok (owned; NULL: not checked) */
+    struct kt_audit_nvram nvram;      /* does it fit in NVRAM (src/audit/audit_nvram.c) */
+    struct kt_audit_windows windows;  /* dual boot (src/audit/audit_windows.c) */
     /* the audit's verdict (what its exit code says): the worst verdict
      * code (0 or a negative errno) of the links present, the module groups
      * and the updates asked for that did not apply, an input that cannot be

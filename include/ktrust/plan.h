@@ -26,6 +26,7 @@
 #include "ktrust/error.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/seal.h"
+#include "ktrust/nvram.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,9 @@ struct kt_plan_opts {
     const struct kt_evlog_pcrs *pcrs_today; /* today's PCRs; NULL: the log's replay */
     const char *kek_map;                 /* kek_update_map.json; NULL: one found among
                                             the updates, if any */
+    bool all_arches;                     /* apply dbx updates for every architecture, not
+                                            only this machine's */
+    const struct kt_nv_limits *nv;       /* the firmware's NVRAM limits (NULL: unknown) */
 };
 
 /* One update file found. */
@@ -57,6 +61,21 @@ struct kt_plan_file {
     struct kt_efivars_change change;     /* what applying it did, or why it does not apply
                                             (at its step, else against the final state) */
     char reason[768];                    /* one line for a person */
+    /* the right file for this machine (src/plan/plan_arch.c) */
+    char arch[32];                       /* the architectures a dbx update's image hashes
+                                            are for ("ia32"; "" neutral or unknown) */
+    bool other_arch;                     /* verifies, but every hash it adds is for
+                                            another architecture: skipped (not a step) */
+    bool arch_listed;                    /* arch from dbx_info's lists (else its folder) */
+    bool other_pk;                       /* a KEK/PK update signed by another platform key */
+    char revokes[384];                   /* a dbx update: what it revokes ("the hashes of
+                                            443 images", "3 SVN records") */
+    /* NVRAM (src/plan/plan_nvram.c): the write at its step, or the one refused */
+    struct kt_nv_fit nv;
+    bool no_fit;                         /* verifies, but firmware would refuse the write:
+                                            too big for one variable or no room (not a step) */
+    bool held;                           /* verifies, but would stop the Windows boot manager
+                                            on the ESP: held back (not a step) */
 };
 
 /* What the boot chain on the ESP and the variables say in one state. */
@@ -69,6 +88,11 @@ struct kt_plan_state {
     bool shim_found, loader_found;
     int shim_verdict, loader_verdict;    /* 0 boots; else the verdict code (negative errno) */
     char shim_reason[768], loader_reason[768];
+    /* a Windows boot manager on the ESP (EFI/Microsoft/Boot/bootmgfw.efi):
+     * firmware's db/dbx verdict on it in this state */
+    bool windows_found;
+    int windows_verdict;                 /* 0 boots; else the verdict code */
+    char windows_reason[768];
     /* PCR 7 (with an event log): predicted in the log's SHA-256 bank (else
      * its first) for this state, and whether it differs from the last boot's */
     bool pcr7_known;
@@ -93,6 +117,19 @@ struct kt_plan {
     char pk_sha1[41];                    /* its certificate's SHA-1 thumbprint (hex) */
     char kek_note[1024];                 /* the KEK 2023 story for this PK */
     char map[KT_PLAN_PATH];              /* kek_update_map.json found among the updates ("") */
+    char dbx_info[KT_PLAN_PATH];         /* dbx_info*.json found among the updates ("") */
+    char arch[16];                       /* this machine's architecture ("x64"; "" unknown) */
+    char arch_from[KT_PLAN_PATH];        /* what says so (the ESP's shim or loader) */
+    size_t n_other_arch, n_other_pk;     /* files skipped for another architecture, and
+                                            KEK/PK files of other platform keys */
+    struct kt_nv_limits nv;              /* the limits the plan was judged by */
+    uint64_t nv_free;                    /* the store's free space after the plan
+                                            (nv.free_known) */
+    struct kt_nv_shim shim_nv;           /* shim's runtime mirrors at the next boot, against
+                                            the free space after the plan */
+    size_t n_no_fit;                     /* updates refused for NVRAM */
+    size_t n_held;                       /* updates held back for the Windows boot manager */
+    char windows[KT_PLAN_PATH];          /* the Windows boot manager on the ESP ("" none) */
     struct kt_efivars final;             /* the variables after every step (owned;
                                             kt_efivars_write saves them) */
     /* the plan's verdict: the first step (1-based) that stops a chain that

@@ -236,6 +236,10 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
         rc = kt_audit_rollover(a, o, s, err);
     if (rc == 0)
         rc = kt_audit_pcr7(a, s);
+    if (rc == 0)
+        kt_audit_nvram(a, o, s);
+    if (rc == 0)
+        rc = kt_audit_windows(a, &s->vars);
     if (s)
         kt_audit_snap_free(s);
     free(s);

@@ -49,6 +49,20 @@ void kt_audit_snap_free(struct kt_audit_snap *s);
 /* Internal steps (audit_vars.c, audit_boot.c, audit_modules.c). */
 int kt_audit_vars(struct kt_audit *a, const struct kt_efivars *s);
 void kt_audit_boot_entries(struct kt_audit *a, const struct kt_audit_snap *s);
+/* a->nvram.lim: what the machine reports, or opts.nv (audit_nvram.c). */
+void kt_audit_nvram_limits(struct kt_audit *a, const struct kt_audit_opts *o);
+/* Apply one update to *s as firmware would, refused (c->verdict -EPERM,
+ * *s unchanged) when the write does not fit a->nvram.lim and *free.
+ * 0, the reason's code, or -ENOMEM. */
+int kt_audit_apply_one(struct kt_audit *a, struct kt_efivars *s, const char *path,
+                       struct kt_efivars_change *c, uint64_t *free);
+/* a->windows: the Windows boot manager on the ESP in each state
+ * (audit_windows.c; after the rollover, whose CA count it reads).  0 or
+ * -ENOMEM. */
+int kt_audit_windows(struct kt_audit *a, const struct kt_efivars *vars);
+/* a->nvram (audit_nvram.c). */
+void kt_audit_nvram(struct kt_audit *a, const struct kt_audit_opts *o,
+                    const struct kt_audit_snap *s);
 /* Parse one EFI_LOAD_OPTION (a Boot#### payload after the efivarfs
  * attribute word) into b: active, description, and the first media
  * file-path node as a '/'-separated path (non-printable characters as '?').

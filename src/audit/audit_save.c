@@ -18,6 +18,7 @@
 #include "audit/audit.h"
 #include "ktrust/boot.h"
 #include "modsig/modsig.h"
+#include "ktrust/nvram.h"
 #include "util/file.h"
 
 #define EVENTLOG kt_sys_path(KT_SYS_EVENTLOG)
@@ -205,6 +206,12 @@ static int save_efivars(struct save *s, const char *dir)
         rc = copy_file(s, src, rel);
     }
     closedir(d);
+    /* the store's size and free space (efivarfs' statfs), beside the
+     * variables: what plan-updates --root judges a write's fit by */
+    char nv[PATH_MAX];
+    kt_fmt(nv, sizeof(nv), "%s%s/../%s", s->tmp, kt_sys_path(KT_SYS_EFIVARS), KT_NV_SAVED_NAME);
+    if (rc == 0 && kt_nv_limits_save(dir, nv) < 0)
+        rc = kt_fail(s->err, -EIO, KT_NO_OFFSET, "%s: cannot write", nv);
     return rc;
 }
 

@@ -40,11 +40,14 @@ static int apply(struct kt_audit *a, const struct kt_audit_opts *o, struct kt_au
             return -ENOMEM;
         s->have_was = true;
     }
+    kt_audit_nvram_limits(a, o);
+    uint64_t room = a->nvram.lim.store_free;
     for (size_t i = 0; i < o->n_apply && i < KT_AUDIT_MAX_APPLY; i++) {
         struct kt_efivars_change *c = &a->applied[a->n_applied++];
         if (a->found[KT_AUDIT_EFIVARS]) {
-            if (kt_efivars_apply_file(&s->vars, o->apply[i], c) == -ENOMEM)
-                return -ENOMEM;
+            int rc = kt_audit_apply_one(a, &s->vars, o->apply[i], c, &room);
+            if (rc == -ENOMEM)
+                return rc;
         } else {
             memset(c, 0, sizeof(*c));
             c->target = KT_EFIVAR__COUNT;

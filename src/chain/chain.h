@@ -55,6 +55,12 @@ int kt_chain_add_mokx(struct kt_chain *c, const uint8_t *buf, size_t len, const 
  * -ENOMEM. */
 int kt_chain_judge_firmware(const struct kt_chain *c, const uint8_t *buf, size_t len,
                             const char *name, struct kt_chain_link *l, struct kt_error *err);
+/* Firmware's verdict on a boot application that is not shim (a Windows
+ * boot manager): db and dbx only, no vendor certificate asked of it
+ * (chain_app.c).  Returns l->verdict (a file or parse error included). */
+int kt_chain_firmware_app_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
+                              const char *name, struct kt_chain_link *l);
+int kt_chain_firmware_app(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l);
 /* The db entry firmware takes for signature sig of r (verified with the
  * chain's keyrings) alone: kt_fw_db_entry over the chain's db. */
 struct kt_pe_result;

@@ -17,8 +17,11 @@
 #include "ktrust/advanced.h"
 #include "ktrust/audit.h"
 #include "ktrust/chain.h"
+#include "plan/plan_arch.h"
 #include "plan/plan_kek.h"
 #include "plan/plan_predict.h"
+#include "plan/plan_nvram.h"
+#include "plan/plan_windows.h"
 #include "util/file.h"
 #include "util/fmt.h"
 #include "util/walk.h"
@@ -38,6 +41,10 @@ static int take(void *arg, const struct kt_walk_entry *e)
         return 0;
     if (!strcmp(e->name, "kek_update_map.json")) {
         kt_fmt(c->p->map, sizeof(c->p->map), "%s", e->path);
+        return 0;
+    }
+    if (!strncmp(e->name, "dbx_info", 8) && strstr(e->name, ".json")) {
+        kt_fmt(c->p->dbx_info, sizeof(c->p->dbx_info), "%s", e->path);
         return 0;
     }
     uint8_t head[40];
@@ -131,11 +138,13 @@ static int judge_chain(const struct kt_efivars *s, const struct esp_files *ef,
     return rc == -ENOMEM ? rc : 0;
 }
 
-static int judge(const struct kt_efivars *s, const struct kt_plan_opts *o,
-                 const struct esp_files *ef, struct kt_plan_state *st)
+static int judge(const struct kt_plan *p, const struct kt_efivars *s,
+                 const struct kt_plan_opts *o, const struct esp_files *ef,
+                 struct kt_plan_state *st)
 {
     const char *esp = o->esp;
     memset(st, 0, sizeof(*st));
+    kt_plan_windows_judge(p, s, st);
     st->kek_2023 = kt_plan_var_holds(s, KT_EFIVAR_KEK, KT_MS_CA_KEK, 2023);
     st->db_uefi_2011 = kt_plan_var_holds(s, KT_EFIVAR_DB, KT_MS_CA_3P, 2011);
     st->db_uefi_2023 = kt_plan_var_holds(s, KT_EFIVAR_DB, KT_MS_CA_3P, 2023);
@@ -166,11 +175,23 @@ static int trial(const struct kt_efivars *s, struct kt_efivars_auth *auth,
     return rc;
 }
 
-static void say(struct kt_plan_file *f)
+static void say(const struct kt_plan *p, struct kt_plan_file *f)
 {
     const struct kt_efivars_change *c = &f->change;
     const char *var = c->target < KT_EFIVAR__COUNT ? kt_efivar_name(c->target) : "?";
-    if (!f->applies)
+    f->other_pk = !f->applies && c->verdict == -ENOKEY &&
+                  (c->target == KT_EFIVAR_KEK || c->target == KT_EFIVAR_PK);
+    if (f->held)
+        return; /* kt_plan_windows_holds said why */
+    if (f->no_fit)
+        kt_plan_nv_say(p, f);
+    else if (f->other_arch)
+        kt_fmt(f->reason, sizeof(f->reason),
+               "skipped: for %s (%s), not this machine's %s (%s): it would protect nothing "
+               "here and take %s space", f->arch,
+               f->arch_listed ? "dbx_info lists its hashes there" : "its folder", p->arch,
+               p->arch_from, var);
+    else if (!f->applies)
         kt_fmt(f->reason, sizeof(f->reason), "does not apply: %s", c->error.what);
     else if (!f->step)
         kt_fmt(f->reason, sizeof(f->reason), "already in force: %s holds every entry", var);
@@ -188,6 +209,8 @@ static void say(struct kt_plan_file *f)
  * refused file apply: db and dbx steps do not change who may sign). */
 struct walk_state {
     struct kt_efivars s;
+    const struct kt_json *dbx_info; /* Microsoft's per-architecture lists, or NULL */
+    bool all_arches;
     struct kt_efivars_auth auth; /* s's PK and KEK, parsed once per state */
     bool *done;
     unsigned *failed_gen; /* 0: never tried; else gen + 1 */
@@ -216,9 +239,13 @@ static int step(struct kt_plan *p, struct walk_state *w, const struct kt_plan_op
             }
             done[i] = true;
             f->applies = true;
-            if (!f->change.n_gained && !f->change.n_lost) {
+            bool other = kt_plan_file_arch(p, w->dbx_info, f);
+            f->other_arch = other && f->change.n_gained && !w->all_arches;
+            if ((!f->change.n_gained && !f->change.n_lost) || f->other_arch ||
+                kt_plan_nv_refuses(p, s, &next, f) || kt_plan_windows_holds(p, s, &next, f)) {
+                p->n_other_arch += f->other_arch;
                 kt_efivars_free(&next);
-                say(f);
+                say(p, f);
                 continue;
             }
             kt_efivars_free(s);
@@ -229,8 +256,8 @@ static int step(struct kt_plan *p, struct walk_state *w, const struct kt_plan_op
                 w->gen++;
             p->order[p->n_steps] = i;
             f->step = ++p->n_steps;
-            say(f);
-            return judge(s, o, ef, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
+            say(p, f);
+            return judge(p, s, o, ef, &p->after[p->n_steps - 1]) < 0 ? -ENOMEM : 1;
         }
     }
     return 0;
@@ -243,7 +270,8 @@ static size_t breaks(const struct kt_plan *p)
     for (size_t i = 0; i < p->n_steps; i++) {
         const struct kt_plan_state *s = &p->after[i];
         if ((s->shim_found && s->shim_verdict && !prev->shim_verdict) ||
-            (s->loader_found && s->loader_verdict && !prev->loader_verdict))
+            (s->loader_found && s->loader_verdict && !prev->loader_verdict) ||
+            (s->windows_found && s->windows_verdict && !prev->windows_verdict))
             return i + 1;
         prev = s;
     }
@@ -280,6 +308,9 @@ static int check_inputs(const struct kt_plan_opts *o, const struct kt_plan *p,
 int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error *err)
 {
     memset(p, 0, sizeof(*p));
+    if (o->nv)
+        p->nv = *o->nv;
+    p->nv_free = p->nv.store_free;
     struct collect c = {p, err, 0};
     int rc = kt_walk(o->updates, o->n_updates, NULL, take, &c);
     if (c.rc < 0 || rc < 0)
@@ -300,9 +331,18 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
     }
     kt_efivars_auth_of(&w.s, &w.auth);
     struct esp_files ef;
+    struct kt_json *info = NULL;
     rc = locate_esp(o->esp, &ef);
+    if (rc == 0) {
+        const char *paths[2] = {ef.path[0], ef.path[1]};
+        kt_plan_machine_arch(p, paths, ef.found, 2);
+        kt_plan_windows_find(p, o->esp);
+        rc = kt_plan_arch_info(p, &info);
+        w.dbx_info = info;
+        w.all_arches = o->all_arches;
+    }
     if (rc == 0)
-        rc = judge(&w.s, o, &ef, &p->before);
+        rc = judge(p, &w.s, o, &ef, &p->before);
     /* each file's target (the name its signature covers), and whether it
      * verifies now */
     for (size_t i = 0; rc == 0 && i < p->n_files; i++) {
@@ -327,12 +367,19 @@ int kt_plan_run(const struct kt_plan_opts *o, struct kt_plan *p, struct kt_error
             if (trial(&w.s, &w.auth, &p->files[i], &t) == 0) /* cannot happen after the loop */
                 kt_efivars_free(&t);
         }
-        say(&p->files[i]);
+        say(p, &p->files[i]);
     }
+    for (size_t i = 0; i < p->n_files; i++)
+        p->n_other_pk += p->files[i].other_pk;
     if (rc == 0)
         rc = kt_plan_kek_story(p, o->vars, &w.s);
+    kt_nv_shim_mirrors(&w.s, p->nv_free, p->nv.free_known, &p->shim_nv);
+    for (size_t i = 0; i < p->n_files; i++) /* the refusals name the PK, known only now */
+        if (p->files[i].no_fit)
+            kt_plan_nv_say(p, &p->files[i]);
     p->final = w.s; /* the plan owns it now */
     kt_efivars_auth_free(&w.auth);
+    kt_json_free(info);
     free(w.done);
     free(w.failed_gen);
     if (rc < 0)

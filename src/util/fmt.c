@@ -22,3 +22,16 @@ char *kt_hex(const uint8_t *p, size_t len, char *out)
     out[2 * len] = 0;
     return out;
 }
+
+char *kt_thousands(unsigned long long v, char *out)
+{
+    char raw[24];
+    int n = snprintf(raw, sizeof(raw), "%llu", v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = raw[i];
+    }
+    out[o] = 0;
+    return out;
+}

@@ -12,4 +12,8 @@ void kt_fmt(char *out, size_t cap, const char *fmt, ...) __attribute__((format(p
 /* Lower-case hex of p[0..len) into out (2*len+1 bytes); returns out. */
 char *kt_hex(const uint8_t *p, size_t len, char *out);
 
+/* v in decimal with thousands separated by commas ("34,112") into out (at
+ * least 27 bytes); returns out. */
+char *kt_thousands(unsigned long long v, char *out);
+
 #endif

@@ -457,12 +457,14 @@ def efivarfs_ko():
     return read_bytes(path)
 
 
-def initramfs(init=INIT):
-    """busybox, keyctl (with its libraries), /init and the three modules; built once per run."""
+def initramfs(init=INIT, extra=()):
+    """busybox, keyctl (with its libraries), /init and the three modules, and
+    extra (name, mode, data) files; built once per run."""
     # cached across scenarios and runs, named by what goes into it
     tools = ("keyctl", "chattr")  # chattr: efivarfs files of db, dbx, KEK are immutable
     tag = hashlib.sha256(init.encode() + read_bytes(MODULE) + read_bytes("/bin/busybox") +
-                         " ".join(tools).encode()).hexdigest()[:12]
+                         " ".join(tools).encode() +
+                         b"".join(n.encode() + d for n, _m, d in extra)).hexdigest()[:12]
     path = os.path.join(WORK, "initrd-%s.img" % tag)
     os.makedirs(WORK, exist_ok=True)
     mod = read_bytes(MODULE)
@@ -494,6 +496,7 @@ def initramfs(init=INIT):
                 ent.append((lib.lstrip("/"), X, open(os.path.realpath(lib), "rb").read()))
     ent.append(("lib/efivarfs.ko", F, efivarfs_ko()))
     ent += [("mods/%s.ko" % m, F, data) for m, data in modules]
+    ent += list(extra)
     ent.append(("init", X, init.encode()))
     with open(path + ".tmp", "wb") as f:
         f.write(gzip.compress(_cpio(ent), 6))

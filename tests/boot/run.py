@@ -11,6 +11,7 @@ comparison (the test of the test: it must then fail).  The driver
 (--list, the selection, KT_BOOT_FLIP, KT_BOOT_VERBOSE, the report) is
 harness.py's, shared with tpm.py.
 """
+import hashlib
 import os
 import re
 import shutil
@@ -614,6 +615,65 @@ def sbat_nul_line_start():
 def sbat_short_record():
     """A .sbat record of fewer than six columns is malformed: shim refuses the image."""
     return sbat_grub("sbat_short_record", SBAT_HEAD + b"grub,5,Free Software Foundation\n")
+
+
+# ------------------------------------------------------------------ NVRAM: does it fit (#35)
+MAX_AUTH_VAR = 0x8400  # OVMF's secure-boot build: PcdMaxAuthVariableSize
+
+
+def dbx_update(w, key, crt, n, name):
+    """An append write of n fresh SHA-256 entries to dbx, signed by our KEK."""
+    digests = [hashlib.sha256(b"ktrust nvram %s %d" % (name.encode(), i)).digest() for i in range(n)]
+    return signed_update(w, "dbx", key, crt, B.esl_sha256(*digests), name)
+
+
+def kt_fits(pre, upd):
+    """plan-updates' word on one update alone, against OVMF's limit: True fits, False not."""
+    d = upd + ".d"
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(upd, d)
+    _rc, objs, err = B.ktrust_json("plan-updates", "--efivars", pre, "--max-var-size",
+                                   str(MAX_AUTH_VAR), d)
+    u = [o for o in objs if o.get("type") == "update"]
+    assert u and u[0].get("nvram"), "plan-updates gave no nvram: %s" % err
+    return u[0]["nvram"]["too_big"] is False, u[0]["nvram"]["after"]
+
+
+@scenario("nvram")
+def nvram_dbx_limit():
+    """OVMF's PcdMaxAuthVariableSize (0x8400) as the oracle: from the booted guest,
+    through efivarfs, a dbx append that ktrust says would pass it is refused
+    (EINVAL) and one entry less, under it by ktrust's count, is accepted."""
+    w = B.scratch("nvram_dbx_limit")
+    keys = {}
+    v = B.scenario_store(w, lambda v, w: keys.update(kek=own_kek(v)))
+    key, crt = keys["kek"]
+    pre = B.runtime_view(v, os.path.join(w, "pre"))
+    d0 = len(v.get("dbx", B.SECURITY_GUID)[1])
+    # the most SHA-256 entries (48 bytes each, one 28-byte list header) that
+    # fit by ktrust's count (60-byte header, "dbx" in UTF-16), and one more
+    n = (MAX_AUTH_VAR - 60 - 8 - d0 - 28) // 48
+    over, under = dbx_update(w, key, crt, n + 1, "over"), dbx_update(w, key, crt, n, "under")
+    kt_over, size_over = kt_fits(pre, over)
+    kt_under, size_under = kt_fits(pre, under)
+    helper = os.path.join(B.WORK, "efivar_write")
+    B.run(["gcc", "-static", "-O2", "-o", helper, os.path.join(os.path.dirname(__file__), "efivar_write.c")])
+    dbx = "/sys/firmware/efi/efivars/dbx-%s" % B.SECURITY_GUID
+    init = B.init_script("/bin/efivar_write %s 0x67 /tmp/over.auth over\n"
+                         "/bin/efivar_write %s 0x67 /tmp/under.auth under\n" % (dbx, dbx))
+    extra = [("bin/efivar_write", 0o100755, read(helper)), ("tmp/over.auth", 0o100644, read(over)),
+             ("tmp/under.auth", 0o100644, read(under))]
+    files = B.esp_files(cfg=B.grub_cfg_kernel(), kernel=B.KERNEL, initrd=B.initramfs(init, extra))
+    esp = B.make_esp(os.path.join(w, "esp.img"), files)
+    log = B.boot("nvram_dbx_limit", esp, v, timeout=300, kernel=True)
+    real = dict(re.findall(r"KT-WRITE (\w+) (ok|fail \w+)", log))
+    res = Result()
+    res.log, res.vars, res.w = log, v, w
+    res.compare("dbx of %d bytes (over 0x8400): written" % size_over, real.get("over", "no boot"),
+                "ok" if kt_over else "fail EINVAL")
+    res.compare("dbx of %d bytes (under): written" % size_under, real.get("under", "no boot"),
+                "ok" if kt_under else "fail EINVAL")
+    return res
 
 
 # ------------------------------------------------------------------ to the kernel

@@ -39,7 +39,7 @@ n_ko=$(ls "$D"/modules/*.ko | wc -l)
 j=$(A --root r --json)
 expect_eq $? 0 "full root: exit 0"
 expect_eq "$(jq -e . <<<"$j" >/dev/null && echo ok)" ok "every line is JSON"
-expect_eq "$(jq -r .section <<<"$j" | tr '\n' ' ')" "parts firmware sbat boot chain modules outlook rollover summary " "sections, in order"
+expect_eq "$(jq -r .section <<<"$j" | tr '\n' ' ')" "parts firmware sbat boot chain modules outlook rollover nvram summary " "sections, in order"
 expect_eq "$(sec parts '[.efivars.found, .esp.found, .kernel.found, .modules.found, .release]' <<<"$j")" \
     '[true,true,true,true,"6.1.0-57-amd64"]' "parts found; release from boot/vmlinuz-*"
 expect_eq "$(sec firmware '[.secure_boot, .setup_mode, .mok_trusted]' <<<"$j")" '[true,false,false]' "SecureBoot 1, SetupMode 0"

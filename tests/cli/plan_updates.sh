@@ -39,7 +39,7 @@ expect_match "$(jq -r 'select(.type=="plan") | .kek' ms.json)" \
 expect_eq "$(jq -c 'select(.type=="plan") | [.final.db_uefi_ca_2023, .final.shim_2023_only_boots, .final.shim.verdict]' ms.json)" \
     '[false,false,"trusted"]' "after the plan: still no UEFI CA 2023, shim boots"
 expect_eq "$(jq -c 'select(.type=="summary") | [.verdict, .exit, .counts.updates, .counts.apply, .counts.steps, .interrupted]' ms.json)" \
-    '["keeps_booting",0,28,5,5,false]' "summary: plan words (was 'trusted')"
+    '["keeps_booting",0,28,5,4,false]' "summary: plan words (was 'trusted'); the x86 dbx is not a step on this x64 ESP"
 # where the plan ends (#36 item 4): the readiness after the last step, and the
 # update the audit's advice names that the tree does not hold
 expect_eq "$(jq -c 'select(.type=="plan") | [.end.readiness, .end.why]' ms.json)" \
@@ -52,7 +52,7 @@ txt=$(P --efivars "$Q" --esp esp "$TREE")
 expect_match "$(echo "$txt" | grep '^after the last step')" \
     '^after the last step: still NOT READY: db will lack Microsoft UEFI CA 2023' "text: the end"
 expect_match "$(echo "$txt" | grep '^not given')" '^not given: DBUpdate3P2023.bin' "text: not given"
-expect_eq "$(echo "$txt" | tail -1)" "plan: 5 steps; the ESP's chain boots after each" "text: the last line"
+expect_eq "$(echo "$txt" | tail -1)" "plan: 4 steps; the ESP's chain boots after each" "text: the last line"
 expect_eq "$(P --efivars "$Q" --json "$TREE" | jq -r 'select(.type=="summary") | .verdict')" \
     not_judged "no ESP: the chain not judged"
 # --apply FILE is an update too; -v accepted; a bad option is one line
@@ -60,6 +60,28 @@ expect_eq "$(P --efivars "$Q" --json --apply "$TREE/PostSignedObjects/Optional/D
     jq -c 'select(.type=="summary") | .counts.steps')" 1 "--apply FILE"
 expect_exit 0 "-v" -- P --efivars "$Q" -v -q "$TREE"
 expect_eq "$(P --bogus 2>&1 | wc -l)" 1 "a bad option: one line"
+# the right file for this machine: the ESP's shim is x64 (PE machine 0x8664);
+# dbx_info_msft_latest.json lists the x86 file's hashes under ia32 only
+expect_match "$(jq -r 'select(.type=="update" and (.file|test("DBX/x86/"))) | "\(.applies) \(.step) \(.reason)"' ms.json)" \
+    '^true null skipped: for ia32 \(dbx_info lists its hashes there\), not this machine.s x64' "the x86 dbx is skipped, and why"
+expect_eq "$(jq -r 'select(.type=="plan") | .steps[] | .file' ms.json | grep -c '/x86/')" 0 "no x86 step"
+expect_eq "$(P --efivars "$Q" --esp esp --all-arches --json "$TREE" | jq -r 'select(.type=="summary") | .counts.steps')" 5 \
+    "--all-arches: the x86 dbx too"
+# without dbx_info: the folder Microsoft's tree puts it in
+mkdir -p nodbxinfo && cp -r "$TREE/PostSignedObjects" nodbxinfo/
+expect_match "$(P --efivars "$Q" --esp esp --json nodbxinfo | jq -r 'select(.type=="update" and (.file|test("DBX/x86/"))) | .reason')" \
+    '^skipped: for ia32 \(its folder\)' "the folder when there is no dbx_info"
+# one screen: other platform keys' KEK files in one line (-v lists them),
+# shim's and the loader's lines only when a step changes them, what each dbx revokes
+P --efivars "$Q" --esp esp "$TREE" > ms.txt
+expect_eq "$(($(wc -l < ms.txt) <= 45))" 1 "the plan on the corpus tree fits one screen ($(wc -l < ms.txt) lines)"
+expect_match "$(cat ms.txt)" 'KEK +23 KEK updates for other platform keys' "other PKs' KEK files in one line"
+expect_eq "$(grep -c 'is not the PK' ms.txt)" 0 "... not one line each"
+expect_eq "$(P --efivars "$Q" --esp esp -v "$TREE" | grep -c 'is not the PK')" 23 "-v lists them"
+expect_eq "$(grep -c '^  shim: ' ms.txt)" 1 "shim's line once: no step changes it"
+expect_match "$(cat ms.txt)" 'revokes: every image signed under Microsoft Windows Production PCA 2011; 3 SVN records' \
+    "what DBXUpdate2024 revokes"
+expect_match "$(cat ms.txt)" 'revokes: 3 SVN records' "what DBXUpdateSVN revokes"
 # --eventlog: PCR 7 after each step.  Before any step it is the TPM's own
 # PCR 7 of that boot (pcrs.txt: independent); after DBUpdate2024 it is what
 # `eventlog --predict --apply` says for the same update
