@@ -95,6 +95,7 @@ static const char *how_name(enum kt_predict_how h)
     case KT_PRED_RECOMPUTED: return "same";
     case KT_PRED_CHANGED: return "changed";
     case KT_PRED_KEPT_UNKNOWN: return "kept_unknown";
+    case KT_PRED_REMOVED: return "removed";
     default: return "kept";
     }
 }
@@ -148,6 +149,8 @@ static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_predic
     for (size_t k = 0; k < kt_evlog_prediction_n_events(p, 7); k++) {
         const struct kt_evlog_predicted *x = kt_evlog_prediction_event(p, 7, k);
         const struct kt_evlog_event *e = &log->event[x->event_index];
+        if (x->how == KT_PRED_REMOVED)
+            continue; /* not measured at the next boot */
         jw_obj(&w, NULL);
         jw_int(&w, "pcr", 7);
         jw_arr(&w, "digests");
@@ -179,7 +182,7 @@ static void inserted_print(const struct kt_evlog_predicted *x, unsigned pcr,
         jw_str(&w, "type", "predicted_event");
         jw_null(&w, "event");
         jw_int(&w, "pcr", pcr);
-        jw_str(&w, "event_type", "EV_EFI_VARIABLE_AUTHORITY");
+        jw_str(&w, "event_type", kt_evlog_type_name(x->type ? x->type : KT_EV_EFI_VARIABLE_AUTHORITY));
         jw_str(&w, "variable", x->variable);
         jw_str(&w, "prediction", "new");
         jw_int(&w, "before_event", (long long)x->event_index);
@@ -187,8 +190,9 @@ static void inserted_print(const struct kt_evlog_predicted *x, unsigned pcr,
         jw_obj_end(&w);
         jw_newline(&w);
     } else if (!a->quiet) {
-        printf("  NEW EV_EFI_VARIABLE_AUTHORITY %s before #%zu: %s\n", tx(x->variable),
-               x->event_index, tx(note_of(x)));
+        printf("  NEW %s %s before #%zu: %s\n",
+               kt_evlog_type_name(x->type ? x->type : KT_EV_EFI_VARIABLE_AUTHORITY),
+               tx(x->variable), x->event_index, tx(note_of(x)));
     }
 }
 
@@ -225,6 +229,7 @@ static void events_print(const struct kt_evlog *log, const struct kt_evlog_predi
                    x->how == KT_PRED_CHANGED      ? "CHANGES"
                    : x->how == KT_PRED_RECOMPUTED ? "unchanged"
                    : x->how == KT_PRED_KEPT       ? "kept"
+                   : x->how == KT_PRED_REMOVED    ? "NOT MEASURED"
                                                   : "kept (unknown)",
                    note[0] ? ": " : "", tx(note));
         }

@@ -97,6 +97,8 @@ static int replay_pcr(const struct kt_evlog *log, struct kt_evlog_prediction *p,
     }
     for (size_t k = 0; k < s->n; k++) {
         const struct kt_evlog_event *e = &log->event[s->ev[k].event_index];
+        if (s->ev[k].how == KT_PRED_REMOVED)
+            continue; /* not measured at the next boot */
         for (size_t b = 0; b < log->n_banks; b++) {
             if (!p->after.bank[b].supported ||
                 (!s->ev[k].inserted && !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))
@@ -109,6 +111,18 @@ static int replay_pcr(const struct kt_evlog *log, struct kt_evlog_prediction *p,
     for (size_t b = 0; b < log->n_banks; b++)
         s->changes |= memcmp(p->after.bank[b].pcr[pcr], p->now.bank[b].pcr[pcr],
                              p->now.bank[b].size) != 0;
+    return 0;
+}
+
+int kt_evlog_pred_insert(struct kt_evlog_pcr_pred *s, size_t pos, const struct kt_evlog_predicted *x)
+{
+    struct kt_evlog_predicted *ne = realloc(s->ev, (s->n + 1) * sizeof(*ne));
+    if (!ne)
+        return -ENOMEM;
+    s->ev = ne;
+    memmove(&s->ev[pos + 1], &s->ev[pos], (s->n - pos) * sizeof(*ne));
+    s->ev[pos] = *x;
+    s->n++;
     return 0;
 }
 
