@@ -256,14 +256,15 @@ def runtime_b(vb, d, a):
     return d
 
 
-def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=(), loader=B.GRUB):
+def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=(), loader=B.GRUB, view=None):
     """Predict PCRs from log A and state B, boot B, compare.  extra(w): more
-    --predict arguments; loader: the GRUB on B's ESP."""
+    --predict arguments; loader: the GRUB on B's ESP; view: the store ktrust
+    predicts from when it is not B's (B is then view + extra's --apply)."""
     a = state_a()
     res = Result()
     # predict first, from log A and state B (the store before its boot)
     w = B.scratch("tpm-" + name + "-predict")
-    vb = B.scenario_store(w, setup)
+    vb = B.scenario_store(w, view or setup)
     ev = runtime_b(vb, os.path.join(w, "efivars"), a)
     esp = esp_dir(w, loader)
     rc, pred, events, err = predict(a.log, ev, esp, *(extra(w) if extra else ()))
@@ -440,6 +441,91 @@ def tpm_new_loader():
     loader, der = mok_grub()
     return change_scenario("tpm_new_loader", lambda v, w: v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der)),
                            pcrs=(7, 14, 4), loader=loader)
+
+
+def pk_delete(v, w):
+    v.delete("PK", B.GLOBAL_GUID)
+
+
+@scenario
+def tpm_pk_deleted():
+    """PK deleted (what a PK-signed empty update leaves): setup mode at the next boot, SecureBoot
+    measured 0, PK measured with no data, no authority event (firmware and shim verify nothing):
+    PCR 7 predicted from log A = measured (#32)."""
+    return change_scenario("tpm_pk_deleted", pk_delete)
+
+
+def setup_mode_updates():
+    """A KEK update whose signature does not verify (signed, then its last bytes
+    flipped: EDK2 checks no signature in setup mode) and a self-signed PK update,
+    as KEK.auth and PK.auth (efitools); and the payloads (kek_esl, pk_esl)."""
+    for tool in ("cert-to-efi-sig-list", "sign-efi-sig-list"):
+        if not shutil.which(tool):
+            raise B.Skip("%s not installed (package efitools)" % tool)
+    d = os.path.join(B.WORK, "keys", "setup-mode")
+    os.makedirs(d, exist_ok=True)
+    out = {}
+    for n in ("PK", "KEK", "other"):
+        key, crt, _der = B.new_key(d, "sm-" + n, "ktrust tpm32 %s" % n)
+        out[n] = (key, crt)
+    owner = "a1b2c3d4-0000-4000-8000-000000000032"
+    for n in ("PK", "KEK"):
+        B.run(["cert-to-efi-sig-list", "-g", owner, out[n][1], os.path.join(d, n + ".esl")])
+    t = "2026-01-01 00:00:00"
+    B.run(["sign-efi-sig-list", "-t", t, "-g", owner, "-k", out["PK"][0], "-c", out["PK"][1], "PK",
+           os.path.join(d, "PK.esl"), os.path.join(d, "PK.auth")])
+    signed = os.path.join(d, "KEK-signed.auth")
+    B.run(["sign-efi-sig-list", "-t", t, "-g", owner, "-k", out["other"][0], "-c", out["other"][1],
+           "KEK", os.path.join(d, "KEK.esl"), signed])
+    data = bytearray(open(signed, "rb").read())
+    end = 16 + int.from_bytes(data[16:20], "little")  # the end of WIN_CERTIFICATE: the signature
+    for i in range(end - 16, end):
+        data[i] ^= 0x5A
+    open(os.path.join(d, "KEK.auth"), "wb").write(data)
+    return d, open(os.path.join(d, "KEK.esl"), "rb").read(), open(os.path.join(d, "PK.esl"), "rb").read()
+
+
+@scenario
+def tpm_pk_reenrolled():
+    """PK deleted, then in setup mode a KEK written whose signature does not verify (accepted:
+    EDK2 2022.11 checks only the format there) and a self-signed PK (Secure Boot on again):
+    PCR 7 predicted from log A, the setup-mode view and --apply KEK.auth --apply PK.auth =
+    measured with the store holding what those writes leave (#32)."""
+    d, kek, pk = setup_mode_updates()
+
+    def reenrolled(v, w):
+        v.set("KEK", B.GLOBAL_GUID, B.AUTH_DB, kek)
+        v.set("PK", B.GLOBAL_GUID, B.AUTH_DB, pk)
+    return change_scenario("tpm_pk_reenrolled", reenrolled, view=pk_delete,
+                           extra=lambda w: ("--apply", os.path.join(d, "KEK.auth"),
+                                            "--apply", os.path.join(d, "PK.auth")))
+
+
+OTHER_OWNER = "77fa9abd-0359-4d32-bd60-28f4e78f7b32"
+
+
+def dbt_dbr_untrusted_dup(v, w):
+    """dbt and dbr created, MokListTrusted set (shim 16.1: no MokListTrustedRT, no event),
+    Microsoft UEFI CA 2011 appended to db again under another owner."""
+    _k, _c, der = B.new_key(os.path.join(B.WORK, "keys"), "dbt", "ktrust tpm32 dbt")
+    v.set("dbt", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der))
+    v.set("dbr", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der))
+    v.set("MokListTrusted", B.SHIM_GUID, B.NV_BS, b"\x01")
+    ca = B.der_of(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2011.pem"))
+    attr, data = v.get("db", B.SECURITY_GUID)
+    v.set("db", B.SECURITY_GUID, attr, data + B.E.esl_x509(ca, owner=OTHER_OWNER))
+
+
+@scenario
+def tpm_dbt_untrusted_dup():
+    """Three changes in one boot, each its own event: dbt created (Tcg2Dxe measures it after
+    dbx; dbr created too and not measured), MokListTrusted set (shim no longer logs it in PCR
+    14), the 2011 UEFI CA appended to db under another owner (the authority event still names
+    the first entry): PCR 7 and 14 predicted from log A = measured (#32)."""
+    res = change_scenario("tpm_dbt_untrusted_dup", dbt_dbr_untrusted_dup, pcrs=(7, 14))
+    real = [e for e in log_events(res.measured.log, 7) if e[2] in ("dbt", "dbr")]
+    res.compare("measured: dbt, not dbr", ["dbt"], [e[2] for e in real])
+    return res
 
 
 # ------------------------------------------------------------------ driver
