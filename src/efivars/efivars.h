@@ -19,6 +19,10 @@ struct kt_efivars_auth {
     /* the variable tried first (db; plan-updates: the last update's):
      * a guess that changes only the time, never the answer */
     enum kt_efivar_id guess;
+    /* setup mode: a write whose signature names no variable goes to the one
+     * the file's name says (--apply FILE: one file the user means to write;
+     * plan-updates never trusts a file's name) */
+    bool by_file_name;
 };
 /* Is s in setup mode (no PK, or an empty one)?  EDK2 derives the platform
  * mode from the PK alone (AuthVariableLibInitialize, 2022.11; SetupMode

@@ -463,6 +463,7 @@ int kt_efivars_apply_file(struct kt_efivars *s, const char *path, struct kt_efiv
 {
     struct kt_efivars_auth a;
     kt_efivars_auth_of(s, &a);
+    a.by_file_name = true;
     int rc = kt_efivars_apply_file_auth(s, &a, path, c);
     kt_efivars_auth_free(&a);
     return rc;
@@ -479,7 +480,7 @@ int kt_efivars_apply_file_auth(struct kt_efivars *s, const struct kt_efivars_aut
         c->error = e;
         return c->verdict = e.code ? e.code : -EIO;
     }
-    int rc = apply(s, a, f.data, f.len, named_by_file(path), c);
+    int rc = apply(s, a, f.data, f.len, a->by_file_name ? named_by_file(path) : KT_EFIVAR__COUNT, c);
     kt_file_close(&f);
     return rc;
 }
