@@ -20,22 +20,12 @@ for t in cert-to-efi-sig-list sign-efi-sig-list; do
     command -v $t >/dev/null || { [ -n "${CI:-}" ] && exit 1; echo "skipped: $t missing"; exit 77; }
 done
 cd "$T"
-O=$CORPUS/peers/ovmf-swtpm-boot
-LOG=$O/eventlog.bin
-tpm2_eventlog "$LOG" >log.yaml 2>/dev/null
-mkdir -p esp/EFI/BOOT
-cp "$CORPUS/debian/shimx64.efi.signed" esp/EFI/BOOT/BOOTX64.EFI
+pcr_oracle_setup
 EFIG=8be4df61-93ca-11d2-aa0d-00e098032b8c
 DBG=d719b2cb-3d3a-4596-a3bc-dad00e67656f
 SHIMG=605dab50-e046-4300-abb6-3dd810dd8b23
 # a whole view: the boot's variables and SetupMode (firmware always exposes it)
 whole() { rm -rf vars; cp -r "$O/efivars" vars; chmod -R u+w vars; printf "\x06\x00\x00\x00\x0$1" >"vars/SetupMode-$EFIG"; }
-oracle() { OPCR=${OPCR:-7} python3 "$KT_SRC/tests/fixtures/pcr_oracle.py" "$@"; }
-predicted() { "$KTRUST" eventlog "$LOG" --predict --json "$@" | OPCR=${OPCR:-7} python3 -c '
-import sys, json, os
-for l in sys.stdin:
-    d = json.loads(l)
-    if d["type"] == "prediction" and d["pcr"] == int(os.environ["OPCR"]): print(d["bank"], d["predicted"])'; }
 data() { tail -c +5 "$1"; }
 TPM7="sha1 $(awk '$1=="sha1" && $2==7 {print $3}' "$O/pcrs.txt")
 sha256 $(awk '$1=="sha256" && $2==7 {print $3}' "$O/pcrs.txt")"
