@@ -5,7 +5,8 @@
 # replayed with events replaced, dropped or added; boot.tpm checks the same
 # changes against real OVMF + swtpm boots):
 #   - the PK deleted: setup mode, SecureBoot 0, PK measured with no data, no
-#     authority events (firmware and shim verify nothing);
+#     authority events (firmware and shim verify nothing), SbatLevel reset to
+#     the original payload (shim outside secure mode, SbatPolicy unset);
 #   - setup mode: a KEK write whose signature does not verify applies (EDK2
 #     checks only the format), then a self-signed PK: Secure Boot on again;
 #   - dbt created: measured after dbx; dbr: not measured;
@@ -39,13 +40,15 @@ expect_eq "$(predicted --efivars vars --esp esp)" "$TPM7" "identity: the whole v
 
 # 1. the PK deleted: setup mode at the next boot
 whole 1; rm vars/PK-*
-want=$(oracle "4 SecureBoot $EFIG sb0" "5 PK $EFIG empty" "25 drop" "31 drop")
-expect_eq "$(predicted --efivars vars --esp esp)" "$want" "PK deleted: SecureBoot 0, PK empty, no authority events (the oracle's PCR 7)"
+printf 'sbat,1,2021030218\n' >original.txt
+want=$(oracle "4 SecureBoot $EFIG sb0" "5 PK $EFIG empty" "25 drop" "29 SbatLevel $SHIMG original.txt" "31 drop")
+expect_eq "$(predicted --efivars vars --esp esp)" "$want" "PK deleted: SecureBoot 0, PK empty, no authority events, SbatLevel reset by shim outside secure mode (the oracle's PCR 7)"
 out=$("$KTRUST" eventlog "$LOG" --predict --efivars vars --esp esp)
 expect_match "$out" '#4 EV_EFI_VARIABLE_DRIVER_CONFIG SecureBoot: CHANGES: no PK: setup mode' "PK deleted: SecureBoot changes, said why"
 expect_match "$out" '#5 EV_EFI_VARIABLE_DRIVER_CONFIG PK: CHANGES: PK does not exist in the new state: firmware measures it with no data' "PK deleted: the PK event measures no data"
 expect_match "$out" '#25 EV_EFI_VARIABLE_AUTHORITY db: NOT MEASURED: Secure Boot off' "PK deleted: firmware's authority event is not measured"
 expect_match "$out" '#31 EV_EFI_VARIABLE_AUTHORITY MokListRT: NOT MEASURED' "PK deleted: shim's authority event is not measured"
+expect_match "$out" '#29 EV_EFI_VARIABLE_AUTHORITY SbatLevel: CHANGES: shim sets SbatLevel to its original \(reset\)' "PK deleted: shim resets SbatLevel outside secure mode"
 json=$("$KTRUST" eventlog "$LOG" --predict --efivars vars --esp esp --json)
 expect_match "$json" '"event":25,"pcr":7,"event_type":"EV_EFI_VARIABLE_AUTHORITY","variable":"db","prediction":"removed"' "JSON: prediction removed"
 recs=$("$KTRUST" eventlog "$LOG" --predict --efivars vars --esp esp --predict-format pcrlock | python3 -c '
