@@ -114,18 +114,6 @@ static int replay_pcr(const struct kt_evlog *log, struct kt_evlog_prediction *p,
     return 0;
 }
 
-int kt_evlog_pred_insert(struct kt_evlog_pcr_pred *s, size_t pos, const struct kt_evlog_predicted *x)
-{
-    struct kt_evlog_predicted *ne = realloc(s->ev, (s->n + 1) * sizeof(*ne));
-    if (!ne)
-        return -ENOMEM;
-    s->ev = ne;
-    memmove(&s->ev[pos + 1], &s->ev[pos], (s->n - pos) * sizeof(*ne));
-    s->ev[pos] = *x;
-    s->n++;
-    return 0;
-}
-
 static int run(const struct table *t, const struct kt_evlog *log,
                const struct kt_evlog_predict_opts *o, struct kt_evlog_prediction *p,
                struct kt_error *err)

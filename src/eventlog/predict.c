@@ -243,11 +243,6 @@ static int sbat_level(const struct kt_evlog *log, size_t i, const struct kt_evlo
     return sbat_event(log, i, v, &with, nd, pr);
 }
 
-bool kt_evlog_next_boot_secure(const struct kt_evlog_predict_opts *o)
-{
-    return !o->vars || !kt_efivars_next_setup_mode(o->vars);
-}
-
 /* Does the log show a PK (non-empty) measured? */
 static bool logged_pk(const struct kt_evlog *log)
 {
