@@ -7,7 +7,8 @@ initramfs that prints the firmware event log and the TPM's PCRs.
   1. State A (the stock store): the log's replay must equal the PCRs read
      from the TPM (`ktrust eventlog LOG --pcrs`), both banks.
   2. For each change B (dbx + one hash, db + Microsoft UEFI CA 2023, a newer
-     SbatLevel, one more MOK): `ktrust eventlog logA --predict --efivars B
+     SbatLevel, one more MOK, the PK deleted, a PK re-enrolled in setup mode,
+     dbt/dbr, MokListTrusted, a db CA under another owner): `ktrust eventlog logA --predict --efivars B
      --esp ESP` predicts PCR 7 (and 14); state B is booted and the measured
      PCRs must equal the prediction.  On a difference the events of log B and
      the predicted events are printed side by side.
@@ -73,9 +74,9 @@ class Measured:
 
 def parse_serial(w, serial, os_log=True):
     """The log, the PCRs and the RT variables a boot printed.  os_log False:
-    a boot whose kernel may expose no event log (Secure Boot off: Debian's
-    GRUB then starts the kernel without its EFI stub, which is what hands the
-    log to the kernel); the log is then None and only the PCRs compare."""
+    a boot whose kernel may expose no event log (seen with Secure Boot off:
+    no binary_bios_measurements, the PCRs readable); the log is then None
+    and only the PCRs compare."""
     m = re.search(r"KT-EVENTLOG-SHA256 ([0-9a-f]{64})", serial)
     body = re.search(r"KT-EVENTLOG-BEGIN\n(.*?)KT-EVENTLOG-END", serial, re.S)
     if (not m or not body) and os_log:
