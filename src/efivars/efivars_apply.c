@@ -190,7 +190,7 @@ bool kt_efivars_in_setup_mode(const struct kt_efivars *s)
  * carries (AuthVarTypePayload) and other writes need no authority. */
 static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setup,
                      const struct kt_certset *pk, const struct kt_certset *kek,
-                     struct kt_authvar_result *res, bool again)
+                     struct kt_certset *self, struct kt_authvar_result *res, bool again)
 {
     const char *name = kt_efivar_name(id);
     /* the PKCS#7 is parsed once for every name tried (res keeps it) */
@@ -200,13 +200,11 @@ static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setu
                                                       : kt_authvar_verify;
     if (!setup)
         return verify(v, name, NULL, pk, kek, res);
-    if (id == KT_EFIVAR_PK) {
-        struct kt_certset self = {0};
+    if (id == KT_EFIVAR_PK) { /* self outlives res: res->authority points into it */
         struct kt_error e = KT_ERROR_INIT;
-        (void)kt_certset_add(&self, v->payload.p, v->payload.len, &e);
-        int rc = verify(v, name, NULL, &self, NULL, res);
-        kt_certset_free(&self);
-        return rc;
+        kt_certset_free(self);
+        (void)kt_certset_add(self, v->payload.p, v->payload.len, &e);
+        return verify(v, name, NULL, self, NULL, res);
     }
     int rc = verify(v, name, NULL, NULL, NULL, res);
     if (rc < 0 && rc != -ENOKEY && res->matched_attributes && res->payload_rc == 0) {
@@ -419,9 +417,10 @@ static int apply(struct kt_efivars *s, const struct kt_efivars_auth *a, const ui
             order[n++] = targets[i];
     struct kt_error first = KT_ERROR_INIT; /* db's reason, when no name verifies */
     struct kt_authvar_result res;
+    struct kt_certset self = {0}; /* setup mode: the PK a PK write carries */
     rc = -EKEYREJECTED;
     for (size_t i = 0; i < n; i++) {
-        rc = verify_as(&v, order[i], c->setup_mode, &a->pk, &a->kek, &res, i > 0);
+        rc = verify_as(&v, order[i], c->setup_mode, &a->pk, &a->kek, &self, &res, i > 0);
         if (res.attributes) {
             c->target = order[i];
             c->append = res.append;
@@ -438,6 +437,7 @@ static int apply(struct kt_efivars *s, const struct kt_efivars_auth *a, const ui
             first = res.error;
     }
     kt_authvar_result_free(&res);
+    kt_certset_free(&self);
     if (c->target == KT_EFIVAR__COUNT && c->setup_mode && setup_named(&v, named, c))
         rc = 0;
     if (c->target == KT_EFIVAR__COUNT) {
