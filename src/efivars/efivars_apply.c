@@ -381,8 +381,6 @@ static int setup_named(const struct kt_authvar *v, enum kt_efivar_id named,
     struct kt_authvar_result res;
     (void)kt_authvar_verify(v, kt_efivar_name(named), NULL, NULL, NULL, &res);
     int ok = res.payload_rc == 0;
-    if (!ok)
-        c->error = res.error;
     kt_authvar_result_free(&res);
     if (!ok)
         return 0;
