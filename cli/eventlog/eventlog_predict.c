@@ -99,6 +99,7 @@ static const char *how_name(enum kt_predict_how h)
     case KT_PRED_RECOMPUTED: return "same";
     case KT_PRED_CHANGED: return "changed";
     case KT_PRED_KEPT_UNKNOWN: return "kept_unknown";
+    case KT_PRED_REMOVED: return "removed";
     default: return "kept";
     }
 }
@@ -148,6 +149,8 @@ static void pcrlock_records(struct jw *w, const struct kt_evlog *log,
     for (size_t k = 0; k < kt_evlog_prediction_n_events(p, pcr); k++) {
         const struct kt_evlog_predicted *x = kt_evlog_prediction_event(p, pcr, k);
         const struct kt_evlog_event *e = &log->event[x->event_index];
+        if (x->how == KT_PRED_REMOVED)
+            continue; /* not measured at the next boot */
         jw_obj(w, NULL);
         jw_int(w, "pcr", pcr);
         jw_arr(w, "digests");
@@ -199,19 +202,20 @@ static void inserted_print(const struct kt_evlog_predicted *x, unsigned pcr,
         jw_str(&w, "type", "predicted_event");
         jw_null(&w, "event");
         jw_int(&w, "pcr", pcr);
-        jw_str(&w, "event_type", x->type ? kt_evlog_type_name(x->type) : "EV_EFI_VARIABLE_AUTHORITY");
-        jw_str(&w, "variable", x->type ? NULL : x->variable);
+        jw_str(&w, "event_type", kt_evlog_type_name(x->type ? x->type : KT_EV_EFI_VARIABLE_AUTHORITY));
+        jw_str(&w, "variable", x->variable[0] ? x->variable : NULL);
         jw_str(&w, "prediction", "new");
-        jw_int(&w, x->type ? "after_event" : "before_event", (long long)x->event_index);
+        jw_int(&w, x->type == KT_EV_IPL ? "after_event" : "before_event", (long long)x->event_index);
         jw_str(&w, "note", note_of(x));
         jw_obj_end(&w);
         jw_newline(&w);
-    } else if (!a->quiet && x->type) {
+    } else if (!a->quiet && x->type == KT_EV_IPL) {
         printf("  NEW %s after #%zu: %s\n", kt_evlog_type_name(x->type), x->event_index,
                tx(note_of(x)));
     } else if (!a->quiet) {
-        printf("  NEW EV_EFI_VARIABLE_AUTHORITY %s before #%zu: %s\n", tx(x->variable),
-               x->event_index, tx(note_of(x)));
+        printf("  NEW %s %s before #%zu: %s\n",
+               kt_evlog_type_name(x->type ? x->type : KT_EV_EFI_VARIABLE_AUTHORITY),
+               tx(x->variable), x->event_index, tx(note_of(x)));
     }
 }
 
@@ -248,6 +252,7 @@ static void events_print(const struct kt_evlog *log, const struct kt_evlog_predi
                    x->how == KT_PRED_CHANGED      ? "CHANGES"
                    : x->how == KT_PRED_RECOMPUTED ? "unchanged"
                    : x->how == KT_PRED_KEPT       ? "kept"
+                   : x->how == KT_PRED_REMOVED    ? "NOT MEASURED"
                                                   : "kept (unknown)",
                    note[0] ? ": " : "", tx(note));
         }

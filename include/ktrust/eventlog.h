@@ -390,6 +390,9 @@ enum kt_predict_how {
     KT_PRED_RECOMPUTED,    /* recomputed from new data, equal to the logged digest */
     KT_PRED_CHANGED,       /* recomputed from new data, different */
     KT_PRED_KEPT_UNKNOWN,  /* kept: the new state could not be worked out (note says why) */
+    KT_PRED_REMOVED,       /* the next boot does not measure it (setup mode: no image is
+                            * verified; MokListTrusted set; dbt deleted): left out of the
+                            * replay */
 };
 
 /* Why an event was kept, for advice the application words (the note says
@@ -407,16 +410,17 @@ struct kt_evlog_predicted {
                          * have: firmware logs each db entry once, and after the change
                          * an image is verified by an entry not logged before it; shim
                          * logs each MokListRT entry once, per image it verifies */
-    char variable[16];  /* inserted: the variable the new event names ("db", "MokListRT") */
-    uint32_t type;      /* inserted: the new event's type when not EV_EFI_VARIABLE_AUTHORITY
-                         * (0); an EV_IPL (a UKI section the stub measures) comes after
-                         * event_index, the last of the events it follows */
+    char variable[16];  /* inserted: the variable the new event names ("db", "MokListRT",
+                         * "dbt"; "" for an EV_IPL) */
     enum kt_predict_how how;
     enum kt_predict_hint hint;
     char note[320];
     /* the predicted digest in each bank of the log (log->bank[b]); a bank
      * ktrust cannot compute keeps the logged digest */
     uint8_t digest[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST];
+    uint32_t type;      /* inserted: its event type (0: EV_EFI_VARIABLE_AUTHORITY); an
+                         * EV_IPL (a UKI section the stub measures) comes after
+                         * event_index, the last of the events it follows */
 };
 
 /* One image replaced: the path the log names (`\EFI\BOOT\BOOTX64.EFI`) and

@@ -102,6 +102,13 @@ struct kt_authvar_result {
                                   * release on ("edk2-stable202302", boot/edk2.h), or NULL */
     int parse_rc;                /* the message's parse (name-independent): 0 or why not */
     struct kt_error parse_error;
+    /* the set whose signed bytes the signers' messageDigest matches, even
+     * when the signature itself does not verify (0: none): the write's
+     * name and attributes without a valid signature, which is all setup
+     * mode needs (EDK2 checks no signature there) */
+    uint32_t matched_attributes;
+    int payload_rc;              /* the payload's format check: 0 or -EBADMSG (error says
+                                  * why when it is the verdict) */
 };
 
 /* Verify update v of variable `name` (PK, KEK, db, dbx, dbt, dbr) with

@@ -342,6 +342,8 @@ static int match_form(const struct kt_authvar *v, const char *name, const uint8_
         rc = try_attrs(v, name, vendor, tries[t], res->msg, &te);
         last_t = t;
         bool matched = content_matched(res->msg);
+        if (matched && !res->matched_attributes)
+            res->matched_attributes = tries[t];
         if (rc == 0)
             res->attributes = tries[t];
         else if (first_t < 0 || (matched && !first_matched) ||
@@ -432,6 +434,7 @@ static int verify_parsed(const struct kt_authvar *v, const char *name, const uin
                                       "variable '%s': PK, KEK, db, dbx, dbt or dbr", name);
     struct kt_error pe = KT_ERROR_INIT;
     int prc = check_payload(v, name, &res->counts, &pe);
+    res->payload_rc = prc;
 
     int rc = res->parse_rc;
     if (rc < 0) { /* the same for every name: the message as parsed the first time */
@@ -473,6 +476,7 @@ int kt_authvar_verify_again(const struct kt_authvar *v, const char *name,
     res->verdict = 0;
     res->error = (struct kt_error)KT_ERROR_INIT;
     res->attributes = 0;
+    res->matched_attributes = 0;
     res->append = false;
     memset(&res->counts, 0, sizeof(res->counts));
     return verify_parsed(v, name, vendor, pk, kek, res);

@@ -16,7 +16,8 @@ static const struct kt_var_info vars[KT_EFIVAR__COUNT] = {
     {KT_EFIVAR_DB, "db", NULL, KT_VENDOR_IMAGE_DB, AUTH, 7, KT_WRITER_KEK},
     {KT_EFIVAR_DBX, "dbx", NULL, KT_VENDOR_IMAGE_DB, AUTH, 7, KT_WRITER_KEK},
     {KT_EFIVAR_DBT, "dbt", NULL, KT_VENDOR_IMAGE_DB, AUTH, 7, KT_WRITER_KEK},
-    {KT_EFIVAR_DBR, "dbr", NULL, KT_VENDOR_IMAGE_DB, AUTH, 7, KT_WRITER_KEK},
+    /* dbr: not measured (EDK2 2022.11 Tcg2Dxe MeasureAllSecureVariables) */
+    {KT_EFIVAR_DBR, "dbr", NULL, KT_VENDOR_IMAGE_DB, AUTH, -1, KT_WRITER_KEK},
     {KT_EFIVAR_PK_DEFAULT, "PKDefault", NULL, KT_VENDOR_GLOBAL, BS | RT, -1, KT_WRITER_FIRMWARE},
     {KT_EFIVAR_KEK_DEFAULT, "KEKDefault", NULL, KT_VENDOR_GLOBAL, BS | RT, -1, KT_WRITER_FIRMWARE},
     {KT_EFIVAR_DB_DEFAULT, "dbDefault", NULL, KT_VENDOR_GLOBAL, BS | RT, -1, KT_WRITER_FIRMWARE},
@@ -82,4 +83,9 @@ bool kt_var_authenticated(const struct kt_var_info *v)
 bool kt_var_firmware_measured(const struct kt_var_info *v)
 {
     return v && v->pcr == 7 && v->writer != KT_WRITER_SHIM;
+}
+
+bool kt_var_measured_absent(const struct kt_var_info *v)
+{
+    return kt_var_firmware_measured(v) && v->id != KT_EFIVAR_DBT;
 }

@@ -57,8 +57,13 @@ const struct kt_var_info *kt_var_find(const char *name);
 const uint8_t *kt_var_vendor_guid(enum kt_var_vendor v);
 const char *kt_var_vendor_str(enum kt_var_vendor v);
 /* One firmware measures into PCR 7 as EV_EFI_VARIABLE_DRIVER_CONFIG
- * (SecureBoot, PK, KEK, db, dbx, dbt, dbr; shim measures SbatLevel itself). */
+ * (EDK2 2022.11 Tcg2Dxe MeasureAllSecureVariables: SecureBoot, PK, KEK, db,
+ * dbx, then dbt; not dbr; shim measures SbatLevel itself). */
 bool kt_var_firmware_measured(const struct kt_var_info *v);
+/* One measured even when it does not exist, with no data (the mVariableType
+ * list: SecureBoot, PK, KEK, db, dbx; ReadAndMeasureVariable); dbt is
+ * measured only when it exists. */
+bool kt_var_measured_absent(const struct kt_var_info *v);
 /* An authenticated variable (written only under the PK or a KEK)? */
 bool kt_var_authenticated(const struct kt_var_info *v);
 

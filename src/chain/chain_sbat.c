@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "chain/chain_sbat.h"
+#include "efivars/efivars.h"
 
 int kt_sbat_policy_parse(const char *s, enum kt_sbat_policy *p)
 {
@@ -182,6 +183,12 @@ void kt_chain_sbat_state(const struct kt_efivars *vars, enum kt_sbat_policy *pol
     int sb = kt_efivars_byte(vars, KT_EFIVAR_SECURE_BOOT);
     if (sb >= 0)
         *secure = sb;
+    /* no PK in a whole view: setup mode at the next boot, SecureBoot 0
+     * whatever the running system still shows (EDK2 2022.11
+     * AuthVariableLibInitialize; UpdatePlatformMode leaves SecureBoot alone
+     * at runtime) */
+    if (kt_efivars_next_setup_mode(vars))
+        *secure = false;
 }
 
 int kt_chain_sbat_next(const struct kt_efivars *vars, const struct kt_sbat_level *given,

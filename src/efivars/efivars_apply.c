@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "authvar/authvar.h"
 #include "boot/edk2.h"
@@ -177,10 +178,9 @@ static void certset_of(struct kt_certset *set, const struct kt_efivar *v)
         (void)kt_certset_add(set, p, len, &e); /* no certificate: no authority */
 }
 
-/* EDK2 derives the platform mode from the PK alone (SetupMode only
- * reflects it): a state whose PK is present is in user mode, whatever its
- * SetupMode file says. */
-static bool in_setup_mode(const struct kt_efivars *s)
+/* A state whose PK is present is in user mode, whatever its SetupMode
+ * file says. */
+bool kt_efivars_in_setup_mode(const struct kt_efivars *s)
 {
     size_t len;
     return !kt_efivar_data(&s->var[KT_EFIVAR_PK], &len) || !len;
@@ -191,7 +191,7 @@ static bool in_setup_mode(const struct kt_efivars *s)
  * carries (AuthVarTypePayload) and other writes need no authority. */
 static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setup,
                      const struct kt_certset *pk, const struct kt_certset *kek,
-                     struct kt_authvar_result *res, bool again)
+                     struct kt_certset *self, struct kt_authvar_result *res, bool again)
 {
     const char *name = kt_efivar_name(id);
     /* the PKCS#7 is parsed once for every name tried (res keeps it) */
@@ -201,14 +201,11 @@ static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setu
                                                       : kt_authvar_verify;
     if (!setup)
         return verify(v, name, NULL, pk, kek, res);
-    if (id == KT_EFIVAR_PK) {
-        struct kt_certset self = {0};
+    if (id == KT_EFIVAR_PK) { /* self outlives res: res->authority points into it */
         struct kt_error e = KT_ERROR_INIT;
-        (void)kt_certset_add(&self, v->payload.p, v->payload.len, &e);
-        int rc = verify(v, name, NULL, &self, NULL, res);
-        for (size_t i = 0; res->authority && res->msg && i < res->msg->n_signers; i++)
-            res->authority[i] = NULL; /* it pointed into self, freed below */
-        kt_certset_free(&self);
+        kt_certset_free(self);
+        (void)kt_certset_add(self, v->payload.p, v->payload.len, &e);
+        int rc = verify(v, name, NULL, self, NULL, res);
         if (rc == -ENOKEY) { /* 2022.11's self-signed-PK rule; later EDK2 drops it */
             char note[160];
             res->accepted_from = kt_edk2_accepted_from(KT_EDK2_PK_NOT_SELF_SIGNED);
@@ -221,12 +218,30 @@ static int verify_as(const struct kt_authvar *v, enum kt_efivar_id id, bool setu
         return rc;
     }
     int rc = verify(v, name, NULL, NULL, NULL, res);
-    if (rc == -ENOKEY) { /* signed and well-formed: setup mode asks no more */
+    if (rc < 0 && rc != -ENOKEY && res->matched_attributes && res->payload_rc == 0) {
+        /* the signature does not verify, but its messageDigest names this
+         * variable: EDK2 2022.11 (ProcessVarWithKek / ProcessVarWithPk in
+         * setup mode) checks only the payload's format (CheckSignatureListFormat) */
+        res->attributes = res->matched_attributes;
+        res->append = (res->attributes & KT_EFI_VAR_APPEND_WRITE) != 0;
+        rc = -ENOKEY;
+    }
+    if (rc == -ENOKEY) { /* well-formed: setup mode asks no more */
         res->verdict = 0;
         res->error = (struct kt_error)KT_ERROR_INIT;
         return 0;
     }
     return rc;
+}
+
+bool kt_efivars_whole(const struct kt_efivars *s)
+{
+    return s->var[KT_EFIVAR_SETUP_MODE].state == KT_EFIVAR_PRESENT;
+}
+
+bool kt_efivars_next_setup_mode(const struct kt_efivars *s)
+{
+    return kt_efivars_whole(s) && kt_efivars_in_setup_mode(s);
 }
 
 /* ---- the write --------------------------------------------------------- */
@@ -325,7 +340,7 @@ void kt_efivars_auth_of(const struct kt_efivars *s, struct kt_efivars_auth *a)
     memset(a, 0, sizeof(*a));
     certset_of(&a->pk, &s->var[KT_EFIVAR_PK]);
     certset_of(&a->kek, &s->var[KT_EFIVAR_KEK]);
-    a->setup_mode = in_setup_mode(s);
+    a->setup_mode = kt_efivars_in_setup_mode(s);
     a->guess = KT_EFIVAR_DB;
 }
 
@@ -346,8 +361,48 @@ int kt_efivars_apply(struct kt_efivars *s, const uint8_t *buf, size_t len,
     return rc;
 }
 
-int kt_efivars_apply_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
-                          const uint8_t *buf, size_t len, struct kt_efivars_change *c)
+/* The variable a file's name says it writes (efitools' KEK.auth, db-x.auth:
+ * a variable's name, any case, then '.', '-', '_' or the end), for a
+ * setup-mode write whose signature names none; KT_EFIVAR__COUNT: none. */
+static enum kt_efivar_id named_by_file(const char *path)
+{
+    static const enum kt_efivar_id longest_first[] = {KT_EFIVAR_DBX, KT_EFIVAR_DBT, KT_EFIVAR_DBR,
+                                                      KT_EFIVAR_KEK, KT_EFIVAR_DB, KT_EFIVAR_PK};
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    for (size_t i = 0; i < sizeof(longest_first) / sizeof(longest_first[0]); i++) {
+        const char *n = kt_efivar_name(longest_first[i]);
+        size_t k = strlen(n);
+        if (!strncasecmp(base, n, k) && (!base[k] || strchr(".-_", base[k])))
+            return longest_first[i];
+    }
+    return KT_EFIVAR__COUNT;
+}
+
+/* Setup mode, a write no name's signature covers, to the variable the
+ * caller names: EDK2 2022.11 (ProcessVarWithKek, ProcessVarWithPk for
+ * KEK/db/dbx/dbt/dbr) checks no signature in setup mode, only the
+ * payload's format (CheckSignatureListFormat); a PK write is still checked
+ * against the PK it carries.  A replace write (the attributes a signature
+ * would say are not known).  1 when it applies, 0 when not. */
+static int setup_named(const struct kt_authvar *v, enum kt_efivar_id named,
+                       struct kt_efivars_change *c)
+{
+    if (named == KT_EFIVAR__COUNT || named == KT_EFIVAR_PK)
+        return 0;
+    struct kt_authvar_result res;
+    (void)kt_authvar_verify(v, kt_efivar_name(named), NULL, NULL, NULL, &res);
+    int ok = res.payload_rc == 0;
+    kt_authvar_result_free(&res);
+    if (!ok)
+        return 0;
+    c->target = named;
+    c->append = false;
+    c->error = (struct kt_error)KT_ERROR_INIT;
+    return 1;
+}
+
+static int apply(struct kt_efivars *s, const struct kt_efivars_auth *a, const uint8_t *buf,
+                 size_t len, enum kt_efivar_id named, struct kt_efivars_change *c)
 {
     memset(c, 0, sizeof(*c));
     c->error = (struct kt_error)KT_ERROR_INIT;
@@ -371,9 +426,10 @@ int kt_efivars_apply_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
             order[n++] = targets[i];
     struct kt_error first = KT_ERROR_INIT; /* db's reason, when no name verifies */
     struct kt_authvar_result res;
+    struct kt_certset self = {0}; /* setup mode: the PK a PK write carries */
     rc = -EKEYREJECTED;
     for (size_t i = 0; i < n; i++) {
-        rc = verify_as(&v, order[i], c->setup_mode, &a->pk, &a->kek, &res, i > 0);
+        rc = verify_as(&v, order[i], c->setup_mode, &a->pk, &a->kek, &self, &res, i > 0);
         if (res.attributes) {
             c->target = order[i];
             c->append = res.append;
@@ -391,6 +447,9 @@ int kt_efivars_apply_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
     }
     c->accepted_from = rc < 0 ? res.accepted_from : NULL; /* a static string */
     kt_authvar_result_free(&res);
+    kt_certset_free(&self);
+    if (c->target == KT_EFIVAR__COUNT && c->setup_mode && setup_named(&v, named, c))
+        rc = 0;
     if (c->target == KT_EFIVAR__COUNT) {
         if (first.code && (first.code != -EKEYREJECTED || c->accepted_from))
             c->error = first;
@@ -404,10 +463,17 @@ int kt_efivars_apply_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
     return c->verdict = write_change(s, &v, c);
 }
 
+int kt_efivars_apply_auth(struct kt_efivars *s, const struct kt_efivars_auth *a,
+                          const uint8_t *buf, size_t len, struct kt_efivars_change *c)
+{
+    return apply(s, a, buf, len, KT_EFIVAR__COUNT, c);
+}
+
 int kt_efivars_apply_file(struct kt_efivars *s, const char *path, struct kt_efivars_change *c)
 {
     struct kt_efivars_auth a;
     kt_efivars_auth_of(s, &a);
+    a.by_file_name = true;
     int rc = kt_efivars_apply_file_auth(s, &a, path, c);
     kt_efivars_auth_free(&a);
     return rc;
@@ -424,7 +490,7 @@ int kt_efivars_apply_file_auth(struct kt_efivars *s, const struct kt_efivars_aut
         c->error = e;
         return c->verdict = e.code ? e.code : -EIO;
     }
-    int rc = kt_efivars_apply_auth(s, a, f.data, f.len, c);
+    int rc = apply(s, a, f.data, f.len, a->by_file_name ? named_by_file(path) : KT_EFIVAR__COUNT, c);
     kt_file_close(&f);
     return rc;
 }

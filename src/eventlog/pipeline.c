@@ -98,6 +98,8 @@ static int replay_pcr(const struct kt_evlog *log, struct kt_evlog_prediction *p,
     }
     for (size_t k = 0; k < s->n; k++) {
         const struct kt_evlog_event *e = &log->event[s->ev[k].event_index];
+        if (s->ev[k].how == KT_PRED_REMOVED)
+            continue; /* not measured at the next boot */
         for (size_t b = 0; b < log->n_banks; b++) {
             if (!p->after.bank[b].supported ||
                 (!s->ev[k].inserted && !kt_evlog_event_digest(e, log->bank[b].alg, NULL)))

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "boot/esp.h"
+#include "boot/vars.h"
+#include "efivars/efivars.h"
 #include "chain/chain_sbat.h"
 #include "crypto/crypto.h"
 #include "eventlog/eventlog.h"
@@ -98,6 +100,12 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
                         struct kt_evlog_predicted *pr)
 {
     const struct kt_evlog_event *e = &log->event[i];
+    if (!kt_evlog_next_boot_secure(o)) {
+        pr->how = KT_PRED_REMOVED;
+        kt_fmt(pr->note, sizeof(pr->note), "Secure Boot off at the next boot (no PK: setup "
+               "mode): firmware verifies no image and logs no authority");
+        return 0;
+    }
     if (!kt_evlog_has_images(o) || !o->vars) {
         pr->how = KT_PRED_KEPT;
         pr->hint = KT_PRED_HINT_NO_ESP;
@@ -236,6 +244,29 @@ static int sbat_level(const struct kt_evlog *log, size_t i, const struct kt_evlo
     return sbat_event(log, i, v, &with, nd, pr);
 }
 
+/* Does the log show a PK (non-empty) measured? */
+static bool logged_pk(const struct kt_evlog *log)
+{
+    struct kt_evlog_var v;
+    for (size_t i = 0; i < log->n_events; i++)
+        if (log->event[i].pcr == 7 && log->event[i].type == KT_EV_EFI_VARIABLE_DRIVER_CONFIG &&
+            kt_evlog_var_parse(&log->event[i], &v, NULL) == 0 && !strcmp(v.name, "PK"))
+            return v.data.len > 0;
+    return false;
+}
+
+/* The SecureBoot byte EDK2's variable driver sets at the next boot
+ * (AuthVariableLibInitialize, 2022.11): 0 in setup mode; in user mode the
+ * SecureBootEnable switch, which the log shows off as SecureBoot = 0 with
+ * a PK measured; else 1. */
+static uint8_t secure_boot_next(const struct kt_evlog *log, const struct kt_evlog_var *v,
+                                const struct kt_evlog_predict_opts *o)
+{
+    if (!kt_evlog_next_boot_secure(o))
+        return 0;
+    return v->data.len == 1 && v->data.p[0] == 0 && logged_pk(log) ? 0 : 1;
+}
+
 static int variable(const struct kt_evlog *log, const struct kt_evlog_event *e,
                     const struct kt_evlog_var *v, const struct kt_evlog_predict_opts *o,
                     struct newdig *nd, struct kt_evlog_predicted *pr)
@@ -245,7 +276,29 @@ static int variable(const struct kt_evlog *log, const struct kt_evlog_event *e,
         pr->how = KT_PRED_KEPT;
         return 0;
     }
+    bool whole = kt_efivars_whole(o->vars);
+    if (id == KT_EFIVAR_SECURE_BOOT && whole) {
+        uint8_t sb = secure_boot_next(log, v, o);
+        KT_TRY(recompute(log, e, v, &sb, 1, nd, pr));
+        if (!sb)
+            kt_fmt(pr->note, sizeof(pr->note), "%s", kt_evlog_next_boot_secure(o)
+                   ? "SecureBoot 0: Secure Boot was off at the last boot with a PK"
+                   : "no PK: setup mode, firmware sets SecureBoot to 0 at the next boot");
+        return 0;
+    }
     const struct kt_efivar *ev = &o->vars->var[id];
+    if (ev->state == KT_EFIVAR_ABSENT && whole && kt_var_measured_absent(kt_var_info(id))) {
+        KT_TRY(recompute(log, e, v, (const uint8_t *)"", 0, nd, pr));
+        kt_fmt(pr->note, sizeof(pr->note), "%s does not exist in the new state: firmware "
+               "measures it with no data", v->name);
+        return 0;
+    }
+    if (ev->state == KT_EFIVAR_ABSENT && whole) {
+        pr->how = KT_PRED_REMOVED;
+        kt_fmt(pr->note, sizeof(pr->note), "%s does not exist in the new state: firmware "
+               "measures it only when it exists", v->name);
+        return 0;
+    }
     if (ev->state != KT_EFIVAR_PRESENT) {
         keep(pr, "%s is %s in the new state: its logged data kept", v->name,
              ev->state == KT_EFIVAR_ABSENT ? "absent" : "unreadable");
@@ -334,10 +387,46 @@ static int recompute_sbat(const struct kt_evlog *log, size_t i,
     return recompute_as(log, i, KT_EV_EFI_VARIABLE_AUTHORITY, SBAT_LEVEL, o, pr, err);
 }
 
+/* dbt in the new state and none in the log: Tcg2Dxe (MeasureAllSecureVariables,
+ * EDK2 2022.11) measures it when it exists, after dbx, before PCR 7's separator. */
+static int dbt_insert(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                      struct kt_evlog_pcr_pred *s)
+{
+    size_t len, pos, dl;
+    const struct kt_efivar *dbt = o->vars ? &o->vars->var[KT_EFIVAR_DBT] : NULL;
+    const uint8_t *d = dbt && dbt->state == KT_EFIVAR_PRESENT ? kt_efivar_data(dbt, &len) : NULL;
+    struct kt_evlog_var v;
+    for (pos = 0; d && s && pos < s->n; pos++) {
+        const struct kt_evlog_event *e = &log->event[s->ev[pos].event_index];
+        if (s->ev[pos].inserted)
+            continue;
+        if (e->type == KT_EV_SEPARATOR)
+            break;
+        if (var_event(log, s->ev[pos].event_index, KT_EV_EFI_VARIABLE_DRIVER_CONFIG, "dbt", &v,
+                      NULL) == 1)
+            return 0; /* logged: recomputed in place */
+    }
+    if (!d || !s || pos == s->n)
+        return 0;
+    struct kt_evlog_predicted x;
+    memset(&x, 0, sizeof(x));
+    x.event_index = s->ev[pos].event_index;
+    x.inserted = true;
+    x.type = KT_EV_EFI_VARIABLE_DRIVER_CONFIG;
+    x.how = KT_PRED_CHANGED;
+    snprintf(x.variable, sizeof(x.variable), "dbt");
+    for (size_t b = 0; b < log->n_banks; b++)
+        if (log->bank[b].supported)
+            KT_TRY(kt_evlog_var_digest(log->bank[b].alg, kt_var_vendor_guid(KT_VENDOR_IMAGE_DB),
+                                       "dbt", d, len, x.digest[b], &dl));
+    kt_fmt(x.note, sizeof(x.note), "dbt exists in the new state: firmware measures it after dbx");
+    return kt_evlog_pred_insert(s, pos, &x);
+}
+
 #define PCR7_WHAT "each PCR 7 event recomputed where the new state is known"
 
 const struct kt_evlog_recomputer kt_evlog_rc_sb_vars = {
-    7, PCR7_WHAT, "the Secure Boot variables", NULL, claims_var, recompute_var, NULL,
+    7, PCR7_WHAT, "the Secure Boot variables", NULL, claims_var, recompute_var, dbt_insert,
 };
 const struct kt_evlog_recomputer kt_evlog_rc_db_authority = {
     7, PCR7_WHAT, "the db entry that verifies each image", NULL, claims_db, recompute_db, NULL,

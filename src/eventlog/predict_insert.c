@@ -42,18 +42,6 @@ static bool logged_before(const struct kt_evlog *log, const struct kt_evlog_pcr_
     return false;
 }
 
-static int insert_at(struct kt_evlog_pcr_pred *p, size_t pos, const struct kt_evlog_predicted *x)
-{
-    struct kt_evlog_predicted *ne = realloc(p->ev, (p->n + 1) * sizeof(*ne));
-    if (!ne)
-        return -ENOMEM;
-    p->ev = ne;
-    memmove(&p->ev[pos + 1], &p->ev[pos], (p->n - pos) * sizeof(*ne));
-    p->ev[pos] = *x;
-    p->n++;
-    return 0;
-}
-
 static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predict_opts *o,
                struct kt_evlog_pcr_pred *p)
 {
@@ -90,12 +78,13 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
         return 0;
     kt_fmt(x.note, sizeof(x.note), "firmware would log the db entry that verifies %s: %s", file,
            l.trusted_by);
-    return insert_at(p, pos, &x);
+    return kt_evlog_pred_insert(p, pos, &x);
 }
 
+/* In setup mode firmware verifies nothing and logs no authority. */
 static bool active(const struct kt_evlog_predict_opts *o)
 {
-    return kt_evlog_has_images(o) && o->vars;
+    return kt_evlog_has_images(o) && o->vars && kt_evlog_next_boot_secure(o);
 }
 
 static int insert_all(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,

@@ -4,10 +4,13 @@
  * mirrors into MokListRT, MokListXRT and MokListTrustedRT (the corpus's
  * OVMF boot: MokList's digest is the hash of the vendor certificate's ESL,
  * MokListTrusted's the hash of the byte 1).  The state after the change:
- * those RT variables of the new state. */
+ * those RT variables of the new state.  MokListTrusted is inverse (shim
+ * 16.1 mok.c, MOK_VARIABLE_INVERSE): absent, shim creates MokListTrustedRT =
+ * 1 and logs it; set, neither: no MokListTrustedRT, no event. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "efivars/efivars.h"
 #include "eventlog/eventlog.h"
 #include "eventlog/recompute.h"
 #include "util/fmt.h"
@@ -45,8 +48,21 @@ static int recompute(const struct kt_evlog *log, size_t i, const struct kt_evlog
                      struct kt_evlog_predicted *pr, struct kt_error *err)
 {
     int id = mok_var(&log->event[i]);
-    const struct kt_efivar *v = &o->vars->var[id];
     (void)err;
+    if (id < 0)
+        return 0; /* claimed: not reached */
+    const struct kt_efivar *v = &o->vars->var[id];
+    /* absent from a whole view with shim's mirrors (MokListRT: shim always
+     * creates it) */
+    if (v->state == KT_EFIVAR_ABSENT && id == KT_EFIVAR_MOKLIST_TRUSTED &&
+        kt_efivars_whole(o->vars) && o->vars->var[KT_EFIVAR_MOKLIST].state == KT_EFIVAR_PRESENT) {
+        /* shim 16.1 mok.c: MokListTrusted is MOK_VARIABLE_INVERSE: set, shim
+         * neither mirrors it into MokListTrustedRT nor logs it */
+        pr->how = KT_PRED_REMOVED;
+        kt_fmt(pr->note, sizeof(pr->note), "MokListTrustedRT absent (MokListTrusted set: the "
+               "owner does not trust MOK keys for the kernel): shim logs nothing");
+        return 0;
+    }
     if (v->state != KT_EFIVAR_PRESENT) {
         pr->how = KT_PRED_KEPT_UNKNOWN;
         kt_fmt(pr->note, sizeof(pr->note), "%s not in the new state: kept", kt_efivar_name(id));

@@ -102,6 +102,12 @@ static int recompute(const struct kt_evlog *log, size_t i, const struct kt_evlog
     struct kt_evlog_var v;
     KT_TRY(kt_evlog_var_parse(e, &v, err));
     char file[512], path[4096];
+    if (!kt_evlog_next_boot_secure(o)) {
+        pr->how = KT_PRED_REMOVED;
+        kt_fmt(pr->note, sizeof(pr->note), "Secure Boot off at the next boot (no PK: setup "
+               "mode): shim verifies nothing and logs no authority");
+        return 0;
+    }
     if (o->vars->var[KT_EFIVAR_MOKLIST].state != KT_EFIVAR_PRESENT) {
         keep(pr, "MokListRT (shim's runtime copy: its vendor certificate, then MokList) not in "
                  "the new state", "");
@@ -186,13 +192,8 @@ static int kernel_again(const struct kt_evlog *log, const struct kt_evlog_predic
             x.event_index = i; /* the last image: the kernel, verified through shim */
     kt_fmt(x.note, sizeof(x.note), "the kernel, verified as at the last boot by the entry "
            "the loader no longer uses: shim logs it for the kernel");
-    struct kt_evlog_predicted *ne = realloc(s->ev, (s->n + 1) * sizeof(*ne));
-    if (!ne)
-        return -ENOMEM;
-    s->ev = ne;
-    s->ev[s->n++] = x;
     (void)o;
-    return 0;
+    return kt_evlog_pred_insert(s, s->n, &x);
 }
 
 static bool active(const struct kt_evlog_predict_opts *o)

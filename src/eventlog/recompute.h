@@ -77,6 +77,15 @@ int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
 void kt_evlog_pred_set(const struct kt_evlog *log, struct kt_evlog_predicted *pr,
                        const uint8_t d[KT_EVLOG_MAX_BANKS][KT_EVLOG_MAX_DIGEST]);
 
+/* Insert x at position pos (<= s->n) of s's events: 0 or -ENOMEM. */
+int kt_evlog_pred_insert(struct kt_evlog_pcr_pred *s, size_t pos, const struct kt_evlog_predicted *x);
+
+/* Does the next boot verify images (EDK2's DxeImageVerificationLib and
+ * shim check signatures only with SecureBoot = 1, which the variable
+ * driver sets only in user mode, AuthVariableLibInitialize: a PK)?  True
+ * without new variables (the logged state). */
+bool kt_evlog_next_boot_secure(const struct kt_evlog_predict_opts *o);
+
 /* The db entry (owner GUID + data, as EFI_SIGNATURE_DATA) of vars' db that
  * the chain names (which: variable "db", its index, owner and the SHA-256 of
  * its data, kt_chain_firmware's link->db): 0 and *out, or -ENOENT. */

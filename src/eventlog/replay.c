@@ -1,7 +1,11 @@
 /* replay.c - every PCR of every bank from the log, and the digest of a
- * UEFI_VARIABLE_DATA (what a variable event carries). */
+ * UEFI_VARIABLE_DATA (what a variable event carries); the helpers every
+ * recomputer shares (recompute.h: a digest set, an event inserted, the mode
+ * of the next boot). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "efivars/efivars.h"
 #include "eventlog/eventlog.h"
 #include "eventlog/recompute.h"
 
@@ -93,4 +97,21 @@ void kt_evlog_pred_set(const struct kt_evlog *log, struct kt_evlog_predicted *pr
         memcpy(pr->digest[b], d[b], log->bank[b].size);
     }
     pr->how = same ? KT_PRED_RECOMPUTED : KT_PRED_CHANGED;
+}
+
+int kt_evlog_pred_insert(struct kt_evlog_pcr_pred *s, size_t pos, const struct kt_evlog_predicted *x)
+{
+    struct kt_evlog_predicted *ne = realloc(s->ev, (s->n + 1) * sizeof(*ne));
+    if (!ne)
+        return -ENOMEM;
+    s->ev = ne;
+    memmove(&s->ev[pos + 1], &s->ev[pos], (s->n - pos) * sizeof(*ne));
+    s->ev[pos] = *x;
+    s->n++;
+    return 0;
+}
+
+bool kt_evlog_next_boot_secure(const struct kt_evlog_predict_opts *o)
+{
+    return !o->vars || !kt_efivars_next_setup_mode(o->vars);
 }

@@ -292,17 +292,24 @@ RT_MIRROR = {"MokList": "MokListRT", "MokListX": "MokListXRT", "SbatLevel": "Sba
 
 def runtime_view(vars_, d, secure=True, mok_trusted=True):
     """The variables as the OS would read them before shim changed anything:
-    the store's, SecureBoot/SetupMode as the firmware exposes them, and shim's
+    the store's, SecureBoot/SetupMode as the firmware exposes them (SetupMode
+    1 when the store has no PK: EDK2 derives the mode from the PK), and shim's
     RT mirrors under their RT names (MokListTrustedRT exists unless the owner
-    said no, shim 16.x's default)."""
+    said no: shim 16.x mok.c's MOK_VARIABLE_INVERSE, a MokListTrusted in the
+    store means no MokListTrustedRT)."""
     vars_.dump(d)
+    untrusted = False
     for f in os.listdir(d):
         name, _, guid = f.partition("-")
-        if name in RT_MIRROR and guid == str(SHIM_GUID):
+        if name == "MokListTrusted" and guid == str(SHIM_GUID):
+            os.unlink(os.path.join(d, f))
+            untrusted = True
+        elif name in RT_MIRROR and guid == str(SHIM_GUID):
             os.rename(os.path.join(d, f), os.path.join(d, "%s-%s" % (RT_MIRROR[name], guid)))
+    setup = vars_.get("PK", GLOBAL_GUID) is None
     open(os.path.join(d, "SecureBoot-%s" % GLOBAL_GUID), "wb").write(E.efivar(BS_RT, bytes([secure])))
-    open(os.path.join(d, "SetupMode-%s" % GLOBAL_GUID), "wb").write(E.efivar(BS_RT, b"\x00"))
-    if mok_trusted and not os.path.exists(os.path.join(d, "MokListTrustedRT-%s" % SHIM_GUID)):
+    open(os.path.join(d, "SetupMode-%s" % GLOBAL_GUID), "wb").write(E.efivar(BS_RT, bytes([setup])))
+    if mok_trusted and not untrusted and not os.path.exists(os.path.join(d, "MokListTrustedRT-%s" % SHIM_GUID)):
         open(os.path.join(d, "MokListTrustedRT-%s" % SHIM_GUID), "wb").write(E.efivar(BS_RT, b"\x01"))
     return d
 

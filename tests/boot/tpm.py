@@ -7,7 +7,8 @@ initramfs that prints the firmware event log and the TPM's PCRs.
   1. State A (the stock store): the log's replay must equal the PCRs read
      from the TPM (`ktrust eventlog LOG --pcrs`), both banks.
   2. For each change B (dbx + one hash, db + Microsoft UEFI CA 2023, a newer
-     SbatLevel, one more MOK): `ktrust eventlog logA --predict --efivars B
+     SbatLevel, one more MOK, the PK deleted, a PK re-enrolled in setup mode,
+     dbt/dbr, MokListTrusted, a db CA under another owner): `ktrust eventlog logA --predict --efivars B
      --esp ESP` predicts PCR 7 (and 14); state B is booted and the measured
      PCRs must equal the prediction.  On a difference the events of log B and
      the predicted events are printed side by side.
@@ -71,19 +72,18 @@ class Measured:
         return path
 
 
-def parse_serial(w, serial):
+def parse_serial(w, serial, os_log=True):
+    """The log, the PCRs and the RT variables a boot printed.  os_log False:
+    a boot whose kernel may expose no event log (seen with Secure Boot off:
+    no binary_bios_measurements, the PCRs readable); the log is then None
+    and only the PCRs compare."""
     m = re.search(r"KT-EVENTLOG-SHA256 ([0-9a-f]{64})", serial)
     body = re.search(r"KT-EVENTLOG-BEGIN\n(.*?)KT-EVENTLOG-END", serial, re.S)
-    if not m or not body:
+    if (not m or not body) and os_log:
         raise RuntimeError("no event log on the serial console (%s)" % "; ".join(evidence(serial)))
-    text = "".join(line.strip() for line in body.group(1).splitlines()
-                   if re.fullmatch(r"[A-Za-z0-9+/=]+", line.strip()))
-    data = base64.b64decode(text)
-    if hashlib.sha256(data).hexdigest() != m.group(1):
-        raise RuntimeError("event log garbled on the serial console: sha256 %s, the guest said %s"
-                           % (hashlib.sha256(data).hexdigest(), m.group(1)))
-    log = os.path.join(w, "eventlog.bin")
-    open(log, "wb").write(data)
+    log = None
+    if m and body:
+        log = log_of(w, serial, m, body)
     pcrs = {}
     for bank, n, hexv in re.findall(r"^KT-PCR (sha1|sha256) (\d+) ([0-9A-Fa-f]+)\s*$", serial, re.M):
         pcrs[(bank, int(n))] = hexv.lower()
@@ -93,6 +93,18 @@ def parse_serial(w, serial):
     for name, b64 in re.findall(r"^KT-VAR (\S+) ?(\S*)\s*$", serial, re.M):
         rtvars[name] = base64.b64decode(b64)
     return log, pcrs, rtvars
+
+
+def log_of(w, serial, m, body):
+    text = "".join(line.strip() for line in body.group(1).splitlines()
+                   if re.fullmatch(r"[A-Za-z0-9+/=]+", line.strip()))
+    data = base64.b64decode(text)
+    if hashlib.sha256(data).hexdigest() != m.group(1):
+        raise RuntimeError("event log garbled on the serial console: sha256 %s, the guest said %s"
+                           % (hashlib.sha256(data).hexdigest(), m.group(1)))
+    log = os.path.join(w, "eventlog.bin")
+    open(log, "wb").write(data)
+    return log
 
 
 def evidence(serial):
@@ -136,7 +148,7 @@ def esp_dir(w, loader=B.GRUB):
     return d
 
 
-def measured_boot(name, setup=None, loader=B.GRUB):
+def measured_boot(name, setup=None, loader=B.GRUB, os_log=True):
     """Boot the store (stock, after setup(vars, dir)) with a fresh TPM; a Measured."""
     w = B.scratch("tpm-" + name)
     v = B.scenario_store(w, setup)
@@ -150,7 +162,7 @@ def measured_boot(name, setup=None, loader=B.GRUB):
     finally:
         B.terminate(sw)
     open(os.path.join(w, "serial.log"), "w").write(serial)
-    log, pcrs, rtvars = parse_serial(w, serial)
+    log, pcrs, rtvars = parse_serial(w, serial, os_log)
     return Measured(w, log, pcrs, rtvars, serial)
 
 
@@ -256,20 +268,22 @@ def runtime_b(vb, d, a):
     return d
 
 
-def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=(), loader=B.GRUB):
+def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=(), loader=B.GRUB, view=None,
+                    os_log=True):
     """Predict PCRs from log A and state B, boot B, compare.  extra(w): more
-    --predict arguments; loader: the GRUB on B's ESP."""
+    --predict arguments; loader: the GRUB on B's ESP; view: the store ktrust
+    predicts from when it is not B's (B is then view + extra's --apply)."""
     a = state_a()
     res = Result()
     # predict first, from log A and state B (the store before its boot)
     w = B.scratch("tpm-" + name + "-predict")
-    vb = B.scenario_store(w, setup)
+    vb = B.scenario_store(w, view or setup)
     ev = runtime_b(vb, os.path.join(w, "efivars"), a)
     esp = esp_dir(w, loader)
     rc, pred, events, err = predict(a.log, ev, esp, *(extra(w) if extra else ()))
     if rc not in (0, 5) or not pred:
         raise RuntimeError("ktrust eventlog --predict exit %d: %s" % (rc, err.strip()))
-    m = measured_boot(name, setup, loader)
+    m = measured_boot(name, setup, loader, os_log)
     for pcr in pcrs:  # the first check, PCR 7 sha256, is the one KT_BOOT_FLIP changes
         for bank in ("sha256", "sha1"):
             real = m.pcrs[(bank, pcr)]
@@ -289,9 +303,12 @@ def change_scenario(name, setup, pcrs=(7,), want_change=True, extra=(), loader=B
             res.notes.append("PCR %d from the plain pre-boot view (store names as RT names%s): %s, measured %s"
                              % (pcr, ", no --sbat-level" if extra else "", pred2.get(k), m.pcrs[k]))
     # and B's own log replays to B's PCRs
-    rc2, objs, err2 = replay_check(m)
-    res.compare("log B replays to B's PCRs (eventlog --pcrs exit)", 0, rc2)
-    tpm2_check(res, m)
+    if m.log:
+        rc2, objs, err2 = replay_check(m)
+        res.compare("log B replays to B's PCRs (eventlog --pcrs exit)", 0, rc2)
+        tpm2_check(res, m)
+    else:
+        res.notes.append("B's kernel exposed no event log (Secure Boot off): the PCRs alone compared")
     res.measured, res.events, res.pcrs_checked = m, events, pcrs
     return res
 
@@ -302,7 +319,7 @@ def explain(res):
     ktrust's verdict on it (same, changed, kept, new...)."""
     a, m = state_a(), res.measured
     for pcr in res.pcrs_checked:
-        ea, eb = log_events(a.log, pcr), log_events(m.log, pcr)
+        ea, eb = log_events(a.log, pcr), log_events(m.log, pcr) if m.log else []
         said = {o.get("event"): o for o in res.events if o.get("pcr") == pcr}
         print("    PCR %d, event by event (A's log | B's log | ktrust):" % pcr)
         for i in range(max(len(ea), len(eb))):
@@ -440,6 +457,92 @@ def tpm_new_loader():
     loader, der = mok_grub()
     return change_scenario("tpm_new_loader", lambda v, w: v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der)),
                            pcrs=(7, 14, 4), loader=loader)
+
+
+def pk_delete(v, w):
+    v.delete("PK", B.GLOBAL_GUID)
+
+
+@scenario
+def tpm_pk_deleted():
+    """PK deleted (what a PK-signed empty update leaves): setup mode at the next boot, SecureBoot
+    measured 0, PK measured with no data, no authority event (firmware and shim verify nothing),
+    and shim, outside secure mode, resets SbatLevel to its original payload before measuring it:
+    PCR 7 predicted from log A = measured (#32)."""
+    return change_scenario("tpm_pk_deleted", pk_delete, os_log=False)
+
+
+def setup_mode_updates():
+    """A KEK update whose signature does not verify (signed, then its last bytes
+    flipped: EDK2 checks no signature in setup mode) and a self-signed PK update,
+    as KEK.auth and PK.auth (efitools); and the payloads (kek_esl, pk_esl)."""
+    for tool in ("cert-to-efi-sig-list", "sign-efi-sig-list"):
+        if not shutil.which(tool):
+            raise B.Skip("%s not installed (package efitools)" % tool)
+    d = os.path.join(B.WORK, "keys", "setup-mode")
+    os.makedirs(d, exist_ok=True)
+    out = {}
+    for n in ("PK", "KEK", "other"):
+        key, crt, _der = B.new_key(d, "sm-" + n, "ktrust tpm32 %s" % n)
+        out[n] = (key, crt)
+    owner = "a1b2c3d4-0000-4000-8000-000000000032"
+    for n in ("PK", "KEK"):
+        B.run(["cert-to-efi-sig-list", "-g", owner, out[n][1], os.path.join(d, n + ".esl")])
+    t = "2026-01-01 00:00:00"
+    B.run(["sign-efi-sig-list", "-t", t, "-g", owner, "-k", out["PK"][0], "-c", out["PK"][1], "PK",
+           os.path.join(d, "PK.esl"), os.path.join(d, "PK.auth")])
+    signed = os.path.join(d, "KEK-signed.auth")
+    B.run(["sign-efi-sig-list", "-t", t, "-g", owner, "-k", out["other"][0], "-c", out["other"][1],
+           "KEK", os.path.join(d, "KEK.esl"), signed])
+    data = bytearray(open(signed, "rb").read())
+    end = 16 + int.from_bytes(data[16:20], "little")  # the end of WIN_CERTIFICATE: the signature
+    for i in range(end - 16, end):
+        data[i] ^= 0x5A
+    open(os.path.join(d, "KEK.auth"), "wb").write(data)
+    return d, open(os.path.join(d, "KEK.esl"), "rb").read(), open(os.path.join(d, "PK.esl"), "rb").read()
+
+
+@scenario
+def tpm_pk_reenrolled():
+    """PK deleted, then in setup mode a KEK written whose signature does not verify (accepted:
+    EDK2 2022.11 checks only the format there) and a self-signed PK (Secure Boot on again):
+    PCR 7 predicted from log A, the setup-mode view and --apply KEK.auth --apply PK.auth =
+    measured with the store holding what those writes leave (#32)."""
+    d, kek, pk = setup_mode_updates()
+
+    def reenrolled(v, w):
+        v.set("KEK", B.GLOBAL_GUID, B.AUTH_DB, kek)
+        v.set("PK", B.GLOBAL_GUID, B.AUTH_DB, pk)
+    return change_scenario("tpm_pk_reenrolled", reenrolled, view=pk_delete,
+                           extra=lambda w: ("--apply", os.path.join(d, "KEK.auth"),
+                                            "--apply", os.path.join(d, "PK.auth")))
+
+
+OTHER_OWNER = "77fa9abd-0359-4d32-bd60-28f4e78f7b32"
+
+
+def dbt_dbr_untrusted_dup(v, w):
+    """dbt and dbr created, MokListTrusted set (shim 16.1: no MokListTrustedRT, no event),
+    Microsoft UEFI CA 2011 appended to db again under another owner."""
+    _k, _c, der = B.new_key(os.path.join(B.WORK, "keys"), "dbt", "ktrust tpm32 dbt")
+    v.set("dbt", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der))
+    v.set("dbr", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der))
+    v.set("MokListTrusted", B.SHIM_GUID, B.NV_BS, b"\x01")
+    ca = B.der_of(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2011.pem"))
+    attr, data = v.get("db", B.SECURITY_GUID)
+    v.set("db", B.SECURITY_GUID, attr, data + B.E.esl_x509(ca, owner=OTHER_OWNER))
+
+
+@scenario
+def tpm_dbt_untrusted_dup():
+    """Three changes in one boot, each its own event: dbt created (Tcg2Dxe measures it after
+    dbx; dbr created too and not measured), MokListTrusted set (shim no longer logs it in PCR
+    14), the 2011 UEFI CA appended to db under another owner (the authority event still names
+    the first entry): PCR 7 and 14 predicted from log A = measured (#32)."""
+    res = change_scenario("tpm_dbt_untrusted_dup", dbt_dbr_untrusted_dup, pcrs=(7, 14))
+    real = [e for e in log_events(res.measured.log, 7) if e[2] in ("dbt", "dbr")]
+    res.compare("measured: dbt, not dbr", ["dbt"], [e[2] for e in real])
+    return res
 
 
 # ------------------------------------------------------------------ driver

@@ -12,22 +12,12 @@
 corpus
 command -v tpm2_eventlog >/dev/null || { [ -n "${CI:-}" ] && exit 1; echo "skipped: tpm2_eventlog missing"; exit 77; }
 cd "$T"
-O=$CORPUS/peers/ovmf-swtpm-boot
-LOG=$O/eventlog.bin
-tpm2_eventlog "$LOG" >log.yaml 2>/dev/null
-mkdir -p esp/EFI/BOOT
-cp "$CORPUS/debian/shimx64.efi.signed" esp/EFI/BOOT/BOOTX64.EFI
+pcr_oracle_setup
 fresh() { rm -rf vars; cp -r "$O/efivars" vars; chmod -R u+w vars; }
-# the oracle: PCR 7 (PCR $OPCR) replayed from tpm2_eventlog's digests;
-# arguments "EVENTNUM NAME GUID FILE" replace an event's digest by the hash of
-# UEFI_VARIABLE_DATA(GUID, NAME, contents of FILE); "EVENTNUM = SHA1 SHA256"
-# by the given digests
-oracle() { OPCR=${OPCR:-7} python3 "$KT_SRC/tests/fixtures/pcr_oracle.py" "$@"; }
-predicted() { "$KTRUST" eventlog "$LOG" --predict --json "$@" | OPCR=${OPCR:-7} python3 -c '
-import sys, json, os
-for l in sys.stdin:
-    d = json.loads(l)
-    if d["type"] == "prediction" and d["pcr"] == int(os.environ["OPCR"]): print(d["bank"], d["predicted"])'; }
+# the oracle (common.sh): PCR 7 (PCR $OPCR) replayed from tpm2_eventlog's
+# digests; arguments "EVENTNUM NAME GUID FILE" replace an event's digest by
+# the hash of UEFI_VARIABLE_DATA(GUID, NAME, contents of FILE); "EVENTNUM =
+# SHA1 SHA256" by the given digests
 EFIG=8be4df61-93ca-11d2-aa0d-00e098032b8c
 DBG=d719b2cb-3d3a-4596-a3bc-dad00e67656f
 SHIMG=605dab50-e046-4300-abb6-3dd810dd8b23

@@ -55,6 +55,25 @@ corpus() {
     exit 77
 }
 
+# pcr_oracle_setup (after corpus, in $T): the corpus's OVMF+swtpm boot as
+# $O, its log as $LOG, tpm2_eventlog's view of it in log.yaml (for
+# tests/fixtures/pcr_oracle.py, run by oracle: PCR $OPCR, default 7), an ESP
+# holding its shim in esp/; predicted [ARGS]: eventlog --predict's PCR
+# $OPCR, "BANK HEX" per line.
+pcr_oracle_setup() {
+    O=$CORPUS/peers/ovmf-swtpm-boot
+    LOG=$O/eventlog.bin
+    tpm2_eventlog "$LOG" >log.yaml 2>/dev/null
+    mkdir -p esp/EFI/BOOT
+    cp "$CORPUS/debian/shimx64.efi.signed" esp/EFI/BOOT/BOOTX64.EFI
+}
+oracle() { OPCR=${OPCR:-7} python3 "$KT_SRC/tests/fixtures/pcr_oracle.py" "$@"; }
+predicted() { "$KTRUST" eventlog "$LOG" --predict --json "$@" | OPCR=${OPCR:-7} python3 -c '
+import sys, json, os
+for l in sys.stdin:
+    d = json.loads(l)
+    if d["type"] == "prediction" and d["pcr"] == int(os.environ["OPCR"]): print(d["bank"], d["predicted"])'; }
+
 # need_python_cryptography: set $PY to a python3 that has the cryptography
 # module (fast bulk certificates); fail in CI without one, skip elsewhere.
 need_python_cryptography() {

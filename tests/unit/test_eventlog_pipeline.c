@@ -66,6 +66,16 @@ static int same_digest(const struct kt_evlog *log, size_t i, const struct kt_evl
     return 0;
 }
 
+/* Not measured at the next boot. */
+static int removed_digest(const struct kt_evlog *log, size_t i,
+                          const struct kt_evlog_predict_opts *o, struct kt_evlog_predicted *pr,
+                          struct kt_error *err)
+{
+    (void)log, (void)i, (void)o, (void)err;
+    pr->how = KT_PRED_REMOVED;
+    return 0;
+}
+
 static bool never(const struct kt_evlog_predict_opts *o)
 {
     (void)o;
@@ -78,6 +88,8 @@ static const struct kt_evlog_recomputer same = {1, "test", "boot variables", NUL
                                                 same_digest, NULL};
 static const struct kt_evlog_recomputer off = {8, "test", "off", never, claims_any_var,
                                                fake_digest, NULL};
+static const struct kt_evlog_recomputer gone = {1, "test", "Boot0001 gone", NULL, claims_boot0001,
+                                                removed_digest, NULL};
 
 static enum kt_hash hash_of(uint16_t alg)
 {
@@ -86,8 +98,9 @@ static enum kt_hash hash_of(uint16_t alg)
 }
 
 /* PCR 1 of bank b replayed by the test: the logged digests, Boot0001's
- * replaced by FAKE bytes when fake_boot0001. */
-static void replay_pcr1(const struct kt_evlog *log, size_t b, bool fake_boot0001, uint8_t *out)
+ * replaced by FAKE bytes when fake_boot0001, left out when drop. */
+static void replay_pcr1_as(const struct kt_evlog *log, size_t b, bool fake_boot0001, bool drop,
+                           uint8_t *out)
 {
     size_t size = log->bank[b].size;
     uint8_t buf[2 * KT_EVLOG_MAX_DIGEST];
@@ -95,7 +108,7 @@ static void replay_pcr1(const struct kt_evlog *log, size_t b, bool fake_boot0001
     for (size_t i = 0; i < log->n_events; i++) {
         const struct kt_evlog_event *e = &log->event[i];
         const uint8_t *d = kt_evlog_event_digest(e, log->bank[b].alg, NULL);
-        if (e->pcr != 1 || e->type == KT_EV_NO_ACTION || !d)
+        if (e->pcr != 1 || e->type == KT_EV_NO_ACTION || !d || (drop && is_var(log, i, "Boot0001")))
             continue;
         memcpy(buf, out, size);
         if (fake_boot0001 && is_var(log, i, "Boot0001"))
@@ -104,6 +117,29 @@ static void replay_pcr1(const struct kt_evlog *log, size_t b, bool fake_boot0001
             memcpy(buf + size, d, size);
         CHECK(kt_digest(hash_of(log->bank[b].alg), buf, 2 * size, out) == 0, "digest");
     }
+}
+
+static void replay_pcr1(const struct kt_evlog *log, size_t b, bool fake_boot0001, uint8_t *out)
+{
+    replay_pcr1_as(log, b, fake_boot0001, false, out);
+}
+
+/* An event a recomputer says is not measured at the next boot is left out
+ * of the replay (#32: setup mode's authority events, MokListTrusted). */
+static void removed_event(const struct kt_evlog *log)
+{
+    const struct kt_evlog_recomputer *const table[] = {&gone, &same};
+    struct kt_evlog_prediction *p;
+    uint8_t want[KT_EVLOG_MAX_DIGEST];
+    CHECK(kt_evlog_predict_with(table, 2, log, NULL, &p, NULL) == 0, "predict");
+    const struct kt_evlog_pcrs *after = kt_evlog_prediction_after(p);
+    for (size_t b = 0; b < after->n_banks; b++) {
+        replay_pcr1_as(log, b, false, true, want);
+        CHECK(!memcmp(after->bank[b].pcr[1], want, after->bank[b].size),
+              "bank %zu: PCR 1 replayed without Boot0001", b);
+    }
+    CHECK(kt_evlog_prediction_changes(p, 1), "PCR 1 changes");
+    kt_evlog_prediction_free(p);
 }
 
 static void only_pcr1(const struct kt_evlog *log)
@@ -222,6 +258,7 @@ int main(void)
     CHECK(buf && kt_evlog_parse(buf, len, &log, NULL) == 0, "parse %s", path);
     if (buf) {
         only_pcr1(&log);
+        removed_event(&log);
         library_table(&log, corpus);
         kt_evlog_free(&log);
     }
