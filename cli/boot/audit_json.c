@@ -224,10 +224,6 @@ static size_t json_outlook(struct jw *w, const struct kt_audit *a, const struct 
     return revoked;
 }
 
-/* The summary object (json_summary.h).  Kept for one release: section
- * ("summary"), exit_code (= exit), parts_missing and modules_not_loading
- * (= counts).  would_be_revoked, the count here and a bool in outlook's
- * files, is gone from the summary: the count is counts.would_be_revoked. */
 static void json_measured(struct jw *w, const struct kt_audit *a)
 {
     const struct kt_audit_pcr7 *m = &a->pcr7;
@@ -247,9 +243,13 @@ static void json_measured(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
-static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
+/* The summary object (json_summary.h), plus "rollover": the readiness a
+ * fleet filters on (audit_json_readiness).  Schema 1 dropped the older
+ * section ("summary"), exit_code (= exit), parts_missing and
+ * modules_not_loading (= counts) beside it. */
+static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked, bool require_ready)
 {
-    int code = audit_exit_code(a);
+    int code = audit_exit_code_ready(a, require_ready);
     size_t missing = 0;
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
         missing += !a->found[i];
@@ -260,15 +260,16 @@ static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
     struct cli_summary s = {
         .verdict = code == EXIT_NOINPUT ? NULL : kt_verdict_name((enum kt_verdict)code),
         .exit = code, .counts = c, .n_counts = 3};
+    if (code == EXIT_NOT_READY)
+        s.verdict = kt_verdict_name(kt_verdict_of(a->verdict));
+    if (code == EXIT_NOINPUT)
+        s.error = "nothing to audit: no EFI variables, ESP, kernel or modules found";
     cli_json_summary_begin(w, stdout, &s);
-    jw_str(w, "section", "summary");
-    jw_int(w, "exit_code", code);
-    jw_int(w, "parts_missing", (long long)missing);
-    jw_int(w, "modules_not_loading", (long long)not_loading);
+    audit_json_readiness(w, a);
     jend(w);
 }
 
-void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
+void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o, bool require_ready)
 {
     struct jw w;
     json_parts(&w, a, o);
@@ -287,5 +288,5 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         audit_json_rollover(a);
     if (a->pcr7.have_log)
         json_measured(&w, a);
-    json_summary(&w, a, revoked);
+    json_summary(&w, a, revoked, require_ready);
 }

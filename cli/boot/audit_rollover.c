@@ -192,3 +192,29 @@ void audit_json_rollover(const struct kt_audit *a)
     jw_obj_end(&w);
     jw_newline(&w);
 }
+
+int audit_exit_code_ready(const struct kt_audit *a, bool require_ready)
+{
+    int code = audit_exit_code(a);
+    if (require_ready && a->rollover.state != KT_ROLLOVER_READY && code < EXIT_NOT_READY)
+        code = EXIT_NOT_READY;
+    return code;
+}
+
+void audit_json_readiness(struct jw *w, const struct kt_audit *a)
+{
+    const struct kt_rollover *ro = &a->rollover;
+    enum kt_rollover_state st = ro->checked ? ro->state : KT_ROLLOVER_UNKNOWN;
+    jw_obj(w, "rollover");
+    jw_str(w, "state", kt_rollover_state_name(st));
+    if (st == KT_ROLLOVER_UNKNOWN)
+        jw_null(w, "ready");
+    else
+        jw_bool(w, "ready", st == KT_ROLLOVER_READY);
+    jw_arr(w, "missing");
+    for (size_t i = 0; ro->checked && i < ro->n_findings; i++)
+        if (ro->findings[i].severity > KT_ROLLOVER_READY)
+            jw_str(w, NULL, kt_rollover_finding_name(ro->findings[i].id));
+    jw_arr_end(w);
+    jw_obj_end(w);
+}

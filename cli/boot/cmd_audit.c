@@ -11,7 +11,7 @@
 #include "cli.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
-       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP };
+       OPT_SAVE_ROOT, OPT_APPLY, OPT_KEK_MAP, OPT_REQUIRE_READY };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -32,6 +32,8 @@ static const struct cli_opt opts[] = {
             "also write the chain as Graphviz, coloured by verdict"),
     CLI_OPT("save-root", 0, required_argument, OPT_SAVE_ROOT, "DIR",
             "also copy what was read into DIR (new or empty), laid out for --root DIR"),
+    CLI_OPT("require-ready", 0, no_argument, OPT_REQUIRE_READY, NULL,
+            "exit 7 unless the 2023 rollover section says ready"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "every module of each group, not only the first"),
     CLI_OPTS(cli_opts_output),
@@ -44,7 +46,7 @@ static void usage(FILE *f)
         f,
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
         "                    [--modules DIR] [--dbx FILE]... [--apply FILE]... [--kek-map JSON]\n"
-        "                    [--json] [--dot OUT.dot] [-v] [--save-root DIR]\n"
+        "                    [--json] [--dot OUT.dot] [-v] [--save-root DIR] [--require-ready]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
@@ -65,7 +67,9 @@ static void usage(FILE *f)
         "outlook, rollover, summary; fields in ktrust(1)).\n",
         opts,
         "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
-        "66 when no part at all was found.  The outlook does not change it.\n");
+        "66 when no part at all was found.  The outlook does not change it.\n"
+        "--require-ready: 7 when the rollover is not ready (at risk, not ready or unknown)\n"
+        "and nothing worse was found.  The --json summary's rollover.ready says it always.\n");
 }
 
 static void progress(void *ctx, size_t done, size_t total)
@@ -81,7 +85,7 @@ int cmd_audit(int argc, char **argv)
 {
     struct kt_audit_opts o = {0};
     const char *dot = NULL, *save = NULL;
-    bool json = false, quiet = false, verbose = false;
+    bool json = false, quiet = false, verbose = false, require_ready = false;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -106,6 +110,7 @@ int cmd_audit(int argc, char **argv)
         case OPT_DOT: dot = optarg; break;
         case OPT_SAVE_ROOT: save = optarg; break;
         case OPT_KEK_MAP: o.kek_map = optarg; break;
+        case OPT_REQUIRE_READY: require_ready = true; break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
@@ -153,10 +158,10 @@ int cmd_audit(int argc, char **argv)
                     sv.bytes, tx(save));
     }
     if (json)
-        audit_print_json(a, &o);
+        audit_print_json(a, &o, require_ready);
     else if (!quiet)
         audit_print_text(a, &o, verbose);
-    int code = audit_exit_code(a);
+    int code = audit_exit_code_ready(a, require_ready);
     if (dot) {
         int drc = audit_write_dot(a, dot);
         if (drc > code)

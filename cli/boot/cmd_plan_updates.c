@@ -213,7 +213,7 @@ static void json(const struct kt_plan *p, int code)
         {"do_not_apply", p->n_files - applies},
     };
     struct cli_summary sum = {code ? "rejected" : "trusted", code, counts,
-                              sizeof(counts) / sizeof(counts[0]), false};
+                              sizeof(counts) / sizeof(counts[0]), false, NULL};
     cli_json_summary(stdout, &sum);
 }
 

@@ -21,6 +21,7 @@
 
 #define EXIT_USAGE 64
 #define EXIT_NOINPUT 66
+#define EXIT_NOT_READY 7 /* audit --require-ready: the 2023 rollover is not ready */
 #define EXIT_INTERNAL 70
 
 #define CLI_MAX_TRUST 64

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_summary.h"
 
 const char cli_system_bundle[] = CLI_SYSTEM_BUNDLE;
 
@@ -97,6 +98,7 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
 void cli_error(const char *file, const struct kt_error *e)
 {
     const char *what = e && e->what[0] ? e->what : "failed";
+    cli_json_note_error(file, "%s", what);
     if (file)
         fprintf(stderr, "ktrust: %s: %s", tx(file), tx(what));
     else
@@ -110,6 +112,12 @@ void cli_errorf(const char *file, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    char msg[512];
+    va_list cp;
+    va_copy(cp, ap);
+    vsnprintf(msg, sizeof(msg), fmt, cp);
+    va_end(cp);
+    cli_json_note_error(file, "%s", msg);
     if (file)
         fprintf(stderr, "ktrust: %s: ", tx(file));
     else
@@ -140,6 +148,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    char msg[512];
+    va_list cp;
+    va_copy(cp, ap);
+    vsnprintf(msg, sizeof(msg), fmt, cp);
+    va_end(cp);
+    cli_json_note_error(cmd, "%s", msg);
     fprintf(stderr, "ktrust %s: ", cmd);
     cli_text_escape_vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (try 'ktrust %s --help')\n", cmd);

@@ -2,13 +2,71 @@
  * --json output with (json_summary.h). */
 #include "json_summary.h"
 
+#include <stdarg.h>
+#include <string.h>
+
 #include "cli.h"
+
+static struct {
+    bool json;           /* this run was asked for --json */
+    bool summary;        /* a summary object was written */
+    char error[512];     /* the first error the run reported ("" none) */
+} run;
+
+void cli_json_run_start(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--json"))
+            run.json = true;
+}
+
+void cli_json_note_error(const char *file, const char *fmt, ...)
+{
+    if (run.error[0])
+        return; /* the first failure is the cause */
+    size_t n = 0;
+    if (file)
+        n = (size_t)snprintf(run.error, sizeof(run.error), "%s: ", file);
+    if (n >= sizeof(run.error))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run.error + n, sizeof(run.error) - n, fmt, ap);
+    va_end(ap);
+}
+
+/* The words for an exit code when the run said nothing more precise. */
+static const char *exit_words(int code)
+{
+    switch (code) {
+    case EXIT_USAGE: return "usage error";
+    case EXIT_NOINPUT: return "an input cannot be read";
+    case EXIT_INTERNAL: return "internal error";
+    default: return "failed";
+    }
+}
+
+int cli_json_run_end(int code)
+{
+    if (!run.json || run.summary || code == 0)
+        return code;
+    if (code < EXIT_USAGE && cli_json_objects > 0)
+        return code; /* a verdict on the one input, already printed */
+    fflush(stdout);
+    struct cli_summary s = {.verdict = NULL, .exit = code,
+                            .error = run.error[0] ? run.error : exit_words(code)};
+    cli_json_summary(stdout, &s);
+    fflush(stdout);
+    return code;
+}
 
 void cli_json_summary_begin(struct jw *w, FILE *f, const struct cli_summary *s)
 {
+    run.summary = true;
     jw_init(w, f);
     jw_obj(w, NULL);
     jw_str(w, "type", "summary");
+    jw_int(w, "schema", CLI_JSON_SCHEMA);
     jw_str(w, "verdict", s->verdict);
     jw_int(w, "exit", s->exit);
     jw_obj(w, "counts");
@@ -16,6 +74,11 @@ void cli_json_summary_begin(struct jw *w, FILE *f, const struct cli_summary *s)
         jw_int(w, s->counts[i].name, (long long)s->counts[i].n);
     jw_obj_end(w);
     jw_bool(w, "interrupted", s->interrupted);
+    /* a run that failed names its first error, whoever wrote the summary */
+    const char *error = s->error;
+    if (!error && s->exit >= EXIT_USAGE)
+        error = run.error[0] ? run.error : exit_words(s->exit);
+    jw_str(w, "error", error);
 }
 
 void cli_json_summary(FILE *f, const struct cli_summary *s)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_summary.h"
 
 #define WEAK __attribute__((weak))
 /* Commands are linked from their own files; weak references let a build
@@ -205,7 +206,8 @@ static int dispatch(int argc, char **argv)
             return EXIT_INTERNAL;
         }
         cli_command = commands[i].name;
-        return commands[i].fn(argc - 1, argv + 1);
+        cli_json_run_start(argc - 1, argv + 1);
+        return cli_json_run_end(commands[i].fn(argc - 1, argv + 1));
     }
     fprintf(stderr, "ktrust: unknown command '%s' (try 'ktrust --help')\n", tx(argv[1]));
     return EXIT_USAGE;
