@@ -18,7 +18,8 @@
 #include "ktrust/plan.h"
 #include "text_escape.h"
 
-enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG };
+enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG,
+       OPT_HASHES };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -33,6 +34,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("write-efivars", 0, required_argument, OPT_WRITE_EFIVARS, "DIR",
             "write the variables after the plan into DIR (a new or empty directory), "
             "efivarfs form"),
+    CLI_OPT("hashes", 0, no_argument, OPT_HASHES, NULL,
+            "--json lists every entry an update adds or removes, the hashes too (by default "
+            "the certificates, and how many entries)"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -42,7 +46,7 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
-        "                           [--write-efivars DIR] [--json] [-q] UPDATES...\n"
+        "                           [--write-efivars DIR] [--json [--hashes]] [-q] UPDATES...\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
         "machine, in what order, and what its boot chain says after each step.  An update\n"
@@ -151,7 +155,19 @@ static void json_state(struct jw *w, const char *key, const struct kt_plan_state
     jw_obj_end(w);
 }
 
-static void json(const struct kt_plan *p, int code)
+/* An entry of an update's change ("X509 CN=...", "sha256 <hex>"): listed
+ * in --json when a certificate, the rest (hashes, SVN records: one dbx
+ * update adds hundreds) only with --hashes; "added"/"removed" count them all. */
+static void json_entries(struct jw *w, const char *key, char *const *e, size_t n, bool all)
+{
+    jw_arr(w, key);
+    for (size_t k = 0; k < n; k++)
+        if (all || !strncmp(e[k], "X509 ", 5))
+            jw_str(w, NULL, e[k]);
+    jw_arr_end(w);
+}
+
+static void json(const struct kt_plan *p, int code, bool hashes)
 {
     struct jw w;
     for (size_t i = 0; i < p->n_files; i++) {
@@ -169,14 +185,11 @@ static void json(const struct kt_plan *p, int code)
             jw_int(&w, "step", (long long)f->step);
         else
             jw_null(&w, "step");
-        jw_arr(&w, "adds");
-        for (size_t k = 0; f->step && k < f->change.n_gained; k++)
-            jw_str(&w, NULL, f->change.gained[k]);
-        jw_arr_end(&w);
-        jw_arr(&w, "removes");
-        for (size_t k = 0; f->step && k < f->change.n_lost; k++)
-            jw_str(&w, NULL, f->change.lost[k]);
-        jw_arr_end(&w);
+        size_t gained = f->step ? f->change.n_gained : 0, lost = f->step ? f->change.n_lost : 0;
+        jw_int(&w, "added", (long long)gained);
+        jw_int(&w, "removed", (long long)lost);
+        json_entries(&w, "adds", f->change.gained, gained, hashes);
+        json_entries(&w, "removes", f->change.lost, lost, hashes);
         jw_obj_end(&w);
         jw_newline(&w);
     }
@@ -290,7 +303,7 @@ static int write_vars(const char *dir, const struct kt_efivars *s)
 int cmd_plan_updates(int argc, char **argv)
 {
     struct kt_audit_opts ao = {0};
-    bool json_out = false, quiet = false;
+    bool json_out = false, quiet = false, hashes = false;
     const char *write_dir = NULL, *log_path = NULL;
     struct cli_getopt g;
     int c;
@@ -304,6 +317,7 @@ int cmd_plan_updates(int argc, char **argv)
         case OPT_WRITE_EFIVARS: write_dir = optarg; break;
         case OPT_EVENTLOG: log_path = optarg; break;
         case OPT_JSON: json_out = true; break;
+        case OPT_HASHES: hashes = true; break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return EXIT_USAGE;
@@ -359,7 +373,7 @@ int cmd_plan_updates(int argc, char **argv)
     } else {
         code = exit_code(&p);
         if (json_out)
-            json(&p, code);
+            json(&p, code, hashes);
         else if (!quiet)
             text(&p);
     }
