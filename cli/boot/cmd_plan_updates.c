@@ -157,7 +157,7 @@ static void json_state(struct jw *w, const char *key, const struct kt_plan_state
 
 /* An entry of an update's change ("X509 CN=...", "sha256 <hex>"): listed
  * in --json when a certificate, the rest (hashes, SVN records: one dbx
- * update adds hundreds) only with --hashes; "added"/"removed" count them all. */
+ * update adds hundreds) only with --hashes; entries_added/_removed count all. */
 static void json_entries(struct jw *w, const char *key, char *const *e, size_t n, bool all)
 {
     jw_arr(w, key);
@@ -186,8 +186,8 @@ static void json(const struct kt_plan *p, int code, bool hashes)
         else
             jw_null(&w, "step");
         size_t gained = f->step ? f->change.n_gained : 0, lost = f->step ? f->change.n_lost : 0;
-        jw_int(&w, "added", (long long)gained);
-        jw_int(&w, "removed", (long long)lost);
+        jw_int(&w, "entries_added", (long long)gained);
+        jw_int(&w, "entries_removed", (long long)lost);
         json_entries(&w, "adds", f->change.gained, gained, hashes);
         json_entries(&w, "removes", f->change.lost, lost, hashes);
         jw_obj_end(&w);
