@@ -108,16 +108,22 @@ void cli_error(const char *file, const struct kt_error *e)
     fputc('\n', stderr);
 }
 
-void cli_errorf(const char *file, const char *fmt, ...)
+/* The error for --json's summary (cli_json_note_error); ap stays unread. */
+static void note_error(const char *who, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     char msg[512];
     va_list cp;
     va_copy(cp, ap);
     vsnprintf(msg, sizeof(msg), fmt, cp);
     va_end(cp);
-    cli_json_note_error(file, "%s", msg);
+    cli_json_note_error(who, "%s", msg);
+}
+
+void cli_errorf(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_error(file, fmt, ap);
     if (file)
         fprintf(stderr, "ktrust: %s: ", tx(file));
     else
@@ -148,12 +154,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char msg[512];
-    va_list cp;
-    va_copy(cp, ap);
-    vsnprintf(msg, sizeof(msg), fmt, cp);
-    va_end(cp);
-    cli_json_note_error(cmd, "%s", msg);
+    note_error(cmd, fmt, ap);
     fprintf(stderr, "ktrust %s: ", cmd);
     cli_text_escape_vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (try 'ktrust %s --help')\n", cmd);

@@ -79,7 +79,8 @@ static void usage(FILE *f)
           f);
     cli_usage_print(f, "", opts,
                     "exit codes: 0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
-                    "5 rejected, 6 refused, 64 usage, 66 unreadable input, 70 internal error\n");
+                    "5 rejected, 6 refused, 7 not ready (audit --require-ready), 64 usage, 66 unreadable\n"
+                    "input, 70 internal error\n");
 }
 
 /* Is argv[*i] one of the common options (not -h)?  Then skip it and its
