@@ -243,6 +243,14 @@ static void json_measured(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
+int audit_exit_code_ready(const struct kt_audit *a, bool require_ready)
+{
+    int code = audit_exit_code(a);
+    if (require_ready && a->rollover.state != KT_ROLLOVER_READY && code < EXIT_NOT_READY)
+        code = EXIT_NOT_READY;
+    return code;
+}
+
 /* The summary object (json_summary.h), plus "rollover": the readiness a
  * fleet filters on (audit_json_readiness).  Schema 1 dropped the older
  * section ("summary"), exit_code (= exit), parts_missing and

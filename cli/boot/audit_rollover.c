@@ -193,14 +193,6 @@ void audit_json_rollover(const struct kt_audit *a)
     jw_newline(&w);
 }
 
-int audit_exit_code_ready(const struct kt_audit *a, bool require_ready)
-{
-    int code = audit_exit_code(a);
-    if (require_ready && a->rollover.state != KT_ROLLOVER_READY && code < EXIT_NOT_READY)
-        code = EXIT_NOT_READY;
-    return code;
-}
-
 void audit_json_readiness(struct jw *w, const struct kt_audit *a)
 {
     const struct kt_rollover *ro = &a->rollover;

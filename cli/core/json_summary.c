@@ -2,7 +2,6 @@
  * --json output with (json_summary.h). */
 #include "json_summary.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 #include "cli.h"
@@ -10,7 +9,6 @@
 static struct {
     bool json;           /* this run was asked for --json */
     bool summary;        /* a summary object was written */
-    char error[512];     /* the first error the run reported ("" none) */
 } run;
 
 void cli_json_run_start(int argc, char **argv)
@@ -18,21 +16,6 @@ void cli_json_run_start(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--json"))
             run.json = true;
-}
-
-void cli_json_note_error(const char *file, const char *fmt, ...)
-{
-    if (run.error[0])
-        return; /* the first failure is the cause */
-    size_t n = 0;
-    if (file)
-        n = (size_t)snprintf(run.error, sizeof(run.error), "%s: ", file);
-    if (n >= sizeof(run.error))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(run.error + n, sizeof(run.error) - n, fmt, ap);
-    va_end(ap);
 }
 
 /* The words for an exit code when the run said nothing more precise. */
@@ -53,8 +36,8 @@ int cli_json_run_end(int code)
     if (code < EXIT_USAGE && cli_json_objects > 0)
         return code; /* a verdict on the one input, already printed */
     fflush(stdout);
-    struct cli_summary s = {.verdict = NULL, .exit = code,
-                            .error = run.error[0] ? run.error : exit_words(code)};
+    const char *first = cli_first_error();
+    struct cli_summary s = {.verdict = NULL, .exit = code, .error = first ? first : exit_words(code)};
     cli_json_summary(stdout, &s);
     fflush(stdout);
     return code;
@@ -77,7 +60,7 @@ void cli_json_summary_begin(struct jw *w, FILE *f, const struct cli_summary *s)
     /* a run that failed names its first error, whoever wrote the summary */
     const char *error = s->error;
     if (!error && s->exit >= EXIT_USAGE)
-        error = run.error[0] ? run.error : exit_words(s->exit);
+        error = cli_first_error() ? cli_first_error() : exit_words(s->exit);
     jw_str(w, "error", error);
 }
 

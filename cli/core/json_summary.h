@@ -10,7 +10,8 @@
  * A --json run that fails before it wrote its summary (a bad option, a
  * missing root, a file that cannot be read) still ends with one, its
  * verdict null and "error" the first error the run reported
- * (cli_json_run_end), so that a machine never drops out of a fleet's table.
+ * (cli_json_run_end; cli_first_error), so that a machine never drops out of
+ * a fleet's table.
  *
  * A new command fills a struct cli_summary and calls cli_json_summary (one
  * whole NDJSON line).  A command that still writes older fields of its own
@@ -53,10 +54,7 @@ struct cli_summary {
  * code. */
 void cli_json_run_start(int argc, char **argv);
 int cli_json_run_end(int code);
-/* Remember the first error the run reports ("FILE: WHAT"); cli_error,
- * cli_errorf and cli_usage_error call it. */
-void cli_json_note_error(const char *file, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+
 
 /* {"type":"summary",...} as one line on f. */
 void cli_json_summary(FILE *f, const struct cli_summary *s);
