@@ -8,7 +8,7 @@ BUILD=(build-essential cmake pkg-config libssl-dev libsqlite3-dev liblzma-dev li
 DEMO=(openssl osslsigncode)
 TEST=(openssl osslsigncode sbsigntool pesign libnss3-tools efitools keyutils sqlite3 graphviz
       xz-utils zstd lz4 gzip dpkg-dev python3 python3-cryptography util-linux bc time
-      clang libclang-rt-14-dev valgrind jq binutils strace
+      clang libclang-rt-14-dev valgrind jq binutils strace python3-jsonschema
       qemu-system-x86 ovmf mtools dosfstools busybox-static swtpm swtpm-tools tpm2-tools
       cryptsetup-bin systemd systemd-boot-efi clevis clevis-luks clevis-tpm2)
 case "${1:-build}" in

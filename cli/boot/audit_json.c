@@ -227,10 +227,6 @@ static size_t json_outlook(struct jw *w, const struct kt_audit *a, const struct 
     return revoked;
 }
 
-/* The summary object (json_summary.h).  Kept for one release: section
- * ("summary"), exit_code (= exit), parts_missing and modules_not_loading
- * (= counts).  would_be_revoked, the count here and a bool in outlook's
- * files, is gone from the summary: the count is counts.would_be_revoked. */
 static void json_measured(struct jw *w, const struct kt_audit *a)
 {
     const struct kt_audit_pcr7 *m = &a->pcr7;
@@ -296,9 +292,21 @@ static void json_windows(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
-static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
+int audit_exit_code_ready(const struct kt_audit *a, bool require_ready)
 {
     int code = audit_exit_code(a);
+    if (require_ready && a->rollover.state != KT_ROLLOVER_READY && code < EXIT_NOT_READY)
+        code = EXIT_NOT_READY;
+    return code;
+}
+
+/* The summary object (json_summary.h), plus "rollover": the readiness a
+ * fleet filters on (audit_json_readiness).  Schema 1 dropped the older
+ * section ("summary"), exit_code (= exit), parts_missing and
+ * modules_not_loading (= counts) beside it. */
+static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked, bool require_ready)
+{
+    int code = audit_exit_code_ready(a, require_ready);
     size_t missing = 0;
     for (int i = 0; i < KT_AUDIT__PARTS; i++)
         missing += !a->found[i] && a->path[i][0]; /* offline: a part not given is not missing */
@@ -309,15 +317,18 @@ static void json_summary(struct jw *w, const struct kt_audit *a, size_t revoked)
     struct cli_summary s = {
         .verdict = code == EXIT_NOINPUT ? NULL : kt_verdict_name((enum kt_verdict)code),
         .exit = code, .counts = c, .n_counts = 3};
+    if (code == EXIT_NOT_READY)
+        s.verdict = kt_verdict_name(kt_verdict_of(a->verdict));
+    if (code == EXIT_NOINPUT)
+        s.error = a->unanswered[0] && (a->found[KT_AUDIT_EFIVARS] || a->found[KT_AUDIT_ESP])
+                      ? a->unanswered /* as the text's last line says it */
+                      : "nothing to audit: no EFI variables, ESP, kernel or modules found";
     cli_json_summary_begin(w, stdout, &s);
-    jw_str(w, "section", "summary");
-    jw_int(w, "exit_code", code);
-    jw_int(w, "parts_missing", (long long)missing);
-    jw_int(w, "modules_not_loading", (long long)not_loading);
+    audit_json_readiness(w, a);
     jend(w);
 }
 
-void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
+void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o, bool require_ready)
 {
     struct jw w;
     json_parts(&w, a, o);
@@ -342,5 +353,5 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o)
         json_nvram(&w, a);
     if (a->windows.found)
         json_windows(&w, a);
-    json_summary(&w, a, revoked);
+    json_summary(&w, a, revoked, require_ready);
 }

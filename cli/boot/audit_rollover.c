@@ -199,3 +199,21 @@ void audit_json_rollover(const struct kt_audit *a)
     jw_obj_end(&w);
     jw_newline(&w);
 }
+
+void audit_json_readiness(struct jw *w, const struct kt_audit *a)
+{
+    const struct kt_rollover *ro = &a->rollover;
+    enum kt_rollover_state st = ro->checked ? ro->state : KT_ROLLOVER_UNKNOWN;
+    jw_obj(w, "rollover");
+    jw_str(w, "state", kt_rollover_state_name(st));
+    if (st == KT_ROLLOVER_UNKNOWN)
+        jw_null(w, "ready");
+    else
+        jw_bool(w, "ready", st == KT_ROLLOVER_READY);
+    jw_arr(w, "missing");
+    for (size_t i = 0; ro->checked && i < ro->n_findings; i++)
+        if (ro->findings[i].severity > KT_ROLLOVER_READY)
+            jw_str(w, NULL, kt_rollover_finding_name(ro->findings[i].id));
+    jw_arr_end(w);
+    jw_obj_end(w);
+}

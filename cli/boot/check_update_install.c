@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "evlog_load.h"
 #include "seal_lines.h"
+#include "json_summary.h"
 #include "ktrust/audit.h"
 #include "ktrust/chain.h"
 #include "ktrust/seal.h"
@@ -65,16 +66,10 @@ static void print_json(const struct kt_install_check *r, const char *shim, char 
     cli_seal_json(&w, "sealed", &sealed, sealed_r);
     jw_obj_end(&w);
     jw_newline(&w);
-    jw_obj(&w, NULL);
-    jw_str(&w, "type", "summary");
-    jw_str(&w, "verdict", code ? "rejected" : "trusted");
-    jw_int(&w, "exit", code);
-    jw_obj(&w, "counts");
-    jw_int(&w, code ? "does_not_boot" : "boots", 1);
-    jw_obj_end(&w);
-    jw_bool(&w, "interrupted", false);
-    jw_obj_end(&w);
-    jw_newline(&w);
+    struct cli_count c = {code ? "does_not_boot" : "boots", 1};
+    struct cli_summary s = {.verdict = code ? "rejected" : "trusted", .exit = code,
+                            .counts = &c, .n_counts = 1};
+    cli_json_summary(stdout, &s);
 }
 
 /* An input that cannot be read or parsed: the object says so (verdict null). */
@@ -101,16 +96,12 @@ static void print_json_failed(const char *shim, char *const *loaders, int n, con
     jw_null(&w, "sbat");
     jw_obj_end(&w);
     jw_newline(&w);
-    jw_obj(&w, NULL);
-    jw_str(&w, "type", "summary");
-    jw_str(&w, "verdict", code == 4 ? "malformed" : NULL);
-    jw_int(&w, "exit", code);
-    jw_obj(&w, "counts");
-    jw_int(&w, code == 4 ? "malformed" : "unreadable", 1);
-    jw_obj_end(&w);
-    jw_bool(&w, "interrupted", false);
-    jw_obj_end(&w);
-    jw_newline(&w);
+    struct cli_count c = {code == 4 ? "malformed" : "unreadable", 1};
+    char why[512];
+    snprintf(why, sizeof(why), "%s: %s", file ? file : shim, e->what[0] ? e->what : "failed");
+    struct cli_summary s = {.verdict = code == 4 ? "malformed" : NULL, .exit = code,
+                            .counts = &c, .n_counts = 1, .error = why};
+    cli_json_summary(stdout, &s);
 }
 
 static void print_text(const struct kt_install_check *r, const char *shim)

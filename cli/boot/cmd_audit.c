@@ -14,7 +14,8 @@
 #include "nvram_print.h"
 
 enum { OPT_ROOT = OPT_FIRST_PRIVATE, OPT_ESP, OPT_EFIVARS, OPT_MODULES, OPT_DBX, OPT_DOT,
-       OPT_SAVE_ROOT, OPT_SAVE_ROOT_FULL, OPT_APPLY, OPT_KEK_MAP, OPT_EVENTLOG, OPT_SBAT_LEVEL };
+       OPT_SAVE_ROOT, OPT_SAVE_ROOT_FULL, OPT_APPLY, OPT_KEK_MAP, OPT_EVENTLOG, OPT_SBAT_LEVEL,
+       OPT_REQUIRE_READY };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("root", 0, required_argument, OPT_ROOT, "DIR",
@@ -45,6 +46,8 @@ static const struct cli_opt opts[] = {
             "signed module as its signature and the digest of its signed content"),
     CLI_OPT("save-root-full", 0, required_argument, OPT_SAVE_ROOT_FULL, "DIR",
             "--save-root DIR with every module file whole"),
+    CLI_OPT("require-ready", 0, no_argument, OPT_REQUIRE_READY, NULL,
+            "exit 7 unless the 2023 rollover section says ready"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "every module of each group, not only the first"),
     CLI_OPTS(cli_opts_nvram),
@@ -59,7 +62,7 @@ static void usage(FILE *f)
         "usage: ktrust audit [--root DIR] [--esp DIR] [--efivars DIR] [--kernel VMLINUZ]\n"
         "                    [--modules DIR] [--eventlog LOG] [--dbx-update FILE]...\n"
         "                    [--apply FILE]... [--kek-map JSON] [--json] [--dot OUT.dot] [-v]\n"
-        "                    [--sbat-level SPEC] [--save-root[-full] DIR]\n"
+        "                    [--sbat-level SPEC] [--save-root[-full] DIR] [--require-ready]\n"
         "Is this system's boot chain sound, and what would break it?  Reads the firmware\n"
         "variables (Secure Boot, setup mode, PK, KEK, db, dbx, MokListRT, MokListXRT,\n"
         "SbatLevel, BootOrder entries), simulates the chain firmware -> shim -> loader ->\n"
@@ -85,7 +88,9 @@ static void usage(FILE *f)
         opts,
         "Exit code: the worst verdict of the links and modules (0 trusted ... 6);\n"
         "66 when a path given cannot be read, or no boot chain (shim, loader or kernel)\n"
-        "was found: \"cannot answer\".  The outlook does not change it.\n");
+        "was found: \"cannot answer\".  The outlook does not change it.\n"
+        "--require-ready: 7 when the rollover is not ready (at risk, not ready or unknown)\n"
+        "and nothing worse was found.  The --json summary's rollover.ready says it always.\n");
 }
 
 static void progress(void *ctx, size_t done, size_t total)
@@ -123,7 +128,7 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
     struct kt_audit_opts o = {0};
     struct kt_nv_limits nv = {0};
     const char *dot = NULL, *save = NULL;
-    bool json = false, quiet = false, verbose = false;
+    bool json = false, quiet = false, verbose = false, require_ready = false;
     unsigned save_flags = 0;
     struct cli_getopt g;
     int c;
@@ -168,6 +173,7 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
                 return EXIT_USAGE;
             o.nv = &nv;
             break;
+        case OPT_REQUIRE_READY: require_ready = true; break;
         case OPT_JSON: json = true; break;
         case 'q': quiet = true; break;
         case 'v': verbose = true; break;
@@ -206,10 +212,10 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
         return rc;
     }
     if (json)
-        audit_print_json(a, &o);
+        audit_print_json(a, &o, require_ready);
     else if (!quiet)
         audit_print_text(a, &o, verbose);
-    int code = audit_exit_code(a);
+    int code = audit_exit_code_ready(a, require_ready);
     if (dot) {
         int drc = audit_write_dot(a, dot);
         if (drc > code)

@@ -181,12 +181,10 @@ static void print_file(struct run *R, const char *path, const struct kt_update_v
     }
 }
 
-/* The summary object (json_summary.h), counts by the files' verdicts.
- * Kept for one release: summary (true), files, unreadable (= counts.
- * malformed).  would_be_revoked, which was the count here and a bool in
- * the files' objects, is gone from the summary: the count is
- * counts.would_be_revoked (a bool here would make jq's
- * select(.would_be_revoked == true) pick the summary as a file). */
+/* The summary object (json_summary.h), counts by the files' verdicts
+ * (schema 1 dropped the older summary, files and unreadable beside them:
+ * unreadable meant counts.malformed).  would_be_revoked is counts.
+ * would_be_revoked here, a bool only in the files' objects. */
 static void summary_json(const struct run *R)
 {
     size_t ok = R->files - R->revoked - R->unreadable;
@@ -199,13 +197,7 @@ static void summary_json(const struct run *R)
                                        : R->files      ? "still_boots"
                                                        : NULL,
                             .exit = R->worst, .counts = c, .n_counts = 4};
-    struct jw w;
-    cli_json_summary_begin(&w, stdout, &s);
-    jw_bool(&w, "summary", true);
-    jw_int(&w, "files", (long long)R->files);
-    jw_int(&w, "unreadable", (long long)R->unreadable);
-    jw_obj_end(&w);
-    jw_newline(&w);
+    cli_json_summary(stdout, &s);
 }
 
 /* "a, b" as a JSON array of strings. */

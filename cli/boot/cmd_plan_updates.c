@@ -24,7 +24,7 @@
 
 enum {
     OPT_ROOT = OPT_FIRST_PRIVATE, OPT_EFIVARS, OPT_ESP, OPT_WRITE_EFIVARS, OPT_EVENTLOG,
-    OPT_APPLY, OPT_KEK_MAP, OPT_ALL_ARCHES
+    OPT_APPLY, OPT_KEK_MAP, OPT_ALL_ARCHES, OPT_HASHES
 };
 
 static const struct cli_opt opts[] = {
@@ -53,6 +53,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "list every update file (other platform keys' KEK files too) and the boot chain "
             "after every step"),
+    CLI_OPT("hashes", 0, no_argument, OPT_HASHES, NULL,
+            "--json lists every entry an update adds or removes, the hashes too (by default "
+            "the certificates, and how many entries)"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -64,7 +67,7 @@ static void usage(FILE *f)
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
         "                           [--luks SOURCE]... [--kek-map JSON] [--write-efivars DIR]\n"
         "                           [--all-arches] [--max-var-size BYTES] [--var-store-free BYTES]\n"
-        "                           [--json] [-q] [-v] [--apply FILE]... [UPDATES...]\n"
+        "                           [--json [--hashes]] [-q] [-v] [--apply FILE]... [UPDATES...]\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
         "directories such as a clone of microsoft/secureboot_objects) apply to this\n"
         "machine, in what order, and what its boot chain says after each step.  An update\n"
@@ -250,7 +253,19 @@ static void json_state(struct jw *w, const char *key, const struct kt_plan_state
     jw_obj_end(w);
 }
 
-static void json(const struct kt_plan *p, int code)
+/* An entry of an update's change ("X509 CN=...", "sha256 <hex>"): listed
+ * in --json when a certificate, the rest (hashes, SVN records: one dbx
+ * update adds hundreds) only with --hashes; entries_added/_removed count all. */
+static void json_entries(struct jw *w, const char *key, char *const *e, size_t n, bool all)
+{
+    jw_arr(w, key);
+    for (size_t k = 0; k < n; k++)
+        if (all || !strncmp(e[k], "X509 ", 5))
+            jw_str(w, NULL, e[k]);
+    jw_arr_end(w);
+}
+
+static void json(const struct kt_plan *p, int code, bool hashes)
 {
     struct jw w;
     for (size_t i = 0; i < p->n_files; i++) {
@@ -268,14 +283,11 @@ static void json(const struct kt_plan *p, int code)
             jw_int(&w, "step", (long long)f->step);
         else
             jw_null(&w, "step");
-        jw_arr(&w, "adds");
-        for (size_t k = 0; f->step && k < f->change.n_gained; k++)
-            jw_str(&w, NULL, f->change.gained[k]);
-        jw_arr_end(&w);
-        jw_arr(&w, "removes");
-        for (size_t k = 0; f->step && k < f->change.n_lost; k++)
-            jw_str(&w, NULL, f->change.lost[k]);
-        jw_arr_end(&w);
+        size_t gained = f->step ? f->change.n_gained : 0, lost = f->step ? f->change.n_lost : 0;
+        jw_int(&w, "entries_added", (long long)gained);
+        jw_int(&w, "entries_removed", (long long)lost);
+        json_entries(&w, "adds", f->change.gained, gained, hashes);
+        json_entries(&w, "removes", f->change.lost, lost, hashes);
         jw_str(&w, "arch", f->arch[0] ? f->arch : NULL);
         jw_bool(&w, "other_arch", f->other_arch);
         jw_bool(&w, "held", f->held);
@@ -332,7 +344,7 @@ static void json(const struct kt_plan *p, int code)
         {"do_not_apply", p->n_files - applies},
     };
     struct cli_summary sum = {plan_word(p), code, counts,
-                              sizeof(counts) / sizeof(counts[0]), false};
+                              sizeof(counts) / sizeof(counts[0]), false, NULL};
     cli_json_summary(stdout, &sum);
 }
 
@@ -378,7 +390,7 @@ struct args {
     size_t n_luks;
     struct cli_apply up; /* --apply FILE and UPDATES alike: one list */
     const char *kek_map;
-    bool verbose, all_arches;
+    bool verbose, all_arches, hashes;
     struct kt_nv_limits nv_opt; /* --max-var-size, --var-store-free */
 };
 
@@ -405,6 +417,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
         case 'v': a->verbose = true; break;
+        case OPT_HASHES: a->hashes = true; break;
         case OPT_ALL_ARCHES: a->all_arches = true; break;
         case OPT_NV_MAX_VAR: case OPT_NV_FREE:
             if (cli_nv_opt(&a->nv_opt, c, optarg, "plan-updates"))
@@ -473,7 +486,7 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
     } else {
         code = exit_code(&p);
         if (a->json)
-            json(&p, code);
+            json(&p, code, a->hashes);
         else if (!a->quiet)
             text(&p, a->verbose);
     }

@@ -21,6 +21,7 @@
 
 #define EXIT_USAGE 64
 #define EXIT_NOINPUT 66
+#define EXIT_NOT_READY 7 /* audit --require-ready: the 2023 rollover is not ready */
 #define EXIT_INTERNAL 70
 
 #define CLI_MAX_TRUST 64
@@ -78,6 +79,9 @@ int cli_show_main(const char *noun, int argc, char **argv, void (*usage)(FILE *f
 
 /* Print the one-line error: "ktrust: FILE: WHAT (at offset N)". */
 void cli_error(const char *file, const struct kt_error *e);
+/* The first error cli_error, cli_errorf or cli_usage_error reported in this
+ * run ("FILE: WHAT"), for --json's summary; NULL when none. */
+const char *cli_first_error(void);
 /* Same, from a printf-style message (no offset). */
 void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit code for a library result (0/-errno), per CONTRACT.md.  I/O errors on

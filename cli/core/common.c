@@ -94,9 +94,39 @@ int cli_common_opt(struct cli_common *co, int c, const char *arg)
     }
 }
 
+static char first_error[512]; /* "FILE: WHAT", the run's first error ("" none) */
+
+const char *cli_first_error(void)
+{
+    return first_error[0] ? first_error : NULL;
+}
+
+/* Keep the first error (the cause) for --json's summary; ap stays unread. */
+static void note_verror(const char *who, const char *fmt, va_list ap)
+{
+    if (first_error[0])
+        return;
+    size_t n = who ? (size_t)snprintf(first_error, sizeof(first_error), "%s: ", who) : 0;
+    if (n >= sizeof(first_error))
+        return;
+    va_list cp;
+    va_copy(cp, ap);
+    vsnprintf(first_error + n, sizeof(first_error) - n, fmt, cp);
+    va_end(cp);
+}
+
+static void note_error(const char *who, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_verror(who, fmt, ap);
+    va_end(ap);
+}
+
 void cli_error(const char *file, const struct kt_error *e)
 {
     const char *what = e && e->what[0] ? e->what : "failed";
+    note_error(file, "%s", what);
     if (file)
         fprintf(stderr, "ktrust: %s: %s", tx(file), tx(what));
     else
@@ -110,6 +140,7 @@ void cli_errorf(const char *file, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    note_verror(file, fmt, ap);
     if (file)
         fprintf(stderr, "ktrust: %s: ", tx(file));
     else
@@ -140,6 +171,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    note_verror(cmd, fmt, ap);
     fprintf(stderr, "ktrust %s: ", cmd);
     cli_text_escape_vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (try 'ktrust %s --help')\n", cmd);

@@ -76,7 +76,18 @@ static void open(struct jw *w, const char *k, char c)
 
 void jw_obj(struct jw *w, const char *k) { open(w, k, '{'); }
 void jw_arr(struct jw *w, const char *k) { open(w, k, '['); }
-void jw_obj_end(struct jw *w) { fputc('}', w->f); if (w->depth) w->depth--; }
+/* Top-level objects written to stdout: does a failing --json run still
+ * owe its caller an object (json_summary.c)? */
+unsigned long cli_json_objects;
+
+void jw_obj_end(struct jw *w)
+{
+    fputc('}', w->f);
+    if (w->depth)
+        w->depth--;
+    if (w->depth == 0 && w->f == stdout)
+        cli_json_objects++;
+}
 void jw_arr_end(struct jw *w) { fputc(']', w->f); if (w->depth) w->depth--; }
 
 void jw_str(struct jw *w, const char *k, const char *v)

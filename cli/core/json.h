@@ -30,6 +30,8 @@ void jw_hex(struct jw *w, const char *key, const uint8_t *p, size_t n); /* n==0 
 void jw_time(struct jw *w, const char *key, int64_t t);                 /* ISO 8601 UTC */
 /* end of one NDJSON record */
 void jw_newline(struct jw *w);
+/* How many top-level objects were written to stdout so far. */
+extern unsigned long cli_json_objects;
 
 /* ISO 8601 UTC into buf (>= 32 bytes). */
 char *cli_iso_time(int64_t t, char *buf, size_t cap);

@@ -3,8 +3,15 @@
  * (CONTRACT.md "JSON"; scan, check-update, audit, chain, and the verifying
  * commands given several files):
  *
- *   {"type":"summary","verdict":WORD|null,"exit":N,
- *    "counts":{NAME:N,...},"interrupted":BOOL}
+ *   {"type":"summary","schema":N,"verdict":WORD|null,"exit":N,
+ *    "counts":{NAME:N,...},"interrupted":BOOL,"error":TEXT|null}
+ *
+ * "schema" is the version of doc/ktrust.schema.json these objects follow.
+ * A --json run that fails before it wrote its summary (a bad option, a
+ * missing root, a file that cannot be read) still ends with one, its
+ * verdict null and "error" the first error the run reported
+ * (cli_json_run_end; cli_first_error), so that a machine never drops out of
+ * a fleet's table.
  *
  * A new command fills a struct cli_summary and calls cli_json_summary (one
  * whole NDJSON line).  A command that still writes older fields of its own
@@ -34,7 +41,20 @@ struct cli_summary {
     const struct cli_count *counts; /* n_counts entries, written in this order */
     size_t n_counts;
     bool interrupted;               /* stopped early by a signal (scan) */
+    const char *error;              /* why the command could not answer; NULL: null */
 };
+
+/* The version of the JSON schema (doc/ktrust.schema.json, "schema" in every
+ * summary object): raised when a field changes meaning or goes away. */
+#define CLI_JSON_SCHEMA 1
+
+/* The run's bookkeeping (main.c): note whether argv asks for --json; at the
+ * end, a failing --json run that wrote no summary object writes one with the
+ * error (and a failing single-input run that wrote nothing at all). Returns
+ * code. */
+void cli_json_run_start(int argc, char **argv);
+int cli_json_run_end(int code);
+
 
 /* {"type":"summary",...} as one line on f. */
 void cli_json_summary(FILE *f, const struct cli_summary *s);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_summary.h"
 
 #define WEAK __attribute__((weak))
 /* Commands are linked from their own files; weak references let a build
@@ -80,7 +81,8 @@ static void usage(FILE *f)
           f);
     cli_usage_print(f, "", opts,
                     "exit codes: 0 trusted, 1 unsigned, 2 untrusted, 3 unsupported, 4 malformed,\n"
-                    "5 rejected, 6 refused, 64 usage, 66 unreadable input, 70 internal error\n");
+                    "5 rejected, 6 refused, 7 not ready (audit --require-ready), 64 usage, 66 unreadable\n"
+                    "input, 70 internal error\n");
 }
 
 /* Is argv[*i] one of the common options (not -h)?  Then skip it and its
@@ -207,7 +209,8 @@ static int dispatch(int argc, char **argv)
             return EXIT_INTERNAL;
         }
         cli_command = commands[i].name;
-        return commands[i].fn(argc - 1, argv + 1);
+        cli_json_run_start(argc - 1, argv + 1);
+        return cli_json_run_end(commands[i].fn(argc - 1, argv + 1));
     }
     fprintf(stderr, "ktrust: unknown command '%s' (try 'ktrust --help')\n", tx(argv[1]));
     return EXIT_USAGE;

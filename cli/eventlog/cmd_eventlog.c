@@ -146,7 +146,7 @@ static void summary(const struct args *a, const struct kt_evlog *log, int code,
         {"banks_pcr7_changes", c->pcr7_banks},
     };
     struct cli_summary sum = {code == EXIT_NOINPUT ? NULL : kt_verdict_name((enum kt_verdict)code),
-                              code, n, sizeof(n) / sizeof(n[0]) - !a->predict, false};
+                              code, n, sizeof(n) / sizeof(n[0]) - !a->predict, false, NULL};
     cli_json_summary(stdout, &sum);
 }
 

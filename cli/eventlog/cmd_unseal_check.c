@@ -347,7 +347,7 @@ static void summary(const struct args *a, int code, const struct unseal_tally *t
     };
     const char *v = t->fails ? "does_not_unseal" : t->cannot_tell ? "cannot_tell"
                   : t->unseals ? "unseals" : NULL;
-    struct cli_summary sum = {v, code, n, sizeof(n) / sizeof(n[0]), false};
+    struct cli_summary sum = {v, code, n, sizeof(n) / sizeof(n[0]), false, NULL};
     cli_json_summary(stdout, &sum);
 }
 

@@ -237,15 +237,9 @@ static void summary_json(const struct kt_scan_stats *st, int code)
     struct cli_summary sum = {.verdict = worst, .exit = code, .counts = c,
                               .n_counts = KT_REFUSED + 4, .interrupted = interrupted != 0};
     struct jw w;
-    cli_json_summary_begin(&w, stdout, &sum);
-    jw_int(&w, "files", (long long)st->files);
+    cli_json_summary_begin(&w, stdout, &sum); /* schema 1: files, skipped, unreadable and
+                                               * verdicts only in counts */
     jw_int(&w, "verified", (long long)(st->files - st->skipped - st->unreadable));
-    jw_int(&w, "skipped", (long long)st->skipped);
-    jw_int(&w, "unreadable", (long long)st->unreadable);
-    jw_obj(&w, "verdicts");
-    for (int i = 0; i < KT_REFUSED + 2; i++)
-        jw_int(&w, slot_name(i), (long long)st->verdicts[i]);
-    jw_obj_end(&w);
     jw_obj(&w, "types");
     for (unsigned t = 0; t < KT_SCAN_N_TYPES; t++)
         jw_int(&w, kt_scan_type_name(t), (long long)st->types[t]);

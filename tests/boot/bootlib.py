@@ -1,7 +1,14 @@
 """Shared helpers of the boot tests: firmware and accelerator discovery, FAT
 ESP images (mkfs.fat + mtools, no mounting), OVMF variable stores, a busybox
 initramfs, PE Authenticode hashes and EFI signature lists, signing with
-sbsign, one bounded QEMU boot with its serial log, and ktrust runs."""
+sbsign, one bounded QEMU boot with its serial log, and ktrust runs.
+
+Several runners share WORK at the same time (ctest -j runs the groups and
+tpm.py's shards in parallel): what lands in WORK itself (keys, the
+initramfs, cached ESP images, the accelerator) is made once under a lock
+(locked) and appears whole (write_atomic); a scenario's own files live in
+its own scratch directory, QEMU and swtpm use files and unix sockets there
+(no TCP port)."""
 import gzip
 import hashlib
 import json
@@ -17,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))
 import efi as E  # noqa: E402  (tests/fixtures/efi.py: ESLs, efivarfs files)
 import ovmf_vars  # noqa: E402
+import workdir as W  # noqa: E402  (WORK, its locks)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("KT_SRC", os.path.abspath(os.path.join(HERE, "..", "..")))
@@ -43,7 +51,8 @@ BS_RT = 0x6  # a volatile variable (SecureBoot, SetupMode, shim's RT mirrors)
 AUTH_DB = 0x27  # NV | BS | RT | TIME_BASED_AUTHENTICATED_WRITE_ACCESS
 
 # the scratch directory of this run (cached pieces live here too)
-WORK = os.environ.get("KT_BOOT_WORK", os.path.join(BUILD, "boot-work"))
+WORK = W.WORK
+locked, write_atomic = W.locked, W.write_atomic
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "mkfs.fat": "dosfstools", "mcopy": "mtools",
             "sbsign": "sbsigntool", "openssl": "openssl", "objcopy": "binutils", "sbattach": "sbsigntool",
@@ -85,6 +94,15 @@ def accel():
     cache = os.path.join(WORK, "accel")
     if os.path.exists(cache):
         return open(cache).read().strip()
+    with locked("accel"):
+        if os.path.exists(cache):
+            return open(cache).read().strip()
+        choice = _probe_accel()
+        write_atomic(cache, (choice + "\n").encode())
+    return choice
+
+
+def _probe_accel():
     choice = "tcg"
     if os.access("/dev/kvm", os.R_OK | os.W_OK):
         p = subprocess.run(["timeout", "5", "qemu-system-x86_64", "-accel", "kvm", "-machine", "q35,smm=on",
@@ -92,8 +110,6 @@ def accel():
                            stdin=subprocess.DEVNULL, capture_output=True)
         if p.returncode == 124:  # still running after 5 s: KVM accepted SMM
             choice = "kvm"
-    with open(cache, "w") as f:
-        f.write(choice + "\n")
     return choice
 
 
@@ -166,29 +182,35 @@ def new_key(d, name, cn):
     """A self-signed RSA-2048 code-signing certificate: (key, pem, der)."""
     os.makedirs(d, exist_ok=True)
     key, crt = os.path.join(d, name + ".key"), os.path.join(d, name + ".crt")
-    if not os.path.exists(crt):
-        run(["openssl", "req", "-new", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "3650",
-             "-subj", "/CN=" + cn, "-keyout", key, "-out", crt,
-             "-addext", "extendedKeyUsage=codeSigning"])
     der = os.path.join(d, name + ".der")
-    open(der, "wb").write(der_of(crt))
+    with locked("key-" + name):
+        if not os.path.exists(der):  # the last of the three written
+            tk, tc = "%s.%d.tmp" % (key, os.getpid()), "%s.%d.tmp" % (crt, os.getpid())
+            run(["openssl", "req", "-new", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "3650",
+                 "-subj", "/CN=" + cn, "-keyout", tk, "-out", tc,
+                 "-addext", "extendedKeyUsage=codeSigning"])
+            os.replace(tk, key)
+            os.replace(tc, crt)
+            write_atomic(der, der_of(crt))
     return key, crt, read_bytes(der)
 
 
 def resign(src, dst, key, crt, sbat=None, drop_sbat=False):
-    """src without its signatures, optionally with a new .sbat, signed with key."""
-    tmp = dst + ".unsigned"
+    """src without its signatures, optionally with a new .sbat, signed with key
+    (dst appears whole: another runner may be signing the same image)."""
+    tmp = "%s.%d.unsigned" % (dst, os.getpid())
     shutil.copy(src, tmp)
     run(["sbattach", "--remove", tmp], check=False)
     if sbat is not None:
-        sb = dst + ".sbat.csv"
+        sb = tmp + ".sbat.csv"
         open(sb, "wb").write(sbat)
         run(["objcopy", "--update-section", ".sbat=" + sb, tmp, tmp + ".2"])
         os.replace(tmp + ".2", tmp)
     if drop_sbat:
         run(["objcopy", "--remove-section", ".sbat", tmp, tmp + ".2"])
         os.replace(tmp + ".2", tmp)
-    run(["sbsign", "--key", key, "--cert", crt, "--output", dst, tmp])
+    run(["sbsign", "--key", key, "--cert", crt, "--output", tmp + ".signed", tmp])
+    os.replace(tmp + ".signed", dst)
     os.unlink(tmp)
     return dst
 
@@ -318,7 +340,11 @@ def runtime_view(vars_, d, secure=True, mok_trusted=True):
 GRUB_CFG_STOP = b"echo KTBOOT-GRUB-CFG\nreboot\n"
 
 
-def grub_cfg_kernel(cmdline="console=ttyS0 panic=-1 quiet"):
+def grub_cfg_kernel(cmdline="console=ttyS0 panic=-1 quiet no_timer_check"):
+    """GRUB loads the kernel and initramfs.  no_timer_check: under TCG on a busy
+    host (boots run side by side) the kernel's IO-APIC timer check may fail
+    ("IO-APIC + timer doesn't work!", a panic); the command line is measured
+    into PCR 8/9 only, never a PCR the predictions compare."""
     return ("echo KTBOOT-GRUB-CFG\n"
             "linux /EFI/debian/vmlinuz %s\n"
             "initrd /EFI/debian/initrd.img\n"
@@ -329,7 +355,27 @@ def grub_cfg_kernel(cmdline="console=ttyS0 panic=-1 quiet"):
 
 
 def make_esp(path, files, size_mb=64):
-    """A FAT image holding files {"EFI/BOOT/BOOTX64.EFI": src path or bytes}."""
+    """A FAT image holding files {"EFI/BOOT/BOOTX64.EFI": src path or bytes}: a
+    copy of the image built once for the same files (WORK/esp-cache, named by
+    their content; a boot may write to its copy)."""
+    h = hashlib.sha256(str(size_mb).encode())
+    for dst in sorted(files):
+        src = files[dst]
+        h.update(dst.encode() + b"\0" + hashlib.sha256(src if isinstance(src, bytes) else read_bytes(src)).digest())
+    cached = os.path.join(WORK, "esp-cache", h.hexdigest()[:16] + ".img")
+    with locked("esp-" + h.hexdigest()[:16]):
+        if not os.path.exists(cached):
+            os.makedirs(os.path.dirname(cached), exist_ok=True)
+            tmp = "%s.%d.tmp" % (cached, os.getpid())
+            _build_esp(tmp, files, size_mb)
+            os.replace(tmp, cached)
+    if os.path.exists(path):
+        os.unlink(path)
+    run(["cp", "--sparse=always", cached, path])  # mkfs.fat's image is sparse: keep it so
+    return path
+
+
+def _build_esp(path, files, size_mb):
     if os.path.exists(path):
         os.unlink(path)
     run(["mkfs.fat", "-C", "-n", "KTESP", path, str(size_mb * 1024)])
@@ -456,11 +502,12 @@ EFIVARFS = "./lib/modules/6.1.0-57-amd64/kernel/fs/efivarfs/efivarfs.ko"
 def efivarfs_ko():
     """efivarfs is a module in Debian's kernel: taken from the corpus package."""
     path = os.path.join(WORK, "efivarfs.ko")
-    if not os.path.exists(path):
-        deb = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", DEB_PKG], stdout=subprocess.PIPE)
-        data = run(["tar", "-xO", EFIVARFS], stdin=deb.stdout).stdout
-        deb.wait()
-        open(path, "wb").write(data)
+    with locked("efivarfs"):
+        if not os.path.exists(path):
+            deb = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", DEB_PKG], stdout=subprocess.PIPE)
+            data = run(["tar", "-xO", EFIVARFS], stdin=deb.stdout).stdout
+            deb.wait()
+            write_atomic(path, data)
     return read_bytes(path)
 
 
@@ -478,10 +525,17 @@ def initramfs(init=INIT, extra=()):
     altered = bytearray(mod)
     altered[0x200] ^= 0x01  # inside the module's ELF, before the signature
     modules = [("genuine", mod), ("stripped", strip_module_sig(mod)), ("altered", bytes(altered))]
-    for m, data in modules:  # the same files for verify-module
-        open(os.path.join(WORK, "mods-%s.ko" % m), "wb").write(data)
-    if os.path.exists(path):
-        return path
+    with locked("initramfs"):
+        for m, data in modules:  # the same files for verify-module
+            mp = os.path.join(WORK, "mods-%s.ko" % m)
+            if not os.path.exists(mp) or read_bytes(mp) != data:
+                write_atomic(mp, data)
+        if not os.path.exists(path):
+            _build_initramfs(path, init, modules)
+    return path
+
+
+def _build_initramfs(path, init, modules):
     D, F, X = 0o040755, 0o100644, 0o100755
     ent = [(d, D, b"") for d in ("bin", "proc", "sys", "dev", "tmp", "mods", "lib", "lib64",
                                  "lib/x86_64-linux-gnu")]
@@ -505,10 +559,7 @@ def initramfs(init=INIT, extra=()):
     ent += [("mods/%s.ko" % m, F, data) for m, data in modules]
     ent += list(extra)
     ent.append(("init", X, init.encode()))
-    with open(path + ".tmp", "wb") as f:
-        f.write(gzip.compress(_cpio(ent), 6))
-    os.replace(path + ".tmp", path)
-    return path
+    write_atomic(path, gzip.compress(_cpio(ent), 6))
 
 
 # ------------------------------------------------------------------ boot

@@ -1,6 +1,7 @@
 """The driver both boot runners share (run.py: the boot's stage, tpm.py: the
 measured PCRs): scenario registration, the Result a scenario returns, and
-main(): --list, the selection by name or group, the comparison with
+main(): --list, the selection by name or group (and --shard=I/N: every
+N-th of them from the I-th, so that ctest runs N parts at once), the comparison with
 KT_BOOT_FLIP, KNOWN_DISAGREEMENT and KT_BOOT_VERBOSE, the summary and the
 exit code (0, 1 when a scenario failed, 64 for an unknown name, 77 when a
 tool is missing).  A runner holds only its scenarios and how to explain a
@@ -102,6 +103,10 @@ class Runner:
             print("skipped: %s" % e)
             return 77
         todo = [f for f in self.scenarios if not names or f.__name__ in names or f.group in names]
+        shard = [a.split("=", 1)[1] for a in argv[1:] if a.startswith("--shard=")]
+        if shard:
+            i, n = (int(x) for x in shard[-1].split("/"))
+            todo = todo[i - 1::n]
         if not todo:
             print("no scenario named %s" % " ".join(names))
             return 64

@@ -17,6 +17,7 @@ D=$CORPUS/debian
 EV=$CORPUS/peers/shim-efivars/efivars-1
 A() { "$KTRUST" audit "$@"; }
 sec() { jq -c --arg s "$1" "select(.section == \$s) | $2"; }
+summ() { jq -c "select(.type == \"summary\") | $1"; }
 
 # esl TYPE-GUID HEX... > out: one EFI_SIGNATURE_LIST of hashes (owner zero)
 esl() { efi esl --type "$1" --hash "${@:2}"; }
@@ -39,7 +40,7 @@ n_ko=$(ls "$D"/modules/*.ko | wc -l)
 j=$(A --root r --json)
 expect_eq $? 0 "full root: exit 0"
 expect_eq "$(jq -e . <<<"$j" >/dev/null && echo ok)" ok "every line is JSON"
-expect_eq "$(jq -r .section <<<"$j" | tr '\n' ' ')" "parts firmware sbat boot chain modules outlook rollover nvram summary " "sections, in order"
+expect_eq "$(jq -r '.section // .type' <<<"$j" | tr '\n' ' ')" "parts firmware sbat boot chain modules outlook rollover nvram summary " "sections, in order"
 expect_eq "$(sec parts '[.efivars.found, .esp.found, .kernel.found, .modules.found, .release]' <<<"$j")" \
     '[true,true,true,true,"6.1.0-57-amd64"]' "parts found; release from boot/vmlinuz-*"
 expect_eq "$(sec firmware '[.secure_boot, .setup_mode, .mok_trusted]' <<<"$j")" '[true,false,false]' "SecureBoot 1, SetupMode 0"
@@ -66,7 +67,7 @@ expect_eq "$(sec chain '.links[1].sbat' <<<"$j")" '"passes level 2025021800: sba
 expect_eq "$(sec modules '[.total, .trusted, (.not_loading | length)]' <<<"$j")" "[$n_ko,$n_ko,0]" "every module trusted"
 expect_eq "$(sec outlook '[.sbat_latest, (.files | map(.role)), (.files | map(.would_be_revoked) | any)]' <<<"$j")" \
     '["2025051000",["shim","loader","mokmanager","kernel"],false]' "outlook: latest SbatLevel revokes nothing"
-expect_eq "$(sec summary '[.verdict, .exit_code, .parts_missing]' <<<"$j")" '["trusted",0,0]' "summary"
+expect_eq "$(summ '[.verdict, .exit, .counts.parts_missing]' <<<"$j")" '["trusted",0,0]' "summary"
 # the same verdicts as chain --efivars with the same files
 c=$("$KTRUST" chain --json --efivars r/$VARS r/boot/efi/EFI/debian/shimx64.efi r/boot/efi/EFI/debian/grubx64.efi \
     r/boot/vmlinuz-6.1.0-57-amd64 | jq -r 'select(.role) | .reason' | tr '\n' '|')
@@ -119,7 +120,7 @@ expect_eq "$(sec outlook '.files[] | select(.role == "loader") | [.would_be_revo
     '[true,true,false]' "the update would revoke GRUB"
 expect_match "$(sec outlook '.files[] | select(.role == "loader") | .detail' <<<"$j")" "sha256 image hash $gh" "by its hash"
 expect_eq "$(sec outlook '[.files[] | select(.role != "loader") | .would_be_revoked] | any' <<<"$j")" false "nothing else"
-expect_eq "$(sec summary .counts.would_be_revoked <<<"$j")" 1 "summary counts it"
+expect_eq "$(summ .counts.would_be_revoked <<<"$j")" 1 "summary counts it"
 printf 'not an esl at all, too short' > bad.esl
 out=$(A --root r --dbx bad.esl 2>&1)
 expect_eq $? 4 "an unparsable --dbx file: 4"
@@ -198,15 +199,18 @@ expect_eq "$(sec parts '[.efivars.found, .esp.found, .kernel.found, .modules.fou
 expect_eq "$(sec chain '[.links[] | [.present, .verdict]]' <<<"$j")" '[[true,"untrusted"],[false,null],[false,null]]' \
     "missing links reported as missing"
 expect_match "$(sec chain '.links[0].hint' <<<"$j")" "no db variable was found" "the shim hint says why"
-expect_eq "$(sec summary .parts_missing <<<"$j")" 3 "three parts missing"
+expect_eq "$(summ .counts.parts_missing <<<"$j")" 3 "three parts missing"
 out=$(A --root esp-only)
 expect_match "$out" "loader  missing \(looked for esp-only/boot/efi/EFI/debian/grubx64.efi\)" "missing loader in text"
 # explicit paths, BOOTX64.EFI fallback on an ESP given with --esp
 mkdir -p esp2/EFI/BOOT
 cp "$D/shimx64.efi.signed" esp2/EFI/BOOT/BOOTX64.EFI
 cp "$D/grubx64.efi.signed" esp2/EFI/BOOT/grubx64.efi
-j=$(A --root empty-does-not-matter --esp esp2 --efivars "$EV" --kernel "$D/vmlinuz-6.1.0-57-amd64" --modules "$D/modules" --json 2>&1)
+j=$(A --root empty-does-not-matter --esp esp2 --efivars "$EV" --kernel "$D/vmlinuz-6.1.0-57-amd64" --modules "$D/modules" --json 2>/dev/null)
 expect_eq $? 66 "--root that does not exist: 66"
+expect_eq "$(summ '[.schema, .verdict, .exit, .error]' <<<"$j")" \
+    '[1,null,66,"empty-does-not-matter: cannot open: No such file or directory"]' \
+    "--json and a root that does not exist: the summary object still, with the error"
 j=$(A --esp esp2 --efivars "$EV" --kernel "$D/vmlinuz-6.1.0-57-amd64" --modules "$D/modules" --json)
 expect_eq $? 0 "explicit --esp --efivars --kernel --modules: trusted"
 expect_eq "$(sec chain '[.links[] | .file]' <<<"$j")" \
@@ -225,10 +229,10 @@ expect_eq "$(jq -e . <<<"$j" >/dev/null && echo ok)" ok "live: JSON"
 if [ ! -d /sys/firmware/efi/efivars ] && [ ! -d "/lib/modules/$(uname -r)" ] && [ ! -e /boot/efi/EFI ] \
     && [ ! -e /efi/EFI ] && [ ! -e /boot/EFI ] && [ ! -e "/boot/vmlinuz-$(uname -r)" ]; then
     expect_eq $rc 66 "live, no EFI, no kernel, no modules: 66"
-    expect_eq "$(sec summary '[.verdict, .exit_code, .parts_missing]' <<<"$j")" '[null,66,4]' "live summary"
+    expect_eq "$(summ '[.verdict, .exit, .counts.parts_missing]' <<<"$j")" '[null,66,4]' "live summary"
     expect_match "$(A 2>&1)" "no EFI variables \(not booted with UEFI" "live text says why"
 else
-    expect_eq "$(sec summary .exit_code <<<"$j")" $rc "live: exit code as the summary says"
+    expect_eq "$(summ .exit <<<"$j")" $rc "live: exit code as the summary says"
 fi
 
 # --- progress on stderr: on a terminal only, cleared at the end ---------------

@@ -114,7 +114,8 @@ expect_exit 0 "the second copy is the first" -- diff -r -x ktrust-saved-root.jso
 # --- refused before any work ------------------------------------------------
 out=$("$KTRUST" audit --root r --json --save-root s 2>err); rc=$?
 expect_eq "$rc" 64 "a non-empty DIR: 64"
-expect_eq "$out" "" "... no report"
+expect_eq "$(jq -c '[.type, .exit, (.error | test("^s: is not empty"))]' <<<"$out")" '["summary",64,true]' \
+    "... no report: only the summary object, with the error"
 expect_eq "$(cat err)" "ktrust: s: is not empty (a saved root is written whole into a new or empty directory)" "... one line"
 expect_exit 0 "... and DIR untouched" -- diff -r -x ktrust-saved-root.json s s3
 echo x >afile

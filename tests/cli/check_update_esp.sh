@@ -34,7 +34,7 @@ j=$(CU --json --dbx "$S/DBX/DBXUpdate-amd64.bin" --dbx "$S/DBX/DBXUpdate2024.bin
     --dbx "$CORPUS/peers/shim-efivars/efivars-0/dbx-d719b2cb-3d3a-4596-a3bc-dad00e67656f" \
     --sbat-level "shim:$D/shimx64.efi.signed:latest" esp)
 expect_eq $? 0 "corpus ESP vs Microsoft's dbx and the shim's latest level: exit 0"
-expect_eq "$(jq -c 'select(.summary)' <<<"$j")" '{"type":"summary","verdict":"still_boots","exit":0,"counts":{"still_boots":5,"would_be_revoked":0,"malformed":0,"unreadable":0},"interrupted":false,"summary":true,"files":5,"unreadable":0}' \
+expect_eq "$(jq -c 'select(.type == "summary")' <<<"$j")" '{"type":"summary","schema":1,"verdict":"still_boots","exit":0,"counts":{"still_boots":5,"would_be_revoked":0,"malformed":0,"unreadable":0},"interrupted":false,"error":null}' \
     "summary: 5 PE files (the CSV is no PE), none revoked"
 expect_eq "$(jq -r 'select(.file) | .verdict' <<<"$j" | sort -u)" still_boots "every file still boots"
 expect_eq "$(jq -r 'select(.file | test("vmlinuz")?) | .sbat_missing' <<<"$j")" true "kernel: no .sbat"
@@ -56,7 +56,7 @@ expect_eq $? 5 "grub's hash in dbx: exit 5"
 expect_eq "$(jq -r 'select(.would_be_revoked == true) | .file' <<<"$j")" esp/EFI/debian/grubx64.efi "only grub"
 expect_eq "$(jq -c 'select(.would_be_revoked == true) | .reasons[] | [.by, .detail]' <<<"$j")" \
     "[\"image_hash\",\"sha256 image hash $gh\"]" "the reason: image hash"
-expect_eq "$(jq -c 'select(.summary) | [.files, .counts.would_be_revoked]' <<<"$j")" '[5,1]' "summary counts"
+expect_eq "$(jq -c 'select(.type == "summary") | [(.counts | add), .counts.would_be_revoked]' <<<"$j")" '[5,1]' "summary counts"
 out=$(CU --dbx grub.esl esp)
 expect_match "$out" "esp/EFI/debian/grubx64.efi: would be revoked" "text verdict"
 expect_match "$out" "esp/EFI/debian/shimx64.efi: still boots" "text still boots"
@@ -147,7 +147,7 @@ printf 'MZ garbage' > bad/mz.bin
 printf 'plain text' > bad/readme.txt
 j=$(CU --json --dbx grub.esl bad)
 expect_eq $? 4 "unparsable PEs: exit 4"
-expect_eq "$(jq -c 'select(.summary) | [.files, .unreadable]' <<<"$j")" '[3,3]' "3 candidates, 3 unparsable (the .txt skipped)"
+expect_eq "$(jq -c 'select(.type == "summary") | [(.counts | add), .counts.malformed]' <<<"$j")" '[3,3]' "3 candidates, 3 unparsable (the .txt skipped)"
 expect_eq "$(jq -r 'select(.file) | .verdict' <<<"$j" | sort -u)" malformed "verdict malformed"
 expect_exit 5 "revoked wins over unparsable" -- CU --dbx grub.esl bad esp
 # usage

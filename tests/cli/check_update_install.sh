@@ -107,7 +107,7 @@ out=$(CI --json --efivars "$QEMU" shim2023.efi "$GRUB")
 expect_eq "$(echo "$out" | head -1 | jq -r '[.type, .boots, .why, .signatures[0].accepted] | @tsv')" \
     "$(printf 'install_check\tfalse\tno_db\tfalse')" "json: the answer"
 expect_eq "$(echo "$out" | tail -1 | jq -c '.')" \
-    '{"type":"summary","verdict":"rejected","exit":5,"counts":{"does_not_boot":1},"interrupted":false}' "json: summary"
+    '{"type":"summary","schema":1,"verdict":"rejected","exit":5,"counts":{"does_not_boot":1},"interrupted":false,"error":null}' "json: summary"
 expect_eq "$(CI --json --efivars q23 shim2023.efi | tail -1 | jq -r '.verdict, .exit' | tr '\n' ' ')" \
     "trusted 0 " "json: summary when it boots"
 expect_eq "$(CI --json --efivars qsbat "$SHIM" "$GRUB" | head -1 | jq -r '.why, .sbat.current, .sbat.applied' | tr '\n' ' ')" \
@@ -120,7 +120,8 @@ expect_match "$out" "^ktrust: bad.efi: " "malformed shim: one error line"
 out=$(CI --json --efivars q23 bad.efi 2>/dev/null)
 expect_eq "$?" 4 "json, malformed shim: 4"
 expect_eq "$(echo "$out" | jq -c '[.type, .boots, .verdict, .error, .stopped_at]' | tr '\n' ' ')" \
-    '["install_check",null,null,"ELIBBAD","bad.efi"] ["summary",null,"malformed",null,null] ' "json, malformed shim: an object, then the summary"
+    '["install_check",null,null,"ELIBBAD","bad.efi"] ["summary",null,"malformed","bad.efi: DOS header: the file ends after 11 bytes, inside the 64-byte DOS header",null] ' \
+    "json, malformed shim: an object, then the summary with the error"
 expect_eq "$(CI --json --efivars q23 shim2023.efi missing.efi 2>/dev/null | tail -1 | jq -c '[.exit, .counts]')" \
     '[66,{"unreadable":1}]' "json, unreadable loader: the summary"
 expect_exit 66 "a shim that cannot be read" -- CI --efivars q23 missing.efi

@@ -50,7 +50,7 @@ expect_match "$out" 'undecodable UEFI_VARIABLE_DATA' "the event itself is still 
 expect_exit 4 "--predict on it: exit 4" -- "$KTRUST" eventlog var.bin --predict
 # unreadable, usage
 expect_exit 66 "a missing log: exit 66" -- "$KTRUST" eventlog nothere.bin
-expect_match "$("$KTRUST" eventlog --json nothere.bin 2>/dev/null)" '^\{"type":"summary","verdict":null,"exit":66' "a missing log: the JSON summary says 66"
+expect_match "$("$KTRUST" eventlog --json nothere.bin 2>/dev/null)" '^\{"type":"summary","schema":1,"verdict":null,"exit":66,.*"error":"nothere.bin: cannot open' "a missing log: the JSON summary says 66, and why"
 expect_exit 64 "--apply without --predict" -- "$KTRUST" eventlog "$LOG" --apply x.auth
 expect_exit 64 "--sbat-level without --predict" -- "$KTRUST" eventlog "$LOG" --sbat-level latest
 expect_exit 64 "a bad --predict-format" -- "$KTRUST" eventlog "$LOG" --predict --predict-format toml

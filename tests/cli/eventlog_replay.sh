@@ -54,7 +54,7 @@ for f in "$L"/*.bin "$CORPUS/peers/ovmf-swtpm-boot/eventlog.bin"; do
         expect_eq "$(printf '%s\n' "$json" | mine_pcrs | sort)" "$(pcrs_of <"$f.yaml" | sort)" \
             "$n: the PCRs tpm2-tools' fixture expects"
     fi
-    expect_match "$(printf '%s\n' "$json" | tail -1)" '^\{"type":"summary","verdict":"trusted","exit":0,"counts":\{"events":[0-9]+' "$n: the summary object"
+    expect_match "$(printf '%s\n' "$json" | tail -1)" '^\{"type":"summary","schema":1,"verdict":"trusted","exit":0,"counts":\{"events":[0-9]+' "$n: the summary object"
 done
 # the OVMF boot: PCRs read from its TPM (pcrs.txt) for every PCR the log measures
 O=$CORPUS/peers/ovmf-swtpm-boot

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make install: the CLI, libktrust (static and shared), the public headers
-# only, ktrust.pc and the man page land under the prefix; a program built
+# only, ktrust.pc, the man page and the JSON schema land under the prefix; a program built
 # against the installed library with nothing but `pkg-config --cflags --libs
 # ktrust` and <ktrust.h> parses certificates, verifies modules, PKCS#7 and a
 # PE image and uses the store as the CLI does, all through one verification
@@ -23,6 +23,7 @@ fi
 pc=$(find "$P" -name ktrust.pc | head -1)
 expect_match "$pc" 'ktrust.pc$' "pkg-config file installed"
 expect_exit 0 "man page installed" -- test -f "$P/share/man/man1/ktrust.1"
+expect_exit 0 "JSON schema installed" -- cmp "$P/share/ktrust/ktrust.schema.json" "$KT_SRC/doc/ktrust.schema.json"
 expect_exit 0 "static library installed" -- sh -c "ls $P/lib*/libktrust.a $P/lib/*/libktrust.a 2>/dev/null | grep -q ."
 so=$(find "$P" -name 'libktrust.so.*.*' | head -1)
 expect_match "$so" 'libktrust\.so\.0\.' "shared library installed"

@@ -22,15 +22,17 @@ py() { python3 -c "import sys, json
 rows = [json.loads(l) for l in sys.stdin]
 $1"; }
 
-# x509 show: one object per certificate or failure
+# x509 show: one object per certificate or failure, then (a failing run)
+# the summary object with the first error
 out=$($KTRUST x509 show --json ca.pem nope.pem trunc.der garbage 2>/dev/null); rc=$?
 expect_eq "$rc" 66 "x509 show: worst exit (66)"
-expect_eq "$(printf '%s\n' "$out" | py 'print(len(rows)); [print(r.get("file"), r.get("error"), r.get("subject")) for r in rows]')" \
-"4
+expect_eq "$(printf '%s\n' "$out" | py 'print(len(rows)); [print(r.get("file"), r.get("error"), r.get("subject")) for r in rows[:-1]]; print(rows[-1]["type"], rows[-1]["exit"], rows[-1]["error"])')" \
+"5
 None None O=Json CA, CN=Json CA Root
 nope.pem ENOENT None
 trunc.der EBADMSG None
-garbage EBADMSG None" "x509 show: four objects"
+garbage EBADMSG None
+summary 66 nope.pem: cannot open: No such file or directory" "x509 show: four objects, then the failure's summary"
 out=$($KTRUST x509 show --json mixed.pem 2>/dev/null)
 expect_eq "$(printf '%s\n' "$out" | py 'print(len(rows), rows[0]["subject"], rows[1]["file"], rows[1]["error"])')" "2 O=Json Two, CN=Json Two Root mixed.pem EBADMSG" "x509 show: a bundle with a bad PEM block"
 expect_match "$(printf '%s\n' "$out" | sed -n 2p)" '"index":null,"error":"EBADMSG","reason":"PEM' "x509 show: the error object"
@@ -38,7 +40,7 @@ expect_match "$(printf '%s\n' "$out" | sed -n 2p)" '"index":null,"error":"EBADMS
 # kernel-keys: unreadable and not-a-kernel inputs have objects
 out=$($KTRUST kernel-keys --json nope garbage 2>/dev/null); rc=$?
 expect_eq "$rc" 66 "kernel-keys: exit 66"
-expect_eq "$(printf '%s\n' "$out" | py '[print(r["file"], r["error"], r["index"]) for r in rows]')" \
+expect_eq "$(printf '%s\n' "$out" | py '[print(r["file"], r["error"], r["index"]) for r in rows[:-1]]')" \
 "nope ENOENT None
 garbage EBADMSG None" "kernel-keys: an object per image"
 
@@ -103,8 +105,8 @@ if sums:
 print("; ".join(out) or "typed")'; }
 
 $KTRUST keyring add --keyring platform ca.pem >/dev/null 2>&1
-expect_eq "$(shape $KTRUST x509 show --json ca.pem nope.pem garbage)" "typed" "x509 show: every object typed"
-expect_eq "$(shape $KTRUST kernel-keys --json garbage nope)" "typed" "kernel-keys: every object typed"
+expect_eq "$(shape $KTRUST x509 show --json ca.pem nope.pem garbage)" "summary ok" "x509 show: every object typed, the failure's summary"
+expect_eq "$(shape $KTRUST kernel-keys --json garbage nope)" "summary ok" "kernel-keys: every object typed, the failure's summary"
 expect_eq "$(shape $KTRUST esl show --json dbx.esl garbage)" "typed" "esl show: every object typed"
 expect_eq "$(shape $KTRUST sbat show --json w.efi w.signed.efi)" "typed" "sbat show: every object typed"
 expect_eq "$(shape $KTRUST keyring list --json)" "typed" "keyring list: every object typed"
@@ -137,15 +139,18 @@ expect_eq "$(printf '%s\n' "$out" | python3 -c '
 import sys, json
 rows = [json.loads(l) for l in sys.stdin]
 f, s = rows[0], rows[-1]
-print(f["type"], f["would_be_revoked"], s["verdict"], s["exit"], s["counts"]["still_boots"], s["counts"]["would_be_revoked"], "would_be_revoked" in s, s["summary"])')" \
-    "update_check False still_boots 0 1 0 False True" "check-update: typed files; the summary (summary: true kept; the count only in counts)"
+print(f["type"], f["would_be_revoked"], s["type"], s["schema"], s["verdict"], s["exit"], s["counts"]["still_boots"], s["counts"]["would_be_revoked"], sorted(set(s) & {"would_be_revoked", "summary", "files", "unreadable"}))')" \
+    "update_check False summary 1 still_boots 0 1 0 []" "check-update: typed files; the summary (the counts only in counts)"
 out=$($KTRUST audit --json --root root 2>/dev/null)
 expect_eq "$(printf '%s\n' "$out" | python3 -c '
 import sys, json
 rows = [json.loads(l) for l in sys.stdin]
-print(" ".join(r["type"] + ":" + r["section"] for r in rows))')" \
-    "audit:parts audit:firmware audit:sbat audit:boot audit:chain audit:modules audit:outlook summary:summary" \
-    "audit: each section typed, section kept; the summary keeps section for one release"
+print(" ".join(r["type"] + ":" + r.get("section", "-") for r in rows))
+s = rows[-1]
+print(sorted(set(s) & {"section", "exit_code", "parts_missing", "modules_not_loading"}), s["exit"], sorted(s["counts"]))')" \
+    "audit:parts audit:firmware audit:sbat audit:boot audit:chain audit:modules audit:outlook summary:-
+[] 66 ['modules_not_loading', 'parts_missing', 'would_be_revoked']" \
+    "audit: each section typed; the summary only the summary's fields (schema 1; an ESP with no boot chain: cannot answer, 66)"
 # chain: the records in the text's order (SbatLevel before the links)
 out=$($KTRUST chain --json --db ca.pem w.signed.efi w.signed.efi w.signed.efi 2>/dev/null)
 txt=$($KTRUST chain --db ca.pem w.signed.efi w.signed.efi w.signed.efi 2>/dev/null)

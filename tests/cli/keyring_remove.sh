@@ -47,7 +47,8 @@ expect_exit 2 "the same id again: no key matches (2)" -- $KTRUST keyring remove 
 # --json: one object per id; a refusal has its matches and removed false
 json=$($KTRUST keyring remove --json --keyring platform "$id" 2>/dev/null); rc=$?
 expect_eq "$rc" 64 "--json refusal: 64"
-expect_eq "$(printf '%s\n' "$json" | python3 -c 'import sys,json; d=json.loads(sys.stdin.read()); print(d["id"], len(d["matches"]), d["removed"], d["error"])')" "$id 2 False EINVAL" "--json refusal object"
+expect_eq "$(printf '%s\n' "$json" | head -1 | python3 -c 'import sys,json; d=json.loads(sys.stdin.read()); print(d["id"], len(d["matches"]), d["removed"], d["error"])')" "$id 2 False EINVAL" "--json refusal object"
+expect_eq "$(printf '%s\n' "$json" | tail -1 | python3 -c 'import sys,json; d=json.loads(sys.stdin.read()); print(d["type"], d["exit"], d["error"] is not None)')" "summary 64 True" "--json refusal: then the summary with the error"
 json=$($KTRUST keyring remove --json --keyring platform --all "$id" 2>/dev/null); rc=$?
 expect_eq "$rc" 0 "--json --all: 0"
 expect_eq "$(printf '%s\n' "$json" | python3 -c 'import sys,json; d=json.loads(sys.stdin.read()); print(len(d["matches"]), d["removed"], d["dry_run"], sorted(m["sha256"] for m in d["matches"]) == sorted(sys.argv[1:]))' "$(sha k1.pem)" "$(sha k3.pem)")" "2 True False True" "--json --all object names what went"

@@ -50,7 +50,8 @@ expect_eq "$(test -e x.efi && echo written)" "" "wrap-key wrote nothing"
 check "keyring add --trust an empty file" 64 "^ktrust: --trust empty: an empty file" -- $KTRUST keyring add --store "$T/s.db" --keyring platform --trust empty ca.pem
 check "keyring add of a PE says what it is" 4 "^ktrust: w.efi: a PE image, not certificates" -- $KTRUST keyring add --store "$T/s.db" --keyring platform w.efi
 json=$($KTRUST verify-pkcs7 --json --trust ca.pem ca.pem --data nope 2>/dev/null); rc=$?
-expect_eq "$rc:$(printf '%s' "$json" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["file"], d["verdict"], d["error"], d["reason"])')" "66:ca.pem None ENOENT --data nope: cannot open: No such file or directory" "verify-pkcs7 --data missing: an object for the signature"
+expect_eq "$rc:$(printf '%s\n' "$json" | head -1 | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["file"], d["verdict"], d["error"], d["reason"])')" "66:ca.pem None ENOENT --data nope: cannot open: No such file or directory" "verify-pkcs7 --data missing: an object for the signature"
+expect_eq "$(printf '%s\n' "$json" | tail -1 | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["type"], d["exit"], d["error"])')" "summary 66 nope: cannot open: No such file or directory" "verify-pkcs7 --data missing: then the summary with the error"
 
 # --json: one object per input even when the setup failed
 json=$($KTRUST verify-pe --json --trust empty w.signed.efi w.efi 2>/dev/null); rc=$?
@@ -66,9 +67,9 @@ print(s["type"], s["verdict"], s["exit"], s["counts"]["unreadable"])')" \
 w.efi pe None EMEDIUMTYPE True
 summary None 64 2" "--json: an object per input, verdict null, then the summary"
 json=$($KTRUST verify-module --json --kernel nope mod.ko 2>/dev/null); rc=$?
-expect_eq "$rc:$(printf '%s' "$json" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["verdict"], d["error"])')" "66:None ENOENT" "--json --kernel missing: object"
+expect_eq "$rc:$(printf '%s\n' "$json" | head -1 | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["verdict"], d["error"])')" "66:None ENOENT" "--json --kernel missing: object"
 json=$($KTRUST verify-pe --json --store "$T/none.db" w.signed.efi 2>/dev/null); rc=$?
-expect_eq "$rc:$(printf '%s' "$json" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["verdict"], d["error"])')" "66:None ENOENT" "--json missing store: object"
+expect_eq "$rc:$(printf '%s\n' "$json" | head -1 | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["verdict"], d["error"])')" "66:None ENOENT" "--json missing store: object"
 # ---- options as documented (issue #27 item 7) --------------------------------
 # one line on stderr, exit 64, for every command and every kind of mistake
 one_line() { # NAME -- CMD...
@@ -104,7 +105,7 @@ out=$($KTRUST wrap-key --json signer.pem -o wj.efi); rc=$?
 expect_eq "$rc:$(python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["type"], d["file"], d["written"], d["section"], d["certificates"], d["bytes"] == int(sys.argv[1]))' "$(stat -c %s wj.efi)" <<<"$out")" \
     "0:wrap_key wj.efi True .keylist 1 True" "wrap-key --json: what was written"
 out=$($KTRUST wrap-key --json empty -o wk.efi 2>/dev/null); rc=$?
-expect_eq "$rc:$(python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["written"], d["exit"])' <<<"$out"):$(test -e wk.efi && echo written)" \
+expect_eq "$rc:$(head -1 <<<"$out" | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["written"], d["exit"])'):$(test -e wk.efi && echo written)" \
     "64:False 64:" "wrap-key --json, a bad input: written false, nothing written"
 # the common options before check-update: --trust is its --db (what vouches)
 out=$($KTRUST --trust ca.pem --json check-update --dbx zero.esl w.signed.efi); rc=$?

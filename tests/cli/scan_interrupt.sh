@@ -27,7 +27,7 @@ for sig in INT TERM; do
     expect_eq "$(printf '%s\n' "$out" | valid_json)" ok "SIG$sig: every line is whole JSON"
     expect_eq "$(printf '%s\n' "$out" | wc -l)" 4 "SIG$sig: three results and the summary"
     expect_eq "$(printf '%s\n' "$out" | head -3 | sed 's/.*"file":"\([^"]*\)".*/\1/' | tr '\n' ' ')" "d/c1.pem d/c2.pem d/c3.pem " "SIG$sig: the first three files, in name order"
-    expect_eq "$(printf '%s\n' "$out" | tail -1 | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["type"], d["interrupted"], d["files"])')" "summary True 3" "SIG$sig: summary says interrupted"
+    expect_eq "$(printf '%s\n' "$out" | tail -1 | python3 -c 'import sys,json; d=json.load(sys.stdin); print(d["type"], d["interrupted"], sum(d["counts"].values()))')" "summary True 3" "SIG$sig: summary says interrupted"
 done
 out=$(KTRUST_SCAN_TEST_SIGNAL=2:TERM $KTRUST scan -j 1 d 2>/dev/null); rc=$?
 expect_eq "$rc" 130 "text: exit 130"
@@ -57,5 +57,5 @@ expect_match "$out" "scanned 1 file: 1 verified, 0 skipped" "one file: '1 file'"
 out=$($KTRUST scan --json /nonexistent 2>/dev/null); rc=$?
 expect_eq "$rc" 66 "a missing path: 66"
 expect_match "$(printf '%s\n' "$out" | head -1)" '^\{"file":"/nonexistent","type":null,"verdict":null,"error":"ENOENT"' "a missing path: type null, verdict null"
-expect_match "$(printf '%s\n' "$out" | tail -1)" '"files":1,"verified":0,"skipped":0,"unreadable":1' "a missing path is unreadable, not verified"
+expect_match "$(printf '%s\n' "$out" | tail -1)" '"error":0,"unreadable":1,"skipped":0},.*"verified":0,' "a missing path is unreadable, not verified"
 finish

@@ -153,6 +153,7 @@ expect_exit 64 "unknown --var" -- VV --var Boot0000 db-append.auth
 expect_exit 64 "no file" -- VV --var db
 expect_exit 66 "unreadable --kek" -- VV --var db --kek nonexistent db-append.auth
 expect_exit 66 "missing file" -- VV --var db nonexistent
-expect_eq "$(VV --json --var db nonexistent 2>/dev/null | jq -r '[.verdict, .error] | join(" ")')" " ENOENT" \
-    "unreadable: JSON line"
+expect_eq "$(VV --json --var db nonexistent 2>/dev/null | jq -r '[.type, .verdict, .error] | join(" ")')" \
+    "$(printf 'variable  ENOENT\nsummary  nonexistent: cannot open: No such file or directory')" \
+    "unreadable: its JSON line, then the summary with the error"
 finish
