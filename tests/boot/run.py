@@ -288,6 +288,45 @@ def db_only_windows_pca_2011():
     return grub_level("db_only_windows_pca_2011", setup)
 
 
+@scenario("db")
+def dead_shim_uefi_ca_2011_in_dbx():
+    """A shim already dead (#32): dbx holds Microsoft Corporation UEFI CA 2011, db gained
+    Microsoft UEFI CA 2023.  Firmware refuses the dual-signed shim (one signature in dbx
+    rejects the image), as chain and audit's outlook say ("does not boot today"); audit's
+    advice, a shim signed by the 2023 CA only, boots, as check-update --install says."""
+    ca11 = pem_der(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2011.pem"))
+    ca23 = pem_der(os.path.join(B.CORPUS, "trust", "microsoft-uefi-ca-2023.pem"))
+
+    def setup(v, w):
+        _a, dbx = v.get("dbx", B.SECURITY_GUID)
+        set_dbx(v, dbx + B.esl_x509(ca11))
+        attr, db = v.get("db", B.SECURITY_GUID)
+        v.set("db", B.SECURITY_GUID, attr, db + B.esl_x509(ca23))
+    res = grub_level("dead_shim_dual_signed", setup)
+    espd = os.path.join(res.w, "audit-esp", "EFI", "debian")
+    os.makedirs(espd, exist_ok=True)
+    shutil.copy(B.SHIM, os.path.join(espd, "shimx64.efi"))
+    shutil.copy(B.GRUB, os.path.join(espd, "grubx64.efi"))
+    _rc, objs, err = B.ktrust_json("audit", "--efivars", os.path.join(res.w, "efivars"), "--esp",
+                                   os.path.join(res.w, "audit-esp"), "--kernel", "none",
+                                   "--modules", "none")
+    shim = [f for o in objs if o.get("section") == "outlook" for f in o.get("files", [])
+            if f.get("role") == "shim"]
+    res.compare("audit's outlook: shim boots today", real_stage(res.log) != "firmware-refused-shim",
+                shim[0].get("boots_today") if shim else "no outlook: %s" % err.strip())
+    # the advice: the same shim with its 2011 signature stripped (2023 only)
+    s23 = os.path.join(B.scratch("dead-shim-2023-image"), "shim2023.efi")
+    B.run([sys.executable, os.path.join(B.SRC, "tests", "fixtures", "rollover.py"), "strip-sig",
+           B.SHIM, s23, "1"])
+    res2 = grub_level("dead_shim_2023_only", setup, shim=s23)
+    rc, _out, err = B.ktrust("check-update", "--install", "--efivars",
+                             os.path.join(res2.w, "efivars"), "-q", s23, B.GRUB)
+    res.checks += [("2023-only shim: " + c[0],) + tuple(c[1:]) for c in res2.checks]
+    res.compare("the advice, a 2023-only shim, boots: firmware / check-update --install",
+                real_stage(res2.log) == "loader-ran", rc == 0 or "exit %d: %s" % (rc, err.strip()))
+    return res
+
+
 # ------------------------------------------------------------------ signed updates, as plan-updates applies them (#25)
 def plan_scenario(name, updates, setup=None):
     """ktrust plan-updates on the store's variables (after setup) and the
