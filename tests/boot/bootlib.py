@@ -531,11 +531,11 @@ def initramfs(init=INIT, extra=()):
             if not os.path.exists(mp) or read_bytes(mp) != data:
                 write_atomic(mp, data)
         if not os.path.exists(path):
-            _build_initramfs(path, init, modules)
+            _build_initramfs(path, init, modules, tools, extra)
     return path
 
 
-def _build_initramfs(path, init, modules):
+def _build_initramfs(path, init, modules, tools, extra):
     D, F, X = 0o040755, 0o100644, 0o100755
     ent = [(d, D, b"") for d in ("bin", "proc", "sys", "dev", "tmp", "mods", "lib", "lib64",
                                  "lib/x86_64-linux-gnu")]
