@@ -5,9 +5,9 @@
  *   PolicyAuthValue: d = H(d || TPM_CC_PolicyAuthValue)
  * from d = zeros.  systemd 252 (tpm2_make_policy_session) and clevis
  * (tpm2_createpolicy --policy-pcr) send PolicyPCR first, then systemd's
- * PolicyAuthValue for a PIN; a signed policy (PolicyAuthorize) is not
- * recomputed: its PCR values are in a signature, not in the header.  Then
- * the verdict on one token today and after a change. */
+ * PolicyAuthValue for a PIN; a signed policy starts with PolicyAuthorize
+ * by its key (signed.c), and its signed PCRs are judged by the UKI's
+ * .pcrsig.  Then the verdict on one token today and after a change. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +37,10 @@ static int bank_index(const struct kt_evlog_pcrs *p, uint16_t alg)
 /* Why the digest cannot be computed from p, or NONE. */
 static enum kt_seal_why missing(const struct kt_seal_token *t, const struct kt_evlog_pcrs *p)
 {
-    if (t->kind == KT_SEAL_KIND_SIGNED || t->kind == KT_SEAL_KIND_UNKNOWN)
+    if (t->kind == KT_SEAL_KIND_UNKNOWN)
         return KT_SEAL_WHY_KIND;
+    if (t->kind == KT_SEAL_KIND_SIGNED && (!t->spki_len || t->policy_alg != KT_TPM_ALG_SHA256))
+        return KT_SEAL_WHY_KEY;
     if (hash_of(t->policy_alg) == KT_HASH_NONE)
         return KT_SEAL_WHY_HASH;
     if (!t->pcrs)
@@ -97,11 +99,14 @@ int kt_seal_policy_digest(const struct kt_seal_token *t, const struct kt_evlog_p
     enum kt_hash h = hash_of(t->policy_alg);
     size_t dlen = kt_hash_size(h);
     *len = 0;
-    if (!t->pcrs) /* no PCR policy at all: an empty authPolicy */
+    bool sig = t->kind == KT_SEAL_KIND_SIGNED;
+    if (!t->pcrs && !sig) /* no PCR policy at all: an empty authPolicy */
         return 1;
     memset(out, 0, dlen);
-    int rc = policy_pcr(t, pcrs, h, out, dlen);
-    if (rc == 0 && t->kind == KT_SEAL_KIND_PIN_PCR) {
+    int rc = sig ? kt_seal_authorize_digest(t, out) : 0;
+    if (rc == 0 && t->pcrs)
+        rc = policy_pcr(t, pcrs, h, out, dlen);
+    if (rc == 0 && (t->kind == KT_SEAL_KIND_PIN_PCR || t->pin)) {
         uint8_t cc[4];
         rc = kt_seal_cc(KT_TPM_CC_POLICY_AUTH_VALUE, cc);
         if (rc == 0)
@@ -113,19 +118,56 @@ int kt_seal_policy_digest(const struct kt_seal_token *t, const struct kt_evlog_p
     return 1;
 }
 
-static enum kt_seal_verdict judge(const struct kt_seal_token *t, const struct kt_evlog_pcrs *p,
-                                  enum kt_seal_why *why, int *rc)
+/* A signed policy whose digest matched: its signed PCRs, by the UKI. */
+static enum kt_seal_verdict judge_signed(const struct kt_seal_token *t,
+                                         const struct kt_seal_uki *uki,
+                                         const struct kt_evlog_pcrs *p, enum kt_seal_why *why,
+                                         int *rc, struct kt_seal_check *r)
+{
+    if (!uki) {
+        *why = KT_SEAL_WHY_NO_UKI;
+        return KT_SEAL_CANNOT_TELL;
+    }
+    int s = kt_seal_signed_part(t, uki, p, r);
+    if (s == -ENODATA || s == -ENOPKG) {
+        *why = s == -ENODATA ? KT_SEAL_WHY_NO_PCR : KT_SEAL_WHY_HASH;
+        return KT_SEAL_CANNOT_TELL;
+    }
+    if (s < 0)
+        *rc = s;
+    return s < 0 ? KT_SEAL_CANNOT_TELL : s ? KT_SEAL_UNSEALS : KT_SEAL_FAILS;
+}
+
+static enum kt_seal_verdict judge(const struct kt_seal_token *t, const struct kt_seal_uki *uki,
+                                  const struct kt_evlog_pcrs *p, enum kt_seal_why *why, int *rc,
+                                  struct kt_seal_check *r)
 {
     uint8_t d[KT_SEAL_MAX_DIGEST];
     size_t len = 0;
-    *why = p ? missing(t, p) : KT_SEAL_WHY_NO_BANK;
+    bool sig = t->kind == KT_SEAL_KIND_SIGNED;
+    *why = p || (sig && !t->pcrs) ? missing(t, p) : KT_SEAL_WHY_NO_BANK;
     if (*why != KT_SEAL_WHY_NONE)
         return KT_SEAL_CANNOT_TELL;
     *rc = kt_seal_policy_digest(t, p, d, &len);
+    if (*rc == -EBADMSG && sig) { /* the key is not one systemd 252 loads */
+        *rc = 0;
+        *why = KT_SEAL_WHY_KEY;
+    }
     if (*rc <= 0)
         return KT_SEAL_CANNOT_TELL;
     *rc = 0;
-    return len == t->policy_len && !memcmp(d, t->policy, len) ? KT_SEAL_UNSEALS : KT_SEAL_FAILS;
+    if (!r->digest_len) {
+        memcpy(r->digest, d, len);
+        r->digest_len = len;
+    }
+    bool eq = len == t->policy_len && !memcmp(d, t->policy, len);
+    if (sig && !eq && !t->pcrs) { /* nothing but the key: ktrust does not reproduce it */
+        *why = KT_SEAL_WHY_KEY;
+        return KT_SEAL_CANNOT_TELL;
+    }
+    if (!eq)
+        return KT_SEAL_FAILS;
+    return sig ? judge_signed(t, uki, p, why, rc, r) : KT_SEAL_UNSEALS;
 }
 
 /* today's values with the PCRs the prediction changes replaced. */
@@ -157,9 +199,16 @@ int kt_seal_check(const struct kt_seal_token *t, const struct kt_evlog_pcrs *tod
                   const struct kt_evlog_pcrs *pred_now, const struct kt_evlog_pcrs *pred_after,
                   struct kt_seal_check *r)
 {
+    return kt_seal_check_uki(t, NULL, today, pred_now, pred_after, r);
+}
+
+int kt_seal_check_uki(const struct kt_seal_token *t, const struct kt_seal_uki *uki,
+                      const struct kt_evlog_pcrs *today, const struct kt_evlog_pcrs *pred_now,
+                      const struct kt_evlog_pcrs *pred_after, struct kt_seal_check *r)
+{
     memset(r, 0, sizeof(*r));
     int rc = 0;
-    r->today = judge(t, today, &r->why_today, &rc);
+    r->today = judge(t, uki, today, &r->why_today, &rc, r);
     r->after = r->today;
     r->why_after = r->why_today;
     if (rc < 0 || !pred_now || !pred_after)
@@ -174,7 +223,7 @@ int kt_seal_check(const struct kt_seal_token *t, const struct kt_evlog_pcrs *tod
     if (!a)
         return -ENOMEM;
     after_values(t, today, pred_now, pred_after, a, r);
-    r->after = judge(t, a, &r->why_after, &rc);
+    r->after = judge(t, uki, a, &r->why_after, &rc, r);
     free(a);
     return rc;
 }
