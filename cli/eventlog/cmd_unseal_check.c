@@ -210,16 +210,10 @@ struct state {
  * are "cannot tell"). */
 static int load_uki(const struct args *a, struct state *s)
 {
-    char found[4200];
-    const char *path = a->uki;
-    if (!path && a->p.esp && kt_seal_uki_find(a->p.esp, found, sizeof(found)) == 0)
-        path = found;
-    if (!path)
-        return 0;
     struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_seal_uki_open(path, &s->uki, &e);
+    int rc = kt_seal_uki_open_for(a->uki, a->p.esp, s->found.tok, s->found.n, &s->uki, &e);
     if (rc < 0) {
-        cli_error(path, &e);
+        cli_error(a->uki ? a->uki : a->p.esp, &e);
         return cli_exit_code(rc);
     }
     return 0;

@@ -51,6 +51,7 @@ void unseal_set_pcrlock(const char *file);
 /* The UKI that boots (kt_seal_uki_open; NULL: none), for a signed
  * policy's report and its re-sign advice. */
 void unseal_set_uki(const struct kt_seal_uki *uki);
+const struct kt_seal_uki *unseal_uki(void);
 
 /* The re-seal to run before the change for a token that would not unseal
  * after it (nothing otherwise), text lines under indent. */

@@ -58,6 +58,11 @@ void unseal_set_uki(const struct kt_seal_uki *uki)
     boot_uki = uki;
 }
 
+const struct kt_seal_uki *unseal_uki(void)
+{
+    return boot_uki;
+}
+
 static size_t reseals(const char *source, const struct kt_seal_token *t,
                       const struct kt_seal_check *r, struct reseal *out)
 {

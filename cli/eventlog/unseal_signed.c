@@ -54,7 +54,7 @@ void unseal_signed_json(struct jw *w, const struct kt_seal_token *t,
             jw_int(w, NULL, i);
     jw_arr_end(w);
     jw_hex(w, "computed_digest", r->digest, r->digest_len);
-    jw_str(w, "uki", uki ? kt_seal_uki_path(uki) : NULL);
+    jw_str(w, "uki", uki ? kt_seal_uki_path(uki) : r->uki[0] ? r->uki : NULL);
     jw_hex(w, "pcr11_enter_initrd", r->pcr11, r->have_sig ? r->pcr11_len : 0);
     jw_hex(w, "approved_policy", r->approved, r->have_sig ? 32 : 0);
     jw_str(w, "pcrsig", r->have_sig ? kt_seal_sig_name(r->sig) : NULL);

@@ -163,6 +163,7 @@ struct kt_seal_check {
     size_t value_len;            /* the bank's digest size (0: not known) */
     /* a signed policy judged with a UKI (KT_SEAL_KIND_SIGNED): */
     bool have_sig;               /* the UKI's .pcrsig was looked at */
+    char uki[512];               /* that UKI's path ("" none) */
     enum kt_seal_sig sig;        /* what it says for the PCR 11 the UKI gives */
     uint8_t pcr11[KT_EVLOG_MAX_DIGEST]; /* the UKI's PCR 11 at enter-initrd, token's bank */
     size_t pcr11_len;
@@ -195,6 +196,12 @@ KT_API const struct kt_uki *kt_seal_uki_image(const struct kt_seal_uki *u); /* k
  * EFI/Linux (Type #2).  path (cap bytes).  Returns 0, -ENOENT (none), -E2BIG
  * (several: which one boots is the boot loader's choice). */
 KT_API int kt_seal_uki_find(const char *esp, char *path, size_t cap);
+/* The UKI to judge signed policies by, for every command alike: uki when
+ * given (its errors returned), else the one kt_seal_uki_find finds on esp
+ * (not NULL), else none (*out NULL, 0; a found UKI that does not open is
+ * none too).  Only when one of the n tokens is a signed policy. */
+KT_API int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_seal_token *t,
+                                size_t n, struct kt_seal_uki **out, struct kt_error *err);
 
 /* kt_seal_check, with uki the UKI that boots today and after the change
  * (NULL: a signed policy is "cannot tell", KT_SEAL_WHY_NO_UKI).  A signed

@@ -106,7 +106,7 @@ int kt_seal_policy_digest(const struct kt_seal_token *t, const struct kt_evlog_p
     int rc = sig ? kt_seal_authorize_digest(t, out) : 0;
     if (rc == 0 && t->pcrs)
         rc = policy_pcr(t, pcrs, h, out, dlen);
-    if (rc == 0 && (t->kind == KT_SEAL_KIND_PIN_PCR || t->pin)) {
+    if (rc == 0 && (t->kind == KT_SEAL_KIND_PIN_PCR || (sig && t->pin))) {
         uint8_t cc[4];
         rc = kt_seal_cc(KT_TPM_CC_POLICY_AUTH_VALUE, cc);
         if (rc == 0)

@@ -150,7 +150,34 @@ struct kt_seal_uki {
     struct kt_file f;
     struct kt_uki *u;
     char *path;
+    struct { /* PCR 11 at enter-initrd per bank, computed once */
+        uint16_t alg;
+        size_t len;
+        uint8_t v[KT_EVLOG_MAX_DIGEST];
+    } pcr11[4];
+    size_t n_pcr11;
 };
+
+/* The UKI's PCR 11 at enter-initrd in bank alg (cached: the sections are
+ * hashed once per bank, not once per token and state). */
+static int uki_pcr11(const struct kt_seal_uki *cu, uint16_t alg, uint8_t *out, size_t *len)
+{
+    struct kt_seal_uki *u = (struct kt_seal_uki *)cu;
+    for (size_t i = 0; i < u->n_pcr11; i++)
+        if (u->pcr11[i].alg == alg) {
+            memcpy(out, u->pcr11[i].v, u->pcr11[i].len);
+            *len = u->pcr11[i].len;
+            return 0;
+        }
+    const char *bank = kt_evlog_alg_name(alg);
+    int rc = bank ? kt_uki_pcr11(u->u, bank, 1, out, len) : -EINVAL;
+    if (rc == 0 && u->n_pcr11 < 4) {
+        u->pcr11[u->n_pcr11].alg = alg;
+        u->pcr11[u->n_pcr11].len = *len;
+        memcpy(u->pcr11[u->n_pcr11++].v, out, *len);
+    }
+    return rc;
+}
 
 int kt_seal_uki_open(const char *path, struct kt_seal_uki **out, struct kt_error *err)
 {
@@ -180,6 +207,24 @@ void kt_seal_uki_free(struct kt_seal_uki *u)
         kt_file_close(&u->f);
     free(u->path);
     free(u);
+}
+
+int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_seal_token *t,
+                         size_t n, struct kt_seal_uki **out, struct kt_error *err)
+{
+    char found[4200];
+    size_t i = 0;
+    *out = NULL;
+    while (i < n && t[i].kind != KT_SEAL_KIND_SIGNED)
+        i++;
+    if (i == n)
+        return 0;
+    if (uki)
+        return kt_seal_uki_open(uki, out, err);
+    if (!esp || kt_seal_uki_find(esp, found, sizeof(found)) < 0)
+        return 0;
+    int rc = kt_seal_uki_open(found, out, NULL);
+    return rc == -ENOMEM ? rc : 0;
 }
 
 const char *kt_seal_uki_path(const struct kt_seal_uki *u)
@@ -217,8 +262,7 @@ static int signed_values(const struct kt_seal_token *t, const struct kt_seal_uki
                          const struct kt_evlog_pcrs *p, struct kt_evlog_pcrs *q,
                          struct kt_seal_check *r)
 {
-    const char *bank = kt_evlog_alg_name(t->bank);
-    int rc = bank ? kt_uki_pcr11(uki->u, bank, 1, r->pcr11, &r->pcr11_len) : -ENOPKG;
+    int rc = uki_pcr11(uki, t->bank, r->pcr11, &r->pcr11_len);
     if (rc < 0)
         return rc == -EINVAL ? -ENOPKG : rc;
     q->n_banks = 1;
@@ -252,6 +296,7 @@ int kt_seal_signed_part(const struct kt_seal_token *t, const struct kt_seal_uki 
     if (rc < 0)
         return rc;
     r->have_sig = true;
+    kt_fmt(r->uki, sizeof(r->uki), "%s", uki->path);
     r->sig = kt_seal_pcrsig_token(uki->u, t, r->approved);
     return r->sig == KT_SEAL_SIG_OK;
 }

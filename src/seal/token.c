@@ -145,7 +145,7 @@ static int systemd_token(const struct kt_json *root, struct kt_seal_token *t, st
         t->pin = true;
     }
     const struct kt_json *pcrlock = kt_json_get(root, "tpm2_pcrlock");
-    if (kt_json_get(root, "tpm2_pubkey") || kt_json_get(root, "tpm2-pubkey")) {
+    if (kt_json_get(root, "tpm2_pubkey")) {
         int rc = signed_token(root, t, err);
         if (rc < 0)
             return rc;

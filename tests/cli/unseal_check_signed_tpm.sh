@@ -168,6 +168,25 @@ mkdir -p esp/EFI/Linux && cp good.efi esp/EFI/Linux/debian.efi
 expect_eq "$("$KTRUST" unseal-check --pcrs pcrsA.yaml --eventlog "$CORPUS/peers/ovmf-swtpm-boot/eventlog.bin" \
     --esp esp img --json | jq -r 'select(.type == "token") | .signed.uki' | sort -u)" "esp/EFI/Linux/debian.efi" "--esp: its UKI"
 
+# 4. the same verdicts in plan-updates' steps and check-update --install (token 0
+#    has no literal PCR: a dbx update or a new shim leaves it unsealing; token 1
+#    is bound to PCR 7 of state A, not the corpus boot's: its .pcrsig is not looked at)
+O=$CORPUS/peers/ovmf-swtpm-boot
+DBXU=$CORPUS/peers/secureboot-objects/DBX/DBXUpdate2024.bin
+for u in good.efi cmdline2.efi; do
+    P=$("$KTRUST" plan-updates --efivars "$O/efivars" --eventlog "$O/eventlog.bin" --luks img --uki $u "$DBXU" --json |
+        jq -r 'select(.type=="plan") | .steps[0].after.sealed[] | "\(.kind) \(.unseals_after) \(.signed.pcrsig)"' | tr '\n' ' ')
+    want="signed true ok signed false null "
+    [ $u = cmdline2.efi ] && want="signed false no_entry signed false null "
+    expect_eq "$P" "$want" "plan-updates --uki $u: the signed tokens after the dbx step"
+done
+expect_eq "$("$KTRUST" plan-updates --efivars "$O/efivars" --eventlog "$O/eventlog.bin" --luks img --esp esp "$DBXU" --json |
+    jq -r 'select(.type=="plan") | .steps[0].after.sealed[0] | "\(.unseals_after) \(.signed.uki)"')" \
+    "true esp/EFI/Linux/debian.efi" "plan-updates: the ESP's UKI"
+expect_match "$("$KTRUST" check-update --install --efivars "$O/efivars" --eventlog "$O/eventlog.bin" --luks img \
+    --uki cmdline2.efi "$CORPUS/debian/shimx64.efi.signed")" \
+    "sealed: img token 0 \(systemd-tpm2 signed policy, PCRs none\): does NOT unseal" "check-update --install: the UKI's .pcrsig decides"
+
 # 3. the re-sign ktrust prints for the changed command line, run: it unseals
 txt=$("$KTRUST" unseal-check --pcrs pcrsA.yaml --uki cmdline2.efi img)
 expect_match "$txt" "re-seal before the change: cryptsetup token export --token-id 0 img \| jq -r .tpm2_pubkey \| base64 -d >PUBKEY.pem && /usr/lib/systemd/systemd-measure sign --linux=LINUX --osrel=OSREL --cmdline=CMDLINE --initrd=INITRD --pcrpkey=PCRPKEY --bank=sha256 --phase=enter-initrd --private-key=PRIVATE.pem --public-key=PUBKEY.pem >pcrsig.json" "the re-sign command"
