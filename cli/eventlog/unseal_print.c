@@ -30,16 +30,6 @@ static void b64url(const uint8_t *p, size_t n, char *out)
     out[o] = 0;
 }
 
-/* "7" or "4,7" (sep ","), or "4+7". */
-void unseal_pcr_list(uint32_t mask, char sep, char *out, size_t cap)
-{
-    size_t o = 0;
-    out[0] = 0;
-    for (unsigned i = 0; i < KT_EVLOG_PCRS && o + 4 < cap; i++)
-        if (mask & (1u << i))
-            o += (size_t)snprintf(out + o, cap - o, "%s%u", o ? (char[]){sep, 0} : "", i);
-}
-
 #define CMD_MAX UNSEAL_CMD_MAX
 
 /* --pcrlock FILE: the record set of the next boot, for the pcrlock re-seal */

@@ -14,6 +14,16 @@
 #include "ktrust/uki.h"
 #include "unseal_check.h"
 
+/* "7" or "4,7" (sep ","), or "4+7" (unseal_check.h). */
+void unseal_pcr_list(uint32_t mask, char sep, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = 0;
+    for (unsigned i = 0; i < KT_EVLOG_PCRS && o + 4 < cap; i++)
+        if (mask & (1u << i))
+            o += (size_t)snprintf(out + o, cap - o, "%s%u", o ? (char[]){sep, 0} : "", i);
+}
+
 static const char *sig_text(enum kt_seal_sig s)
 {
     switch (s) {

@@ -56,6 +56,11 @@ int kt_seal_tokens_read_json(const char *path, struct kt_seal_token **out, char 
                              size_t *n, struct kt_error *err);
 void kt_seal_json_free(char **json, size_t n);
 
+/* policy.c: the bank's index in p (-1: none), and why t's digest cannot
+ * be computed from p (KT_SEAL_WHY_NONE: it can). */
+int kt_seal_bank_index(const struct kt_evlog_pcrs *p, uint16_t alg);
+enum kt_seal_why kt_seal_missing(const struct kt_seal_token *t, const struct kt_evlog_pcrs *p);
+
 /* A signed policy's key: tpm2_pubkey's PEM into t (spki, pkfp).  0, or
  * -EBADMSG when it is not an RSA public key (systemd 252 loads no other). */
 int kt_seal_key_parse(const uint8_t *pem, size_t len, struct kt_seal_token *t);
