@@ -183,6 +183,11 @@ done
 expect_eq "$("$KTRUST" plan-updates --efivars "$O/efivars" --eventlog "$O/eventlog.bin" --luks img --esp esp "$DBXU" --json |
     jq -r 'select(.type=="plan") | .steps[0].after.sealed[0] | "\(.unseals_after) \(.signed.uki)"')" \
     "true esp/EFI/Linux/debian.efi" "plan-updates: the ESP's UKI"
+mkdir -p r/etc r/boot/efi/EFI/Linux && cp img r/img && echo "data /img none" >r/etc/crypttab
+cp good.efi r/boot/efi/EFI/Linux/debian.efi
+expect_eq "$("$KTRUST" audit --root r --eventlog "$O/eventlog.bin" --efivars "$O/efivars" --json |
+    jq -r '.. | objects | select(has("tokens")) | .tokens[0] | "\(.unseals_after) \(.signed.pcrsig)"')" \
+    "true ok" "audit: the signed token judged by the root's ESP's UKI"
 expect_match "$("$KTRUST" check-update --install --efivars "$O/efivars" --eventlog "$O/eventlog.bin" --luks img \
     --uki cmdline2.efi "$CORPUS/debian/shimx64.efi.signed")" \
     "sealed: img token 0 \(systemd-tpm2 signed policy, PCRs none\): does NOT unseal" "check-update --install: the UKI's .pcrsig decides"
