@@ -23,6 +23,7 @@
 /* The sealed keys and their verdicts with the new binaries (none: n 0). */
 static struct kt_seal_found sealed;
 static struct kt_seal_check *sealed_r;
+static struct kt_seal_uki *sealed_uki; /* the UKI signed policies are judged by */
 
 static void json_sig(struct jw *w, const struct kt_chain_sig *s)
 {
@@ -129,7 +130,8 @@ static void print_text(const struct kt_install_check *r, const char *shim)
  * last boot's log with the variables in force: the library's answer
  * (kt_seal_check_change).  Nothing without a log. */
 static int check_sealed(const struct cli_install_seal *o, const char *root, const char *efivars,
-                        const struct kt_efivars *vars, const char *shim, const char *loader)
+                        const char *esp, const struct kt_efivars *vars, const char *shim,
+                        const char *loader)
 {
     struct cli_evlog log;
     int code = cli_evlog_load(o->log, root, efivars, &log);
@@ -140,9 +142,12 @@ static int check_sealed(const struct cli_install_seal *o, const char *root, cons
         code = cli_seal_find("check-update", root, o->luks, o->n_luks, !o->n_luks, &sealed);
     if (!code && sealed.n && !(sealed_r = calloc(sealed.n, sizeof(*sealed_r))))
         code = EXIT_INTERNAL;
+    if (!code && sealed.n)
+        code = cli_seal_uki(o->uki, esp, &sealed, &sealed_uki);
     if (!code && sealed.n) {
         struct kt_evlog_predict_opts po = {.vars = vars};
-        struct kt_seal_change c = {.predict = &po, .shim = shim, .loader = loader};
+        struct kt_seal_change c = {.predict = &po, .shim = shim, .loader = loader,
+                                   .uki = sealed_uki};
         struct kt_error e = KT_ERROR_INIT;
         int rc = kt_seal_check_change(&log.log, NULL, &c, sealed.tok, sealed.n, sealed_r, &e);
         if (rc < 0 && !o->n_luks && !o->log && rc != -ENOMEM) {
@@ -253,7 +258,7 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
         goto out;
     }
     code = r->verdict == 0 ? 0 : 5;
-    int seal_code = check_sealed(in->seal, root, efivars, vars, argv[0], argc > 1 ? argv[1] : NULL);
+    int seal_code = check_sealed(in->seal, root, efivars, in->esp, vars, argv[0], argc > 1 ? argv[1] : NULL);
     if (seal_code > code)
         code = seal_code;
     if (json)
@@ -266,6 +271,8 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
 out:
     kt_seal_found_free(&sealed);
     free(sealed_r);
+    cli_seal_uki_free(sealed_uki);
+    sealed_uki = NULL;
     sealed_r = NULL;
     if (vars)
         kt_efivars_free(vars);

@@ -11,6 +11,7 @@
  * /etc/crypttab's volumes). */
 struct cli_install_seal {
     const char *log;
+    const char *uki; /* --uki: the UKI that boots, for signed policies */
     char **luks;
     size_t n_luks;
 };

@@ -76,7 +76,7 @@ static void usage(FILE *f)
         "                           [--efivars DIR [--apply FILE]...] [--dbx-info JSON]\n"
         "                           [--json] [-q] [-v] [--esp DIR] PATH...\n"
         "       ktrust check-update --install [--efivars DIR | --root DIR] [--esp DIR]\n"
-        "                           [--apply FILE]... [--eventlog LOG] [--luks SOURCE]...\n"
+        "                           [--apply FILE]... [--eventlog LOG] [--luks SOURCE]... [--uki FILE]\n"
         "                           [--json] [-q]\n"
         "                           NEW_SHIM [NEW_LOADER ...]\n"
         "Would this dbx update and/or SbatLevel revoke a boot binary under PATH (an ESP,\n"
@@ -459,6 +459,7 @@ int cmd_check_update(int argc, char **argv)
         case OPT_ROOT: root = optarg; break;
         case OPT_EVENTLOG: seal.log = optarg; break;
         case OPT_LUKS_SOURCE: seal.luks[seal.n_luks++] = optarg; break;
+        case OPT_LUKS_UKI: seal.uki = optarg; break;
         case OPT_ESP: esp = optarg; break;
         case OPT_SBAT_LEVEL:
             if ((rc = cli_sbat_level_load(optarg, &level)) != 0)
@@ -488,8 +489,8 @@ int cmd_check_update(int argc, char **argv)
                                              "--dbx-update, --db or --sbat-level with it");
         goto out;
     }
-    if (!install && (root || seal.log || seal.n_luks)) {
-        rc = cli_usage_error("check-update", "--root, --eventlog and --luks go with --install");
+    if (!install && (root || seal.log || seal.n_luks || seal.uki)) {
+        rc = cli_usage_error("check-update", "--root, --eventlog, --luks and --uki go with --install");
         goto out;
     }
     if (install) {

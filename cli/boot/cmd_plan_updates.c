@@ -65,7 +65,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust plan-updates [--root DIR | --efivars DIR] [--esp DIR] [--eventlog LOG]\n"
-        "                           [--luks SOURCE]... [--kek-map JSON] [--write-efivars DIR]\n"
+        "                           [--luks SOURCE]... [--uki FILE] [--kek-map JSON]\n"
+        "                           [--write-efivars DIR]\n"
         "                           [--all-arches] [--max-var-size BYTES] [--var-store-free BYTES]\n"
         "                           [--json [--hashes]] [-q] [-v] [--apply FILE]... [UPDATES...]\n"
         "Which signed db/dbx/KEK/PK updates (EFI_VARIABLE_AUTHENTICATION_2 files, or\n"
@@ -385,7 +386,7 @@ static int write_vars(const char *dir, const struct kt_efivars *s)
 struct args {
     struct kt_audit_opts ao;
     bool json, quiet;
-    const char *write_dir, *log_path;
+    const char *write_dir, *log_path, *uki;
     char **luks; /* --luks SOURCE, in order */
     size_t n_luks;
     struct cli_apply up; /* --apply FILE and UPDATES alike: one list */
@@ -409,6 +410,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         case OPT_WRITE_EFIVARS: a->write_dir = optarg; break;
         case OPT_EVENTLOG: a->log_path = optarg; break;
         case OPT_LUKS_SOURCE: a->luks[a->n_luks++] = optarg; break;
+        case OPT_LUKS_UKI: a->uki = optarg; break;
         case OPT_KEK_MAP: a->kek_map = optarg; break;
         case OPT_APPLY:
             if (cli_apply_add(&a->up, "plan-updates", optarg) < 0)
@@ -463,6 +465,11 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
         nv.free_known = true;
         snprintf(nv.source, sizeof(nv.source), "%s", a->nv_opt.source);
     }
+    const char *esp = loc->found[KT_AUDIT_ESP] ? loc->path[KT_AUDIT_ESP] : NULL;
+    struct kt_seal_uki *uki = NULL;
+    int code = cli_seal_uki(a->uki, esp, &sealed, &uki);
+    if (code)
+        return code;
     struct kt_plan_opts po = {
         .nv = &nv,
         .all_arches = a->all_arches,
@@ -471,14 +478,14 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
         .updates = a->up.files,
         .n_updates = a->up.n,
         .kek_map = a->kek_map,
-        .esp = loc->found[KT_AUDIT_ESP] ? loc->path[KT_AUDIT_ESP] : NULL,
+        .esp = esp,
         .tokens = sealed.tok,
         .n_tokens = sealed.n,
+        .uki = uki,
     };
     struct kt_plan p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_plan_run(&po, &p, &e);
-    int code;
     if (rc < 0) {
         code = cli_cannot_answer_err(a->json, a->quiet, NULL, cli_exit_code(rc), &e);
     } else if (a->write_dir && (rc = write_vars(a->write_dir, &p.final)) != 0) {
@@ -491,6 +498,7 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
             text(&p, a->verbose);
     }
     kt_plan_free(&p);
+    cli_seal_uki_free(uki);
     return code;
 }
 

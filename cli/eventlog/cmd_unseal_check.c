@@ -1,6 +1,6 @@
 /* ktrust unseal-check [--root DIR] [DEVICE|IMAGE|TOKEN.json]... [--eventlog LOG]
  *                     [--pcrs FILE] [--efivars DIR] [--apply FILE]...
- *                     [--sbat-level SPEC] [--esp DIR]
+ *                     [--sbat-level SPEC] [--esp DIR] [--uki FILE]
  * Will the TPM-sealed LUKS2 keys unseal at the next boot: today (the TPM's
  * PCRs, --pcrs, or the log's replay) and after the change the other options
  * describe (the log's prediction, kt_evlog_predict).  The verdicts are the
@@ -33,6 +33,7 @@ enum {
     OPT_EVENTLOG = OPT_FIRST_PRIVATE,
     OPT_INSTALL,
     OPT_PCRLOCK,
+    OPT_UKI,
 };
 
 static const struct cli_opt opts[] = {
@@ -48,6 +49,10 @@ static const struct cli_opt opts[] = {
             "with a change: write a systemd-pcrlock record set (systemd.pcrlock(5)) of the "
             "PCRs the tokens are bound to, as predicted after the change, into FILE: the "
             "next boot's variant for systemd-pcrlock make-policy"),
+    CLI_OPT("uki", 0, required_argument, OPT_UKI, "FILE",
+            "the UKI that boots: a signed PCR policy (systemd-cryptenroll "
+            "--tpm2-public-key) unseals when its .pcrsig signs its PCR 11 at enter-initrd "
+            "with the token's key (default: the one UKI in --esp's EFI/Linux)"),
     CLI_OPTS(cli_opts_output),
     {0},
 };
@@ -59,7 +64,7 @@ static void usage(FILE *f)
         "usage: ktrust unseal-check [--root DIR] [DEVICE|IMAGE|TOKEN.json]... [--eventlog LOG]\n"
         "                           [--pcrs FILE] [--efivars DIR] [--apply FILE]...\n"
         "                           [--sbat-level SPEC] [--esp DIR] [--install NEW_SHIM [NEW_LOADER]]\n"
-        "                           [--pcrlock FILE] [--json] [-q]\n\n"
+        "                           [--pcrlock FILE] [--uki FILE] [--json] [-q]\n\n"
         "For each TPM-sealed LUKS2 token (systemd-cryptenroll's systemd-tpm2, clevis' tpm2\n"
         "pin) of the devices, images or exported token files (default: the volumes of\n"
         "/etc/crypttab, under --root): its policy digest recomputed\n"
@@ -75,7 +80,7 @@ static void usage(FILE *f)
 }
 
 struct args {
-    const char *log, *shim, *loader, *pcrlock;
+    const char *log, *shim, *loader, *pcrlock, *uki;
     struct cli_predict_args p; /* --root, --pcrs, --efivars, --apply, --sbat-level, --esp */
     bool json, quiet, change, offline;
     char **src;
@@ -141,6 +146,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         switch (c) {
         case OPT_EVENTLOG: a->log = optarg; break;
         case OPT_PCRLOCK: a->pcrlock = optarg; break;
+        case OPT_UKI: a->uki = optarg; break;
         case OPT_INSTALL: a->shim = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
@@ -197,7 +203,21 @@ struct state {
     struct kt_evlog_pcrs today;
     const char *today_src;
     struct kt_seal_found found; /* every source's tokens */
+    struct kt_seal_uki *uki;    /* the UKI that boots (NULL: none given or found) */
 };
+
+/* --uki FILE, else the one UKI in --esp's EFI/Linux (none: signed policies
+ * are "cannot tell"). */
+static int load_uki(const struct args *a, struct state *s)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_seal_uki_open_for(a->uki, a->p.esp, s->found.tok, s->found.n, &s->uki, &e);
+    if (rc < 0) {
+        cli_error(a->uki ? a->uki : a->p.esp, &e);
+        return cli_exit_code(rc);
+    }
+    return 0;
+}
 
 static int load_log(const struct args *a, struct state *s)
 {
@@ -291,7 +311,7 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
     int rc = 0;
     if (!a->change) {
         for (size_t i = 0; rc == 0 && i < s->found.n; i++)
-            rc = kt_seal_check(&s->found.tok[i], now, NULL, NULL, &r[i]);
+            rc = kt_seal_check_uki(&s->found.tok[i], s->uki, now, NULL, NULL, &r[i]);
         if (rc == -ENOPKG)
             cli_errorf(s->found.path[0], "cannot compute policy digests (libtss2-mu.so.0 missing?)");
         return rc == -ENOPKG ? 3 : rc < 0 ? EXIT_INTERNAL : 0;
@@ -318,7 +338,7 @@ static int check(const struct args *a, struct state *s, struct kt_seal_check *r)
                                           .sbat_level_len = sbat_len, .esp = a->p.esp};
         struct kt_evlog_prediction *pred = NULL;
         struct kt_seal_change c = {.predict = &o, .shim = a->shim, .loader = a->loader,
-                                   .keep = a->pcrlock ? &pred : NULL};
+                                   .keep = a->pcrlock ? &pred : NULL, .uki = s->uki};
         rc = kt_seal_check_change(&s->log, now, &c, s->found.tok, s->found.n, r, &e);
         if (rc == 0 && pred)
             code = write_pcrlock(a, s, pred);
@@ -366,6 +386,9 @@ int cmd_unseal_check(int argc, char **argv)
     struct kt_seal_found *f = &s->found;
     if (!code)
         code = read_tokens(&a, s);
+    if (!code)
+        code = load_uki(&a, s);
+    unseal_set_uki(s->uki);
     if (!code && !(r = calloc(f->n + 1, sizeof(*r))))
         code = EXIT_INTERNAL;
     if (!code)
@@ -377,6 +400,7 @@ int cmd_unseal_check(int argc, char **argv)
     summary(&a, code, &t);
     free(r);
     kt_seal_found_free(f);
+    kt_seal_uki_free(s->uki);
     if (s->have_log) {
         kt_evlog_free(&s->log);
         kt_file_close(&s->logf);

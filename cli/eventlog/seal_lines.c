@@ -13,8 +13,31 @@ const struct cli_opt cli_opts_luks[] = {
             "a LUKS2 device or image file (or a token's JSON) whose TPM-sealed keys are "
             "checked against the predicted PCRs: unseals, does NOT unseal, cannot tell "
             "(repeatable; default: the volumes of /etc/crypttab, under --root)"),
+    CLI_OPT("uki", 0, required_argument, OPT_LUKS_UKI, "FILE",
+            "the UKI that boots, for signed PCR policies (systemd-cryptenroll "
+            "--tpm2-public-key): they unseal when its .pcrsig signs its PCR 11 with the "
+            "token's key (default: the one UKI in the ESP's EFI/Linux)"),
     {0},
 };
+
+int cli_seal_uki(const char *uki, const char *esp, const struct kt_seal_found *f,
+                 struct kt_seal_uki **out)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_seal_uki_open_for(uki, esp, f->tok, f->n, out, &e);
+    if (rc < 0) {
+        cli_error(uki ? uki : esp, &e);
+        return cli_exit_code(rc);
+    }
+    unseal_set_uki(*out);
+    return 0;
+}
+
+void cli_seal_uki_free(struct kt_seal_uki *u)
+{
+    unseal_set_uki(NULL);
+    kt_seal_uki_free(u);
+}
 
 int cli_seal_find(const char *cmd, const char *root, char **sources, size_t n, bool lenient,
                   struct kt_seal_found *f)
@@ -52,8 +75,9 @@ void cli_seal_text_one(const struct kt_seal_found *f, const struct kt_seal_check
     pcr_list(r[i].changed, ch, sizeof(ch));
     if (t->token >= 0)
         snprintf(num, sizeof(num), " token %d", t->token);
-    printf("%ssealed: %s%s (%s, PCRs %s): %s", indent, tx(f->path[f->src[i]]), num,
-           kt_seal_tool_name(t->tool), ids[0] ? ids : "none", vword(r[i].after));
+    printf("%ssealed: %s%s (%s%s, PCRs %s): %s", indent, tx(f->path[f->src[i]]), num,
+           kt_seal_tool_name(t->tool), t->kind == KT_SEAL_KIND_SIGNED ? " signed policy" : "",
+           ids[0] ? ids : "none", vword(r[i].after));
     if (r[i].today == KT_SEAL_FAILS)
         printf(" (already today: the next boot asks for the recovery key)\n");
     else
@@ -107,6 +131,8 @@ void cli_seal_json(struct jw *w, const char *key, const struct kt_seal_found *f,
         verdict_json(w, "unseals_today", r[i].today);
         verdict_json(w, "unseals_after", r[i].after);
         mask_json(w, "changed_pcrs", r[i].changed);
+        if (t->kind == KT_SEAL_KIND_SIGNED)
+            unseal_signed_json(w, t, &r[i], unseal_uki());
         jw_obj_end(w);
     }
     jw_arr_end(w);

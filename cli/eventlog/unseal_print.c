@@ -30,17 +30,7 @@ static void b64url(const uint8_t *p, size_t n, char *out)
     out[o] = 0;
 }
 
-/* "7" or "4,7" (sep ","), or "4+7". */
-static void pcr_list(uint32_t mask, char sep, char *out, size_t cap)
-{
-    size_t o = 0;
-    out[0] = 0;
-    for (unsigned i = 0; i < KT_EVLOG_PCRS && o + 4 < cap; i++)
-        if (mask & (1u << i))
-            o += (size_t)snprintf(out + o, cap - o, "%s%u", o ? (char[]){sep, 0} : "", i);
-}
-
-#define CMD_MAX 4096
+#define CMD_MAX UNSEAL_CMD_MAX
 
 /* --pcrlock FILE: the record set of the next boot, for the pcrlock re-seal */
 static const char *pcrlock_file;
@@ -50,11 +40,18 @@ void unseal_set_pcrlock(const char *file)
     pcrlock_file = file;
 }
 
-struct reseal {
-    const char *how; /* "clevis_pcr_digest", "systemd_cryptenroll_255", "recovery_key" */
-    char command[CMD_MAX];
-    char then[512];
-};
+/* the UKI that boots, for signed policies */
+static const struct kt_seal_uki *boot_uki;
+
+void unseal_set_uki(const struct kt_seal_uki *uki)
+{
+    boot_uki = uki;
+}
+
+const struct kt_seal_uki *unseal_uki(void)
+{
+    return boot_uki;
+}
 
 static size_t reseals(const char *source, const struct kt_seal_token *t,
                       const struct kt_seal_check *r, struct reseal *out)
@@ -71,7 +68,7 @@ static size_t reseals(const char *source, const struct kt_seal_token *t,
             if (t->pcrs & (1u << i))
                 memcpy(cat + n, r->after_values[k++], r->value_len), n += r->value_len;
         b64url(cat, n, b64);
-        pcr_list(t->pcrs, ',', ids, sizeof(ids));
+        unseal_pcr_list(t->pcrs, ',', ids, sizeof(ids));
         out[0].how = "clevis_pcr_digest";
         snprintf(out[0].command, CMD_MAX, "clevis luks bind -d %s tpm2 '{\"pcr_bank\":\"%s\","
                  "\"pcr_ids\":\"%s\",\"pcr_digest\":\"%s\"}'", dev, bank, ids, b64);
@@ -92,7 +89,7 @@ static size_t reseals(const char *source, const struct kt_seal_token *t,
              "(systemd 255 and later)", dev, spec, pin);
     snprintf(out[0].then, sizeof(out[0].then), "after the first boot with the change: "
              "systemd-cryptenroll %s --wipe-slot=%s", dev, slot);
-    pcr_list(t->pcrs, '+', ids, sizeof(ids));
+    unseal_pcr_list(t->pcrs, '+', ids, sizeof(ids));
     out[1].how = "recovery_key";
     snprintf(out[1].command, CMD_MAX, "systemd 252 to 254 cannot seal to predicted PCR values: "
              "have the recovery key at hand for the first boot after the change");
@@ -100,7 +97,7 @@ static size_t reseals(const char *source, const struct kt_seal_token *t,
              "--wipe-slot=tpm2 --tpm2-device=auto --tpm2-pcrs=%s%s", dev, ids, pin);
     if (!pcrlock_file)
         return 2;
-    pcr_list(t->pcrs, ',', ids, sizeof(ids));
+    unseal_pcr_list(t->pcrs, ',', ids, sizeof(ids));
     out[2].how = "systemd_pcrlock";
     snprintf(out[2].command, CMD_MAX, "mkdir -p /var/lib/pcrlock.d/750-ktrust-next.pcrlock.d && "
              "cp %s /var/lib/pcrlock.d/750-ktrust-next.pcrlock.d/next.pcrlock && "
@@ -126,6 +123,8 @@ static size_t reseal_for(const char *source, const struct kt_seal_token *t,
 {
     if (r->have_after && r->after == KT_SEAL_FAILS && r->value_len && t->kind <= KT_SEAL_KIND_PIN_PCR)
         return reseals(source, t, r, rs);
+    if (t->kind == KT_SEAL_KIND_SIGNED && (r->have_after ? r->after : r->today) == KT_SEAL_FAILS)
+        return unseal_signed_reseal(source, t, r, boot_uki, rs);
     return 0;
 }
 
@@ -143,6 +142,11 @@ static const char *why_text(enum kt_seal_why w, const struct kt_seal_token *t)
     case KT_SEAL_WHY_NO_BANK: return "no PCR values of its bank";
     case KT_SEAL_WHY_NO_PCR: return "a PCR it is bound to was not read (or is not in the event log)";
     case KT_SEAL_WHY_HASH: return "a hash ktrust cannot compute";
+    case KT_SEAL_WHY_NO_UKI:
+        return "a signed PCR policy: it unseals with the PCR 11 a UKI's .pcrsig signs, and no "
+               "UKI was given (--uki FILE) or found (--esp DIR: one UKI in EFI/Linux)";
+    case KT_SEAL_WHY_KEY: return t->note[0] ? t->note : "a signed PCR policy whose digest ktrust "
+                                 "does not reproduce from its key (tpm2_pubkey)";
     default: return "";
     }
 }
@@ -181,6 +185,8 @@ static void print_json(const char *source, const struct kt_seal_token *t,
     else
         jw_null(&w, "keyslot");
     jw_hex(&w, "policy_digest", t->policy, t->policy_len);
+    if (t->kind == KT_SEAL_KIND_SIGNED)
+        unseal_signed_json(&w, t, r, boot_uki);
     jw_str(&w, "pcrs_today", today_src);
     verdict_json(&w, "unseals_today", r->today);
     if (r->have_after)
@@ -221,7 +227,7 @@ static void print_text(const char *source, const struct kt_seal_token *t,
                        const struct reseal *rs, size_t n_rs)
 {
     char ids[96];
-    pcr_list(t->pcrs, ',', ids, sizeof(ids));
+    unseal_pcr_list(t->pcrs, ',', ids, sizeof(ids));
     char num[32] = "", slot[32] = "";
     if (t->token >= 0)
         snprintf(num, sizeof(num), " %d", t->token);
@@ -237,10 +243,14 @@ static void print_text(const char *source, const struct kt_seal_token *t,
         printf("  today: %s (PCRs of %s)%s%s\n", vword(r->today), today_src,
                r->today == KT_SEAL_CANNOT_TELL ? ": " : "",
                r->today == KT_SEAL_CANNOT_TELL ? why_text(r->why_today, t) : "");
+    if (t->kind == KT_SEAL_KIND_SIGNED)
+        unseal_signed_text(t, r, boot_uki);
+    if (!r->have_after && n_rs)
+        reseal_lines(rs, n_rs, "  ");
     if (!r->have_after)
         return;
     char ch[96];
-    pcr_list(r->changed, ',', ch, sizeof(ch));
+    unseal_pcr_list(r->changed, ',', ch, sizeof(ch));
     printf("  after the change: %s", vword(r->after));
     if (r->after == KT_SEAL_CANNOT_TELL)
         printf(": %s", why_text(r->why_after, t));

@@ -45,6 +45,8 @@ struct kt_plan_opts {
      * after each step, from the same prediction (needs eventlog) */
     const struct kt_seal_token *tokens;
     size_t n_tokens;
+    const struct kt_seal_uki *uki;       /* the UKI that boots, for signed policies
+                                            (kt_seal_uki_open_for; NULL: none) */
     const struct kt_evlog_pcrs *pcrs_today; /* today's PCRs; NULL: the log's replay */
     const char *kek_map;                 /* kek_update_map.json; NULL: one found among
                                             the updates, if any */

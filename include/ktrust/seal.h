@@ -5,9 +5,13 @@
  *
  * A sealed object unseals when the policy session's digest equals the
  * object's authPolicy: TPM2_PolicyPCR over the selected PCRs (systemd adds
- * TPM2_PolicyAuthValue for a PIN).  ktrust recomputes that digest; a policy
- * it cannot recompute (a signed policy, PolicyAuthorize, or anything it
- * does not recognise) is "cannot tell", never guessed.
+ * TPM2_PolicyAuthValue for a PIN).  ktrust recomputes that digest.  A
+ * signed PCR policy (systemd-cryptenroll --tpm2-public-key: PolicyAuthorize
+ * by the token's key, then PolicyPCR over the literal PCRs) is recomputed
+ * too, and unseals when the UKI that boots carries in .pcrsig a signature
+ * by that key over the PolicyPCR digest of its PCR 11 (kt_seal_check_uki).
+ * A policy it cannot recompute (no UKI to judge a signed one by, a pcrlock
+ * policy, anything it does not recognise) is "cannot tell", never guessed.
  *
  * Errors as in ktrust/error.h: a header or token that does not parse is
  * -EBADMSG with the field; a device that is not LUKS2 is -EBADMSG; an
@@ -29,6 +33,7 @@ extern "C" {
 #endif
 
 #define KT_SEAL_MAX_DIGEST 64
+#define KT_SEAL_MAX_SPKI 600 /* an RSA key of up to 4096 bits, as a TPM loads it */
 
 enum kt_seal_tool {
     KT_SEAL_SYSTEMD = 0, /* systemd-cryptenroll: token type "systemd-tpm2" */
@@ -53,6 +58,12 @@ struct kt_seal_token {
     uint8_t policy[KT_SEAL_MAX_DIGEST]; /* the digest the object requires */
     size_t policy_len;
     char note[200];      /* why a kind is not recomputed ("" otherwise) */
+    /* KT_SEAL_KIND_SIGNED of systemd (tpm2_pubkey, tpm2_pubkey_pcrs): */
+    bool pin;            /* PolicyAuthValue last (tpm2-pin) */
+    uint32_t pubkey_pcrs; /* the PCRs whose values the key signs (11) */
+    uint8_t spki[KT_SEAL_MAX_SPKI]; /* the key (DER SubjectPublicKeyInfo; 0 bytes: */
+    size_t spki_len;                /* none, or not an RSA key systemd 252 loads) */
+    uint8_t pkfp[32];    /* its fingerprint, as .pcrsig's pkfp: SHA-256 of the PKCS#1 key */
 };
 
 /* Every TPM2 token (systemd-tpm2, clevis tpm2) of the LUKS2 header on the
@@ -126,6 +137,18 @@ enum kt_seal_why {
     KT_SEAL_WHY_NO_BANK,     /* the PCR values have no such bank */
     KT_SEAL_WHY_NO_PCR,      /* a selected PCR was not read / not in the log */
     KT_SEAL_WHY_HASH,        /* a hash ktrust cannot compute */
+    KT_SEAL_WHY_NO_UKI,      /* a signed policy, and no UKI to read .pcrsig from */
+    KT_SEAL_WHY_KEY,         /* a signed policy whose digest ktrust does not reproduce
+                              * from its key (not an RSA key as systemd 252 loads it) */
+};
+
+/* Why a signed policy's PCR 11 part does not unseal with the UKI. */
+enum kt_seal_sig {
+    KT_SEAL_SIG_OK = 0,      /* .pcrsig signs it with the token's key */
+    KT_SEAL_SIG_NONE,        /* the UKI has no .pcrsig */
+    KT_SEAL_SIG_NO_ENTRY,    /* no entry for the token's bank, PCRs, key and this PCR 11 */
+    KT_SEAL_SIG_BAD,         /* that entry's signature does not verify with the token's key */
+    KT_SEAL_SIG_MALFORMED,   /* .pcrsig is not the JSON systemd reads */
 };
 
 struct kt_seal_check {
@@ -138,6 +161,15 @@ struct kt_seal_check {
      * concatenation, systemd-cryptenroll 255's --tpm2-pcrs takes each) */
     uint8_t after_values[KT_EVLOG_PCRS][KT_EVLOG_MAX_DIGEST];
     size_t value_len;            /* the bank's digest size (0: not known) */
+    /* a signed policy judged with a UKI (KT_SEAL_KIND_SIGNED): */
+    bool have_sig;               /* the UKI's .pcrsig was looked at */
+    char uki[512];               /* that UKI's path ("" none) */
+    enum kt_seal_sig sig;        /* what it says for the PCR 11 the UKI gives */
+    uint8_t pcr11[KT_EVLOG_MAX_DIGEST]; /* the UKI's PCR 11 at enter-initrd, token's bank */
+    size_t pcr11_len;
+    uint8_t digest[KT_SEAL_MAX_DIGEST]; /* the digest ktrust computed today (0 bytes: none) */
+    size_t digest_len;
+    uint8_t approved[KT_SEAL_MAX_DIGEST]; /* the PolicyPCR digest the key must have signed (32) */
 };
 
 /* Check t against today's PCR values (NULL: none) and, when pred_after is
@@ -149,6 +181,41 @@ struct kt_seal_check {
 KT_API int kt_seal_check(const struct kt_seal_token *t, const struct kt_evlog_pcrs *today,
                          const struct kt_evlog_pcrs *pred_now,
                          const struct kt_evlog_pcrs *pred_after, struct kt_seal_check *r);
+
+/* The UKI that boots next, for signed policies: its PCR 11 at enter-initrd
+ * (when systemd-cryptsetup unlocks in the initrd) and its .pcrsig.  Opened
+ * from a file (the whole file is read; kt_seal_uki_free). Returns 0,
+ * -ENOENT/-EACCES, -ELIBBAD/-EBADMSG (not a PE), -ENOMEM. */
+struct kt_seal_uki;
+KT_API int kt_seal_uki_open(const char *path, struct kt_seal_uki **out, struct kt_error *err);
+KT_API void kt_seal_uki_free(struct kt_seal_uki *u);
+KT_API const char *kt_seal_uki_path(const struct kt_seal_uki *u);
+struct kt_uki;
+KT_API const struct kt_uki *kt_seal_uki_image(const struct kt_seal_uki *u); /* ktrust/uki.h */
+/* The UKI systemd-boot boots on the ESP at esp: the one .efi file in
+ * EFI/Linux (Type #2).  path (cap bytes).  Returns 0, -ENOENT (none), -E2BIG
+ * (several: which one boots is the boot loader's choice). */
+KT_API int kt_seal_uki_find(const char *esp, char *path, size_t cap);
+/* The UKI to judge signed policies by, for every command alike: uki when
+ * given (its errors returned), else the one kt_seal_uki_find finds on esp
+ * (not NULL), else none (*out NULL, 0; a found UKI that does not open is
+ * none too).  Only when one of the n tokens is a signed policy. */
+KT_API int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_seal_token *t,
+                                size_t n, struct kt_seal_uki **out, struct kt_error *err);
+
+/* kt_seal_check, with uki the UKI that boots today and after the change
+ * (NULL: a signed policy is "cannot tell", KT_SEAL_WHY_NO_UKI).  A signed
+ * policy unseals when (a) PolicyAuthorize(the token's key) then PolicyPCR
+ * over its literal PCRs (then PolicyAuthValue with a PIN) gives its
+ * digest, and (b) uki's .pcrsig has, in the token's bank, a first entry
+ * for its signed PCRs, its key's fingerprint and the PolicyPCR digest of
+ * those PCRs (PCR 11: the UKI's at enter-initrd), whose signature (RSA
+ * PKCS#1 v1.5 over SHA-256 of it, as systemd 252's unlock has the TPM
+ * check it) verifies with the token's key.  Returns as kt_seal_check. */
+KT_API int kt_seal_check_uki(const struct kt_seal_token *t, const struct kt_seal_uki *uki,
+                             const struct kt_evlog_pcrs *today,
+                             const struct kt_evlog_pcrs *pred_now,
+                             const struct kt_evlog_pcrs *pred_after, struct kt_seal_check *r);
 
 /* The prediction (kt_evlog_predict with o) after new boot binaries are
  * installed: shim in place of the first boot application the log shows on
@@ -169,6 +236,7 @@ struct kt_seal_change {
     /* not NULL: the prediction is handed back here (kt_evlog_prediction_free),
      * for a record set of the predicted PCRs (a systemd-pcrlock re-seal) */
     struct kt_evlog_prediction **keep;
+    const struct kt_seal_uki *uki;               /* the UKI that boots (signed policies) */
 };
 
 /* The PCRs after change, predicted from log (kt_evlog_predict, or
@@ -182,7 +250,8 @@ KT_API int kt_seal_check_change(const struct kt_evlog *log, const struct kt_evlo
                                 struct kt_error *err);
 
 /* "systemd-tpm2", "clevis"; "pcr", "pin+pcr", "signed", "unknown";
- * "unseals", "does_not_unseal", "cannot_tell". */
+ * "unseals", "does_not_unseal", "cannot_tell"; "ok", "no_pcrsig", ... */
+KT_API const char *kt_seal_sig_name(enum kt_seal_sig s);
 KT_API const char *kt_seal_tool_name(enum kt_seal_tool t);
 KT_API const char *kt_seal_kind_name(enum kt_seal_kind k);
 KT_API const char *kt_seal_verdict_name(enum kt_seal_verdict v);

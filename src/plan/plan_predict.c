@@ -27,8 +27,8 @@ static int check_tokens(const struct kt_plan_opts *o, const struct kt_evlog_pred
         today = replay;
     }
     for (size_t i = 0; rc == 0 && i < o->n_tokens; i++) {
-        rc = kt_seal_check(&o->tokens[i], today, kt_evlog_prediction_now(pr),
-                           kt_evlog_prediction_after(pr), &st->seal[i]);
+        rc = kt_seal_check_uki(&o->tokens[i], o->uki, today, kt_evlog_prediction_now(pr),
+                               kt_evlog_prediction_after(pr), &st->seal[i]);
         st->seal_fails += st->seal[i].after == KT_SEAL_FAILS;
     }
     free(replay);

@@ -26,8 +26,8 @@ int kt_seal_check_change(const struct kt_evlog *log, const struct kt_evlog_pcrs 
         today = replay;
     }
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = kt_seal_check(&t[i], today, kt_evlog_prediction_now(p), kt_evlog_prediction_after(p),
-                           &r[i]);
+        rc = kt_seal_check_uki(&t[i], c ? c->uki : NULL, today, kt_evlog_prediction_now(p),
+                               kt_evlog_prediction_after(p), &r[i]);
     if (c && c->keep && rc == 0)
         *c->keep = p;
     else

@@ -32,7 +32,8 @@ static void mu_load(void)
     if (!h)
         return;
     mu_ok = SYM(h, mu, Tss2_MU_TPM2B_PUBLIC_Unmarshal) &&
-            SYM(h, mu, Tss2_MU_TPML_PCR_SELECTION_Marshal) && SYM(h, mu, Tss2_MU_TPM2_CC_Marshal);
+            SYM(h, mu, Tss2_MU_TPML_PCR_SELECTION_Marshal) && SYM(h, mu, Tss2_MU_TPM2_CC_Marshal) &&
+            SYM(h, mu, Tss2_MU_TPMT_PUBLIC_Marshal);
 }
 
 const struct kt_seal_cs *kt_seal_cryptsetup(void)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "crypto/crypto.h"
 #include "der/der.h"
@@ -58,11 +59,12 @@ static int load_key(const struct kt_uki *u, struct key *k, char *why, size_t cap
     return rc;
 }
 
-/* The PolicyPCR digest over PCR 11 = value, in bank alg. */
+/* The PolicyPCR digest (SHA-256: systemd's policy session) over PCR 11 =
+ * value, in bank alg: out[32]. */
 static int policy_pcr11(uint16_t alg, const uint8_t *value, size_t len, uint8_t *out)
 {
     struct kt_seal_token t = {.kind = KT_SEAL_KIND_PCR, .bank = alg, .pcrs = 1u << 11,
-                              .policy_alg = alg};
+                              .policy_alg = KT_TPM_ALG_SHA256};
     struct kt_evlog_pcrs *p = calloc(1, sizeof(*p));
     size_t n = 0;
     if (!p)
@@ -75,64 +77,79 @@ static int policy_pcr11(uint16_t alg, const uint8_t *value, size_t len, uint8_t 
     memcpy(p->bank[0].pcr[11], value, len);
     int rc = kt_seal_policy_digest(&t, p, out, &n);
     free(p);
-    return rc == 1 && n == len ? 0 : rc < 0 ? rc : -ENOPKG;
+    return rc == 1 && n == 32 ? 0 : rc < 0 ? rc : -ENOPKG;
 }
 
-static bool is_pcr11_only(const struct kt_json *e)
+/* An entry's "pcrs" as a mask; -1 when it is not an array of PCR numbers. */
+static long pcr_mask(const struct kt_json *pcrs)
 {
-    const struct kt_json *pcrs = kt_json_get(e, "pcrs");
-    return pcrs && pcrs->type == KT_JSON_ARR && pcrs->n == 1 && pcrs->kids[0].type == KT_JSON_NUM &&
-           strcmp(pcrs->kids[0].str, "11") == 0;
+    long mask = 0;
+    if (!pcrs || pcrs->type != KT_JSON_ARR)
+        return -1;
+    for (size_t i = 0; i < pcrs->n; i++) {
+        char *end;
+        long v = pcrs->kids[i].type == KT_JSON_NUM ? strtol(pcrs->kids[i].str, &end, 10) : -1;
+        if (v < 0 || v >= KT_EVLOG_PCRS || *end)
+            return -1;
+        mask |= 1L << v;
+    }
+    return mask;
 }
 
 static int hex_eq(const char *hex, const uint8_t *v, size_t n)
 {
     char buf[2 * KT_HASH_MAX_SIZE + 1];
-    return hex && strlen(hex) == 2 * n && strcmp(hex, kt_hex(v, n, buf)) == 0;
+    return hex && strlen(hex) == 2 * n && strcasecmp(hex, kt_hex(v, n, buf)) == 0;
 }
 
-/* One entry against the phases' policies: which phase it signs (-1: none). */
-static int entry(const struct kt_json *e, const struct key *k, enum kt_hash h,
-                 uint8_t pol[][KT_HASH_MAX_SIZE], size_t n, struct kt_uki_pcrsig *r)
+static int verify(const char *sig, const uint8_t *pol, size_t n, const struct kt_pubkey *pk,
+                  enum kt_hash h)
 {
-    const char *sig = kt_json_str(e, "sig");
-    if (!is_pcr11_only(e) || !sig)
-        return -1;
-    if (!hex_eq(kt_json_str(e, "pkfp"), k->pkfp, 32)) {
-        r->other_key++;
-        return -1;
-    }
-    for (int ph = 0; ph < KT_UKI_PHASES; ph++) {
-        if (!hex_eq(kt_json_str(e, "pol"), pol[ph], n))
+    size_t slen = strlen(sig), blen = 0;
+    uint8_t *b = malloc(slen / 4 * 3 + 3);
+    struct kt_sigalg alg = {.pkey = kt_pubkey_algo(pk), .hash = h,
+                            .enc = kt_pubkey_algo(pk) == KT_PKEY_ECDSA ? KT_SIG_ECDSA : KT_SIG_PKCS1};
+    const uint8_t *bad;
+    int rc = b ? kt_base64_decode((const uint8_t *)sig, (const uint8_t *)sig + slen, b, &blen, &bad)
+               : -ENOMEM;
+    if (rc == 0)
+        rc = kt_pubkey_verify(pk, &alg, pol, n, b, blen);
+    free(b);
+    return rc;
+}
+
+enum kt_seal_sig kt_seal_pcrsig_find(const struct kt_json *arr, uint32_t mask,
+                                     const uint8_t pkfp[32], const uint8_t *pol, size_t n,
+                                     const struct kt_pubkey *pk, enum kt_hash h)
+{
+    if (!arr)
+        return KT_SEAL_SIG_NO_ENTRY;
+    if (arr->type != KT_JSON_ARR)
+        return KT_SEAL_SIG_MALFORMED;
+    for (size_t i = 0; i < arr->n; i++) { /* systemd 252's find_signature */
+        const struct kt_json *e = &arr->kids[i];
+        if (e->type != KT_JSON_OBJ)
+            return KT_SEAL_SIG_MALFORMED;
+        const struct kt_json *pcrs = kt_json_get(e, "pcrs");
+        if (!pcrs)
             continue;
-        size_t slen = strlen(sig), blen = 0;
-        uint8_t *b = malloc(slen / 4 * 3 + 3);
-        struct kt_sigalg alg = {.pkey = kt_pubkey_algo(k->pk), .hash = h,
-                                .enc = kt_pubkey_algo(k->pk) == KT_PKEY_ECDSA ? KT_SIG_ECDSA
-                                                                               : KT_SIG_PKCS1};
-        const uint8_t *bad;
-        int rc = b ? kt_base64_decode((const uint8_t *)sig, (const uint8_t *)sig + slen, b, &blen,
-                                      &bad)
-                   : -ENOMEM;
-        if (rc == 0)
-            rc = kt_pubkey_verify(k->pk, &alg, pol[ph], n, b, blen);
-        free(b);
-        if (rc < 0 && r->status != KT_PCRSIG_INVALID) {
-            r->status = KT_PCRSIG_INVALID;
-            kt_fmt(r->why, sizeof(r->why), "the %s entry's signature does not verify with .pcrpkey",
-                   kt_uki_phase_name((size_t)ph));
-        }
-        return rc == 0 ? ph : -1;
+        long m = pcr_mask(pcrs);
+        if (m < 0)
+            return KT_SEAL_SIG_MALFORMED;
+        const char *sig = kt_json_str(e, "sig");
+        if ((uint32_t)m != mask || !hex_eq(kt_json_str(e, "pkfp"), pkfp, 32) ||
+            !hex_eq(kt_json_str(e, "pol"), pol, n) || !sig)
+            continue;
+        return verify(sig, pol, n, pk, h) == 0 ? KT_SEAL_SIG_OK : KT_SEAL_SIG_BAD;
     }
-    return -1;
+    return KT_SEAL_SIG_NO_ENTRY;
 }
 
 static int check_entries(const struct kt_uki *u, const struct kt_json *arr, const struct key *k,
                          const char *bank, struct kt_uki_pcrsig *r)
 {
     uint16_t alg = kt_evlog_alg_from_name(bank);
-    enum kt_hash h = KT_HASH_NONE;
-    uint8_t pol[KT_UKI_PHASES][KT_HASH_MAX_SIZE], v[KT_HASH_MAX_SIZE];
+    uint8_t pol[KT_UKI_PHASES][KT_SEAL_MAX_DIGEST], v[KT_HASH_MAX_SIZE];
     size_t n = 0;
     for (size_t ph = 0; ph < KT_UKI_PHASES; ph++) {
         int rc = kt_uki_pcr11(u, bank, ph, v, &n);
@@ -141,12 +158,22 @@ static int check_entries(const struct kt_uki *u, const struct kt_json *arr, cons
         if (rc < 0)
             return rc;
     }
-    h = n == 20 ? KT_HASH_SHA1 : n == 32 ? KT_HASH_SHA256 : n == 48 ? KT_HASH_SHA384 : KT_HASH_SHA512;
+    /* systemd-measure signs pol with the bank's hash */
+    enum kt_hash h = n == 20 ? KT_HASH_SHA1 : n == 32 ? KT_HASH_SHA256
+                   : n == 48 ? KT_HASH_SHA384 : KT_HASH_SHA512;
     r->entries = arr->n;
-    for (size_t i = 0; i < arr->n; i++) {
-        int ph = entry(&arr->kids[i], k, h, pol, n, r);
-        if (ph >= 0)
-            r->signed_phase[ph] = true;
+    for (size_t i = 0; i < arr->n; i++)
+        r->other_key += arr->kids[i].type == KT_JSON_OBJ &&
+                        !hex_eq(kt_json_str(&arr->kids[i], "pkfp"), k->pkfp, 32);
+    for (size_t ph = 0; ph < KT_UKI_PHASES; ph++) {
+        enum kt_seal_sig st = kt_seal_pcrsig_find(arr, 1u << 11, k->pkfp, pol[ph], 32, k->pk, h);
+        r->signed_phase[ph] = st == KT_SEAL_SIG_OK;
+        if ((st == KT_SEAL_SIG_BAD || st == KT_SEAL_SIG_MALFORMED) && r->status != KT_PCRSIG_INVALID) {
+            r->status = KT_PCRSIG_INVALID;
+            kt_fmt(r->why, sizeof(r->why), st == KT_SEAL_SIG_BAD
+                   ? "the %s entry's signature does not verify with .pcrpkey"
+                   : "the %s entry is not the JSON systemd reads", kt_uki_phase_name(ph));
+        }
     }
     if (r->status != KT_PCRSIG_INVALID && !r->signed_phase[1]) {
         r->status = KT_PCRSIG_MISMATCH;
@@ -154,6 +181,32 @@ static int check_entries(const struct kt_uki *u, const struct kt_json *arr, cons
                bank, r->other_key ? " with .pcrpkey" : "");
     }
     return 0;
+}
+
+/* The token's key: an SPKI in DER. */
+static int key_of_spki(const uint8_t *spki, size_t len, struct kt_pubkey **pk)
+{
+    kt_span whole = {spki, len};
+    return kt_pubkey_from_spki(whole, pk, NULL);
+}
+
+enum kt_seal_sig kt_seal_pcrsig_token(const struct kt_uki *u, const struct kt_seal_token *t,
+                                      const uint8_t pol[32])
+{
+    const uint8_t *p;
+    size_t len;
+    if (kt_uki_get(u, ".pcrsig", &p, &len) < 0)
+        return KT_SEAL_SIG_NONE;
+    struct kt_json *j = NULL;
+    struct kt_pubkey *pk = NULL;
+    enum kt_seal_sig st = KT_SEAL_SIG_MALFORMED;
+    if (kt_json_parse((const char *)p, len, &j, NULL) == 0 && j->type == KT_JSON_OBJ &&
+        key_of_spki(t->spki, t->spki_len, &pk) == 0) /* unlock: SHA-256, RSASSA */
+        st = kt_seal_pcrsig_find(kt_json_get(j, kt_evlog_alg_name(t->bank)), t->pubkey_pcrs,
+                                 t->pkfp, pol, 32, pk, KT_HASH_SHA256);
+    kt_pubkey_free(pk);
+    kt_json_free(j);
+    return st;
 }
 
 int kt_uki_pcrsig_check(const struct kt_uki *u, const char *bank, struct kt_uki_pcrsig *r)

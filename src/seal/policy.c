@@ -5,9 +5,8 @@
  *   PolicyAuthValue: d = H(d || TPM_CC_PolicyAuthValue)
  * from d = zeros.  systemd 252 (tpm2_make_policy_session) and clevis
  * (tpm2_createpolicy --policy-pcr) send PolicyPCR first, then systemd's
- * PolicyAuthValue for a PIN; a signed policy (PolicyAuthorize) is not
- * recomputed: its PCR values are in a signature, not in the header.  Then
- * the verdict on one token today and after a change. */
+ * PolicyAuthValue for a PIN; a signed policy starts with PolicyAuthorize
+ * by its key (tpm.c).  The verdicts built on it are verdict.c's. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +25,7 @@ static enum kt_hash hash_of(uint16_t alg)
     }
 }
 
-static int bank_index(const struct kt_evlog_pcrs *p, uint16_t alg)
+int kt_seal_bank_index(const struct kt_evlog_pcrs *p, uint16_t alg)
 {
     for (size_t b = 0; p && b < p->n_banks; b++)
         if (p->bank[b].alg == alg && p->bank[b].supported)
@@ -34,16 +33,17 @@ static int bank_index(const struct kt_evlog_pcrs *p, uint16_t alg)
     return -1;
 }
 
-/* Why the digest cannot be computed from p, or NONE. */
-static enum kt_seal_why missing(const struct kt_seal_token *t, const struct kt_evlog_pcrs *p)
+enum kt_seal_why kt_seal_missing(const struct kt_seal_token *t, const struct kt_evlog_pcrs *p)
 {
-    if (t->kind == KT_SEAL_KIND_SIGNED || t->kind == KT_SEAL_KIND_UNKNOWN)
+    if (t->kind == KT_SEAL_KIND_UNKNOWN)
         return KT_SEAL_WHY_KIND;
+    if (t->kind == KT_SEAL_KIND_SIGNED && (!t->spki_len || t->policy_alg != KT_TPM_ALG_SHA256))
+        return KT_SEAL_WHY_KEY;
     if (hash_of(t->policy_alg) == KT_HASH_NONE)
         return KT_SEAL_WHY_HASH;
     if (!t->pcrs)
         return KT_SEAL_WHY_NONE;
-    int b = bank_index(p, t->bank);
+    int b = kt_seal_bank_index(p, t->bank);
     if (b < 0)
         return KT_SEAL_WHY_NO_BANK;
     for (unsigned i = 0; i < KT_EVLOG_PCRS; i++)
@@ -66,7 +66,7 @@ static int extend(enum kt_hash h, uint8_t *d, size_t dlen, const uint8_t *data, 
 static int policy_pcr(const struct kt_seal_token *t, const struct kt_evlog_pcrs *p, enum kt_hash h,
                       uint8_t *d, size_t dlen)
 {
-    int b = bank_index(p, t->bank);
+    int b = kt_seal_bank_index(p, t->bank);
     uint8_t vals[KT_EVLOG_PCRS * KT_EVLOG_MAX_DIGEST], part[4 + 16 + KT_SEAL_MAX_DIGEST];
     size_t n = 0, sz = p->bank[b].size;
     for (unsigned i = 0; i < KT_EVLOG_PCRS; i++)
@@ -89,7 +89,7 @@ static int policy_pcr(const struct kt_seal_token *t, const struct kt_evlog_pcrs 
 int kt_seal_policy_digest(const struct kt_seal_token *t, const struct kt_evlog_pcrs *pcrs,
                           uint8_t out[KT_SEAL_MAX_DIGEST], size_t *len)
 {
-    enum kt_seal_why why = missing(t, pcrs);
+    enum kt_seal_why why = kt_seal_missing(t, pcrs);
     if (why == KT_SEAL_WHY_HASH)
         return -ENOPKG;
     if (why != KT_SEAL_WHY_NONE)
@@ -97,11 +97,14 @@ int kt_seal_policy_digest(const struct kt_seal_token *t, const struct kt_evlog_p
     enum kt_hash h = hash_of(t->policy_alg);
     size_t dlen = kt_hash_size(h);
     *len = 0;
-    if (!t->pcrs) /* no PCR policy at all: an empty authPolicy */
+    bool sig = t->kind == KT_SEAL_KIND_SIGNED;
+    if (!t->pcrs && !sig) /* no PCR policy at all: an empty authPolicy */
         return 1;
     memset(out, 0, dlen);
-    int rc = policy_pcr(t, pcrs, h, out, dlen);
-    if (rc == 0 && t->kind == KT_SEAL_KIND_PIN_PCR) {
+    int rc = sig ? kt_seal_authorize_digest(t, out) : 0;
+    if (rc == 0 && t->pcrs)
+        rc = policy_pcr(t, pcrs, h, out, dlen);
+    if (rc == 0 && (t->kind == KT_SEAL_KIND_PIN_PCR || (sig && t->pin))) {
         uint8_t cc[4];
         rc = kt_seal_cc(KT_TPM_CC_POLICY_AUTH_VALUE, cc);
         if (rc == 0)
@@ -111,72 +114,6 @@ int kt_seal_policy_digest(const struct kt_seal_token *t, const struct kt_evlog_p
         return rc;
     *len = dlen;
     return 1;
-}
-
-static enum kt_seal_verdict judge(const struct kt_seal_token *t, const struct kt_evlog_pcrs *p,
-                                  enum kt_seal_why *why, int *rc)
-{
-    uint8_t d[KT_SEAL_MAX_DIGEST];
-    size_t len = 0;
-    *why = p ? missing(t, p) : KT_SEAL_WHY_NO_BANK;
-    if (*why != KT_SEAL_WHY_NONE)
-        return KT_SEAL_CANNOT_TELL;
-    *rc = kt_seal_policy_digest(t, p, d, &len);
-    if (*rc <= 0)
-        return KT_SEAL_CANNOT_TELL;
-    *rc = 0;
-    return len == t->policy_len && !memcmp(d, t->policy, len) ? KT_SEAL_UNSEALS : KT_SEAL_FAILS;
-}
-
-/* today's values with the PCRs the prediction changes replaced. */
-static void after_values(const struct kt_seal_token *t, const struct kt_evlog_pcrs *today,
-                         const struct kt_evlog_pcrs *now, const struct kt_evlog_pcrs *after,
-                         struct kt_evlog_pcrs *out, struct kt_seal_check *r)
-{
-    *out = *today;
-    int tb = bank_index(today, t->bank), nb = bank_index(now, t->bank),
-        ab = bank_index(after, t->bank);
-    if (tb < 0 || nb < 0 || ab < 0 || now->bank[nb].size != today->bank[tb].size)
-        return;
-    size_t sz = today->bank[tb].size;
-    for (unsigned i = 0; i < KT_EVLOG_PCRS; i++) {
-        if (!memcmp(now->bank[nb].pcr[i], after->bank[ab].pcr[i], sz))
-            continue;
-        memcpy(out->bank[tb].pcr[i], after->bank[ab].pcr[i], sz);
-        out->bank[tb].used[i] = true;
-        if (t->pcrs & (1u << i))
-            r->changed |= 1u << i;
-    }
-    r->value_len = sz;
-    for (unsigned i = 0, k = 0; i < KT_EVLOG_PCRS; i++)
-        if (t->pcrs & (1u << i))
-            memcpy(r->after_values[k++], out->bank[tb].pcr[i], sz);
-}
-
-int kt_seal_check(const struct kt_seal_token *t, const struct kt_evlog_pcrs *today,
-                  const struct kt_evlog_pcrs *pred_now, const struct kt_evlog_pcrs *pred_after,
-                  struct kt_seal_check *r)
-{
-    memset(r, 0, sizeof(*r));
-    int rc = 0;
-    r->today = judge(t, today, &r->why_today, &rc);
-    r->after = r->today;
-    r->why_after = r->why_today;
-    if (rc < 0 || !pred_now || !pred_after)
-        return rc;
-    r->have_after = true;
-    if (!today) {
-        r->after = KT_SEAL_CANNOT_TELL;
-        r->why_after = KT_SEAL_WHY_NO_BANK;
-        return 0;
-    }
-    struct kt_evlog_pcrs *a = malloc(sizeof(*a));
-    if (!a)
-        return -ENOMEM;
-    after_values(t, today, pred_now, pred_after, a, r);
-    r->after = judge(t, a, &r->why_after, &rc);
-    free(a);
-    return rc;
 }
 
 const char *kt_seal_tool_name(enum kt_seal_tool t)

@@ -11,7 +11,10 @@
 #include <libcryptsetup.h>
 #include <tss2/tss2_mu.h>
 
+#include "crypto/crypto.h"
 #include "ktrust/seal.h"
+#include "ktrust/uki.h"
+#include "util/jsonr.h"
 
 /* The functions of libcryptsetup and libtss2-mu ktrust calls, loaded on
  * first use (libs.c); NULL when the library is not installed. */
@@ -27,6 +30,7 @@ struct kt_seal_mu {
     __typeof__(Tss2_MU_TPM2B_PUBLIC_Unmarshal) *Tss2_MU_TPM2B_PUBLIC_Unmarshal;
     __typeof__(Tss2_MU_TPML_PCR_SELECTION_Marshal) *Tss2_MU_TPML_PCR_SELECTION_Marshal;
     __typeof__(Tss2_MU_TPM2_CC_Marshal) *Tss2_MU_TPM2_CC_Marshal;
+    __typeof__(Tss2_MU_TPMT_PUBLIC_Marshal) *Tss2_MU_TPMT_PUBLIC_Marshal;
 };
 const struct kt_seal_cs *kt_seal_cryptsetup(void);
 const struct kt_seal_mu *kt_seal_tss2(void);
@@ -52,7 +56,40 @@ int kt_seal_tokens_read_json(const char *path, struct kt_seal_token **out, char 
                              size_t *n, struct kt_error *err);
 void kt_seal_json_free(char **json, size_t n);
 
+/* policy.c: the bank's index in p (-1: none), and why t's digest cannot
+ * be computed from p (KT_SEAL_WHY_NONE: it can). */
+int kt_seal_bank_index(const struct kt_evlog_pcrs *p, uint16_t alg);
+enum kt_seal_why kt_seal_missing(const struct kt_seal_token *t, const struct kt_evlog_pcrs *p);
+
+/* A signed policy's key: tpm2_pubkey's PEM into t (spki, pkfp).  0, or
+ * -EBADMSG when it is not an RSA public key (systemd 252 loads no other). */
+int kt_seal_key_parse(const uint8_t *pem, size_t len, struct kt_seal_token *t);
+
+/* The policy digest of PolicyAuthorize by t's key (policyRef empty), from
+ * zeros, into d[32]: the start of a signed token's digest.  0, -EBADMSG
+ * (the key), -ENOPKG (no libtss2-mu). */
+int kt_seal_authorize_digest(const struct kt_seal_token *t, uint8_t d[32]);
+
+/* A signed token's PCR part (kt_seal_check_uki's (b)) against PCR values p
+ * (PCR 11: uki's at enter-initrd), r's sig, pcr11, approved filled.
+ * Returns 1 (it unseals), 0 (not), -ENODATA (a signed PCR not in p), or
+ * -ENOPKG/-ENOMEM. */
+int kt_seal_signed_part(const struct kt_seal_token *t, const struct kt_seal_uki *uki,
+                        const struct kt_evlog_pcrs *p, struct kt_seal_check *r);
+
+/* systemd 252's find_signature over a .pcrsig bank array arr: the first
+ * entry with pcrs == mask, pkfp and pol (n bytes), its sig (base64)
+ * verified with pk over hash h of pol (PKCS#1 v1.5 for RSA). */
+enum kt_seal_sig kt_seal_pcrsig_find(const struct kt_json *arr, uint32_t mask,
+                                     const uint8_t pkfp[32], const uint8_t *pol, size_t n,
+                                     const struct kt_pubkey *pk, enum kt_hash h);
+/* The same for token t over u's .pcrsig, as the unlock checks it (t's
+ * bank, t's key, SHA-256). */
+enum kt_seal_sig kt_seal_pcrsig_token(const struct kt_uki *u, const struct kt_seal_token *t,
+                                      const uint8_t pol[32]);
+
 #define KT_TPM_CC_POLICY_PCR 0x0000017fu
+#define KT_TPM_CC_POLICY_AUTHORIZE 0x0000016au
 #define KT_TPM_CC_POLICY_AUTH_VALUE 0x0000016bu
 
 #endif

@@ -40,8 +40,8 @@ static int unhex(const char *s, uint8_t *out, size_t *len)
     return 0;
 }
 
-/* base64url (no padding) into a malloc'd buffer. */
-static int b64url(const char *s, uint8_t **out, size_t *len)
+/* base64url (no padding), or with url false base64, into a malloc'd buffer. */
+static int b64(const char *s, bool url, uint8_t **out, size_t *len)
 {
     size_t n = strlen(s);
     char *t = malloc(n + 4);
@@ -51,7 +51,7 @@ static int b64url(const char *s, uint8_t **out, size_t *len)
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        t[i] = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i] == '+' || s[i] == '/' ? '!' : s[i];
+        t[i] = !url ? s[i] : s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i] == '+' || s[i] == '/' ? '!' : s[i];
     while (n % 4)
         t[n++] = '=';
     const uint8_t *bad;
@@ -95,6 +95,32 @@ static int pcr_number(const char *s, uint32_t *mask)
     return 0;
 }
 
+/* systemd's signed PCR policy: tpm2_pubkey (base64 of the PEM public key)
+ * and tpm2_pubkey_pcrs (the PCRs its signatures cover). */
+static int signed_token(const struct kt_json *root, struct kt_seal_token *t, struct kt_error *err)
+{
+    t->kind = KT_SEAL_KIND_SIGNED;
+    const struct kt_json *pcrs = kt_json_get(root, "tpm2_pubkey_pcrs");
+    for (size_t i = 0; pcrs && pcrs->type == KT_JSON_ARR && i < pcrs->n; i++)
+        if (pcrs->kids[i].type != KT_JSON_NUM || pcr_number(pcrs->kids[i].str, &t->pubkey_pcrs) < 0)
+            return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "systemd-tpm2 token: tpm2_pubkey_pcrs: not a PCR number");
+    if (!pcrs || pcrs->type != KT_JSON_ARR)
+        return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "systemd-tpm2 token: tpm2_pubkey without tpm2_pubkey_pcrs");
+    const char *pub = kt_json_str(root, "tpm2_pubkey");
+    uint8_t *pem = NULL;
+    size_t len = 0;
+    int rc = pub ? b64(pub, false, &pem, &len) : -EBADMSG;
+    if (rc == -ENOMEM)
+        return rc;
+    if (rc == 0 && kt_seal_key_parse(pem, len, t) < 0)
+        rc = -EBADMSG;
+    free(pem);
+    if (rc < 0)
+        kt_fmt(t->note, sizeof(t->note), "a signed PCR policy whose key (tpm2_pubkey) is not an "
+               "RSA public key as systemd 252 loads it");
+    return 0;
+}
+
 static int systemd_token(const struct kt_json *root, struct kt_seal_token *t, struct kt_error *err)
 {
     t->tool = KT_SEAL_SYSTEMD;
@@ -114,18 +140,21 @@ static int systemd_token(const struct kt_json *root, struct kt_seal_token *t, st
         return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "systemd-tpm2 token: tpm2-policy-hash is not a hex digest");
     t->policy_alg = t->policy_len == 32 ? KT_TPM_ALG_SHA256 : 0;
     const struct kt_json *pin = kt_json_get(root, "tpm2-pin");
-    if (pin && pin->type == KT_JSON_BOOL && !strcmp(pin->str, "true"))
+    if (pin && pin->type == KT_JSON_BOOL && !strcmp(pin->str, "true")) {
         t->kind = KT_SEAL_KIND_PIN_PCR;
+        t->pin = true;
+    }
     const struct kt_json *pcrlock = kt_json_get(root, "tpm2_pcrlock");
-    if (kt_json_get(root, "tpm2-pubkey")) {
-        t->kind = KT_SEAL_KIND_SIGNED;
-        kt_fmt(t->note, sizeof(t->note), "a signed PCR policy (tpm2-pubkey): it unseals with any "
-               "PCR values its key signed, which are not in the header");
+    if (kt_json_get(root, "tpm2_pubkey")) {
+        int rc = signed_token(root, t, err);
+        if (rc < 0)
+            return rc;
     } else if (pcrlock && pcrlock->type == KT_JSON_BOOL && !strcmp(pcrlock->str, "true")) {
         t->kind = KT_SEAL_KIND_UNKNOWN;
         kt_fmt(t->note, sizeof(t->note), "a systemd-pcrlock policy (PolicyAuthorizeNV): its PCR "
                "values live in a TPM NV index, not in the header");
-    } else if (!t->policy_alg) {
+    }
+    if (!t->policy_alg) {
         t->kind = KT_SEAL_KIND_UNKNOWN;
         kt_fmt(t->note, sizeof(t->note), "a policy digest of %zu bytes (not SHA-256)", t->policy_len);
     }
@@ -172,7 +201,7 @@ static int clevis_tpm2(const struct kt_json *tpm2, struct kt_seal_token *t, stru
         return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "clevis token: tpm2 pin without jwk_pub");
     uint8_t *raw;
     size_t len;
-    int rc = b64url(pub, &raw, &len);
+    int rc = b64(pub, true, &raw, &len);
     if (rc < 0)
         return rc == -ENOMEM ? rc : kt_fail(err, rc, KT_NO_OFFSET, "clevis token: jwk_pub is not base64url");
     rc = kt_seal_public_policy(raw, len, &t->policy_alg, t->policy, &t->policy_len, err);
@@ -199,7 +228,7 @@ static int clevis_token(const struct kt_json *root, struct kt_seal_token *t, str
         return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "clevis token: no jwe.protected header");
     uint8_t *hdr;
     size_t len;
-    int rc = b64url(prot, &hdr, &len);
+    int rc = b64(prot, true, &hdr, &len);
     if (rc < 0)
         return rc == -ENOMEM ? rc : kt_fail(err, rc, KT_NO_OFFSET, "clevis token: jwe.protected is not base64url");
     struct kt_json *h = NULL;

@@ -30,13 +30,14 @@ expect_exit 3 "a PCR not read: exit 3" -- "$KTRUST" unseal-check --pcrs no7.txt 
 python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))
-t["tpm2-pubkey"] = "AAAA"; t["tpm2-pubkey-pcrs"] = [7]
+t["tpm2_pubkey"] = "AAAA"; t["tpm2_pubkey_pcrs"] = [11]
 json.dump(t, open("signed.json", "w"))
 t = json.load(open(sys.argv[1])); t["tpm2_pcrlock"] = True
 json.dump(t, open("pcrlock.json", "w"))' "$S/token0.json"
 out=$("$KTRUST" unseal-check --pcrs pcrs.txt signed.json --json)
 expect_match "$out" '"kind":"signed".*"unseals_today":null' "a signed policy: cannot tell"
 expect_exit 3 "a signed policy: exit 3" -- "$KTRUST" unseal-check --pcrs pcrs.txt signed.json
+expect_match "$("$KTRUST" unseal-check --pcrs pcrs.txt signed.json)" "cannot tell .*not an RSA public key" "a signed policy whose key is not one: said why"
 expect_match "$("$KTRUST" unseal-check --pcrs pcrs.txt pcrlock.json)" 'cannot tell .*: a systemd-pcrlock policy' "pcrlock: cannot tell, said why"
 
 # malformed: one line, exit 4, nothing written

@@ -25,24 +25,11 @@ tpm2_eventlog "$LOG" >log.yaml 2>/dev/null
 mkdir -p esp/EFI/BOOT
 cp "$CORPUS/debian/shimx64.efi.signed" esp/EFI/BOOT/BOOTX64.EFI
 
-PORT=$(port_pair)
-TCTI=swtpm:host=127.0.0.1,port=$PORT
-export TPM2TOOLS_TCTI=$TCTI
-SWPID=
-swtpm_stop() { [ -n "$SWPID" ] && kill "$SWPID" 2>/dev/null; wait "$SWPID" 2>/dev/null; SWPID=; }
-trap 'swtpm_stop; rm -rf "$T"' EXIT
-# the TPM (re)started, as at a boot: its seeds kept (the sealed objects load), its
-# PCRs reset, then PCR 4 and 7 replay the digests on stdin ("PCR SHA1 SHA256" lines)
-swtpm_fresh() {
-    swtpm_stop
-    mkdir -p "$T/st"
-    swtpm socket --tpm2 --server type=tcp,port=$PORT --ctrl type=tcp,port=$((PORT + 1)) \
-        --tpmstate dir="$T/st" --flags startup-clear >/dev/null 2>&1 &
-    SWPID=$!
-    for _ in $(seq 50); do tpm2_pcrread sha1:0 >/dev/null 2>&1 && break; sleep 0.1; done
-    # the failed unseals this test provokes must not lock the TPM (DA lockout)
-    tpm2_dictionarylockout -Q --setup-parameters --max-tries=1000 --recovery-time=0 \
-        --lockout-recovery-time=0 --clear-lockout || bad "tpm2_dictionarylockout"
+. "$KT_SRC/tests/lib/swtpm.sh"
+# the TPM (re)started, as at a boot (swtpm.sh), then PCR 4 and 7 replay the
+# digests on stdin ("PCR SHA1 SHA256" lines)
+swtpm_boot() {
+    swtpm_fresh
     while read -r pcr s1 s256; do
         tpm2_pcrextend "$pcr:sha1=$s1,sha256=$s256" || bad "tpm2_pcrextend $pcr"
     done
@@ -76,11 +63,11 @@ for e in ev:
     print(e["pcr"], d["sha1"], d["sha256"])
 PY
 }
-swtpm_fresh < <(digests)
+swtpm_boot < <(digests)
 tpm2_pcrread sha1:4,7+sha256:4,7 -o /dev/null >pcrs.yaml || bad "tpm2_pcrread"
 
 # the image and its enrolments (systemd 252 leaves sessions behind: flushed)
-flush() { for k in -s -l -t; do tpm2_flushcontext $k >/dev/null 2>&1; done; }
+flush() { tpm_flush; }
 truncate -s 32M img
 head -c 32 /dev/urandom >key && chmod 600 key
 cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 img key || bad "luksFormat"
@@ -179,7 +166,7 @@ for l in open("log.yaml"):
     if m: n = int(m.group(1))
     if "UnicodeName: dbx" in l: print(n); break')
 ndbx=$n
-swtpm_fresh < <(digests "$n" dbx.new)
+swtpm_boot < <(digests "$n" dbx.new)
 for s in "$1" "$2"; do
     flush; clevis luks pass -d img -s "$s" >/dev/null 2>&1 && bad "state B: old clevis slot $s still unseals (ktrust said it would not)" || ok
 done
@@ -213,7 +200,7 @@ clevis pcr 4,7 sha256 True" "state B's TPM: the verdicts ktrust predicted, and t
 # 4. state C: --install the same shim and a new loader (mmx64.efi, signed by the
 #    same Debian CA as GRUB): PCR 4 changes (the loader's Authenticode digest,
 #    from pesign here), PCR 7 does not (the same vendor-certificate authority)
-swtpm_fresh < <(digests)
+swtpm_boot < <(digests)
 NEWL=$CORPUS/debian/mmx64.efi.signed
 # (a command that only reports writes nothing: no scratch ESP, TMPDIR unusable)
 same=$(TMPDIR=/nonexistent/ktrust "$KTRUST" unseal-check --eventlog "$LOG" --install "$CORPUS/debian/shimx64.efi.signed" "$CORPUS/debian/grubx64.efi.signed" img --json)
@@ -248,7 +235,7 @@ for l in open("log.yaml"):
         if k == 2: print(n); break')
 h1=$(pesign -h -d sha1 -i "$NEWL" | awk '{print $2}')
 h256=$(pesign -h -d sha256 -i "$NEWL" | awk '{print $2}')
-swtpm_fresh < <(digests app "$n" "$h1" "$h256")
+swtpm_boot < <(digests app "$n" "$h1" "$h256")
 flush; clevis luks pass -d img -s "${CL[0]}" >/dev/null 2>&1 && ok || bad "state C: the clevis PCR 7 binding unseals (ktrust said it would)"
 flush; clevis luks pass -d img -s "${CL[1]}" >/dev/null 2>&1 && bad "state C: the clevis PCR 4,7 binding still unseals (ktrust said it would not)" || ok
 flush; clevis luks pass -d img -s "$new" >/dev/null 2>&1 && ok || bad "state C: the re-seal ktrust printed (slot $new) does not unseal"
@@ -301,7 +288,7 @@ newP=$(cryptsetup luksDump --dump-json-metadata img | python3 -c '
 import sys, json
 print(max(int(t["keyslots"][0]) for t in json.load(sys.stdin)["tokens"].values() if t["type"] == "clevis"))')
 tail -c +5 planvars/dbx-* >dbx.plan
-swtpm_fresh < <(digests "$ndbx" dbx.plan)
+swtpm_boot < <(digests "$ndbx" dbx.plan)
 flush; clevis luks pass -d img -s "${CL[0]}" >/dev/null 2>&1 && bad "after DBXUpdate2024: the clevis PCR 7 binding still unseals (plan-updates said it would not)" || ok
 flush; clevis luks pass -d img -s "$newP" >/dev/null 2>&1 && ok || bad "after DBXUpdate2024: the re-seal plan-updates printed (slot $newP) does not unseal"
 
