@@ -29,6 +29,7 @@ WEAK int cmd_plan_updates(int, char **);
 WEAK int cmd_eventlog(int, char **);
 WEAK int cmd_unseal_check(int, char **);
 WEAK int cmd_uki(int, char **);
+WEAK int cmd_ima_list(int, char **);
 
 static const struct {
     const char *name;
@@ -58,6 +59,8 @@ static const struct {
      "plan-updates [--efivars DIR] [--esp DIR] UPDATES...: which signed db/dbx/KEK updates apply, in what order"},
     {"eventlog", cmd_eventlog,
      "eventlog [LOG] [--pcrs FILE] [--predict]: parse, replay and check a TCG event log; predict PCR 7"},
+    {"ima-list", cmd_ima_list,
+     "ima-list [LIST] [--pcrs FILE] [--eventlog LOG]: read the IMA measurement list, replay PCR 10, check it"},
     {"unseal-check", cmd_unseal_check,
      "unseal-check DEVICE... [--eventlog LOG] [--efivars DIR] [--apply FILE]: do the TPM-sealed LUKS2 keys unseal, today and after a change"},
 };
