@@ -59,7 +59,7 @@ struct kt_ima_digest {
 
 /* Options of a check (NULL: the defaults). */
 struct kt_ima_sig_opts {
-    const char *keyring;    /* the keyring searched by key id; NULL: ".ima" */
+    const char *keyring;    /* the keyring searched by key id; NULL: "ima" (the kernel's .ima) */
     bool allow_sha1;        /* accept SHA-1 (ktrust refuses it by default) */
 };
 
@@ -104,6 +104,52 @@ KT_API uint8_t kt_ima_sig_hash_algo(const uint8_t *xattr, size_t len, uint8_t fa
 KT_API const char *kt_ima_hash_name(uint8_t algo);
 /* The enum hash_algo value of a name ("sha256"), or -1. */
 KT_API int kt_ima_hash_from_name(const char *name);
+
+/* The `.ima` keyring of a run: made when k has none, with the kernel's
+ * restriction (digsig.c's restrict_link_to_ima with
+ * CONFIG_IMA_KEYRINGS_PERMIT_SIGNED_BY_BUILTIN_OR_SECONDARY: a key signed
+ * by a key of builtin or secondary; with machine_ca, as
+ * CONFIG_INTEGRITY_CA_MACHINE_KEYRING links machine into secondary, by
+ * machine's too).  A store's own `.ima` is used as it is.  -ENOMEM. */
+KT_API int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt_error *err);
+/* Add the certificates of a file to `.ima` for this run (never saved),
+ * obeying its restriction.  A certificate the restriction refuses is kept
+ * aside, so that a signature by it is judged "refused" (-EPERM) and not
+ * "unknown key"; *n_refused counts them (may be NULL).  Errors: the
+ * file's and the parser's (a refusal is not one). */
+KT_API int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_added,
+                                size_t *n_refused, struct kt_error *err);
+
+/* Where kt_ima_verify_file takes the signature from. */
+struct kt_ima_file_opts {
+    struct kt_ima_sig_opts sig;
+    const char *sigfile;   /* an evmctl FILE.sig (the security.ima value) instead
+                            * of the xattr; NULL: security.ima */
+    bool no_modsig;        /* never look for an appended modsig */
+    uint8_t ima_hash;      /* the kernel's ima_hash= (the algorithm for a file
+                            * whose xattr names none); 0: sha256 */
+};
+
+/* A file's verdict. */
+struct kt_ima_file_result {
+    struct kt_ima_sig_check check;
+    const char *source;    /* "security.ima", "sigfile", "modsig"; NULL: none found */
+    uint8_t digest_algo;   /* the file's digest as the kernel computes it for that */
+    uint8_t digest[64];    /* signature (ima_collect_measurement; for a modsig,   */
+    size_t digest_len;     /* the file without its signature); 0: not computed */
+};
+
+/* Verify a file as IMA appraisal does (ima_appraise_measurement): its
+ * security.ima read with lgetxattr (a symbolic link is refused, -ELOOP:
+ * the kernel appraises the file it points to), or o->sigfile, the file's
+ * content hashed with the signature's algorithm; an appended modsig
+ * (ima_modsig.c) when there is no xattr signature, the xattr holds only a
+ * digest, or its key is unknown.  o may be NULL.  Returns 0 when *out has
+ * a verdict; -ENOENT, -EACCES, -ELOOP ... (with err) when the file or the
+ * signature file cannot be read. */
+KT_API int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
+                              const struct kt_ima_file_opts *o, struct kt_ima_file_result *out,
+                              struct kt_error *err);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #include "keys/blacklist.h"
 #include "keys/key.h"
 #include "keys/keyring.h"
+#include "policy/restrict.h"
 #include "util/le.h"
 
 /* include/uapi/linux/hash_info.h's enum hash_algo, crypto/hash_info.c's
@@ -167,8 +168,10 @@ static bool key_has_id(const struct kt_key *key, uint32_t keyid)
            tail_is(c->serial.p, c->serial.len, c->issuer_raw.p, c->issuer_raw.len, w);
 }
 
-static const struct kt_keyring *ring_named(const struct kt_keyrings *k, const char *name)
+const struct kt_keyring *kt_ima_ring_find(const struct kt_keyrings *k, const char *name)
 {
+    if (name[0] == '.') /* as kt_keyrings_get: ".ima" is "ima" */
+        name++;
     for (size_t i = 0; k && i < kt_keyrings_count(k); i++) {
         const struct kt_keyring *r = kt_keyrings_at_const(k, i);
         if (!strcmp(kt_keyring_name(r), name))
@@ -255,6 +258,27 @@ static int check_keys(const struct kt_keyring *r, const struct kt_ima_sig *s,
     return first_rc;
 }
 
+/* No key of r has the id: a certificate the restriction refused
+ * (kt_ima_ring_add_file keeps them in NAME.refused) makes it "refused". */
+static int unknown_key(const struct kt_keyrings *k, const struct kt_keyring *r, const char *name,
+                       const struct kt_ima_sig *s, struct kt_ima_sig_check *out)
+{
+    char aside[96], rs[200];
+    snprintf(aside, sizeof(aside), "%s-refused", name[0] == '.' ? name + 1 : name);
+    const struct kt_keyring *ref = kt_ima_ring_find(k, aside);
+    for (size_t i = 0; ref && r && i < kt_keyring_count(ref); i++) {
+        const struct kt_key *key = kt_keyring_key(ref, i);
+        if (!key_has_id(key, s->keyid))
+            continue;
+        snprintf(out->signer, sizeof(out->signer), "%s", kt_key_cert(key)->description);
+        return kt_ima_check_set(out, -EPERM, "key '%s' (id %08x) is not in %s: its restriction "
+                                "(%s) refused it", out->signer, s->keyid, name,
+                                kt_keyring_restriction_str(r, rs, sizeof(rs)));
+    }
+    return kt_ima_check_set(out, -ENOKEY, "no key with id %08x in %s%s", s->keyid, name,
+                            r ? "" : " (no such keyring)");
+}
+
 static int verify_header(const struct kt_ima_sig *s, const struct kt_ima_digest *d,
                          struct kt_ima_sig_check *out)
 {
@@ -339,11 +363,10 @@ int kt_ima_sig_verify(const struct kt_keyrings *k, const struct kt_ima_sig_opts 
         dg = fid;
     }
     const char *name = o && o->keyring ? o->keyring : ".ima";
-    const struct kt_keyring *r = ring_named(k, name);
+    const struct kt_keyring *r = kt_ima_ring_find(k, name);
     int rc = check_keys(r, &s, dg, dlen, o, out);
     if (rc == -ENOKEY && !out->key)
-        return kt_ima_check_set(out, -ENOKEY, "no key with id %08x in %s%s", s.keyid, name,
-                                r ? "" : " (no such keyring)");
+        return unknown_key(k, r, name, &s, out);
     if (rc < 0)
         return 0;
     if (k && kt_blacklist_has_cert(k, kt_key_cert(out->key)))

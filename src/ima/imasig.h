@@ -39,6 +39,9 @@ enum kt_hash kt_ima_hash_kt(uint8_t algo);
 /* The inverse: the enum hash_algo value of a ktrust digest, or -1. */
 int kt_ima_hash_of_kt(enum kt_hash h);
 
+/* A keyring by name, a leading dot ignored (".ima" is "ima"), or NULL. */
+const struct kt_keyring *kt_ima_ring_find(const struct kt_keyrings *k, const char *name);
+
 /* Fill out's header fields from s (header_ok, type ... hash_name). */
 void kt_ima_check_header(struct kt_ima_sig_check *out, const struct kt_ima_sig *s);
 /* Set out's verdict from a kernel result code and a reason (printf). */
