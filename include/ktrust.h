@@ -56,6 +56,7 @@
 #include "ktrust/error.h"
 #include "ktrust/esl.h"
 #include "ktrust/eventlog.h"
+#include "ktrust/ima.h"
 #include "ktrust/keyring.h"
 #include "ktrust/nvram.h"
 #include "ktrust/plan.h"

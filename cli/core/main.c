@@ -30,6 +30,7 @@ WEAK int cmd_eventlog(int, char **);
 WEAK int cmd_unseal_check(int, char **);
 WEAK int cmd_uki(int, char **);
 WEAK int cmd_ima_list(int, char **);
+WEAK int cmd_verify_ima(int, char **);
 
 static const struct {
     const char *name;
@@ -42,6 +43,7 @@ static const struct {
     {"verify-pkcs7", cmd_verify_pkcs7, "verify-pkcs7 SIG [--data FILE]: verify a PKCS#7 message"},
     {"verify-module", cmd_verify_module, "verify-module FILE...: verify kernel module signatures"},
     {"verify-pe", cmd_verify_pe, "verify-pe FILE...: verify Authenticode signatures of PE images"},
+    {"verify-ima", cmd_verify_ima, "verify-ima FILE...: verify IMA file signatures (security.ima, FILE.sig, modsig)"},
     {"load-pe-key", cmd_load_pe_key, "load-pe-key FILE...: add the keys a trusted PE wraps"},
     {"wrap-key", cmd_wrap_key, "wrap-key CERT... -o OUT.efi: wrap certificates in a PE"},
     {"chain", cmd_chain, "chain --db FILE SHIM LOADER KERNEL [MODULE...]: simulate secure boot"},
