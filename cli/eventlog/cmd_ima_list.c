@@ -15,6 +15,8 @@
 #include "eventlog_cli.h"
 #include "ima_list_cli.h"
 #include "json_summary.h"
+#include "keyload.h"
+#include "text_escape.h"
 #include "ktrust/boot.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/imalist.h"
@@ -24,6 +26,8 @@ enum {
     OPT_PCRS,
     OPT_EVLOG,
     OPT_BANK,
+    OPT_IMA_KEY,
+    OPT_MACHINE_CA,
 };
 
 static const struct cli_opt opts[] = {
@@ -38,8 +42,16 @@ static const struct cli_opt opts[] = {
     CLI_OPT("bank", 0, required_argument, OPT_BANK, "ALG",
             "replay this bank (sha1, sha256, sha384, sha512, sm3_256; repeatable; default sha1 and "
             "sha256, and every bank --pcrs has PCR 10 of)"),
-    CLI_OPT("verbose", 'v', no_argument, 'v', NULL, "every entry on a line (JSON: an object)"),
-    CLI_OPTS(cli_opts_output),
+    CLI_OPT("ima-key", 0, required_argument, OPT_IMA_KEY, "CERT",
+            "a certificate for the .ima keyring of this run, obeying its restriction (a key "
+            "builtin or secondary vouches for; repeatable): the measured signatures are judged "
+            "against .ima"),
+    CLI_OPT("machine-ca", 0, no_argument, OPT_MACHINE_CA, NULL,
+            "the kernel has CONFIG_INTEGRITY_CA_MACHINE_KEYRING: machine keys vouch for .ima "
+            "keys too"),
+    CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
+            "judge SHA-1 signatures (unsupported without it)"),
+    CLI_OPTS(cli_opts_common),
     {0},
 };
 
@@ -48,12 +60,16 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust ima-list [LIST] [--root DIR] [--pcrs FILE] [--eventlog LOG]\n"
-        "                       [--bank ALG]... [-v] [--json] [-q]\n\n"
+        "                       [--bank ALG]... [--ima-key CERT]... [--trust FILE]...\n"
+        "                       [--store PATH] [-v] [--json] [-q]\n\n"
         "Read the IMA measurement list (default " KT_SYS_IMA_LIST_PATH ";\n"
         "the binary or the ASCII form; ima, ima-ng, ima-sig, ima-buf templates), replay the\n"
         "PCRs it extends (PCR 10) in every bank, check them against the TPM (--pcrs), and its\n"
         "boot_aggregate against PCRs 0-9 (--eventlog, or --pcrs).  A per-bank list of a newer\n"
-        "kernel (..._measurements_sha256) lists that bank's digests: the name says which.\n",
+        "kernel (..._measurements_sha256) lists that bank's digests: the name says which.\n"
+        "Each signature an ima-sig entry measured is judged against the .ima keyring (the\n"
+        "store's, or this run's: --ima-key, vouched for by builtin/secondary, --trust):\n"
+        "which files were signed, by whom, and which were not.  -v: every entry.\n",
         opts,
         "exit codes: 0 ok (every PCR checked matches), 4 malformed list or PCR file,\n"
         "5 a PCR or the boot_aggregate differs from the replay, or an entry's data does not\n"
@@ -68,6 +84,11 @@ static int parse_args(int argc, char **argv, struct ima_args *a)
         return EXIT_INTERNAL;
     int c;
     while ((c = cli_getopt(argc, argv, &g)) != -1) {
+        int r = cli_common_opt(&a->co, c, optarg);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
         switch (c) {
         case OPT_ROOT: a->root = optarg; break;
         case OPT_PCRS: a->pcrs = optarg; break;
@@ -79,9 +100,13 @@ static int parse_args(int argc, char **argv, struct ima_args *a)
                 return cli_usage_error("ima-list", "--bank: at most %d", KT_EVLOG_MAX_BANKS);
             a->banks[a->n_banks++] = kt_evlog_alg_from_name(optarg);
             break;
-        case 'v': a->verbose = true; break;
-        case OPT_JSON: a->json = true; break;
-        case 'q': a->quiet = true; break;
+        case OPT_IMA_KEY:
+            if (a->n_keys == IMA_MAX_KEYS)
+                return cli_usage_error("ima-list", "at most %d --ima-key", IMA_MAX_KEYS);
+            a->keys[a->n_keys++] = optarg;
+            break;
+        case OPT_MACHINE_CA: a->machine_ca = true; break;
+        case OPT_ALLOW_SHA1: a->allow_sha1 = true; break;
         case 'h': usage(stdout); return -1;
         default: return EXIT_USAGE;
         }
@@ -143,6 +168,30 @@ static int evlog_replay(const char *path, struct kt_evlog_pcrs *p)
     return rc < 0 ? cli_exit_code(rc) : 0;
 }
 
+/* The keys the signatures are judged with: the store's (or --trust's)
+ * keyrings, their .ima made for the run when the store has none, the
+ * --ima-key certificates added to it.  0 or an exit code. */
+static int open_keys(const struct ima_args *a, struct kt_ctx **ctx)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    const char *bad = NULL;
+    int rc = cli_open_ctx(&a->co, ctx, &e, &bad);
+    if (rc == 0)
+        rc = kt_ima_ring_prepare(kt_ctx_keyrings(*ctx), a->machine_ca, &e);
+    for (size_t i = 0; rc == 0 && i < a->n_keys; i++) {
+        size_t added = 0, refused = 0;
+        bad = a->keys[i];
+        rc = kt_ima_ring_add_file(kt_ctx_keyrings(*ctx), a->keys[i], &added, &refused, &e);
+        if (rc == 0 && refused && !a->co.quiet)
+            fprintf(stderr, "ktrust: %s: %zu certificate%s refused by the .ima restriction (no "
+                    "builtin or secondary key signed %s)\n", tx(a->keys[i]), refused,
+                    refused == 1 ? "" : "s", refused == 1 ? "it" : "them");
+    }
+    if (rc < 0)
+        cli_error(bad, &e);
+    return rc < 0 ? cli_exit_code(rc) : 0;
+}
+
 static int run(struct ima_args *a, const uint8_t *buf, size_t len, struct ima_counts *c)
 {
     struct kt_pcr_values x;
@@ -153,22 +202,26 @@ static int run(struct ima_args *a, const uint8_t *buf, size_t len, struct ima_co
     if (a->evlog && (code = evlog_replay(a->evlog, &ev)) != 0)
         return code;
     pick_banks(a, a->pcrs ? &x : NULL);
+    struct kt_ctx *ctx = NULL;
+    if ((code = open_keys(a, &ctx)) != 0) {
+        kt_ctx_free(ctx);
+        return code;
+    }
+    struct kt_ima_sig_opts so = {.allow_sha1 = a->allow_sha1};
     struct kt_ima_opts o = {.detect = true, .digest_alg = list_bank(a->list),
                             .banks = a->banks, .n_banks = a->n_banks,
-                            .each = a->verbose ? ima_entry_print : NULL, .arg = a};
+                            .each = a->co.verbose ? ima_entry_print : NULL, .arg = a,
+                            .keys = kt_ctx_keyrings(ctx), .sig_opts = &so};
     struct kt_ima_summary *s = calloc(1, sizeof(*s));
     struct kt_error e = KT_ERROR_INIT;
-    if (!s)
-        return EXIT_INTERNAL;
-    int rc = kt_ima_replay(buf, len, &o, s, &e);
-    if (rc < 0) {
+    int rc = s ? kt_ima_replay(buf, len, &o, s, &e) : -ENOMEM;
+    if (rc < 0)
         cli_error(a->list, &e);
-        free(s);
-        return cli_exit_code(rc);
-    }
-    code = ima_report(a, s, a->pcrs ? &x : NULL, a->evlog ? &ev : NULL, c);
+    else
+        code = ima_report(a, s, a->pcrs ? &x : NULL, a->evlog ? &ev : NULL, c);
     free(s);
-    return code;
+    kt_ctx_free(ctx);
+    return rc < 0 ? cli_exit_code(rc) : code;
 }
 
 int cmd_ima_list(int argc, char **argv)

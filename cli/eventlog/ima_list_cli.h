@@ -7,14 +7,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/imalist.h"
 
+#define IMA_MAX_KEYS 64
+
 struct ima_args {
+    struct cli_common co; /* --store, --trust, --kernel, --json, -q, -v */
     const char *list, *root, *pcrs, *evlog;
     uint16_t banks[KT_EVLOG_MAX_BANKS];
     size_t n_banks;
-    bool verbose, json, quiet;
+    const char *keys[IMA_MAX_KEYS]; /* --ima-key */
+    size_t n_keys;
+    bool machine_ca, allow_sha1;
 };
 
 struct ima_counts {

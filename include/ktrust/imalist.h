@@ -27,6 +27,7 @@
 #include "ktrust/api.h"
 #include "ktrust/error.h"
 #include "ktrust/eventlog.h"
+#include "ktrust/ima.h"
 #include "ktrust/span.h"
 
 #ifdef __cplusplus
@@ -76,6 +77,9 @@ struct kt_ima_entry {
     kt_span sig;        /* the security.ima value measured (ima-sig, ima-sigv2,
                          * ima-modsig), len 0 when the file had no signature */
     bool has_sig_field;
+    /* the signature's verdict (kt_ima_sig_verify against the file digest
+     * measured, with the opts' keys), when sig.len and keys were given */
+    const struct kt_ima_sig_check *sig_check;
 };
 
 /* Per-entry hook: return 0 to go on, a negative errno to stop with it. */
@@ -92,13 +96,32 @@ struct kt_ima_opts {
     size_t n_banks;
     kt_ima_each_fn each;       /* may be NULL */
     void *arg;
+    /* judge each measured signature (ima-sig's sig field) against the file
+     * digest the entry holds, by its key id in these keyrings' `.ima`
+     * (kt_ima_sig_verify); NULL: signatures are counted, not judged */
+    const struct kt_keyrings *keys;
+    const struct kt_ima_sig_opts *sig_opts;
+};
+
+#define KT_IMA_MAX_SIGNERS 32
+/* Who signed the measured files: one row per key (its description) or, for
+ * a key id no key has, per key id. */
+struct kt_ima_signer {
+    uint32_t keyid;
+    char signer[256];            /* the key's description, "" when no key has the id */
+    size_t n[KT_REFUSED + 1];    /* signatures by verdict */
 };
 
 struct kt_ima_summary {
     enum kt_ima_format format;
     size_t entries, violations;
     size_t by_template[KT_IMA_TPL__COUNT];
-    size_t with_sig, without_sig;  /* entries of a template with a sig field */
+    size_t with_sig, without_sig;  /* entries of a template with a sig field (not the
+                                    * boot_aggregate, not a violation) */
+    size_t sig_verdicts[KT_REFUSED + 1]; /* with keys: the signatures' verdicts */
+    size_t n_signers;              /* rows of signer; a signer past the table: others */
+    struct kt_ima_signer signer[KT_IMA_MAX_SIGNERS];
+    size_t signers_others;
     size_t digest_mismatch;        /* template data that does not hash to its listed
                                     * digest: the list was altered */
     size_t first_mismatch;         /* index of the first, when any */

@@ -76,6 +76,40 @@ static int extend(struct kt_ima_summary *s, const struct kt_ima_entry *e, uint16
     return 0;
 }
 
+/* The measured signature's verdict against the file digest the entry holds
+ * (d-ng "ALGO:", d-ngv2 "ima:ALGO:" or "verity:ALGO:"), counted by signer. */
+static int judge(const struct kt_ima_opts *o, struct kt_ima_summary *s, struct kt_ima_entry *e,
+                 struct kt_ima_sig_check *c)
+{
+    const char *alg = e->file_alg;
+    bool verity = !strncmp(alg, "verity:", 7);
+    alg += verity ? 7 : !strncmp(alg, "ima:", 4) ? 4 : 0;
+    int h = kt_ima_hash_from_name(alg);
+    struct kt_ima_digest d = {(uint8_t)(h < 0 ? 0 : h), verity, e->file_digest.p, e->file_digest.len};
+    int rc = kt_ima_sig_verify(o->keys, o->sig_opts, e->sig.p, e->sig.len, &d, c);
+    if (rc < 0)
+        return rc;
+    e->sig_check = c;
+    unsigned v = (unsigned)c->verdict <= KT_REFUSED ? (unsigned)c->verdict : KT_MALFORMED;
+    s->sig_verdicts[v]++;
+    if (!c->header_ok)
+        return 0;
+    for (size_t k = 0; k < s->n_signers; k++)
+        if (s->signer[k].keyid == c->keyid && !strcmp(s->signer[k].signer, c->signer)) {
+            s->signer[k].n[v]++;
+            return 0;
+        }
+    if (s->n_signers == KT_IMA_MAX_SIGNERS) {
+        s->signers_others++;
+        return 0;
+    }
+    struct kt_ima_signer *r = &s->signer[s->n_signers++];
+    r->keyid = c->keyid;
+    snprintf(r->signer, sizeof(r->signer), "%s", c->signer);
+    r->n[v]++;
+    return 0;
+}
+
 static void tally(struct kt_ima_summary *s, const struct kt_ima_entry *e)
 {
     s->entries++;
@@ -112,6 +146,9 @@ int kt_ima_replay(const uint8_t *buf, size_t len, const struct kt_ima_opts *o,
         if (!ok && !s->digest_mismatch++)
             s->first_mismatch = e.index;
         tally(s, &e);
+        struct kt_ima_sig_check check;
+        if (o && o->keys && e.sig.len && !e.violation && (rc = judge(o, s, &e, &check)) < 0)
+            break;
         if (o && o->each && (rc = o->each(o->arg, &e)) < 0)
             break;
         rc = 0;
