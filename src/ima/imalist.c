@@ -79,9 +79,9 @@ int kt_ima_reader_init(struct kt_ima_reader *r, const uint8_t *buf, size_t len,
         return kt_fail(err, -ENOPKG, KT_NO_OFFSET, "template digest: unknown bank 0x%04x", alg);
     r->fmt = o ? o->format : KT_IMA_BINARY;
     if (o && o->detect && len) {
-        /* a binary list starts with a little-endian PCR index (0-23): a
-         * byte under 24 and three zeros; an ASCII one with "%2d " */
-        bool bin = len >= 4 && buf[0] < 24 && !buf[1] && !buf[2] && !buf[3];
+        /* a binary list starts with a little-endian PCR index (0-23): one
+         * byte and three zeros; an ASCII one with "%2d " */
+        bool bin = len >= 4 && !buf[1] && !buf[2] && !buf[3];
         bool txt = buf[0] == ' ' || (buf[0] >= '0' && buf[0] <= '9');
         if (!bin && !txt)
             return kt_fail(err, -EBADMSG, 0, "list: neither the binary form (a PCR index "
