@@ -43,17 +43,19 @@ KNOWN_DISAGREEMENT = {
 }
 
 # IMA (#37): the kernel boots with ima_policy=tcb ima_template=ima-sig; /init
-# gives the files under /ima their security.ima (evmctl signatures made by
+# (when the initramfs has them: uki.py's has not) gives the files under /ima their security.ima (evmctl signatures made by
 # ima_material), replaces the boot policy by one that measures what is read
 # from the initramfs (tmpfs: the tcb policy leaves it out), reads the files,
 # then prints the measurement list (both forms) before the PCRs: nothing on
 # tmpfs is read between the two, so PCR 10 printed is the list's.
 IMA_CMDLINE = " ima_policy=tcb ima_template=ima-sig"
 IMA_FILES = ("signed", "altered", "otherkey", "unsigned")
-IMA_PART = r"""for f in /ima/*.sig; do setfattr -n security.ima -v 0x$(cat $f) ${f%.sig} || echo "KT-ERROR setfattr $f"; done
-P=/sys/kernel/security/ima
-echo "measure func=FILE_CHECK mask=MAY_READ fsmagic=0x01021994" >$P/policy || echo "KT-ERROR ima policy not written"
-for f in signed altered otherkey unsigned; do cat /ima/$f >/dev/null; done
+IMA_PART = r"""P=/sys/kernel/security/ima
+if [ -d /ima ]; then
+    for f in /ima/*.sig; do setfattr -n security.ima -v 0x$(cat $f) ${f%.sig} || echo "KT-ERROR setfattr $f"; done
+    echo "measure func=FILE_CHECK mask=MAY_READ fsmagic=0x01021994" >$P/policy || echo "KT-ERROR ima policy not written"
+    for f in signed altered otherkey unsigned; do cat /ima/$f >/dev/null; done
+fi
 echo KT-IMA-BEGIN
 base64 < $P/binary_runtime_measurements
 echo KT-IMA-END
