@@ -60,7 +60,7 @@ int ima_entry_print(void *arg, const struct kt_ima_entry *e)
             jw_null(&w, "file_name");
         jw_str(&w, "file_digest_algorithm", e->decoded ? e->file_alg : NULL);
         jw_hex(&w, "file_digest", e->file_digest.p, e->decoded ? e->file_digest.len : 0);
-        jw_hex(&w, "signature", e->sig.p, e->sig.len);
+        jw_hex(&w, "security_ima", e->sig.p, e->sig.len);
         sig_json(&w, e->sig_check);
         jw_obj_end(&w);
         jw_newline(&w);
