@@ -57,6 +57,7 @@
 #include "ktrust/esl.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/ima.h"
+#include "ktrust/imalist.h"
 #include "ktrust/keyring.h"
 #include "ktrust/nvram.h"
 #include "ktrust/plan.h"

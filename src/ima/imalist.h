@@ -1,5 +1,6 @@
 /* imalist.h - the IMA measurement list (public API: ktrust/imalist.h).
- * Files: imalist.c (the reader: the binary form, the templates' fields),
+ * Files: imalist_read.c (the reader), imalist.c (the binary form, the
+ * templates' fields),
  * imalist_ascii.c (the ASCII form, turned back into template data),
  * imalist_replay.c (the PCRs replayed in every bank, the boot_aggregate). */
 #ifndef KT_IMA_IMALIST_H
@@ -44,6 +45,8 @@ int kt_ima_legacy_data(struct kt_ima_reader *r, struct kt_ima_entry *e);
 /* Field kinds of a known template, for the ASCII form: *n fields. */
 enum kt_ima_field { KT_IMA_F_D = 0, KT_IMA_F_DNG, KT_IMA_F_STR, KT_IMA_F_HEX };
 const enum kt_ima_field *kt_ima_template_fields(enum kt_ima_template t, size_t *n);
+/* One binary entry into e (r->c.err set). */
+int kt_ima_binary_next(struct kt_ima_reader *r, struct kt_ima_entry *e);
 /* One ASCII line into e (the template data rebuilt in r's scratch). */
 int kt_ima_ascii_next(struct kt_ima_reader *r, struct kt_ima_entry *e, struct kt_error *err);
 
