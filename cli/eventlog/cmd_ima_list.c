@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cannot_answer.h"
 #include "cli.h"
 #include "eventlog_cli.h"
 #include "ima_list_cli.h"
@@ -147,25 +148,23 @@ static void pick_banks(struct ima_args *a, const struct kt_pcr_values *x)
     }
 }
 
-/* The event log's replay, for the boot_aggregate.  0 or an exit code. */
-static int evlog_replay(const char *path, struct kt_evlog_pcrs *p)
+/* The event log's replay, for the boot_aggregate.  0 or an exit code
+ * (cannot answer, said). */
+static int evlog_replay(const struct ima_args *a, struct kt_evlog_pcrs *p)
 {
     struct kt_file f;
     struct kt_error e = KT_ERROR_INIT;
     struct kt_evlog log;
-    int rc = kt_file_open(path, &f, &e);
-    if (rc < 0) {
-        cli_error(path, &e);
-        return cli_exit_code(rc);
-    }
+    int rc = kt_file_open(a->evlog, &f, &e);
+    if (rc < 0)
+        return cli_cannot_answer_err(a->co.json, a->co.quiet, a->evlog, cli_exit_code(rc), &e);
     rc = kt_evlog_parse(f.data, f.len, &log, &e);
     if (rc == 0)
         rc = kt_evlog_replay(&log, p);
-    if (rc < 0)
-        cli_error(path, &e);
     kt_evlog_free(&log);
     kt_file_close(&f);
-    return rc < 0 ? cli_exit_code(rc) : 0;
+    return rc < 0 ? cli_cannot_answer_err(a->co.json, a->co.quiet, a->evlog, cli_exit_code(rc), &e)
+                  : 0;
 }
 
 /* The keys the signatures are judged with: the store's (or --trust's)
@@ -187,19 +186,19 @@ static int open_keys(const struct ima_args *a, struct kt_ctx **ctx)
                     "builtin or secondary key signed %s)\n", tx(a->keys[i]), refused,
                     refused == 1 ? "" : "s", refused == 1 ? "it" : "them");
     }
-    if (rc < 0)
-        cli_error(bad, &e);
-    return rc < 0 ? cli_exit_code(rc) : 0;
+    return rc < 0 ? cli_cannot_answer_err(a->co.json, a->co.quiet, bad, cli_exit_code(rc), &e) : 0;
 }
 
 static int run(struct ima_args *a, const uint8_t *buf, size_t len, struct ima_counts *c)
 {
     struct kt_pcr_values x;
     struct kt_evlog_pcrs ev;
+    struct kt_error e = KT_ERROR_INIT;
     int code = 0;
-    if (a->pcrs && ev_pcrs_read(a->pcrs, &x, &code) < 0)
-        return code;
-    if (a->evlog && (code = evlog_replay(a->evlog, &ev)) != 0)
+    if (a->pcrs && (code = kt_pcrs_read(a->pcrs, &x, &e)) < 0)
+        return cli_cannot_answer_err(a->co.json, a->co.quiet, NULL, code == -EBADMSG ? 4 : EXIT_NOINPUT,
+                                     &e); /* e names the file */
+    if (a->evlog && (code = evlog_replay(a, &ev)) != 0)
         return code;
     pick_banks(a, a->pcrs ? &x : NULL);
     struct kt_ctx *ctx = NULL;
@@ -213,15 +212,14 @@ static int run(struct ima_args *a, const uint8_t *buf, size_t len, struct ima_co
                             .each = a->co.verbose ? ima_entry_print : NULL, .arg = a,
                             .keys = kt_ctx_keyrings(ctx), .sig_opts = &so};
     struct kt_ima_summary *s = calloc(1, sizeof(*s));
-    struct kt_error e = KT_ERROR_INIT;
     int rc = s ? kt_ima_replay(buf, len, &o, s, &e) : -ENOMEM;
     if (rc < 0)
-        cli_error(a->list, &e);
+        code = cli_cannot_answer_err(a->co.json, a->co.quiet, a->list, cli_exit_code(rc), &e);
     else
         code = ima_report(a, s, a->pcrs ? &x : NULL, a->evlog ? &ev : NULL, c);
     free(s);
     kt_ctx_free(ctx);
-    return rc < 0 ? cli_exit_code(rc) : code;
+    return code;
 }
 
 int cmd_ima_list(int argc, char **argv)
@@ -235,13 +233,11 @@ int cmd_ima_list(int argc, char **argv)
     struct ima_counts c = {0};
     int code;
     rc = kt_file_open(a.list, &f, &e);
-    if (rc < 0) {
-        cli_error(a.list, &e);
-        code = cli_exit_code(rc);
-    } else {
-        code = run(&a, f.data, f.len, &c);
-        kt_file_close(&f);
-    }
-    ima_summary(&a, code, &c);
+    if (rc < 0)
+        return cli_cannot_answer_err(a.co.json, a.co.quiet, a.list, cli_exit_code(rc), &e);
+    code = run(&a, f.data, f.len, &c);
+    kt_file_close(&f);
+    if (c.read) /* else the conclusion was said */
+        ima_summary(&a, code, &c);
     return code;
 }

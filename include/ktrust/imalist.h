@@ -139,7 +139,8 @@ struct kt_ima_summary {
  * over the limits, fields that do not fill the template data, an ASCII
  * line that is not "PCR HEX TEMPLATE FIELDS..."), -E2BIG (more than
  * KT_IMA_MAX_ENTRIES), -ENOPKG (a bank ktrust cannot compute), -ENOMEM, or
- * the hook's error.  An empty list is valid (no entries). */
+ * the hook's error.  An empty input is -EBADMSG: the kernel's list starts
+ * with its boot_aggregate entry. */
 KT_API int kt_ima_replay(const uint8_t *buf, size_t len, const struct kt_ima_opts *o,
                          struct kt_ima_summary *s, struct kt_error *err);
 

@@ -19,7 +19,10 @@ int kt_ima_reader_init(struct kt_ima_reader *r, const uint8_t *buf, size_t len,
     if (!r->digest_size)
         return kt_fail(err, -ENOPKG, KT_NO_OFFSET, "template digest: unknown bank 0x%04x", alg);
     r->fmt = o ? o->format : KT_IMA_BINARY;
-    if (o && o->detect && len) {
+    if (!len) /* the kernel's list starts with boot_aggregate, even with no TPM */
+        return kt_fail(err, -EBADMSG, 0, "list: empty (a measurement list starts with its "
+                                         "boot_aggregate entry)");
+    if (o && o->detect) {
         /* a binary list starts with a little-endian PCR index (0-23): one
          * byte and three zeros; an ASCII one with "%2d " */
         bool bin = len >= 4 && !buf[1] && !buf[2] && !buf[3];

@@ -29,6 +29,8 @@ static int banks_init(const struct kt_ima_opts *o, struct kt_ima_summary *s, str
         s->pcrs.bank[k].alg = b[k];
         s->pcrs.bank[k].size = (uint16_t)kt_hash_size(h);
         s->pcrs.bank[k].supported = true;
+        s->pcrs.bank[k].used[10] = true; /* CONFIG_IMA_MEASURE_PCR_IDX: checked even when
+                                          * no entry extends it (an empty list) */
     }
     s->pcrs.n_banks = n;
     return 0;
