@@ -217,31 +217,16 @@ static void pcr_line(const struct ima_args *a, const struct kt_pcr_check *c)
 {
     char hex[2 * KT_EVLOG_MAX_DIGEST + 1], xhex[2 * KT_EVLOG_MAX_DIGEST + 1];
     const char *v = c->replayed_len ? kt_hex(c->replayed, c->replayed_len, hex) : NULL;
-    const char *xv = c->read ? kt_hex(c->value, c->read_len, xhex) : NULL;
-    if (a->co.json) {
-        struct jw w;
-        jw_init(&w, stdout);
-        jw_obj(&w, NULL);
-        jw_str(&w, "type", "pcr");
-        jw_str(&w, "bank", ev_alg(c->alg));
-        jw_int(&w, "index", c->index);
-        jw_str(&w, "value", v);
-        jw_str(&w, "expected", xv);
-        if (c->status > KT_PCR_MISMATCH)
-            jw_null(&w, "match");
-        else
-            jw_bool(&w, "match", c->status == KT_PCR_MATCH);
-        jw_obj_end(&w);
-        jw_newline(&w);
-    } else if (c->status == KT_PCR_MISMATCH) {
+    if (a->co.json)
+        ev_pcr_json(c);
+    else if (c->status == KT_PCR_MISMATCH)
         printf("  %-7s %2u MISMATCH: the list replays to %s, the TPM holds %s\n", ev_alg(c->alg),
-               c->index, v, xv);
-    } else if (!a->co.quiet) {
+               c->index, v, kt_hex(c->value, c->read_len, xhex));
+    else if (!a->co.quiet)
         printf("  %-7s %2u %s %s\n", ev_alg(c->alg), c->index,
                c->status == KT_PCR_MATCH ? "match" : !v ? "not computed (an entry's template "
                "data is unknown in the ASCII form):" : "not read from the TPM, not checked:",
                v ? v : "");
-    }
 }
 
 static int pcrs(const struct ima_args *a, const struct kt_ima_summary *s,
