@@ -210,4 +210,5 @@ echo
 echo "plan-updates / verify-var: $(ratio "$T_PLAN" "$T_VV")×."
 bash "$SRC/bench/eventlog.sh" "$K" "$C" "$PE_RUNS"
 bash "$SRC/bench/sealed.sh" "$K" "$C" "$PE_RUNS"
+bash "$SRC/bench/imalist.sh" "$K" "$PE_RUNS" "$PAIRS"
 } | tee "$OUT"

@@ -56,6 +56,8 @@
 #include "ktrust/error.h"
 #include "ktrust/esl.h"
 #include "ktrust/eventlog.h"
+#include "ktrust/ima.h"
+#include "ktrust/imalist.h"
 #include "ktrust/keyring.h"
 #include "ktrust/nvram.h"
 #include "ktrust/plan.h"

@@ -247,6 +247,27 @@ static void json_measured(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
+/* The IMA measurement list section (only when the system has one). */
+static void json_ima(struct jw *w, const struct kt_audit *a)
+{
+    static const char *const ba[] = {"match", "mismatch", "no_tpm", "unchecked", "absent"};
+    const struct kt_audit_ima *m = &a->ima;
+    jstart(w, "ima");
+    jw_str(w, "file", m->path);
+    jw_str(w, "error", m->rc < 0 ? m->error : NULL);
+    jw_int(w, "entries", (long long)m->entries);
+    jw_int(w, "violations", (long long)m->violations);
+    jw_int(w, "signed", (long long)m->signed_files);
+    jw_int(w, "unsigned", (long long)m->unsigned_files);
+    jw_int(w, "digests_mismatching", (long long)m->altered);
+    if (m->pcr10 < 0)
+        jw_null(w, "pcr10_match");
+    else
+        jw_bool(w, "pcr10_match", m->pcr10 == 0);
+    jw_str(w, "boot_aggregate", (unsigned)m->boot_aggregate < 5 ? ba[m->boot_aggregate] : NULL);
+    jend(w);
+}
+
 /* The sealed secrets section (only when the system has TPM2 tokens). */
 static void json_sealed(struct jw *w, const struct kt_audit *a)
 {
@@ -353,5 +374,7 @@ void audit_print_json(const struct kt_audit *a, const struct kt_audit_opts *o, b
         json_nvram(&w, a);
     if (a->windows.found)
         json_windows(&w, a);
+    if (a->ima.found)
+        json_ima(&w, a);
     json_summary(&w, a, revoked, require_ready);
 }

@@ -5,6 +5,7 @@
 #include "apply_print.h"
 #include "audit_print.h"
 #include "cli.h"
+#include "ktrust/imalist.h"
 #include "seal_lines.h"
 #include "nvram_print.h"
 #include "text_escape.h"
@@ -171,6 +172,35 @@ static void text_measured(const struct kt_audit *a)
         printf("  PCR 7 (%s) at the next boot: %s, as at the last boot\n", m->bank, m->now);
 }
 
+/* The IMA measurement list, in two lines (ktrust ima-list says the rest). */
+static void text_ima(const struct kt_audit *a)
+{
+    const struct kt_audit_ima *m = &a->ima;
+    if (!m->found)
+        return;
+    if (m->rc < 0) {
+        printf("IMA measurement list %s: not read: %s\n", tx(m->path), tx(m->error));
+        return;
+    }
+    printf("IMA measurement list %s: %zu entries", tx(m->path), m->entries);
+    if (m->violations)
+        printf(" (%zu violation%s)", m->violations, m->violations == 1 ? "" : "s");
+    printf("; %zu file%s measured with a signature, %zu without\n", m->signed_files,
+           m->signed_files == 1 ? "" : "s", m->unsigned_files);
+    if (m->altered)
+        printf("  ALTERED: %zu entr%s whose data does not hash to its digest\n", m->altered,
+               m->altered == 1 ? "y" : "ies");
+    printf("  PCR 10 %s%s%s; boot_aggregate %s\n",
+           m->pcr10 < 0 ? "not checked (no TPM PCR values)" : m->pcr10 ? "DIFFERS from the TPM's ("
+                                                                      : "matches the TPM's (",
+           m->pcr10 < 0 ? "" : m->banks, m->pcr10 < 0 ? "" : ")",
+           m->boot_aggregate == KT_IMA_BA_MATCH      ? "matches PCRs 0-9"
+           : m->boot_aggregate == KT_IMA_BA_MISMATCH ? "DIFFERS from PCRs 0-9"
+           : m->boot_aggregate == KT_IMA_BA_NO_TPM   ? "zeros (no TPM)"
+           : m->boot_aggregate == KT_IMA_BA_NO_VALUES ? "not checked"
+                                                     : "absent");
+}
+
 /* The sealed secrets: those that fail today first (the next boot asks for
  * the recovery key whatever changes), then the next boot's verdict. */
 static void text_sealed(const struct kt_audit *a)
@@ -310,6 +340,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
     text_measured(a);
     text_nvram(a);
     text_sealed(a);
+    text_ima(a);
     audit_print_rollover(a, verbose);
     printf("summary: %s\n", line);
 }

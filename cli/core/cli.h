@@ -113,6 +113,7 @@ int cmd_keyring(int argc, char **argv);
 int cmd_kernel_keys(int argc, char **argv);
 int cmd_verify_pkcs7(int argc, char **argv);
 int cmd_verify_module(int argc, char **argv);
+int cmd_verify_ima(int argc, char **argv);
 int cmd_verify_pe(int argc, char **argv);
 int cmd_load_pe_key(int argc, char **argv);
 int cmd_wrap_key(int argc, char **argv);

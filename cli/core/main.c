@@ -29,6 +29,8 @@ WEAK int cmd_plan_updates(int, char **);
 WEAK int cmd_eventlog(int, char **);
 WEAK int cmd_unseal_check(int, char **);
 WEAK int cmd_uki(int, char **);
+WEAK int cmd_ima_list(int, char **);
+WEAK int cmd_verify_ima(int, char **);
 
 static const struct {
     const char *name;
@@ -41,6 +43,7 @@ static const struct {
     {"verify-pkcs7", cmd_verify_pkcs7, "verify-pkcs7 SIG [--data FILE]: verify a PKCS#7 message"},
     {"verify-module", cmd_verify_module, "verify-module FILE...: verify kernel module signatures"},
     {"verify-pe", cmd_verify_pe, "verify-pe FILE...: verify Authenticode signatures of PE images"},
+    {"verify-ima", cmd_verify_ima, "verify-ima FILE...: verify IMA file signatures (security.ima, FILE.sig, modsig)"},
     {"load-pe-key", cmd_load_pe_key, "load-pe-key FILE...: add the keys a trusted PE wraps"},
     {"wrap-key", cmd_wrap_key, "wrap-key CERT... -o OUT.efi: wrap certificates in a PE"},
     {"chain", cmd_chain, "chain --db FILE SHIM LOADER KERNEL [MODULE...]: simulate secure boot"},
@@ -58,6 +61,8 @@ static const struct {
      "plan-updates [--efivars DIR] [--esp DIR] UPDATES...: which signed db/dbx/KEK updates apply, in what order"},
     {"eventlog", cmd_eventlog,
      "eventlog [LOG] [--pcrs FILE] [--predict]: parse, replay and check a TCG event log; predict PCR 7"},
+    {"ima-list", cmd_ima_list,
+     "ima-list [LIST] [--pcrs FILE] [--eventlog LOG]: read the IMA measurement list, replay PCR 10, check it"},
     {"unseal-check", cmd_unseal_check,
      "unseal-check DEVICE... [--eventlog LOG] [--efivars DIR] [--apply FILE]: do the TPM-sealed LUKS2 keys unseal, today and after a change"},
 };

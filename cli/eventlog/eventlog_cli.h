@@ -27,6 +27,9 @@ struct ev_show {
 };
 int ev_pcrs_compare(const struct kt_evlog_pcrs *p, const struct kt_pcr_values *x, const char *src,
                     const struct ev_show *show, struct kt_pcr_tally *t);
+/* One PCR judged, as a {"type":"pcr", bank, index, value, expected, match}
+ * line (eventlog --pcrs, ima-list). */
+void ev_pcr_json(const struct kt_pcr_check *c);
 /* Every replayed PCR (no --pcrs). */
 void ev_pcrs_print(const struct kt_evlog_pcrs *p, bool json);
 

@@ -60,6 +60,25 @@ void ev_pcrs_print(const struct kt_evlog_pcrs *p, bool json)
         }
 }
 
+void ev_pcr_json(const struct kt_pcr_check *c)
+{
+    char hex[2 * KT_EVLOG_MAX_DIGEST + 1], xhex[2 * KT_EVLOG_MAX_DIGEST + 1];
+    struct jw w;
+    jw_init(&w, stdout);
+    jw_obj(&w, NULL);
+    jw_str(&w, "type", "pcr");
+    jw_str(&w, "bank", ev_alg(c->alg));
+    jw_int(&w, "index", c->index);
+    jw_str(&w, "value", c->in_log && c->replayed_len ? kt_hex(c->replayed, c->replayed_len, hex) : NULL);
+    jw_str(&w, "expected", c->read ? kt_hex(c->value, c->read_len, xhex) : NULL);
+    if (c->status > KT_PCR_MISMATCH)
+        jw_null(&w, "match");
+    else
+        jw_bool(&w, "match", c->status == KT_PCR_MATCH);
+    jw_obj_end(&w);
+    jw_newline(&w);
+}
+
 static void one(const struct kt_pcr_check *c, bool json, bool quiet)
 {
     char hex[2 * KT_EVLOG_MAX_DIGEST + 1], xhex[2 * KT_EVLOG_MAX_DIGEST + 1];
@@ -67,20 +86,7 @@ static void one(const struct kt_pcr_check *c, bool json, bool quiet)
     const char *xv = c->read ? kt_hex(c->value, c->read_len, xhex) : NULL;
     const char *bank = ev_alg(c->alg);
     if (json) {
-        struct jw w;
-        jw_init(&w, stdout);
-        jw_obj(&w, NULL);
-        jw_str(&w, "type", "pcr");
-        jw_str(&w, "bank", bank);
-        jw_int(&w, "index", c->index);
-        jw_str(&w, "value", c->in_log ? v : NULL);
-        jw_str(&w, "expected", xv);
-        if (c->status > KT_PCR_MISMATCH)
-            jw_null(&w, "match");
-        else
-            jw_bool(&w, "match", c->status == KT_PCR_MATCH);
-        jw_obj_end(&w);
-        jw_newline(&w);
+        ev_pcr_json(c);
         return;
     }
     if (c->status == KT_PCR_MISMATCH)

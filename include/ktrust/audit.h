@@ -263,6 +263,22 @@ struct kt_audit_windows {
     bool db_windows_2023;             /* db holds Windows UEFI CA 2023 */
 };
 
+/* The IMA measurement list, when the system (a root, or live) has one:
+ * read and replayed (ktrust/imalist.h), PCR 10 against the TPM's PCR files,
+ * the boot_aggregate against the event log's PCRs 0-9 (else the TPM's).
+ * Not in the verdict. */
+struct kt_audit_ima {
+    bool found;                       /* a list is there */
+    int rc;                           /* 0, or why it could not be read or parsed */
+    char path[KT_AUDIT_PATH];
+    char error[256];                  /* why not (rc < 0) */
+    size_t entries, violations, signed_files, unsigned_files;
+    size_t altered;                   /* entries whose data does not hash to their digest */
+    int pcr10;                        /* -1 not checked (no TPM values), 0 matches, 1 differs */
+    char banks[48];                   /* the banks compared ("sha1 sha256"), or the one that differs */
+    int boot_aggregate;               /* enum kt_ima_ba_status (ktrust/imalist.h) */
+};
+
 struct kt_audit {
     char path[KT_AUDIT__PARTS][KT_AUDIT_PATH]; /* what was used or looked for */
     bool found[KT_AUDIT__PARTS];
@@ -307,6 +323,7 @@ struct kt_audit {
     struct kt_seal_check *sealed_check; /* one per sealed.tok (owned; NULL: not checked) */
     struct kt_audit_nvram nvram;      /* does it fit in NVRAM (src/audit/audit_nvram.c) */
     struct kt_audit_windows windows;  /* dual boot (src/audit/audit_windows.c) */
+    struct kt_audit_ima ima;          /* the IMA measurement list (src/audit/audit_ima.c) */
     /* the audit's verdict (what its exit code says): the worst verdict
      * code (0 or a negative errno) of the links present, the module groups
      * and the updates asked for that did not apply, an input that cannot be

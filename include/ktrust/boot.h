@@ -13,6 +13,7 @@
 #define KT_SYS_EFIVARS_PATH "/sys/firmware/efi/efivars"
 #define KT_SYS_EVENTLOG_PATH "/sys/kernel/security/tpm0/binary_bios_measurements"
 #define KT_SYS_TPM_PCRS_PATH "/sys/class/tpm/tpm0"
+#define KT_SYS_IMA_LIST_PATH "/sys/kernel/security/ima/binary_runtime_measurements"
 
 /* The parts of a Linux system ktrust reads, each at one path as the system
  * itself sees it (under a root: that root, then the path). */
@@ -23,6 +24,7 @@ enum kt_sys_part {
     KT_SYS_BOOT,        /* the kernel images (vmlinuz-RELEASE): /boot */
     KT_SYS_MODULES,     /* the modules (RELEASE/...): /lib/modules */
     KT_SYS_ESP,         /* the ESP's usual mount point (the first candidate): /boot/efi */
+    KT_SYS_IMA_LIST,    /* the IMA measurement list: /sys/kernel/security/ima/binary_runtime_measurements */
     KT_SYS__PARTS
 };
 

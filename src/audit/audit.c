@@ -240,6 +240,8 @@ int kt_audit_run(const struct kt_audit_opts *o, struct kt_audit *a, struct kt_er
         kt_audit_nvram(a, o, s);
     if (rc == 0)
         rc = kt_audit_windows(a, &s->vars);
+    if (rc == 0)
+        rc = kt_audit_ima(a, o, s);
     if (s)
         kt_audit_snap_free(s);
     free(s);

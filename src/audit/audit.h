@@ -81,6 +81,11 @@ int kt_audit_group_module(struct kt_audit *a, const struct kt_chain_link *l, con
  * s->vars (after any --apply).  No log: a->pcr7.have_log false. */
 int kt_audit_pcr7(struct kt_audit *a, const struct kt_audit_snap *s); /* 0, -ENOMEM */
 
+/* The IMA measurement list into a->ima (audit_ima.c): under the root or
+ * live (never offline), PCR 10 against the TPM's PCR files there, the
+ * boot_aggregate against the snapshot's event log.  0 or -ENOMEM. */
+int kt_audit_ima(struct kt_audit *a, const struct kt_audit_opts *o, const struct kt_audit_snap *s);
+
 /* The sealed secrets (audit_sealed.c): found into a->sealed when the audit
  * looks at a whole system (a root, or live with no part given), read with
  * the snapshot; checked against today (the log's replay) and the

@@ -1,5 +1,5 @@
 /* locate.c - where each part of a Linux system lives (efivarfs, the TCG
- * event log, the TPM's PCR files, kernels, modules, the ESP's mount
+ * event log, the TPM's PCR files, the IMA measurement list, kernels, modules, the ESP's mount
  * points): written once, for audit, eventlog, plan-updates, check-update
  * and the CLI's live defaults. */
 #include <errno.h>
@@ -15,6 +15,7 @@ static const char *const parts[KT_SYS__PARTS] = {
     [KT_SYS_BOOT] = "/boot",
     [KT_SYS_MODULES] = "/lib/modules",
     [KT_SYS_ESP] = "/boot/efi",
+    [KT_SYS_IMA_LIST] = KT_SYS_IMA_LIST_PATH,
 };
 
 const char *kt_sys_path(enum kt_sys_part part)

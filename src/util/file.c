@@ -88,14 +88,10 @@ static int open_fd(int fd, const struct stat *st, struct kt_file *f, struct kt_e
             return kt_fail(err, -EFBIG, KT_NO_OFFSET, "file larger than %zu bytes",
                            KT_FILE_MAX_SIZE);
         }
-        if (st->st_size == 0) {
-            close(fd);
-            f->data = (const uint8_t *)"";
-            f->len = 0;
-            f->mapped = 2;
-            return 0;
-        }
-        void *p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        /* a size of 0 is read to its end: procfs, sysfs and securityfs files
+         * (the TCG and IMA measurement lists) say 0 and hold bytes */
+        void *p = st->st_size ? mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+                              : MAP_FAILED;
         if (p != MAP_FAILED) {
             close(fd);
             f->data = p;

@@ -340,7 +340,10 @@ def runtime_view(vars_, d, secure=True, mok_trusted=True):
 GRUB_CFG_STOP = b"echo KTBOOT-GRUB-CFG\nreboot\n"
 
 
-def grub_cfg_kernel(cmdline="console=ttyS0 panic=-1 quiet no_timer_check"):
+KERNEL_CMDLINE = "console=ttyS0 panic=-1 quiet no_timer_check"
+
+
+def grub_cfg_kernel(cmdline=KERNEL_CMDLINE):
     """GRUB loads the kernel and initramfs.  no_timer_check: under TCG on a busy
     host (boots run side by side) the kernel's IO-APIC timer check may fail
     ("IO-APIC + timer doesn't work!", a panic); the command line is measured

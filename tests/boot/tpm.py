@@ -5,7 +5,11 @@ a fresh state per boot) boots the corpus shim, GRUB and kernel to a busybox
 initramfs that prints the firmware event log and the TPM's PCRs.
 
   1. State A (the stock store): the log's replay must equal the PCRs read
-     from the TPM (`ktrust eventlog LOG --pcrs`), both banks.
+     from the TPM (`ktrust eventlog LOG --pcrs`), both banks; the kernel's
+     IMA measurement list (ima_policy=tcb ima_template=ima-sig, signed files
+     in the initramfs) replays to the TPM's PCR 10 (`ktrust ima-list`), its
+     boot_aggregate to the log's PCRs 0-9, and each measured signature is
+     judged as evmctl ima_verify judges it.
   2. For each change B (dbx + one hash, db + Microsoft UEFI CA 2023, a newer
      SbatLevel, one more MOK, the PK deleted, a PK re-enrolled in setup mode,
      dbt/dbr, MokListTrusted, a db CA under another owner): `ktrust eventlog logA --predict --efivars B
@@ -38,7 +42,29 @@ import harness as H  # noqa: E402
 KNOWN_DISAGREEMENT = {
 }
 
-TPM_INIT = B.init_script(r"""L=/sys/kernel/security/tpm0/binary_bios_measurements
+# IMA (#37): the kernel boots with ima_policy=tcb ima_template=ima-sig; /init
+# (when the initramfs has them: uki.py's has not) gives the files under /ima their security.ima (evmctl signatures made by
+# ima_material), replaces the boot policy by one that measures what is read
+# from the initramfs (tmpfs: the tcb policy leaves it out), reads the files,
+# then prints the measurement list (both forms) before the PCRs: nothing on
+# tmpfs is read between the two, so PCR 10 printed is the list's.
+IMA_CMDLINE = " ima_policy=tcb ima_template=ima-sig"
+IMA_FILES = ("signed", "altered", "otherkey", "unsigned")
+IMA_PART = r"""P=/sys/kernel/security/ima
+if [ -d /ima ]; then
+    for f in /ima/*.sig; do setfattr -n security.ima -v 0x$(cat $f) ${f%.sig} || echo "KT-ERROR setfattr $f"; done
+    echo "measure func=FILE_CHECK mask=MAY_READ fsmagic=0x01021994" >$P/policy || echo "KT-ERROR ima policy not written"
+    for f in signed altered otherkey unsigned; do cat /ima/$f >/dev/null; done
+fi
+echo KT-IMA-BEGIN
+base64 < $P/binary_runtime_measurements
+echo KT-IMA-END
+echo KT-IMA-ASCII-BEGIN
+base64 < $P/ascii_runtime_measurements
+echo KT-IMA-ASCII-END
+"""
+
+TPM_INIT = B.init_script(IMA_PART + r"""L=/sys/kernel/security/tpm0/binary_bios_measurements
 [ -r $L ] || echo "KT-ERROR no $L"
 echo "KT-EVENTLOG-SHA256 $(sha256sum < $L | cut -d' ' -f1)"
 echo KT-EVENTLOG-BEGIN
@@ -137,7 +163,7 @@ def esp_dir(w, loader=B.GRUB):
     """The ESP's boot files as a directory, for --predict --esp."""
     d = os.path.join(w, "espdir")
     shutil.rmtree(d, ignore_errors=True)
-    for dst, src in B.esp_files(loader=loader, cfg=B.grub_cfg_kernel()).items():
+    for dst, src in B.esp_files(loader=loader, cfg=B.grub_cfg_kernel(B.KERNEL_CMDLINE + IMA_CMDLINE)).items():
         path = os.path.join(d, dst)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if isinstance(src, bytes):
@@ -147,8 +173,50 @@ def esp_dir(w, loader=B.GRUB):
     return d
 
 
+def ima_material():
+    """The IMA keys and signed files, made once in WORK (RSA PKCS#1 v1.5
+    signatures are deterministic: the initramfs, and with it state A's
+    cached boot, stays the same from run to run): a CA (builtin for the
+    check, --trust), the .ima key it signed, another key .ima lacks.  Returns
+    the initramfs entries and {name: path} of ca.pem, ima.der and the files
+    with their .sig, for the oracle."""
+    d = os.path.join(B.WORK, "ima-keys")
+    files = {"ca": os.path.join(d, "ca.pem"), "ima": os.path.join(d, "ima.der")}
+    with B.locked("ima-keys"):
+        if not os.path.exists(os.path.join(d, "done")):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            run = lambda *a: B.run(list(a), cwd=d)  # noqa: E731
+            run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key",
+                "-out", "ca.pem", "-days", "3650", "-subj", "/CN=ktrust IMA test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE",
+                "-addext", "keyUsage=critical,keyCertSign,digitalSignature")
+            open(os.path.join(d, "ext"), "w").write("keyUsage=critical,digitalSignature\n"
+                                                    "subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n")
+            for k in ("ima", "other"):
+                run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", k + ".key", "-out",
+                    k + ".csr", "-subj", "/CN=ktrust IMA test %s key" % k)
+                run("openssl", "x509", "-req", "-in", k + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                    "-CAcreateserial", "-out", k + ".pem", "-days", "3650", "-extfile", "ext")
+            run("openssl", "x509", "-in", "ima.pem", "-outform", "DER", "-out", "ima.der")
+            for f in IMA_FILES:
+                open(os.path.join(d, f), "w").write("ktrust IMA test file %s\n" % f)
+            for f, key in (("signed", "ima"), ("altered", "ima"), ("otherkey", "other")):
+                run("evmctl", "ima_sign", "--key", key + ".key", "--sigfile", "-a", "sha256", f)
+            open(os.path.join(d, "altered"), "a").write("changed after it was signed\n")
+            open(os.path.join(d, "done"), "w").write("")
+    ent = [("ima", 0o040755, b""), ("bin/setfattr", 0o100755, B.read_bytes(shutil.which("setfattr")))]
+    for f in IMA_FILES:
+        files[f] = os.path.join(d, f)
+        ent.append(("ima/" + f, 0o100644, B.read_bytes(files[f])))
+        if os.path.exists(files[f] + ".sig"):
+            ent.append(("ima/%s.sig" % f, 0o100644, B.read_bytes(files[f] + ".sig").hex().encode()))
+    return ent, files
+
+
 def measured_files(loader=B.GRUB):
-    return B.esp_files(loader=loader, cfg=B.grub_cfg_kernel(), kernel=B.KERNEL, initrd=B.initramfs(TPM_INIT))
+    return B.esp_files(loader=loader, cfg=B.grub_cfg_kernel(B.KERNEL_CMDLINE + IMA_CMDLINE),
+                       kernel=B.KERNEL, initrd=B.initramfs(TPM_INIT, ima_material()[0]))
 
 
 def measured_boot(name, setup=None, loader=B.GRUB, os_log=True):
@@ -258,6 +326,59 @@ def tpm2_check(res, m):
                 bool(theirs) and all(m.pcrs.get(k) == v for k, v in theirs.items()))
 
 
+def ima_check(res, m):
+    """The IMA measurement list state A's kernel printed (#37): ktrust's replay
+    of it equals the TPM's PCR 10 in both banks (evmctl ima_measurement's
+    too), its boot_aggregate the event log's PCRs 0-9, and each measured
+    signature's verdict evmctl ima_verify's on the same file and signature
+    (appraisal itself would need the .ima key in the kernel: not done)."""
+    w = m.w
+    lists = {}
+    for tag, name in (("KT-IMA", "ima.bin"), ("KT-IMA-ASCII", "ima.txt")):
+        body = re.search(r"%s-BEGIN\n(.*?)%s-END" % (tag, tag), m.serial, re.S)
+        if not body:
+            res.compare("the kernel printed its measurement list (%s)" % name, True, False)
+            return
+        lists[name] = os.path.join(w, name)
+        open(lists[name], "wb").write(base64.b64decode("".join(body.group(1).split())))
+    ent, files = ima_material()
+    for name, path in sorted(lists.items()):
+        rc, out, err = B.ktrust("ima-list", path, "--pcrs", m.pcrs_file(), "--eventlog", m.log,
+                                "--trust", files["ca"], "--ima-key", files["ima"], "-v", "--json")
+        objs = [json.loads(x) for x in out.splitlines() if x.strip()]
+        rep = {o["bank"]: o["value"] for o in objs if o.get("type") == "pcr" and o.get("index") == 10}
+        for bank in ("sha1", "sha256"):
+            res.compare("%s: PCR 10 %s replayed = the TPM's" % (name, bank), m.pcrs[(bank, 10)], rep.get(bank))
+        ba = [o.get("status") for o in objs if o.get("type") == "boot_aggregate"]
+        res.compare("%s: boot_aggregate = the event log's PCRs 0-9" % name, ["match"], ba)
+        res.compare("%s: ima-list exit" % name, 0, rc)
+        if rc != 0:
+            res.notes.append(err.strip()[:300])
+        got = {os.path.basename(o.get("file_name") or ""): o.get("signature_verdict") for o in objs
+               if o.get("type") == "ima_entry" and (o.get("file_name") or "").startswith("/ima/")}
+        if name != "ima.bin":
+            continue
+        for f in IMA_FILES:
+            sig = files[f] + ".sig"
+            if not os.path.exists(sig):
+                res.compare("/ima/%s: measured without a signature" % f, None, got.get(f, "absent"))
+                continue
+            key = files["ima"]
+            ok = B.run(["evmctl", "ima_verify", "--sigfile", "-k", key, files[f]], check=False).returncode == 0
+            want = "trusted" if ok else ("rejected" if f == "altered" else "untrusted")
+            res.compare("/ima/%s: verdict (evmctl ima_verify: %s)" % (f, "ok" if ok else "fails"), want,
+                        got.get(f, "absent"))
+    # evmctl ima_measurement, the independent replay of the same binary list
+    pf = {}
+    for bank in ("sha1", "sha256"):
+        pf[bank] = os.path.join(w, "evm-pcrs-" + bank)
+        open(pf[bank], "w").write("".join("PCR-%02d: %s\n" % (i, m.pcrs[(bank, i)]) for i in range(15)
+                                          if (bank, i) in m.pcrs))
+    ev = B.run(["evmctl", "ima_measurement", "--ignore-violations", "--pcrs", "sha1," + pf["sha1"],
+                "--pcrs", "sha256," + pf["sha256"], lists["ima.bin"]], check=False)
+    res.compare("evmctl ima_measurement: the list replays to the TPM's PCR 10", 0, ev.returncode)
+
+
 @scenario
 def tpm_replay_a():
     """State A (the stock store): the log's replay equals the TPM's PCRs, both banks."""
@@ -272,6 +393,7 @@ def tpm_replay_a():
     if rc != 0:
         res.notes.append(err.strip())
     tpm2_check(res, m)
+    ima_check(res, m)
     # state A predicts itself: nothing changes, PCR 7 and 14 stay the TPM's
     w = B.scratch("tpm-A-predict")
     ev = runtime_b(B.scenario_store(w), os.path.join(w, "efivars"), m)

@@ -85,6 +85,10 @@ j plan-updates-fail plan-updates --efivars nope-vars "$SO/tree"
 j eventlog eventlog "$QEMU/eventlog.bin" --pcrs "$QEMU/pcrs.txt"
 j eventlog-predict eventlog "$QEMU/eventlog.bin" --predict --efivars "$QEMU/efivars" --esp esp
 j eventlog-fail eventlog nope.bin
+python3 "$KT_SRC/tests/fixtures/imalist.py" --entries 12 --template mix --signed-every 3 --violation-at 4 \
+    --binary ima.bin --pcrs ima-pcrs.txt
+j ima-list ima-list ima.bin --pcrs ima-pcrs.txt -v
+j ima-list-fail ima-list nope.bin
 j unseal-check unseal-check --pcrs pcrs.txt "$TOK/token0.json"
 j unseal-check-fail unseal-check --pcrs pcrs.txt nope.json
 printf 'ID=schema\n' >os-release

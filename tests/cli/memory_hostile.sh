@@ -139,5 +139,13 @@ peak 4 "eventlog: a million events refused" "$KTRUST" eventlog million.log
 expect_match "$("$KTRUST" eventlog million.log 2>&1)" 'more than 65536 events' "... says why"
 peak 0 "eventlog: 65000 events" "$KTRUST" eventlog many.log
 peak 0 "eventlog --json: 65000 events" "$KTRUST" eventlog --json many.log
+# the IMA measurement list: read in one pass, nothing kept per entry (the
+# file plus one entry); a 500,000-entry list (43 MiB mapped) and an ASCII line
+# of 40 MiB (refused past the longest line an entry can make)
+python3 "$KT_SRC/tests/fixtures/imalist.py" --entries 2 --template ima-ng --binary one.ima
+python3 -c 'import sys; d=open("one.ima","rb").read(); sys.stdout.buffer.write(d * 250000)' >many.ima
+peak 0 "ima-list: 500,000 entries" "$KTRUST" ima-list -q many.ima
+python3 -c 'import sys; sys.stdout.write("10 " + "0" * 40 + " ima-sig sha256:00 /x " + "ab" * (20 << 20) + "\n")' >longline.ima
+peak 4 "ima-list: a 40 MiB ASCII line refused" "$KTRUST" ima-list -q longline.ima
 
 finish

@@ -29,6 +29,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout k.pem -out c.pem -days 30 -sub
 openssl x509 -in c.pem -outform DER -out c.der
 efi esl --x509 c.der -o unsigned.esl          # an update's payload without its signature
 "$KTRUST" wrap-key c.pem -o unsigned.efi -q   # a PE without a signature
+python3 "$KT_SRC/tests/fixtures/imalist.py" --entries 3 --binary ima.bin
 
 # input NAME -> the file for that kind, and the exit code it must give
 file_of() { case $1 in missing) echo nonexistent.bin ;; empty) echo empty.bin ;;
@@ -105,6 +106,10 @@ for kind in missing text; do
         "$KTRUST" audit --efivars "$E1" --esp "$(file_of $kind)"
     check "audit --eventlog $kind" $(code_of $kind) -- \
         "$KTRUST" audit --efivars "$E1" --esp esp --eventlog "$(file_of $kind)"
+    # the IMA measurement list, and the event log its boot_aggregate is checked with
+    check "ima-list LIST $kind" $(code_of $kind) -- "$KTRUST" ima-list "$(file_of $kind)"
+    check "ima-list --eventlog $kind" $(code_of $kind) -- \
+        "$KTRUST" ima-list ima.bin --eventlog "$(file_of $kind)"
 done
 # a root with variables but no shim, loader or kernel: not "trusted"
 mkdir -p root/sys/firmware/efi/efivars

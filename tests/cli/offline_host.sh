@@ -48,6 +48,13 @@ offline() {
 }
 
 offline "audit --root" -- "$KTRUST" audit --root "$R"
+# the IMA measurement list under the root: ima-list and audit's IMA section
+mkdir -p "$R/sys/kernel/security/ima"
+python3 "$KT_SRC/tests/fixtures/imalist.py" --entries 5 --binary "$R/sys/kernel/security/ima/binary_runtime_measurements" \
+    --pcrs ima-pcrs.txt
+offline "ima-list --root" -- "$KTRUST" ima-list --root "$R" -v
+offline "ima-list FILE --pcrs" -- "$KTRUST" ima-list "$R/sys/kernel/security/ima/binary_runtime_measurements" --pcrs ima-pcrs.txt
+offline "audit --root (with an IMA list)" -- "$KTRUST" audit --root "$R"
 offline "audit --root --json" -- "$KTRUST" audit --root "$R" --json
 offline "audit --root --dbx" -- "$KTRUST" audit --root "$R" --dbx "$DBX"
 # #36 item 2: --efivars and --esp without --root looked for the host's

@@ -1,0 +1,209 @@
+/* ktrust verify-ima FILE... : IMA file signatures (security.ima, an evmctl
+ * FILE.sig, an appended modsig) against the `.ima` keyring. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cert_print.h"
+#include "cli.h"
+#include "json_summary.h"
+#include "ktrust/ima.h"
+#include "text_escape.h"
+#include "verdict_print.h"
+
+enum { OPT_SIGFILE = OPT_FIRST_PRIVATE, OPT_IMA_KEY, OPT_MACHINE_CA, OPT_NO_MODSIG, OPT_IMA_HASH };
+
+#define MAX_IMA_KEYS 64
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("sigfile", 0, no_argument, OPT_SIGFILE, NULL,
+            "read each FILE's signature from FILE.sig (evmctl ima_sign --sigfile), not "
+            "from security.ima"),
+    CLI_OPT("ima-key", 0, required_argument, OPT_IMA_KEY, "CERT",
+            "add a certificate to the .ima keyring for this run, obeying its restriction "
+            "(repeatable)"),
+    CLI_OPT("machine-ca", 0, no_argument, OPT_MACHINE_CA, NULL,
+            "the kernel has CONFIG_INTEGRITY_CA_MACHINE_KEYRING: machine keys vouch for "
+            ".ima keys too"),
+    CLI_OPT("no-modsig", 0, no_argument, OPT_NO_MODSIG, NULL,
+            "never fall back to an appended modsig"),
+    CLI_OPT("ima-hash", 0, required_argument, OPT_IMA_HASH, "ALG",
+            "the kernel's ima_hash= (a file whose security.ima names no algorithm is "
+            "hashed with it; default sha256)"),
+    CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
+            "accept SHA-1 signatures (refused as unsupported, 3, without it)"),
+    CLI_OPTS(cli_opts_common),
+    {0},
+};
+
+static void usage(FILE *f)
+{
+    cli_usage_print(
+        f,
+        "usage: ktrust verify-ima FILE... [--trust FILE]... [--store PATH] [--ima-key CERT]...\n"
+        "                         [--sigfile] [--machine-ca] [--no-modsig] [--allow-sha1]\n"
+        "                         [--json] [-q] [-v]\n"
+        "Verify IMA file signatures as the kernel's appraisal does: security.ima (read\n"
+        "without following a symbolic link) or FILE.sig, v2 and v3 (fs-verity) signatures,\n"
+        "or an appended modsig, with the key its id names in the .ima keyring: the\n"
+        "store's, or one made for the run that accepts only keys a builtin or secondary\n"
+        "key signed (restrict_link_to_ima).\n",
+        opts,
+        "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted: unknown key or a key\n"
+        "nothing vouches for, 3 unsupported, 4 malformed, 5 rejected, 6 refused: the\n"
+        ".ima restriction refused the signer), the highest over all files; 64 usage, 66\n"
+        "unreadable input or store.\n");
+}
+
+struct ima_print {
+    const struct kt_ima_file_result *r;
+};
+
+static void ima_json(struct jw *w, const void *ctx)
+{
+    const struct kt_ima_file_result *r = ((const struct ima_print *)ctx)->r;
+    const struct kt_ima_sig_check *c = &r->check;
+    jw_obj(w, "ima");
+    jw_str(w, "source", r->source);
+    if (c->header_ok) {
+        char kid[9];
+        snprintf(kid, sizeof(kid), "%08x", c->keyid);
+        jw_int(w, "xattr_type", c->type);
+        jw_int(w, "version", c->version);
+        jw_str(w, "hash_algorithm", c->hash_name);
+        jw_str(w, "keyid", kid);
+        jw_int(w, "sig_size", c->sig_size);
+    }
+    jw_str(w, "digest_algorithm", r->digest_len ? kt_ima_hash_name(r->digest_algo) : NULL);
+    jw_hex(w, "digest", r->digest, r->digest_len);
+    if (c->key)
+        cli_cert_json(w, "signer", kt_key_cert(c->key));
+    else
+        jw_null(w, "signer");
+    jw_int(w, "candidates", (long long)c->n_candidates);
+    jw_obj_end(w);
+}
+
+static void ima_text(FILE *f, const void *ctx)
+{
+    const struct kt_ima_file_result *r = ((const struct ima_print *)ctx)->r;
+    const struct kt_ima_sig_check *c = &r->check;
+    if (r->source)
+        fprintf(f, "  source: %s\n", r->source);
+    if (c->header_ok)
+        fprintf(f, "  signature: type %u, v%u, %s, key id %08x, %u bytes\n", c->type, c->version,
+                c->hash_name ? c->hash_name : "?", c->keyid, c->sig_size);
+    if (c->signer[0])
+        fprintf(f, "  key: %s\n", tx(c->signer));
+}
+
+static int one(const char *path, const struct cli_common *co, struct kt_keyrings *k,
+               const struct kt_ima_file_opts *base, struct cli_tally *t)
+{
+    struct kt_ima_file_opts o = *base;
+    char sig[4096];
+    if (base->sigfile) {
+        snprintf(sig, sizeof(sig), "%s.sig", path);
+        o.sigfile = sig;
+    }
+    struct kt_error e = KT_ERROR_INIT;
+    struct kt_ima_file_result r;
+    int rc = kt_ima_verify_file(k, path, &o, &r, &e);
+    if (rc < 0) {
+        vp_print_unreadable(path, "ima", rc, &e, co->json);
+        cli_tally_add(t, rc, false);
+        return cli_exit_code(rc);
+    }
+    struct kt_error why = KT_ERROR_INIT;
+    why.code = r.check.error;
+    snprintf(why.what, sizeof(why.what), "%s", r.check.reason);
+    struct ima_print ip = {&r};
+    struct vp_result vr = {.file = path, .type = "ima", .rc = r.check.error, .error = &why,
+                           .extra_json = ima_json, .extra_text = ima_text, .extra_ctx = &ip};
+    vp_print(&vr, co->json, co->quiet, co->verbose);
+    cli_tally_add(t, r.check.error, true);
+    return cli_exit_code(r.check.error);
+}
+
+/* The .ima keyring of the run and the --ima-key certificates. */
+static int setup_ring(struct kt_keyrings *k, bool machine_ca, char **keys, size_t nk, bool quiet)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_ima_ring_prepare(k, machine_ca, &e) < 0) {
+        cli_error(".ima", &e);
+        return EXIT_INTERNAL;
+    }
+    for (size_t i = 0; i < nk; i++) {
+        size_t na = 0, nr = 0;
+        int rc = kt_ima_ring_add_file(k, keys[i], &na, &nr, &e);
+        if (rc < 0) {
+            cli_error(keys[i], &e);
+            return cli_exit_code(rc) == EXIT_NOINPUT ? EXIT_NOINPUT : EXIT_USAGE;
+        }
+        if (nr && !quiet)
+            fprintf(stderr, "ktrust: %s: the .ima restriction refused %zu key(s)\n", keys[i], nr);
+    }
+    return 0;
+}
+
+int cmd_verify_ima(int argc, char **argv)
+{
+    struct cli_common co = {0};
+    struct kt_ima_file_opts o = {0};
+    char *keys[MAX_IMA_KEYS];
+    size_t nk = 0;
+    bool machine_ca = false, sigfile = false;
+    struct cli_getopt g;
+    int c;
+    if (cli_opts_init(&g, opts) < 0)
+        return EXIT_INTERNAL;
+    while ((c = cli_getopt(argc, argv, &g)) != -1) {
+        int r = cli_common_opt(&co, c, optarg);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r > 0)
+            continue;
+        switch (c) {
+        case 'h': usage(stdout); return 0;
+        case OPT_SIGFILE: sigfile = true; break;
+        case OPT_MACHINE_CA: machine_ca = true; break;
+        case OPT_NO_MODSIG: o.no_modsig = true; break;
+        case OPT_ALLOW_SHA1: o.sig.allow_sha1 = true; break;
+        case OPT_IMA_HASH: {
+            int h = kt_ima_hash_from_name(optarg);
+            if (h < 0)
+                return cli_usage_error("verify-ima", "--ima-hash '%s': not a kernel hash name", optarg);
+            o.ima_hash = (uint8_t)h;
+            break;
+        }
+        case OPT_IMA_KEY:
+            if (nk == MAX_IMA_KEYS)
+                return cli_usage_error("verify-ima", "at most %d --ima-key", MAX_IMA_KEYS);
+            keys[nk++] = optarg;
+            break;
+        default: return EXIT_USAGE; /* cli_getopt said why */
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("verify-ima", "no file given");
+    o.sigfile = sigfile ? "" : NULL;
+    struct kt_ctx *ctx;
+    int worst = vp_open_ctx(&co, &ctx, "ima", argv + optind, argc - optind);
+    if (worst > 0)
+        return worst;
+    struct kt_keyrings *k = kt_ctx_keyrings(ctx);
+    if ((worst = setup_ring(k, machine_ca, keys, nk, co.quiet)) != 0) {
+        kt_ctx_free(ctx);
+        return worst;
+    }
+    struct cli_tally tally = {0};
+    for (int i = optind; i < argc; i++) {
+        int code = one(argv[i], &co, k, &o, &tally);
+        if (code > worst)
+            worst = code;
+    }
+    if (co.json && argc - optind > 1)
+        cli_tally_summary(&tally, stdout, worst, false);
+    kt_ctx_free(ctx);
+    return worst;
+}

@@ -1,0 +1,157 @@
+/* ktrust/ima.h - IMA file signatures (the kernel's security/integrity/):
+ * the security.ima value (or an evmctl FILE.sig, or the ima-sig template's
+ * "sig" field) checked against a file digest and the `.ima` keyring.
+ *
+ *   kt_ima_sig_verify()     one signature blob against a digest: THE check
+ *                           (imalist's ima-sig entries call it too)
+ *   kt_ima_sig_hash_algo()  the algorithm the kernel hashes the file with
+ *                           for a given security.ima (ima_get_hash_algo)
+ *   kt_ima_ring_prepare()   the `.ima` keyring of a run, with the kernel's
+ *                           restriction (restrict_link_to_ima)
+ *   kt_ima_verify_file()    a file: security.ima, FILE.sig or an appended
+ *                           modsig, read and hashed as the kernel would
+ *
+ * Algorithms are numbered as the kernel's enum hash_algo
+ * (include/uapi/linux/hash_info.h: 2 sha1, 4 sha256, 5 sha384, 6 sha512,
+ * 7 sha224 ...), the number an IMA signature header carries.
+ */
+#ifndef KTRUST_IMA_H
+#define KTRUST_IMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ktrust/api.h"
+#include "ktrust/error.h"
+#include "ktrust/keyring.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The first byte of security.ima / security.evm (enum evm_ima_xattr_type). */
+enum kt_ima_xattr_type {
+    KT_IMA_XATTR_DIGEST = 1,          /* a bare digest (md5/sha1, old) */
+    KT_EVM_XATTR_HMAC = 2,            /* EVM HMAC: needs the machine's secret */
+    KT_EVM_IMA_XATTR_DIGSIG = 3,      /* a signature (v2 header) */
+    KT_IMA_XATTR_DIGEST_NG = 4,       /* algo byte + digest */
+    KT_EVM_XATTR_PORTABLE_DIGSIG = 5, /* portable EVM signature */
+    KT_IMA_VERITY_DIGSIG = 6,         /* v3 signature over an fs-verity digest */
+};
+
+/* The kernel's enum hash_algo values ktrust names. */
+#define KT_IMA_HASH_MD5 1
+#define KT_IMA_HASH_SHA1 2
+#define KT_IMA_HASH_SHA256 4
+#define KT_IMA_HASH_SHA384 5
+#define KT_IMA_HASH_SHA512 6
+#define KT_IMA_HASH_SHA224 7
+#define KT_IMA_HASH__LAST 23 /* HASH_ALGO__LAST since Linux 6.7 (sha3-*) */
+
+/* The digest a signature is checked against. */
+struct kt_ima_digest {
+    uint8_t algo;           /* enum hash_algo of the digest */
+    bool verity;            /* an fs-verity file digest (v3, IMA_VERITY_DIGSIG) */
+    const uint8_t *bytes;
+    size_t len;
+};
+
+/* Options of a check (NULL: the defaults). */
+struct kt_ima_sig_opts {
+    const char *keyring;    /* the keyring searched by key id; NULL: "ima" (the kernel's .ima) */
+    bool allow_sha1;        /* accept SHA-1 (ktrust refuses it by default) */
+};
+
+/* The verdict on one signature. */
+struct kt_ima_sig_check {
+    enum kt_verdict verdict;
+    int error;              /* 0 or the kernel's -errno (-EKEYREJECTED, -ENOKEY ...) */
+    char reason[400];       /* one line for a person */
+    /* the header, when it parsed (header_ok) */
+    bool header_ok;
+    uint8_t type, version, hash_algo;
+    uint32_t keyid;         /* as the kernel searches it: "id:%08x" */
+    uint16_t sig_size;
+    const char *hash_name;  /* the kernel's hash_algo_name ("sha256"), static; NULL if unknown */
+    /* the key: the one that verified, else the one the kernel would try */
+    const struct kt_key *key;   /* NULL when no key has the key id; owned by the keyrings */
+    char signer[256];           /* its kernel description, "" when none */
+    size_t n_candidates;        /* keys of the keyring whose id ends with keyid */
+};
+
+/* Check one IMA signature blob -- the security.ima value, evmctl's
+ * FILE.sig, or an ima-sig template's "sig" field: type byte, then
+ * signature_v2_hdr {version, hash_algo, be32 keyid, be16 sig_size} and the
+ * signature -- against digest d (what the kernel measured: the file's
+ * content hashed with the signature's algorithm, or its fs-verity digest
+ * for a v3 IMA_VERITY_DIGSIG) with the key named by its key id in the
+ * keyring o->keyring of k (the kernel's xattr_verify,
+ * integrity_digsig_verify, asymmetric_verify).  k may be NULL (no keys).
+ * Returns 0 when *out holds a verdict (whatever it is), -ENOMEM or
+ * -EINVAL (NULL arguments) otherwise. */
+KT_API int kt_ima_sig_verify(const struct kt_keyrings *k, const struct kt_ima_sig_opts *o,
+                             const uint8_t *sig, size_t sig_len, const struct kt_ima_digest *d,
+                             struct kt_ima_sig_check *out);
+
+/* The algorithm the kernel hashes a file with when its security.ima is
+ * xattr (ima_get_hash_algo): a v2 signature's hash_algo, a digest_ng's
+ * algorithm byte; otherwise fallback (the kernel's ima_hash algorithm). */
+KT_API uint8_t kt_ima_sig_hash_algo(const uint8_t *xattr, size_t len, uint8_t fallback);
+
+/* The kernel's name of an enum hash_algo value ("sha256", "sm3", "sha3-256"),
+ * NULL past the kernel's table. */
+KT_API const char *kt_ima_hash_name(uint8_t algo);
+/* The enum hash_algo value of a name ("sha256"), or -1. */
+KT_API int kt_ima_hash_from_name(const char *name);
+
+/* The `.ima` keyring of a run: made when k has none, with the kernel's
+ * restriction (digsig.c's restrict_link_to_ima with
+ * CONFIG_IMA_KEYRINGS_PERMIT_SIGNED_BY_BUILTIN_OR_SECONDARY: a key signed
+ * by a key of builtin or secondary; with machine_ca, as
+ * CONFIG_INTEGRITY_CA_MACHINE_KEYRING links machine into secondary, by
+ * machine's too).  A store's own `.ima` is used as it is.  -ENOMEM. */
+KT_API int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt_error *err);
+/* Add the certificates of a file to `.ima` for this run (never saved),
+ * obeying its restriction.  A certificate the restriction refuses is kept
+ * aside, so that a signature by it is judged "refused" (-EPERM) and not
+ * "unknown key"; *n_refused counts them (may be NULL).  Errors: the
+ * file's and the parser's (a refusal is not one). */
+KT_API int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_added,
+                                size_t *n_refused, struct kt_error *err);
+
+/* Where kt_ima_verify_file takes the signature from. */
+struct kt_ima_file_opts {
+    struct kt_ima_sig_opts sig;
+    const char *sigfile;   /* an evmctl FILE.sig (the security.ima value) instead
+                            * of the xattr; NULL: security.ima */
+    bool no_modsig;        /* never look for an appended modsig */
+    uint8_t ima_hash;      /* the kernel's ima_hash= (the algorithm for a file
+                            * whose xattr names none); 0: sha256 */
+};
+
+/* A file's verdict. */
+struct kt_ima_file_result {
+    struct kt_ima_sig_check check;
+    const char *source;    /* "security.ima", "sigfile", "modsig"; NULL: none found */
+    uint8_t digest_algo;   /* the file's digest as the kernel computes it for that */
+    uint8_t digest[64];    /* signature (ima_collect_measurement; for a modsig,   */
+    size_t digest_len;     /* the file without its signature); 0: not computed */
+};
+
+/* Verify a file as IMA appraisal does (ima_appraise_measurement): its
+ * security.ima read with lgetxattr (a symbolic link is refused, -ELOOP:
+ * the kernel appraises the file it points to), or o->sigfile, the file's
+ * content hashed with the signature's algorithm; an appended modsig
+ * (ima_modsig.c) when there is no xattr signature, the xattr holds only a
+ * digest, or its key is unknown.  o may be NULL.  Returns 0 when *out has
+ * a verdict; -ENOENT, -EACCES, -ELOOP ... (with err) when the file or the
+ * signature file cannot be read. */
+KT_API int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
+                              const struct kt_ima_file_opts *o, struct kt_ima_file_result *out,
+                              struct kt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* imasig.h - IMA signature blobs (security/integrity/: integrity.h's
+ * signature_v2_hdr, digsig_asymmetric.c, ima_appraise.c's xattr_verify).
+ *
+ * The public entry points are in ktrust/ima.h; this is the parser and the
+ * algorithm table they share with the file reader (imasig_file.c) and the
+ * portable EVM check (imasig_evm.c).
+ */
+#ifndef KT_IMA_IMASIG_H
+#define KT_IMA_IMASIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crypto/crypto.h"
+#include "ktrust/ima.h"
+#include "util/err.h"
+
+#define KT_IMA_SIG_HDR_LEN 9 /* type, version, hash_algo, keyid[4], sig_size[2] */
+
+/* A signature blob, parsed: the header as it reads, and the signature bytes
+ * (pointing into the caller's buffer). */
+struct kt_ima_sig {
+    uint8_t type, version, hash_algo;
+    uint32_t keyid;
+    uint16_t sig_size;
+    const uint8_t *s;
+    size_t s_len;
+};
+
+/* Parse a blob as asymmetric_verify reads it: at least the header and one
+ * byte more, sig_size equal to what follows the header.  -EBADMSG with the
+ * field and offset in err. */
+int kt_ima_sig_parse(const uint8_t *buf, size_t len, struct kt_ima_sig *out, struct kt_error *err);
+
+/* The kernel's enum hash_algo value as a ktrust digest (KT_HASH_NONE when
+ * ktrust cannot compute it). */
+enum kt_hash kt_ima_hash_kt(uint8_t algo);
+/* The inverse: the enum hash_algo value of a ktrust digest, or -1. */
+int kt_ima_hash_of_kt(enum kt_hash h);
+
+/* A keyring by name, a leading dot ignored (".ima" is "ima"), or NULL. */
+const struct kt_keyring *kt_ima_ring_find(const struct kt_keyrings *k, const char *name);
+
+/* Fill out's header fields from s (header_ok, type ... hash_name). */
+void kt_ima_check_header(struct kt_ima_sig_check *out, const struct kt_ima_sig *s);
+/* Set out's verdict from a kernel result code and a reason (printf). */
+int kt_ima_check_set(struct kt_ima_sig_check *out, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,205 @@
+/* imasig_file.c - a file as IMA appraisal judges it (ima_appraise.c's
+ * ima_appraise_measurement): security.ima (or evmctl's FILE.sig) against
+ * the file's content hashed with the signature's algorithm
+ * (ima_get_hash_algo), else an appended modsig (ima_modsig.c) against the
+ * `.ima` keyring; and the `.ima` keyring of a run (digsig.c's
+ * integrity_init_keyring: restrict_link_to_ima). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "ima/imasig.h"
+#include "ktrust/advanced.h"
+#include "keys/keyring.h"
+#include "modsig/modsig.h"
+#include "policy/restrict.h"
+#include "util/file.h"
+
+#define IMA_XATTR "security.ima"
+#define XATTR_MAX 65536
+
+int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt_error *err)
+{
+    if (kt_keyrings_get(k, "ima"))
+        return 0;
+    const char *v[] = {"builtin", "secondary", "machine"};
+    return kt_keyring_create(k, "ima", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err);
+}
+
+int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_added,
+                         size_t *n_refused, struct kt_error *err)
+{
+    size_t na = 0, nr = 0;
+    int rc = kt_ima_ring_prepare(k, false, err);
+    struct kt_keyring *ima = kt_keyrings_get(k, "ima");
+    struct kt_error e = KT_ERROR_INIT;
+    if (rc == 0)
+        rc = kt_ctx_add_key_file(k, ima, path, KT_ADD_EXPLICIT, true, &na, &e);
+    if (rc == -EPERM) {
+        /* kept aside: a signature by it is "refused", not "unknown key" */
+        struct kt_keyring *aside = kt_keyrings_get(k, "ima-refused");
+        if (!aside && (rc = kt_keyring_create(k, "ima-refused", KT_RESTRICT_NONE, NULL, 0, err)) < 0)
+            return rc;
+        aside = kt_keyrings_get(k, "ima-refused");
+        size_t n = 0;
+        rc = kt_ctx_add_key_file(k, aside, path, KT_ADD_EXPLICIT, true, &n, err);
+        nr += n;
+        if (rc == -EEXIST)
+            rc = 0;
+    } else if (rc < 0 && rc != -EEXIST) {
+        if (err && !err->code)
+            *err = e;
+    } else {
+        rc = 0;
+    }
+    if (n_added)
+        *n_added = na;
+    if (n_refused)
+        *n_refused = nr;
+    return rc;
+}
+
+/* security.ima of path itself, never of what a link points to.  *len 0:
+ * none.  -errno when it cannot be read. */
+static int read_xattr(const char *path, uint8_t *buf, size_t cap, size_t *len,
+                      struct kt_error *err)
+{
+    *len = 0;
+    ssize_t n = lgetxattr(path, IMA_XATTR, buf, cap);
+    if (n >= 0) {
+        *len = (size_t)n;
+        return 0;
+    }
+    if (errno == ENODATA || errno == ENOTSUP)
+        return 0;
+    return kt_fail(err, -errno, KT_NO_OFFSET, "%s: %s", IMA_XATTR, strerror(errno));
+}
+
+static int hash_file(const uint8_t *p, size_t n, uint8_t algo, struct kt_ima_file_result *out)
+{
+    enum kt_hash h = kt_ima_hash_kt(algo);
+    out->digest_algo = algo;
+    out->digest_len = 0;
+    if (h == KT_HASH_NONE)
+        return -ENOPKG;
+    KT_TRY(kt_digest(h, p, n, out->digest));
+    out->digest_len = kt_hash_size(h);
+    return 0;
+}
+
+/* An appended modsig on an uncompressed file, against `.ima` (or the
+ * keyring the options name): integrity_modsig_verify. */
+static int check_modsig(const struct kt_keyrings *k, const uint8_t *p, size_t n,
+                        const struct kt_ima_sig_opts *so, struct kt_ima_file_result *out)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    struct kt_modsig_info info;
+    if (kt_modsig_parse(p, n, &info, NULL) == -ENODATA)
+        return -ENODATA;
+    struct kt_ima_sig_check *c = &out->check;
+    memset(c, 0, sizeof(*c));
+    out->source = "modsig";
+    if (kt_modsig_detect(p, n) != KT_MODSIG_NONE)
+        return kt_ima_check_set(c, -ENOPKG, "a compressed file with a modsig: ktrust checks an "
+                                "IMA modsig on the file's own bytes only");
+    struct kt_trust_set set = {.all = k, .what = "IMA appraisal"};
+    const struct kt_keyring *r = kt_ima_ring_find(k, so && so->keyring ? so->keyring : "ima");
+    if (r)
+        set.rings[set.n++] = r;
+    struct kt_modsig_result res;
+    memset(&res, 0, sizeof(res));
+    res.policy.allow_sha1 = so && so->allow_sha1;
+    int rc = kt_modsig_verify_set(p, n, &set, &res, &e);
+    if (res.has_sig)
+        hash_file(p, res.info.module_len, KT_IMA_HASH_SHA256, out);
+    if (res.msg && res.msg->n_signers) {
+        const struct kt_pkcs7_signer *s = &res.msg->signers[0];
+        const struct kt_key *key = s->trusted_by ? s->trusted_by : s->signer_key;
+        if (key) {
+            c->key = key;
+            snprintf(c->signer, sizeof(c->signer), "%s", kt_key_cert(key)->description);
+        }
+    }
+    kt_modsig_result_free(&res);
+    if (rc == 0)
+        return kt_ima_check_set(c, 0, "modsig signed by '%s'", c->signer);
+    return kt_ima_check_set(c, rc, "modsig: %s", e.what[0] ? e.what : kt_verdict_name(kt_verdict_of(rc)));
+}
+
+static int check_xattr(const struct kt_keyrings *k, const uint8_t *p, size_t n,
+                       const uint8_t *x, size_t xl, const struct kt_ima_file_opts *o,
+                       struct kt_ima_file_result *out)
+{
+    uint8_t fallback = o && o->ima_hash ? o->ima_hash : KT_IMA_HASH_SHA256;
+    uint8_t algo = kt_ima_sig_hash_algo(x, xl, fallback);
+    hash_file(p, n, algo, out);
+    struct kt_ima_digest d = {algo, false, out->digest, out->digest_len};
+    KT_TRY(kt_ima_sig_verify(k, o ? &o->sig : NULL, x, xl, &d, &out->check));
+    if (x[0] == KT_IMA_XATTR_DIGEST_NG || x[0] == KT_IMA_XATTR_DIGEST) {
+        size_t off = x[0] == KT_IMA_XATTR_DIGEST_NG ? 2 : 1;
+        bool match = out->digest_len && xl >= off + out->digest_len &&
+                     !memcmp(x + off, out->digest, out->digest_len);
+        kt_ima_check_set(&out->check, -ENODATA, "a %s digest, not a signature (it %s the file)",
+                         kt_ima_hash_name(algo) ? kt_ima_hash_name(algo) : "?",
+                         match ? "matches" : "does not match");
+    }
+    return 0;
+}
+
+int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
+                       const struct kt_ima_file_opts *o, struct kt_ima_file_result *out,
+                       struct kt_error *err)
+{
+    if (!path || !out)
+        return -EINVAL;
+    memset(out, 0, sizeof(*out));
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return kt_fail(err, -errno, KT_NO_OFFSET, "%s", strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return kt_fail(err, -ELOOP, KT_NO_OFFSET, "a symbolic link: its security.ima is not the "
+                       "file's; name the file it points to");
+    if (!S_ISREG(st.st_mode))
+        return kt_fail(err, -EINVAL, KT_NO_OFFSET, "not a regular file");
+    static __thread uint8_t xbuf[XATTR_MAX];
+    size_t xl = 0;
+    struct kt_file sf = {0};
+    const uint8_t *x = xbuf;
+    if (o && o->sigfile) {
+        int rc = kt_file_open(o->sigfile, &sf, err);
+        if (rc < 0)
+            return kt_error_prefix(err, "%s", o->sigfile);
+        x = sf.data;
+        xl = sf.len;
+    } else {
+        KT_TRY(read_xattr(path, xbuf, sizeof(xbuf), &xl, err));
+    }
+    struct kt_file f = {0};
+    int rc = kt_file_open(path, &f, err);
+    if (rc < 0) {
+        kt_file_close(&sf);
+        return rc;
+    }
+    if (xl) {
+        out->source = o && o->sigfile ? "sigfile" : IMA_XATTR;
+        rc = check_xattr(k, f.data, f.len, x, xl, o, out);
+    } else {
+        kt_ima_check_set(&out->check, -ENODATA, "no %s", o && o->sigfile ? "signature in the "
+                         "signature file" : "security.ima and no modsig");
+    }
+    /* ima_appraise_measurement: the modsig when there is no xattr
+     * signature, the xattr is a digest, or the xattr's key is unknown */
+    bool try_mod = rc == 0 && !(o && o->no_modsig) &&
+                   (!xl || x[0] == KT_IMA_XATTR_DIGEST_NG || out->check.error == -ENOKEY);
+    if (try_mod) {
+        struct kt_ima_file_result m = *out;
+        if (check_modsig(k, f.data, f.len, o ? &o->sig : NULL, &m) != -ENODATA)
+            *out = m;
+    }
+    kt_file_close(&f);
+    kt_file_close(&sf);
+    return rc;
+}
