@@ -1,5 +1,6 @@
 /* ktrust verify-ima FILE... : IMA file signatures (security.ima, an evmctl
  * FILE.sig, an appended modsig) against the `.ima` keyring. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +113,8 @@ static int one(const char *path, const struct cli_common *co, struct kt_keyrings
     if (rc < 0) {
         vp_print_unreadable(path, "ima", rc, &e, co->json);
         cli_tally_add(t, rc, false);
-        return cli_exit_code(rc);
+        /* a link or a non-regular file is an input that cannot be read as asked */
+        return rc == -ELOOP || rc == -EINVAL ? EXIT_NOINPUT : cli_exit_code(rc);
     }
     struct kt_error why = KT_ERROR_INIT;
     why.code = r.check.error;
