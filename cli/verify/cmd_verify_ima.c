@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cert_print.h"
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/ima.h"
@@ -77,10 +76,7 @@ static void ima_json(struct jw *w, const void *ctx)
     }
     jw_str(w, "digest_algorithm", r->digest_len ? kt_ima_hash_name(r->digest_algo) : NULL);
     jw_hex(w, "digest", r->digest, r->digest_len);
-    if (c->key)
-        cli_cert_json(w, "signer", kt_key_cert(c->key));
-    else
-        jw_null(w, "signer");
+    jw_str(w, "key", c->signer[0] ? c->signer : NULL);
     jw_int(w, "candidates", (long long)c->n_candidates);
     jw_obj_end(w);
 }
@@ -96,6 +92,9 @@ static void ima_text(FILE *f, const void *ctx)
                 c->hash_name ? c->hash_name : "?", c->keyid, c->sig_size);
     if (c->signer[0])
         fprintf(f, "  key: %s\n", tx(c->signer));
+    if (c->n_candidates > 1)
+        fprintf(f, "  note: %zu keys of .ima have id %08x; the kernel tries the first its "
+                "search finds\n", c->n_candidates, c->keyid);
 }
 
 static int one(const char *path, const struct cli_common *co, struct kt_keyrings *k,
@@ -120,7 +119,20 @@ static int one(const char *path, const struct cli_common *co, struct kt_keyrings
     why.code = r.check.error;
     snprintf(why.what, sizeof(why.what), "%s", r.check.reason);
     struct ima_print ip = {&r};
+    /* the one signature, as every verification result lists its own */
+    const struct kt_x509 *cert = r.check.key ? kt_key_cert(r.check.key) : NULL;
+    struct kt_signer sg = {.index = 0,
+                           .digest_name = r.digest_len ? kt_ima_hash_name(r.digest_algo) : NULL,
+                           .digest = r.digest,
+                           .digest_len = r.digest_len,
+                           .signer = cert,
+                           .chain = &cert,
+                           .chain_len = cert ? 1 : 0,
+                           .trusted_by = r.check.error == 0 ? r.check.key : NULL,
+                           .verdict = r.check.error,
+                           .reason = r.check.error ? r.check.reason : NULL};
     struct vp_result vr = {.file = path, .type = "ima", .rc = r.check.error, .error = &why,
+                           .sigs = &sg, .n_sigs = r.check.header_ok || cert ? 1 : 0,
                            .extra_json = ima_json, .extra_text = ima_text, .extra_ctx = &ip};
     vp_print(&vr, co->json, co->quiet, co->verbose);
     cli_tally_add(t, r.check.error, true);
