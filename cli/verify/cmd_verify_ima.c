@@ -76,6 +76,7 @@ static void ima_json(struct jw *w, const void *ctx)
     }
     jw_str(w, "digest_algorithm", r->digest_len ? kt_ima_hash_name(r->digest_algo) : NULL);
     jw_hex(w, "digest", r->digest, r->digest_len);
+    jw_str(w, "digest_kind", !r->digest_len ? NULL : r->verity ? "fs-verity" : "content");
     jw_str(w, "key", c->signer[0] ? c->signer : NULL);
     jw_int(w, "candidates", (long long)c->n_candidates);
     jw_obj_end(w);

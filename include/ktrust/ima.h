@@ -137,6 +137,8 @@ struct kt_ima_file_result {
     uint8_t digest_algo;   /* the file's digest as the kernel computes it for that */
     uint8_t digest[64];    /* signature (ima_collect_measurement; for a modsig,   */
     size_t digest_len;     /* the file without its signature); 0: not computed */
+    bool verity;           /* digest is the fs-verity digest (SHA-256, 4096-byte
+                            * blocks, no salt: fsverity enable's defaults) */
 };
 
 /* Verify a file as IMA appraisal does (ima_appraise_measurement): its

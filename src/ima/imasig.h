@@ -39,6 +39,12 @@ enum kt_hash kt_ima_hash_kt(uint8_t algo);
 /* The inverse: the enum hash_algo value of a ktrust digest, or -1. */
 int kt_ima_hash_of_kt(enum kt_hash h);
 
+/* The fs-verity digest of n bytes p with hash h (sha256 or sha512) and
+ * blocks of 1 << log_bs bytes, no salt, into out (*out_len bytes).
+ * -ENOPKG for another hash or block size, -ENOMEM. */
+int kt_ima_verity_digest(const uint8_t *p, size_t n, enum kt_hash h, unsigned log_bs,
+                         uint8_t *out, size_t *out_len);
+
 /* A keyring by name, a leading dot ignored (".ima" is "ima"), or NULL. */
 const struct kt_keyring *kt_ima_ring_find(const struct kt_keyrings *k, const char *name);
 

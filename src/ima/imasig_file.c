@@ -135,8 +135,17 @@ static int check_xattr(const struct kt_keyrings *k, const uint8_t *p, size_t n,
 {
     uint8_t fallback = o && o->ima_hash ? o->ima_hash : KT_IMA_HASH_SHA256;
     uint8_t algo = kt_ima_sig_hash_algo(x, xl, fallback);
-    hash_file(p, n, algo, out);
-    struct kt_ima_digest d = {algo, false, out->digest, out->digest_len};
+    bool verity = x[0] == KT_IMA_VERITY_DIGSIG;
+    if (verity) {
+        /* the fs-verity digest fsverity enable's defaults give */
+        algo = KT_IMA_HASH_SHA256;
+        out->digest_algo = algo;
+        out->verity = true;
+        KT_TRY(kt_ima_verity_digest(p, n, KT_HASH_SHA256, 12, out->digest, &out->digest_len));
+    } else {
+        hash_file(p, n, algo, out);
+    }
+    struct kt_ima_digest d = {algo, verity, out->digest, out->digest_len};
     KT_TRY(kt_ima_sig_verify(k, o ? &o->sig : NULL, x, xl, &d, &out->check));
     if (x[0] == KT_IMA_XATTR_DIGEST_NG || x[0] == KT_IMA_XATTR_DIGEST) {
         size_t off = x[0] == KT_IMA_XATTR_DIGEST_NG ? 2 : 1;
