@@ -362,7 +362,17 @@ int kt_ima_sig_verify(const struct kt_keyrings *k, const struct kt_ima_sig_opts 
             return out->reason[0] ? 0 : rc;
         dg = fid;
     }
-    const char *name = o && o->keyring ? o->keyring : ".ima";
+    return kt_ima_sig_check_key(k, o, &s, dg, dlen, out);
+}
+
+int kt_ima_sig_check_key(const struct kt_keyrings *k, const struct kt_ima_sig_opts *o,
+                         const struct kt_ima_sig *sp, const uint8_t *dg, size_t dlen,
+                         struct kt_ima_sig_check *out)
+{
+    struct kt_ima_sig s = *sp;
+    const char *given = o && o->keyring ? o->keyring : "ima";
+    char name[80]; /* as the kernel names it: ".ima", ".evm" */
+    snprintf(name, sizeof(name), "%s%s", given[0] == '.' ? "" : ".", given);
     const struct kt_keyring *r = kt_ima_ring_find(k, name);
     int rc = check_keys(r, &s, dg, dlen, o, out);
     if (rc == -ENOKEY && !out->key)

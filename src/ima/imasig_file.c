@@ -23,27 +23,38 @@
 
 int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt_error *err)
 {
-    if (kt_keyrings_get(k, "ima"))
-        return 0;
+    /* integrity_init_keyring gives .ima and .evm the same restriction */
     const char *v[] = {"builtin", "secondary", "machine"};
-    return kt_keyring_create(k, "ima", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err);
+    if (!kt_keyrings_get(k, "ima"))
+        KT_TRY(kt_keyring_create(k, "ima", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err));
+    if (!kt_keyrings_get(k, "evm"))
+        KT_TRY(kt_keyring_create(k, "evm", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err));
+    return 0;
 }
 
 int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_added,
                          size_t *n_refused, struct kt_error *err)
 {
+    return kt_ima_ring_add_file_to(k, "ima", path, n_added, n_refused, err);
+}
+
+int kt_ima_ring_add_file_to(struct kt_keyrings *k, const char *ring, const char *path,
+                            size_t *n_added, size_t *n_refused, struct kt_error *err)
+{
     size_t na = 0, nr = 0;
+    char aside_name[80];
+    snprintf(aside_name, sizeof(aside_name), "%s-refused", ring);
     int rc = kt_ima_ring_prepare(k, false, err);
-    struct kt_keyring *ima = kt_keyrings_get(k, "ima");
+    struct kt_keyring *ima = kt_keyrings_get(k, ring);
     struct kt_error e = KT_ERROR_INIT;
     if (rc == 0)
-        rc = kt_ctx_add_key_file(k, ima, path, KT_ADD_EXPLICIT, true, &na, &e);
+        rc = ima ? kt_ctx_add_key_file(k, ima, path, KT_ADD_EXPLICIT, true, &na, &e) : -ENOENT;
     if (rc == -EPERM) {
         /* kept aside: a signature by it is "refused", not "unknown key" */
-        struct kt_keyring *aside = kt_keyrings_get(k, "ima-refused");
-        if (!aside && (rc = kt_keyring_create(k, "ima-refused", KT_RESTRICT_NONE, NULL, 0, err)) < 0)
+        struct kt_keyring *aside = kt_keyrings_get(k, aside_name);
+        if (!aside && (rc = kt_keyring_create(k, aside_name, KT_RESTRICT_NONE, NULL, 0, err)) < 0)
             return rc;
-        aside = kt_keyrings_get(k, "ima-refused");
+        aside = kt_keyrings_get(k, aside_name);
         size_t n = 0;
         rc = kt_ctx_add_key_file(k, aside, path, KT_ADD_EXPLICIT, true, &n, err);
         nr += n;
@@ -158,6 +169,22 @@ static int check_xattr(const struct kt_keyrings *k, const uint8_t *p, size_t n,
     return 0;
 }
 
+/* ima_appraise_measurement asks EVM first (evm_verifyxattr): a file whose
+ * EVM value does not pass fails whatever its IMA signature says. */
+static int fold_evm(const struct kt_keyrings *k, const char *path,
+                    const struct kt_ima_file_opts *o, struct kt_ima_file_result *out,
+                    struct kt_error *err)
+{
+    KT_TRY(kt_evm_verify_file(k, path, &o->sig, &out->evm, err));
+    out->evm_checked = true;
+    if (out->evm.error == 0)
+        return 0;
+    out->check.error = out->evm.error;
+    out->check.verdict = out->evm.verdict;
+    memcpy(out->check.reason, out->evm.reason, sizeof(out->check.reason));
+    return 0;
+}
+
 int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
                        const struct kt_ima_file_opts *o, struct kt_ima_file_result *out,
                        struct kt_error *err)
@@ -210,5 +237,7 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
     }
     kt_file_close(&f);
     kt_file_close(&sf);
+    if (rc == 0 && o && o->evm)
+        rc = fold_evm(k, path, o, out, err);
     return rc;
 }

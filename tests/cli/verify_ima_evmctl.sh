@@ -117,6 +117,37 @@ expect_exit 1 "no security.ima" -- "$KTRUST" verify-ima "${R[@]}" n1
 cp a1 h1; evmctl ima_sign -a sha1 --key imakey.key h1 >/dev/null 2>&1
 expect_exit 3 "sha1 refused" -- "$KTRUST" verify-ima "${R[@]}" h1
 expect_exit 0 "sha1 allowed" -- "$KTRUST" verify-ima --allow-sha1 "${R[@]}" h1
+# portable EVM (evmctl sign --portable): security.evm over the protected
+# xattrs and uid/gid/mode, with the .evm keyring's key; evmctl verify is the
+# oracle for each change
+E=(--evm --trust ca.pem --ima-key imakey.pem --evm-key imakey.pem)
+head -c 1500 /dev/urandom >e1
+evmctl sign --portable --imasig --key imakey.key e1 >/dev/null 2>&1
+evm_verify() { evmctl verify --key imakey.der "$1" >/dev/null 2>&1; }
+evm_verify e1 && ok || bad "evmctl verify: portable good"
+expect_exit 0 "portable EVM good" -- "$KTRUST" verify-ima "${E[@]}" e1
+expect_eq "$("$KTRUST" verify-ima --json "${E[@]}" e1 | jq -r .evm.verdict)" trusted "evm object"
+chmod 600 e1
+evm_verify e1 && bad "evmctl accepted a changed mode" || ok
+expect_exit 5 "portable EVM: mode changed" -- "$KTRUST" verify-ima "${E[@]}" e1
+chmod 644 e1; chown 1234 e1
+evm_verify e1 && bad "evmctl accepted a changed owner" || ok
+expect_exit 5 "portable EVM: owner changed" -- "$KTRUST" verify-ima "${E[@]}" e1
+chown 0 e1
+expect_exit 0 "portable EVM: owner back" -- "$KTRUST" verify-ima "${E[@]}" e1
+# a new IMA signature: the EVM one no longer covers security.ima
+evmctl ima_sign -a sha512 --key imakey.key e1 >/dev/null 2>&1
+evm_verify e1 && bad "evmctl accepted a changed security.ima" || ok
+expect_exit 5 "portable EVM: security.ima changed" -- "$KTRUST" verify-ima "${E[@]}" e1
+expect_exit 0 "the IMA signature alone" -- "$KTRUST" verify-ima "${R[@]}" e1
+# no .evm key: untrusted; an HMAC: not verifiable offline; none at all
+expect_exit 2 "portable EVM: no .evm key" -- "$KTRUST" verify-ima --evm "${R[@]}" e1
+setfattr -n security.evm -v 0x02"$(head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n')" e1
+expect_exit 3 "EVM HMAC is not verifiable offline" -- "$KTRUST" verify-ima "${E[@]}" e1
+expect_match "$("$KTRUST" verify-ima "${E[@]}" e1 2>&1)" "machine's EVM key" "HMAC said plainly"
+setfattr -x security.evm e1
+expect_exit 1 "--evm and no security.evm" -- "$KTRUST" verify-ima "${E[@]}" e1
+
 # several files: the worst exit, a summary line
 expect_exit 5 "several files" -- "$KTRUST" verify-ima "${R[@]}" a1 f1
 expect_eq "$("$KTRUST" verify-ima --json "${R[@]}" a1 f1 | tail -1 | jq -r '.type + " " + .verdict')" \
