@@ -205,11 +205,15 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
     struct kt_file sf = {0};
     const uint8_t *x = xbuf;
     if (o && o->sigfile) {
-        int rc = kt_file_open(o->sigfile, &sf, err);
-        if (rc < 0)
+        struct kt_error se = KT_ERROR_INIT;
+        int rc = kt_file_open(o->sigfile, &sf, &se);
+        if (rc < 0 && rc != -ENOENT) { /* none is no signature, as no xattr */
+            if (err && !err->code)
+                *err = se;
             return kt_error_prefix(err, "%s", o->sigfile);
+        }
         x = sf.data;
-        xl = sf.len;
+        xl = rc < 0 ? 0 : sf.len;
     } else {
         KT_TRY(read_xattr(path, xbuf, sizeof(xbuf), &xl, err));
     }
@@ -223,8 +227,8 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
         out->source = o && o->sigfile ? "sigfile" : IMA_XATTR;
         rc = check_xattr(k, f.data, f.len, x, xl, o, out);
     } else {
-        kt_ima_check_set(&out->check, -ENODATA, "no %s", o && o->sigfile ? "signature in the "
-                         "signature file" : "security.ima and no modsig");
+        kt_ima_check_set(&out->check, -ENODATA, "no %s", o && o->sigfile ? "signature file "
+                         "and no modsig" : "security.ima and no modsig");
     }
     /* ima_appraise_measurement: the modsig when there is no xattr
      * signature, the xattr is a digest, or the xattr's key is unknown */

@@ -62,6 +62,19 @@ KID=$("$KTRUST" x509 show --json imakey.pem | jq -r '.skid[-8:]')
 evmctl ima_sign --keyid "$KID" --key stray.key w1 >/dev/null 2>&1
 evm_ok w1 imakey.der && bad "evmctl accepted the wrong key" || ok
 expect_exit 5 "wrong key (key id collision with a different key)" -- "$KTRUST" verify-ima "${R[@]}" w1
+# the kernel's partial id match also takes the end of id 0 (serial then
+# issuer name): a certificate issued by "CN=IMA CA Root" has id 0 ending in
+# "Root" (526f6f74).  A signature naming that id finds imakey (and eckey) as
+# the kernel's search would: imakey's verifies it (trusted; evmctl, which
+# matches only its own key id, calls the key unknown), the stray key's does
+# not (rejected, never unknown)
+head -c 3000 /dev/urandom >i1; cp i1 i2
+evmctl ima_sign --keyid 526f6f74 --key imakey.key i1 >/dev/null 2>&1
+evm_ok i1 imakey.der && bad "evmctl matched the issuer's tail" || ok
+expect_exit 0 "key id = the end of the issuer name" -- "$KTRUST" verify-ima "${R[@]}" i1
+expect_eq "$("$KTRUST" verify-ima --json "${R[@]}" i1 | jq -r .ima.candidates)" 2 "two .ima keys have that id"
+evmctl ima_sign --keyid 526f6f74 --key stray.key i2 >/dev/null 2>&1
+expect_exit 5 "stray key naming the issuer's tail" -- "$KTRUST" verify-ima "${R[@]}" i2
 # unknown key: evmctl knows only the stray key; ktrust's .ima has no key with that id
 head -c 3000 /dev/urandom >u1
 evmctl ima_sign --key imakey.key u1 >/dev/null 2>&1
