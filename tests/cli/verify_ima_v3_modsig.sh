@@ -6,18 +6,8 @@
 # signature trailer, as ima_modsig.c reads it) checked against .ima only.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/pki.sh"
-W=$(mktemp -d "$KT_BUILD/ima-test.XXXXXX") || exit 1
-trap 'rm -rf "$T" "$W"' EXIT
-cd "$W" || exit 1
-echo probe >probe
-setfattr -n security.ima -v 0x0401 probe 2>/dev/null || {
-    [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && { echo "FAIL: no security.* xattrs as root"; exit 1; }
-    echo "skipped: cannot set security.ima here (root on ext4 needed)"; exit 77; }
-
-gen_ca ca "IMA CA"
-gen_leaf imakey "IMA" ca
-gen_ca other "Other CA"
-gen_leaf stray "Stray" other
+. "$(dirname "$0")/../lib/ima.sh"
+ima_setup
 R=(--trust ca.pem --ima-key imakey.pem)
 
 # v3 FILE KEY HASH [TYPE VERSION]: the security.ima value of a v3 signature
