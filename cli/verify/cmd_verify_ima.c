@@ -56,7 +56,7 @@ static void usage(FILE *f)
         f,
         "usage: ktrust verify-ima FILE... [--trust FILE]... [--store PATH] [--ima-key CERT]...\n"
         "                         [--sigfile] [--evm] [--evm-key CERT]... [--machine-ca]\n"
-        "                         [--no-modsig] [--allow-sha1]\n"
+        "                         [--no-modsig] [--ima-hash ALG] [--allow-sha1]\n"
         "                         [--json] [-q] [-v]\n"
         "Verify IMA file signatures as the kernel's appraisal does: security.ima (read\n"
         "without following a symbolic link) or FILE.sig, v2 and v3 (fs-verity) signatures,\n"
