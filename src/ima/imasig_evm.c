@@ -6,6 +6,7 @@
  * the inode, its generation and the filesystem's UUID: neither is checked
  * offline, and the answer says so. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -28,15 +29,21 @@ static const char *const evm_xattrs[] = {
 static int portable_hash(const char *path, enum kt_hash h, uint8_t *out, bool *ima_present,
                          struct kt_error *err)
 {
-    static __thread uint8_t val[65536];
-    struct kt_digester *dg;
-    KT_TRY(kt_digester_new(&dg, &h, 1));
+    enum { VAL_MAX = 65536 }; /* XATTR_SIZE_MAX */
+    uint8_t *val = malloc(VAL_MAX);
+    struct kt_digester *dg = NULL;
+    int rc = val ? kt_digester_new(&dg, &h, 1) : -ENOMEM;
+    if (rc < 0) {
+        free(val);
+        return rc;
+    }
     *ima_present = false;
     for (size_t i = 0; i < sizeof(evm_xattrs) / sizeof(evm_xattrs[0]); i++) {
-        ssize_t n = lgetxattr(path, evm_xattrs[i], val, sizeof(val));
+        ssize_t n = lgetxattr(path, evm_xattrs[i], val, VAL_MAX);
         if (n < 0 && errno != ENODATA && errno != ENOTSUP) {
             int e = errno;
             kt_digester_free(dg);
+            free(val);
             return kt_fail(err, -e, KT_NO_OFFSET, "%s: %s", evm_xattrs[i], strerror(e));
         }
         if (n < 0)
@@ -45,6 +52,7 @@ static int portable_hash(const char *path, enum kt_hash h, uint8_t *out, bool *i
         if (!strcmp(evm_xattrs[i], "security.ima"))
             *ima_present = true;
     }
+    free(val);
     struct stat st;
     if (lstat(path, &st) < 0) {
         int e = errno;
@@ -62,7 +70,7 @@ static int portable_hash(const char *path, enum kt_hash h, uint8_t *out, bool *i
     misc[21] = (uint8_t)(mode >> 8);
     kt_digester_update(dg, misc, sizeof(misc));
     uint8_t outs[1][KT_HASH_MAX_SIZE];
-    int rc = kt_digester_final(dg, outs);
+    rc = kt_digester_final(dg, outs);
     kt_digester_free(dg);
     memcpy(out, outs[0], kt_hash_size(h));
     return rc;
@@ -73,8 +81,10 @@ int kt_evm_verify_file(const struct kt_keyrings *k, const char *path,
                        struct kt_error *err)
 {
     memset(out, 0, sizeof(*out));
-    static __thread uint8_t x[65536];
+    uint8_t x[1024]; /* a signature of up to 8,000 bits: larger is refused */
     ssize_t n = lgetxattr(path, "security.evm", x, sizeof(x));
+    if (n < 0 && errno == ERANGE)
+        return kt_ima_check_set(out, -EBADMSG, "EVM: security.evm over %zu bytes", sizeof(x));
     if (n < 0 && errno != ENODATA && errno != ENOTSUP)
         return kt_fail(err, -errno, KT_NO_OFFSET, "security.evm: %s", strerror(errno));
     if (n <= 0)

@@ -6,6 +6,7 @@
  * integrity_init_keyring: restrict_link_to_ima). */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -19,7 +20,6 @@
 #include "util/file.h"
 
 #define IMA_XATTR "security.ima"
-#define XATTR_MAX 65536
 
 int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt_error *err)
 {
@@ -73,18 +73,31 @@ int kt_ima_ring_add_file_to(struct kt_keyrings *k, const char *ring, const char 
     return rc;
 }
 
-/* security.ima of path itself, never of what a link points to.  *len 0:
- * none.  -errno when it cannot be read. */
-static int read_xattr(const char *path, uint8_t *buf, size_t cap, size_t *len,
-                      struct kt_error *err)
+/* security.ima of path itself, never of what a link points to, in *buf
+ * (malloc'd, the caller frees it; NULL and *len 0: none).  -errno when it
+ * cannot be read. */
+static int read_xattr(const char *path, uint8_t **buf, size_t *len, struct kt_error *err)
 {
+    *buf = NULL;
     *len = 0;
-    ssize_t n = lgetxattr(path, IMA_XATTR, buf, cap);
-    if (n >= 0) {
-        *len = (size_t)n;
-        return 0;
+    for (int tries = 0; tries < 4; tries++) { /* it may change between the calls */
+        ssize_t need = lgetxattr(path, IMA_XATTR, NULL, 0);
+        if (need <= 0)
+            break;
+        uint8_t *b = malloc((size_t)need);
+        if (!b)
+            return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+        ssize_t n = lgetxattr(path, IMA_XATTR, b, (size_t)need);
+        if (n >= 0) {
+            *buf = b;
+            *len = (size_t)n;
+            return 0;
+        }
+        free(b);
+        if (errno != ERANGE)
+            break;
     }
-    if (errno == ENODATA || errno == ENOTSUP)
+    if (errno == ENODATA || errno == ENOTSUP || errno == 0)
         return 0;
     return kt_fail(err, -errno, KT_NO_OFFSET, "%s: %s", IMA_XATTR, strerror(errno));
 }
@@ -200,7 +213,7 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
                        "file's; name the file it points to");
     if (!S_ISREG(st.st_mode))
         return kt_fail(err, -EINVAL, KT_NO_OFFSET, "not a regular file");
-    static __thread uint8_t xbuf[XATTR_MAX];
+    uint8_t *xbuf = NULL;
     size_t xl = 0;
     struct kt_file sf = {0};
     const uint8_t *x = xbuf;
@@ -215,12 +228,14 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
         x = sf.data;
         xl = rc < 0 ? 0 : sf.len;
     } else {
-        KT_TRY(read_xattr(path, xbuf, sizeof(xbuf), &xl, err));
+        KT_TRY(read_xattr(path, &xbuf, &xl, err));
+        x = xbuf;
     }
     struct kt_file f = {0};
     int rc = kt_file_open(path, &f, err);
     if (rc < 0) {
         kt_file_close(&sf);
+        free(xbuf);
         return rc;
     }
     if (xl) {
@@ -241,6 +256,7 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
     }
     kt_file_close(&f);
     kt_file_close(&sf);
+    free(xbuf);
     if (rc == 0 && o && o->evm)
         rc = fold_evm(k, path, o, out, err);
     return rc;
