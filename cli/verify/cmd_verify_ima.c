@@ -1,17 +1,25 @@
 /* ktrust verify-ima FILE... : IMA file signatures (security.ima, an evmctl
  * FILE.sig, an appended modsig) against the `.ima` keyring. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cert_print.h"
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/ima.h"
 #include "text_escape.h"
 #include "verdict_print.h"
 
-enum { OPT_SIGFILE = OPT_FIRST_PRIVATE, OPT_IMA_KEY, OPT_MACHINE_CA, OPT_NO_MODSIG, OPT_IMA_HASH };
+enum {
+    OPT_SIGFILE = OPT_FIRST_PRIVATE,
+    OPT_IMA_KEY,
+    OPT_MACHINE_CA,
+    OPT_NO_MODSIG,
+    OPT_IMA_HASH,
+    OPT_EVM,
+    OPT_EVM_KEY,
+};
 
 #define MAX_IMA_KEYS 64
 
@@ -21,6 +29,12 @@ static const struct cli_opt opts[] = {
             "from security.ima"),
     CLI_OPT("ima-key", 0, required_argument, OPT_IMA_KEY, "CERT",
             "add a certificate to the .ima keyring for this run, obeying its restriction "
+            "(repeatable)"),
+    CLI_OPT("evm", 0, no_argument, OPT_EVM, NULL,
+            "EVM is on: check security.evm first (a portable signature, evmctl sign "
+            "--portable; an HMAC cannot be checked offline: unsupported)"),
+    CLI_OPT("evm-key", 0, required_argument, OPT_EVM_KEY, "CERT",
+            "add a certificate to the .evm keyring for this run, obeying its restriction "
             "(repeatable)"),
     CLI_OPT("machine-ca", 0, no_argument, OPT_MACHINE_CA, NULL,
             "the kernel has CONFIG_INTEGRITY_CA_MACHINE_KEYRING: machine keys vouch for "
@@ -41,7 +55,8 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust verify-ima FILE... [--trust FILE]... [--store PATH] [--ima-key CERT]...\n"
-        "                         [--sigfile] [--machine-ca] [--no-modsig] [--allow-sha1]\n"
+        "                         [--sigfile] [--evm] [--evm-key CERT]... [--machine-ca]\n"
+        "                         [--no-modsig] [--ima-hash ALG] [--allow-sha1]\n"
         "                         [--json] [-q] [-v]\n"
         "Verify IMA file signatures as the kernel's appraisal does: security.ima (read\n"
         "without following a symbolic link) or FILE.sig, v2 and v3 (fs-verity) signatures,\n"
@@ -76,12 +91,22 @@ static void ima_json(struct jw *w, const void *ctx)
     }
     jw_str(w, "digest_algorithm", r->digest_len ? kt_ima_hash_name(r->digest_algo) : NULL);
     jw_hex(w, "digest", r->digest, r->digest_len);
-    if (c->key)
-        cli_cert_json(w, "signer", kt_key_cert(c->key));
-    else
-        jw_null(w, "signer");
+    jw_str(w, "digest_kind", !r->digest_len ? NULL : r->verity ? "fs-verity" : "content");
+    jw_str(w, "key", c->signer[0] ? c->signer : NULL);
     jw_int(w, "candidates", (long long)c->n_candidates);
     jw_obj_end(w);
+    if (r->evm_checked) {
+        const struct kt_ima_sig_check *e = &r->evm;
+        char kid[9];
+        snprintf(kid, sizeof(kid), "%08x", e->keyid);
+        jw_obj(w, "evm");
+        jw_str(w, "verdict", kt_verdict_name(e->verdict));
+        jw_str(w, "error", kt_errno_name(e->error));
+        jw_str(w, "reason", e->reason);
+        jw_str(w, "keyid", e->header_ok ? kid : NULL);
+        jw_str(w, "key", e->signer[0] ? e->signer : NULL);
+        jw_obj_end(w);
+    }
 }
 
 static void ima_text(FILE *f, const void *ctx)
@@ -95,6 +120,11 @@ static void ima_text(FILE *f, const void *ctx)
                 c->hash_name ? c->hash_name : "?", c->keyid, c->sig_size);
     if (c->signer[0])
         fprintf(f, "  key: %s\n", tx(c->signer));
+    if (r->evm_checked)
+        fprintf(f, "  evm: %s (%s)\n", kt_verdict_name(r->evm.verdict), tx(r->evm.reason));
+    if (c->n_candidates > 1)
+        fprintf(f, "  note: %zu keys of .ima have id %08x; the kernel tries the first its "
+                "search finds\n", c->n_candidates, c->keyid);
 }
 
 static int one(const char *path, const struct cli_common *co, struct kt_keyrings *k,
@@ -112,13 +142,27 @@ static int one(const char *path, const struct cli_common *co, struct kt_keyrings
     if (rc < 0) {
         vp_print_unreadable(path, "ima", rc, &e, co->json);
         cli_tally_add(t, rc, false);
-        return cli_exit_code(rc);
+        /* a link or a non-regular file is an input that cannot be read as asked */
+        return rc == -ELOOP || rc == -EINVAL ? EXIT_NOINPUT : cli_exit_code(rc);
     }
     struct kt_error why = KT_ERROR_INIT;
     why.code = r.check.error;
     snprintf(why.what, sizeof(why.what), "%s", r.check.reason);
     struct ima_print ip = {&r};
+    /* the one signature, as every verification result lists its own */
+    const struct kt_x509 *cert = r.check.key ? kt_key_cert(r.check.key) : NULL;
+    struct kt_signer sg = {.index = 0,
+                           .digest_name = r.digest_len ? kt_ima_hash_name(r.digest_algo) : NULL,
+                           .digest = r.digest,
+                           .digest_len = r.digest_len,
+                           .signer = cert,
+                           .chain = &cert,
+                           .chain_len = cert ? 1 : 0,
+                           .trusted_by = r.check.error == 0 ? r.check.key : NULL,
+                           .verdict = r.check.error,
+                           .reason = r.check.error ? r.check.reason : NULL};
     struct vp_result vr = {.file = path, .type = "ima", .rc = r.check.error, .error = &why,
+                           .sigs = &sg, .n_sigs = r.check.header_ok || cert ? 1 : 0,
                            .extra_json = ima_json, .extra_text = ima_text, .extra_ctx = &ip};
     vp_print(&vr, co->json, co->quiet, co->verbose);
     cli_tally_add(t, r.check.error, true);
@@ -126,7 +170,8 @@ static int one(const char *path, const struct cli_common *co, struct kt_keyrings
 }
 
 /* The .ima keyring of the run and the --ima-key certificates. */
-static int setup_ring(struct kt_keyrings *k, bool machine_ca, char **keys, size_t nk, bool quiet)
+static int setup_ring(struct kt_keyrings *k, bool machine_ca, char **keys, const char **rings,
+                      size_t nk, bool quiet)
 {
     struct kt_error e = KT_ERROR_INIT;
     if (kt_ima_ring_prepare(k, machine_ca, &e) < 0) {
@@ -135,13 +180,14 @@ static int setup_ring(struct kt_keyrings *k, bool machine_ca, char **keys, size_
     }
     for (size_t i = 0; i < nk; i++) {
         size_t na = 0, nr = 0;
-        int rc = kt_ima_ring_add_file(k, keys[i], &na, &nr, &e);
+        int rc = kt_ima_ring_add_file_to(k, rings[i], keys[i], &na, &nr, &e);
         if (rc < 0) {
             cli_error(keys[i], &e);
             return cli_exit_code(rc) == EXIT_NOINPUT ? EXIT_NOINPUT : EXIT_USAGE;
         }
         if (nr && !quiet)
-            fprintf(stderr, "ktrust: %s: the .ima restriction refused %zu key(s)\n", keys[i], nr);
+            fprintf(stderr, "ktrust: %s: the .%s restriction refused %zu key(s)\n", keys[i],
+                    rings[i], nr);
     }
     return 0;
 }
@@ -151,6 +197,7 @@ int cmd_verify_ima(int argc, char **argv)
     struct cli_common co = {0};
     struct kt_ima_file_opts o = {0};
     char *keys[MAX_IMA_KEYS];
+    const char *rings[MAX_IMA_KEYS];
     size_t nk = 0;
     bool machine_ca = false, sigfile = false;
     struct cli_getopt g;
@@ -176,9 +223,12 @@ int cmd_verify_ima(int argc, char **argv)
             o.ima_hash = (uint8_t)h;
             break;
         }
+        case OPT_EVM: o.evm = true; break;
         case OPT_IMA_KEY:
+        case OPT_EVM_KEY:
             if (nk == MAX_IMA_KEYS)
-                return cli_usage_error("verify-ima", "at most %d --ima-key", MAX_IMA_KEYS);
+                return cli_usage_error("verify-ima", "at most %d --ima-key/--evm-key", MAX_IMA_KEYS);
+            rings[nk] = c == OPT_IMA_KEY ? "ima" : "evm";
             keys[nk++] = optarg;
             break;
         default: return EXIT_USAGE; /* cli_getopt said why */
@@ -192,7 +242,7 @@ int cmd_verify_ima(int argc, char **argv)
     if (worst > 0)
         return worst;
     struct kt_keyrings *k = kt_ctx_keyrings(ctx);
-    if ((worst = setup_ring(k, machine_ca, keys, nk, co.quiet)) != 0) {
+    if ((worst = setup_ring(k, machine_ca, keys, rings, nk, co.quiet)) != 0) {
         kt_ctx_free(ctx);
         return worst;
     }

@@ -112,6 +112,7 @@ KT_API int kt_ima_hash_from_name(const char *name);
  * CONFIG_INTEGRITY_CA_MACHINE_KEYRING links machine into secondary, by
  * machine's too).  A store's own `.ima` is used as it is.  -ENOMEM. */
 KT_API int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt_error *err);
+/* (kt_ima_ring_prepare makes the run's `.evm` keyring, "evm", the same way.) */
 /* Add the certificates of a file to `.ima` for this run (never saved),
  * obeying its restriction.  A certificate the restriction refuses is kept
  * aside, so that a signature by it is judged "refused" (-EPERM) and not
@@ -119,6 +120,24 @@ KT_API int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt
  * file's and the parser's (a refusal is not one). */
 KT_API int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_added,
                                 size_t *n_refused, struct kt_error *err);
+
+/* The same for another keyring of the run prepared there ("evm": the
+ * kernel's .evm, with the same restriction). */
+KT_API int kt_ima_ring_add_file_to(struct kt_keyrings *k, const char *ring, const char *path,
+                                   size_t *n_added, size_t *n_refused, struct kt_error *err);
+
+/* A file's security.evm, when it is a portable EVM signature (type 5,
+ * evmctl sign --portable): the hash evm_calc_hmac_or_hash makes for it
+ * (the protected xattrs present -- security.selinux, .SMACK64, .apparmor,
+ * .ima, .capability -- then uid, gid and mode, no inode number, generation
+ * or filesystem UUID, in a 64-bit kernel's struct h_misc), checked with the
+ * key of the `.evm` keyring.  An HMAC (type 2) and an inode-bound
+ * signature (type 3) are answered unsupported (-ENOPKG): not verifiable
+ * offline.  No security.evm: -ENODATA in out.  Returns 0 with a verdict,
+ * or the xattr read's error. */
+KT_API int kt_evm_verify_file(const struct kt_keyrings *k, const char *path,
+                              const struct kt_ima_sig_opts *o, struct kt_ima_sig_check *out,
+                              struct kt_error *err);
 
 /* Where kt_ima_verify_file takes the signature from. */
 struct kt_ima_file_opts {
@@ -128,6 +147,8 @@ struct kt_ima_file_opts {
     bool no_modsig;        /* never look for an appended modsig */
     uint8_t ima_hash;      /* the kernel's ima_hash= (the algorithm for a file
                             * whose xattr names none); 0: sha256 */
+    bool evm;              /* EVM is on: security.evm is checked first
+                            * (kt_evm_verify_file), as evm_verifyxattr is */
 };
 
 /* A file's verdict. */
@@ -137,6 +158,10 @@ struct kt_ima_file_result {
     uint8_t digest_algo;   /* the file's digest as the kernel computes it for that */
     uint8_t digest[64];    /* signature (ima_collect_measurement; for a modsig,   */
     size_t digest_len;     /* the file without its signature); 0: not computed */
+    bool verity;           /* digest is the fs-verity digest (SHA-256, 4096-byte
+                            * blocks, no salt: fsverity enable's defaults) */    bool evm_checked;      /* o->evm: evm is security.evm's verdict; when it is
+                            * not trusted, check is that verdict too */
+    struct kt_ima_sig_check evm;
 };
 
 /* Verify a file as IMA appraisal does (ima_appraise_measurement): its

@@ -223,13 +223,16 @@ static int check_keys(const struct kt_keyring *r, const struct kt_ima_sig *s,
                       const uint8_t *dg, size_t dlen, const struct kt_ima_sig_opts *o,
                       struct kt_ima_sig_check *out)
 {
-    const struct kt_key *first = NULL;
-    int first_rc = -ENOKEY;
+    bool have = false;  /* out holds a candidate's result */
+    int best = -ENOKEY; /* 0 once one verified: later candidates are only counted */
+    size_t n = 0;
     for (size_t i = 0; r && i < kt_keyring_count(r); i++) {
         const struct kt_key *key = kt_keyring_key(r, i);
         if (!key_has_id(key, s->keyid))
             continue;
-        out->n_candidates++;
+        n++;
+        if (best == 0)
+            continue;
         const struct kt_x509 *c = kt_key_cert(key);
         struct kt_ima_sig_check tmp = *out;
         snprintf(tmp.signer, sizeof(tmp.signer), "%s", c->description ? c->description : "?");
@@ -238,13 +241,11 @@ static int check_keys(const struct kt_keyring *r, const struct kt_ima_sig *s,
         if (rc == 0)
             rc = c->pub ? kt_pubkey_verify_digest(c->pub, &alg, dg, dlen, s->s, s->s_len)
                         : -ENOPKG;
-        if (rc == 0 || !first) {
-            size_t n = out->n_candidates;
+        if (rc == 0 || !have) {
             *out = tmp;
-            out->n_candidates = n;
             out->key = key;
-            first = key;
-            first_rc = rc;
+            have = true;
+            best = rc;
             if (rc == -EKEYREJECTED)
                 kt_ima_check_set(out, rc, "signature does not match the digest with key '%s'",
                                  out->signer);
@@ -252,10 +253,9 @@ static int check_keys(const struct kt_keyring *r, const struct kt_ima_sig *s,
                 kt_ima_check_set(out, rc, "key '%s': its key type cannot check this signature",
                                  out->signer);
         }
-        if (rc == 0)
-            return 0;
     }
-    return first_rc;
+    out->n_candidates = n;
+    return best;
 }
 
 /* No key of r has the id: a certificate the restriction refused
@@ -362,7 +362,17 @@ int kt_ima_sig_verify(const struct kt_keyrings *k, const struct kt_ima_sig_opts 
             return out->reason[0] ? 0 : rc;
         dg = fid;
     }
-    const char *name = o && o->keyring ? o->keyring : ".ima";
+    return kt_ima_sig_check_key(k, o, &s, dg, dlen, out);
+}
+
+int kt_ima_sig_check_key(const struct kt_keyrings *k, const struct kt_ima_sig_opts *o,
+                         const struct kt_ima_sig *sp, const uint8_t *dg, size_t dlen,
+                         struct kt_ima_sig_check *out)
+{
+    struct kt_ima_sig s = *sp;
+    const char *given = o && o->keyring ? o->keyring : "ima";
+    char name[80]; /* as the kernel names it: ".ima", ".evm" */
+    snprintf(name, sizeof(name), "%s%s", given[0] == '.' ? "" : ".", given);
     const struct kt_keyring *r = kt_ima_ring_find(k, name);
     int rc = check_keys(r, &s, dg, dlen, o, out);
     if (rc == -ENOKEY && !out->key)

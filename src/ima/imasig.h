@@ -39,8 +39,22 @@ enum kt_hash kt_ima_hash_kt(uint8_t algo);
 /* The inverse: the enum hash_algo value of a ktrust digest, or -1. */
 int kt_ima_hash_of_kt(enum kt_hash h);
 
+/* The fs-verity digest of n bytes p with hash h (sha256 or sha512) and
+ * blocks of 1 << log_bs bytes, no salt, into out (*out_len bytes).
+ * -ENOPKG for another hash or block size, -ENOMEM. */
+int kt_ima_verity_digest(const uint8_t *p, size_t n, enum kt_hash h, unsigned log_bs,
+                         uint8_t *out, size_t *out_len);
+
 /* A keyring by name, a leading dot ignored (".ima" is "ima"), or NULL. */
 const struct kt_keyring *kt_ima_ring_find(const struct kt_keyrings *k, const char *name);
+
+/* The key part of kt_ima_sig_verify: the key of o->keyring (NULL: "ima")
+ * with s's key id, checked against the digest dg that the signature signs
+ * (already the ima_file_id hash for v3), trust and blacklist.  Fills out's
+ * verdict; returns 0 (-ENOMEM). */
+int kt_ima_sig_check_key(const struct kt_keyrings *k, const struct kt_ima_sig_opts *o,
+                         const struct kt_ima_sig *s, const uint8_t *dg, size_t dlen,
+                         struct kt_ima_sig_check *out);
 
 /* Fill out's header fields from s (header_ok, type ... hash_name). */
 void kt_ima_check_header(struct kt_ima_sig_check *out, const struct kt_ima_sig *s);

@@ -6,6 +6,7 @@
  * integrity_init_keyring: restrict_link_to_ima). */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -19,31 +20,41 @@
 #include "util/file.h"
 
 #define IMA_XATTR "security.ima"
-#define XATTR_MAX 65536
 
 int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt_error *err)
 {
-    if (kt_keyrings_get(k, "ima"))
-        return 0;
+    /* integrity_init_keyring gives .ima and .evm the same restriction */
     const char *v[] = {"builtin", "secondary", "machine"};
-    return kt_keyring_create(k, "ima", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err);
+    if (!kt_keyrings_get(k, "ima"))
+        KT_TRY(kt_keyring_create(k, "ima", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err));
+    if (!kt_keyrings_get(k, "evm"))
+        KT_TRY(kt_keyring_create(k, "evm", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err));
+    return 0;
 }
 
 int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_added,
                          size_t *n_refused, struct kt_error *err)
 {
+    return kt_ima_ring_add_file_to(k, "ima", path, n_added, n_refused, err);
+}
+
+int kt_ima_ring_add_file_to(struct kt_keyrings *k, const char *ring, const char *path,
+                            size_t *n_added, size_t *n_refused, struct kt_error *err)
+{
     size_t na = 0, nr = 0;
+    char aside_name[80];
+    snprintf(aside_name, sizeof(aside_name), "%s-refused", ring);
     int rc = kt_ima_ring_prepare(k, false, err);
-    struct kt_keyring *ima = kt_keyrings_get(k, "ima");
+    struct kt_keyring *ima = kt_keyrings_get(k, ring);
     struct kt_error e = KT_ERROR_INIT;
     if (rc == 0)
-        rc = kt_ctx_add_key_file(k, ima, path, KT_ADD_EXPLICIT, true, &na, &e);
+        rc = ima ? kt_ctx_add_key_file(k, ima, path, KT_ADD_EXPLICIT, true, &na, &e) : -ENOENT;
     if (rc == -EPERM) {
         /* kept aside: a signature by it is "refused", not "unknown key" */
-        struct kt_keyring *aside = kt_keyrings_get(k, "ima-refused");
-        if (!aside && (rc = kt_keyring_create(k, "ima-refused", KT_RESTRICT_NONE, NULL, 0, err)) < 0)
+        struct kt_keyring *aside = kt_keyrings_get(k, aside_name);
+        if (!aside && (rc = kt_keyring_create(k, aside_name, KT_RESTRICT_NONE, NULL, 0, err)) < 0)
             return rc;
-        aside = kt_keyrings_get(k, "ima-refused");
+        aside = kt_keyrings_get(k, aside_name);
         size_t n = 0;
         rc = kt_ctx_add_key_file(k, aside, path, KT_ADD_EXPLICIT, true, &n, err);
         nr += n;
@@ -62,18 +73,31 @@ int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_adde
     return rc;
 }
 
-/* security.ima of path itself, never of what a link points to.  *len 0:
- * none.  -errno when it cannot be read. */
-static int read_xattr(const char *path, uint8_t *buf, size_t cap, size_t *len,
-                      struct kt_error *err)
+/* security.ima of path itself, never of what a link points to, in *buf
+ * (malloc'd, the caller frees it; NULL and *len 0: none).  -errno when it
+ * cannot be read. */
+static int read_xattr(const char *path, uint8_t **buf, size_t *len, struct kt_error *err)
 {
+    *buf = NULL;
     *len = 0;
-    ssize_t n = lgetxattr(path, IMA_XATTR, buf, cap);
-    if (n >= 0) {
-        *len = (size_t)n;
-        return 0;
+    for (int tries = 0; tries < 4; tries++) { /* it may change between the calls */
+        ssize_t need = lgetxattr(path, IMA_XATTR, NULL, 0);
+        if (need <= 0)
+            break;
+        uint8_t *b = malloc((size_t)need);
+        if (!b)
+            return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
+        ssize_t n = lgetxattr(path, IMA_XATTR, b, (size_t)need);
+        if (n >= 0) {
+            *buf = b;
+            *len = (size_t)n;
+            return 0;
+        }
+        free(b);
+        if (errno != ERANGE)
+            break;
     }
-    if (errno == ENODATA || errno == ENOTSUP)
+    if (errno == ENODATA || errno == ENOTSUP || errno == 0)
         return 0;
     return kt_fail(err, -errno, KT_NO_OFFSET, "%s: %s", IMA_XATTR, strerror(errno));
 }
@@ -135,8 +159,17 @@ static int check_xattr(const struct kt_keyrings *k, const uint8_t *p, size_t n,
 {
     uint8_t fallback = o && o->ima_hash ? o->ima_hash : KT_IMA_HASH_SHA256;
     uint8_t algo = kt_ima_sig_hash_algo(x, xl, fallback);
-    hash_file(p, n, algo, out);
-    struct kt_ima_digest d = {algo, false, out->digest, out->digest_len};
+    bool verity = x[0] == KT_IMA_VERITY_DIGSIG;
+    if (verity) {
+        /* the fs-verity digest fsverity enable's defaults give */
+        algo = KT_IMA_HASH_SHA256;
+        out->digest_algo = algo;
+        out->verity = true;
+        KT_TRY(kt_ima_verity_digest(p, n, KT_HASH_SHA256, 12, out->digest, &out->digest_len));
+    } else {
+        hash_file(p, n, algo, out);
+    }
+    struct kt_ima_digest d = {algo, verity, out->digest, out->digest_len};
     KT_TRY(kt_ima_sig_verify(k, o ? &o->sig : NULL, x, xl, &d, &out->check));
     if (x[0] == KT_IMA_XATTR_DIGEST_NG || x[0] == KT_IMA_XATTR_DIGEST) {
         size_t off = x[0] == KT_IMA_XATTR_DIGEST_NG ? 2 : 1;
@@ -146,6 +179,22 @@ static int check_xattr(const struct kt_keyrings *k, const uint8_t *p, size_t n,
                          kt_ima_hash_name(algo) ? kt_ima_hash_name(algo) : "?",
                          match ? "matches" : "does not match");
     }
+    return 0;
+}
+
+/* ima_appraise_measurement asks EVM first (evm_verifyxattr): a file whose
+ * EVM value does not pass fails whatever its IMA signature says. */
+static int fold_evm(const struct kt_keyrings *k, const char *path,
+                    const struct kt_ima_file_opts *o, struct kt_ima_file_result *out,
+                    struct kt_error *err)
+{
+    KT_TRY(kt_evm_verify_file(k, path, &o->sig, &out->evm, err));
+    out->evm_checked = true;
+    if (out->evm.error == 0)
+        return 0;
+    out->check.error = out->evm.error;
+    out->check.verdict = out->evm.verdict;
+    memcpy(out->check.reason, out->evm.reason, sizeof(out->check.reason));
     return 0;
 }
 
@@ -164,31 +213,37 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
                        "file's; name the file it points to");
     if (!S_ISREG(st.st_mode))
         return kt_fail(err, -EINVAL, KT_NO_OFFSET, "not a regular file");
-    static __thread uint8_t xbuf[XATTR_MAX];
+    uint8_t *xbuf = NULL;
     size_t xl = 0;
     struct kt_file sf = {0};
     const uint8_t *x = xbuf;
     if (o && o->sigfile) {
-        int rc = kt_file_open(o->sigfile, &sf, err);
-        if (rc < 0)
+        struct kt_error se = KT_ERROR_INIT;
+        int rc = kt_file_open(o->sigfile, &sf, &se);
+        if (rc < 0 && rc != -ENOENT) { /* none is no signature, as no xattr */
+            if (err && !err->code)
+                *err = se;
             return kt_error_prefix(err, "%s", o->sigfile);
+        }
         x = sf.data;
-        xl = sf.len;
+        xl = rc < 0 ? 0 : sf.len;
     } else {
-        KT_TRY(read_xattr(path, xbuf, sizeof(xbuf), &xl, err));
+        KT_TRY(read_xattr(path, &xbuf, &xl, err));
+        x = xbuf;
     }
     struct kt_file f = {0};
     int rc = kt_file_open(path, &f, err);
     if (rc < 0) {
         kt_file_close(&sf);
+        free(xbuf);
         return rc;
     }
     if (xl) {
         out->source = o && o->sigfile ? "sigfile" : IMA_XATTR;
         rc = check_xattr(k, f.data, f.len, x, xl, o, out);
     } else {
-        kt_ima_check_set(&out->check, -ENODATA, "no %s", o && o->sigfile ? "signature in the "
-                         "signature file" : "security.ima and no modsig");
+        kt_ima_check_set(&out->check, -ENODATA, "no %s", o && o->sigfile ? "signature file "
+                         "and no modsig" : "security.ima and no modsig");
     }
     /* ima_appraise_measurement: the modsig when there is no xattr
      * signature, the xattr is a digest, or the xattr's key is unknown */
@@ -201,5 +256,8 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
     }
     kt_file_close(&f);
     kt_file_close(&sf);
+    free(xbuf);
+    if (rc == 0 && o && o->evm)
+        rc = fold_evm(k, path, o, out, err);
     return rc;
 }

@@ -100,6 +100,15 @@ else # no stub here: the answering run is the one that fails
     j uki uki show "$D/vmlinuz-6.1.0-57-amd64"
 fi
 j uki-fail uki show nope.efi
+# verify-ima: an evmctl --sigfile signature (no xattr needed), two files for the summary
+if command -v evmctl >/dev/null && evmctl ima_sign --sigfile --key modkey.key data.txt >/dev/null 2>&1; then
+    cp data.txt data2.txt
+    evmctl ima_sign --sigfile --key modkey.key data2.txt >/dev/null 2>&1
+    j verify-ima verify-ima --sigfile --trust modkey.pem --ima-key modkey.pem data.txt data2.txt
+else
+    j verify-ima verify-ima --trust modkey.pem data.txt
+fi
+j verify-ima-fail verify-ima --trust modkey.pem nope.txt
 
 # every line valid under the shipped schema; failing runs end with the summary
 # and its error; every command of `ktrust --help` has a run that answers and

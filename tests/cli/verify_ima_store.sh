@@ -1,0 +1,38 @@
+#!/bin/bash
+# verify-ima with the store's own `ima` keyring (`keyring create ima
+# --restrict signed-by:builtin,secondary`, the kernel's .ima rule): keys
+# the builtin CA signed are taken, a stray one is refused at `keyring add`
+# (6) and a signature by it is unknown; verifying never writes the store.
+# Signatures come as evmctl --sigfile files: no xattrs, no root needed.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/pki.sh"
+command -v evmctl >/dev/null || { echo "skipped: evmctl not installed (scripts/deps.sh)"; exit 77; }
+cd "$T" || exit 1
+S=(--store "$T/s.db")
+gen_ca ca "IMA CA"
+gen_leaf imakey "IMA" ca
+gen_leaf second "Second" ca
+gen_ca other "Other CA"
+gen_leaf stray "Stray" other
+"$KTRUST" keyring add "${S[@]}" --keyring builtin ca.pem 2>/dev/null
+expect_exit 0 "keyring create ima" -- "$KTRUST" keyring create "${S[@]}" ima --restrict signed-by:builtin,secondary
+expect_exit 0 "an .ima key the CA signed" -- "$KTRUST" keyring add "${S[@]}" --keyring ima imakey.pem
+expect_exit 6 "the stray key is refused" -- "$KTRUST" keyring add "${S[@]}" --keyring ima stray.pem
+for k in imakey stray second; do
+    head -c 777 /dev/urandom >f.$k
+    evmctl ima_sign --sigfile --key $k.key f.$k >/dev/null 2>&1
+done
+before=$(sha256sum s.db)
+expect_exit 0 "signed by the store's .ima key" -- "$KTRUST" verify-ima --sigfile "${S[@]}" f.imakey
+expect_exit 2 "signed by a key .ima refused" -- "$KTRUST" verify-ima --sigfile "${S[@]}" f.stray
+expect_exit 2 "signed by a key the CA signed but not in .ima" -- "$KTRUST" verify-ima --sigfile "${S[@]}" f.second
+# --ima-key adds for the run, through the same restriction
+expect_exit 0 "--ima-key for the run" -- "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key second.pem f.second
+expect_exit 6 "--ima-key refused for the run" -- "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key stray.pem f.stray
+expect_eq "$(sha256sum s.db)" "$before" "verifying wrote nothing to the store"
+expect_eq "$("$KTRUST" keyring list "${S[@]}" --keyring ima | wc -l)" 1 "the store's .ima holds one key"
+# --sigfile with no FILE.sig: unsigned; a missing file: 66
+: >plain
+expect_exit 1 "no FILE.sig" -- "$KTRUST" verify-ima --sigfile "${S[@]}" plain
+expect_exit 66 "missing file" -- "$KTRUST" verify-ima "${S[@]}" nope
+finish
