@@ -8,6 +8,8 @@
  *   predict_image.c  PCR 4: boot applications' Authenticode digests
  *   predict_mok.c    PCR 14: shim's MOK lists
  *   predict_uki.c    PCR 11: the UKI's sections as systemd-stub measures them
+ *   predict_cmdline.c PCR 12: systemd-boot's and the stub's load options,
+ *                    the stub's credentials
  * A new PCR (11: UKI sections, 10: IMA) is one more recomputer in the
  * table of pipeline.c; nothing public changes. */
 #ifndef KT_EVENTLOG_RECOMPUTE_H
@@ -65,6 +67,7 @@ extern const struct kt_evlog_recomputer kt_evlog_rc_images;       /* predict_ima
 extern const struct kt_evlog_recomputer kt_evlog_rc_mok;          /* predict_mok.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_shim_authority; /* predict_shim.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_uki;          /* predict_uki.c */
+extern const struct kt_evlog_recomputer kt_evlog_rc_cmdline;      /* predict_cmdline.c */
 
 /* kt_evlog_predict with the recomputers r[0..n) instead of the library's
  * table (the unit tests register their own). */

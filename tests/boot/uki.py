@@ -15,6 +15,13 @@ initramfs of tpm.py, with a fresh swtpm.
                        PCR 11 equals the prediction.
   uki_section_changed  a byte of .cmdline changed after signing: the
                        firmware refuses it, `uki verify` rejects it (5).
+  uki_sdboot           firmware -> systemd-boot (signed by our db key) -> the
+                       UKI found in EFI/Linux (Type #2): PCRs 4, 7, 11 and 12
+                       predicted from its own log equal the TPM's.
+  uki_shim_sdboot      firmware -> the corpus shim -> systemd-boot (as
+                       grubx64.efi, our key in MokList) -> a Type #1 entry's
+                       UKI (no .cmdline: the entry's options are the command
+                       line): PCRs 4, 7, 11 and 12 as predicted.
 
   uki.py [--list] [SCENARIO ...]   (KT_BOOT_FLIP, KT_BOOT_VERBOSE: harness.py)
 """
@@ -41,10 +48,12 @@ CMDLINE = b"console=ttyS0 panic=-1 quiet"
 def build_uki(w, key, crt, cmdline=CMDLINE, osrel=True, name="uki"):
     """The signed UKI (path): kernel, tpm.py's initramfs, a command line, os-release."""
     for part, data in (("cmdline", cmdline), ("osrel", b"ID=debian\nVERSION_ID=12\n")):
-        open(os.path.join(w, "%s.%s" % (name, part)), "wb").write(data)
+        if data is not None:
+            open(os.path.join(w, "%s.%s" % (name, part)), "wb").write(data)
     unsigned, signed = os.path.join(w, name + ".unsigned"), os.path.join(w, name + ".efi")
-    parts = [".linux=" + B.KERNEL, ".cmdline=" + os.path.join(w, name + ".cmdline"),
-             ".initrd=" + B.initramfs(T.TPM_INIT)]
+    parts = [".linux=" + B.KERNEL, ".initrd=" + B.initramfs(T.TPM_INIT)]
+    if cmdline is not None:
+        parts.insert(1, ".cmdline=" + os.path.join(w, name + ".cmdline"))
     if osrel:
         parts.insert(1, ".osrel=" + os.path.join(w, name + ".osrel"))
     B.run([MKUKI, unsigned] + parts)
@@ -161,6 +170,91 @@ def uki_section_changed():
     res.compare("the UKI changed after signing", "refused" if refused else "boots",
                 "refused" if rc == 5 else "boots (uki verify exit %d)" % rc)
     return res
+
+
+SDBOOT = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
+SDBOOT_CMDLINE = CMDLINE + b" no_timer_check"
+
+
+def esp_both(w, name, files):
+    """The ESP as an image (to boot) and as a directory (for --esp)."""
+    d = os.path.join(w, name + "-espdir")
+    shutil.rmtree(d, ignore_errors=True)
+    for dst, src in files.items():
+        path = os.path.join(d, dst)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if isinstance(src, bytes):
+            open(path, "wb").write(src)
+        else:
+            shutil.copy(src, path)
+    return B.make_esp(os.path.join(w, name + "-esp.img"), files), d
+
+
+def sdboot_boot(w, name, v, files, efivars, uki, *extra):
+    """Boot the ESP with a fresh swtpm; compare PCRs 4, 7, 11, 12 with the prediction
+    from the boot's own log, each boot application, stub and loader event
+    recomputed from the files (never the logged digest kept): a Result."""
+    esp, espdir = esp_both(w, name, files)
+    sock, sw = T.swtpm_start(w)
+    try:
+        serial = B.boot(name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
+    finally:
+        B.terminate(sw)
+    open(os.path.join(w, name + "-serial.log"), "w").write(serial)
+    res = Result()
+    res.measured = T.Measured(w, None, {}, {}, serial)
+    res.compare("the UKI boots", True, "KTBOOT-INIT-START" in serial)
+    log, pcrs, rtvars = T.parse_serial(w, serial)
+    res.measured = T.Measured(w, log, pcrs, rtvars, serial)
+    _rc, pred, events, err = T.predict(log, efivars, espdir, "--uki", uki, *extra)
+    for bank in ("sha1", "sha256"):
+        for pcr in (4, 7, 11, 12):
+            res.compare("PCR %d %s predicted from its own log" % (pcr, bank), pcrs[(bank, pcr)],
+                        pred.get((bank, pcr)))
+    kept = ["#%s PCR %s %s" % (e.get("event"), e["pcr"], e.get("event_type")) for e in events
+            if e["pcr"] in (4, 11, 12) and e.get("event_type") in ("EV_IPL", "EV_EFI_BOOT_SERVICES_APPLICATION")
+            and e.get("prediction") != "recomputed"]
+    res.compare("loader, UKI and stub events recomputed, none kept", [], kept)
+    res.compare("PCR 12 events (systemd-boot's, the stub's)", want_pcr12(files),
+                len([e for e in events if e["pcr"] == 12]))
+    rc, _objs, _err = T.replay_check(res.measured)
+    res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
+    return res
+
+
+def want_pcr12(files):
+    """systemd 252: systemd-boot measures the options it passes (a Type #2 UKI's
+    .cmdline too); the stub again when it takes them (no .cmdline)."""
+    return 2 if "loader/entries/ktrust.conf" in files else 1
+
+
+@scenario("uki")
+def uki_sdboot():
+    """firmware -> systemd-boot (our db key) -> the UKI of EFI/Linux: PCRs 4, 7, 11, 12."""
+    w = B.scratch("uki-sdboot")
+    key, crt, v = own_db(w)
+    uki = build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE)
+    sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
+    B.runtime_view(v, os.path.join(w, "efivars"))
+    files = {"EFI/BOOT/BOOTX64.EFI": sdboot, "EFI/Linux/ktrust.efi": uki}
+    return sdboot_boot(w, "uki-sdboot", v, files, os.path.join(w, "efivars"), uki)
+
+
+@scenario("uki")
+def uki_shim_sdboot():
+    """firmware -> shim -> systemd-boot (MokList key) -> a Type #1 entry's UKI: PCRs 4, 7, 11, 12."""
+    w = B.scratch("uki-shim-sdboot")
+    key, crt, der = B.new_key(w, "uki", "ktrust UKI test key")
+    v = B.scenario_store(w, lambda v, d: v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der)))
+    uki = build_uki(w, key, crt, cmdline=None)
+    sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
+    B.runtime_view(v, os.path.join(w, "efivars"))
+    entry = b"title ktrust\nefi /EFI/Linux/ktrust.efi\noptions " + SDBOOT_CMDLINE + b"\n"
+    files = {"EFI/BOOT/BOOTX64.EFI": B.SHIM, "EFI/BOOT/grubx64.efi": sdboot,
+             "loader/loader.conf": b"default ktrust.conf\ntimeout 0\n",
+             "loader/entries/ktrust.conf": entry, "EFI/Linux/ktrust.efi": uki}
+    return sdboot_boot(w, "uki-shim-sdboot", v, files, os.path.join(w, "efivars"), uki,
+                       "--uki-options", SDBOOT_CMDLINE.decode())
 
 
 def need_tools():
