@@ -161,8 +161,9 @@ static int one(const char *path, const struct cli_common *co, const struct kt_ct
     vr.extra_json = uki_json;
     vr.extra_text = uki_text;
     vr.extra_ctx = &up;
+    int was = rc;
     rc = kt_uki_verdict(u, rc, &ue);
-    if (ue.code) {
+    if (ue.code && rc != was) { /* the stub's refusal is the worse: its reason */
         vr.rc = rc;
         vr.error = &ue;
     }

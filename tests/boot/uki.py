@@ -5,19 +5,21 @@ built with objcopy and Debian's linuxx64.efi.stub (systemd 252,
 tests/fixtures/mkuki.sh) holding the corpus kernel and the busybox
 initramfs of tpm.py, with a fresh swtpm.
 
-  uki_measured         the firmware boots it; PCR 11 (no systemd-pcrphase
-                       in this initramfs: the stub's value) equals `uki show`'s
-                       in both banks; `eventlog --predict --uki --esp` of its
-                       own log predicts PCR 4 and 11 as the TPM has them; the
-                       log's replay equals the TPM; `uki verify` trusts it.
-  uki_change           UKI B (another .cmdline, no .osrel: two stub events
-                       fewer) predicted from A's log with --uki, then booted:
-                       PCR 11 equals the prediction.
+  uki_measured         firmware -> systemd-boot (signed by our db key) -> UKI A
+                       found in EFI/Linux (Type #2): PCR 11 (no
+                       systemd-pcrphase in this initramfs: the stub's value)
+                       equals `uki show`'s in both banks; `eventlog --predict
+                       --uki --esp` of its own log predicts PCRs 4, 7, 11 and
+                       12 as the TPM has them, each loader, UKI and stub event
+                       recomputed; the log's replay equals the TPM; `uki
+                       verify` trusts it.
+  uki_change           UKI B (no .cmdline: two stub events fewer) started by
+                       a Type #1 entry whose options are the command line
+                       (PCR 12: systemd-boot's and the stub's events, one
+                       more than A's), predicted from A's log with --uki
+                       --uki-options and B's ESP, then booted: PCRs 4, 11, 12.
   uki_section_changed  a byte of .cmdline changed after signing: the
                        firmware refuses it, `uki verify` rejects it (5).
-  uki_sdboot           firmware -> systemd-boot (signed by our db key) -> the
-                       UKI found in EFI/Linux (Type #2): PCRs 4, 7, 11 and 12
-                       predicted from its own log equal the TPM's.
   uki_shim_sdboot      firmware -> the corpus shim -> systemd-boot (as
                        grubx64.efi, our key in MokList) -> a Type #1 entry's
                        UKI (no .cmdline: the entry's options are the command
@@ -83,39 +85,52 @@ def kt_json(*args):
     return rc, [json.loads(x) for x in out.splitlines() if x.strip()], err
 
 
-def measured_boot(w, uki, v, name):
-    """Boot uki (as the ESP's BOOTX64.EFI) with a fresh swtpm: the serial log."""
-    esp = B.make_esp(os.path.join(w, name + "-esp.img"), {"EFI/BOOT/BOOTX64.EFI": uki})
+def measured_boot(w, name, v, files):
+    """Boot the ESP files with a fresh swtpm: (serial log, the ESP as a directory)."""
+    esp, espdir = esp_both(w, name, files)
     sock, sw = T.swtpm_start(w)
     try:
         serial = B.boot(name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
     finally:
         B.terminate(sw)
     open(os.path.join(w, name + "-serial.log"), "w").write(serial)
-    return serial
+    return serial, espdir
 
 
 _A = {}
 
 
 def state_a():
-    """UKI A booted once per run: (dir, key, crt, vars, uki, serial)."""
+    """firmware -> systemd-boot -> UKI A (Type #2), booted once per run:
+    (dir, key, crt, vars, uki, serial, espdir)."""
     if "A" not in _A:
         w = B.scratch("uki-measured")
         key, crt, v = own_db(w)
-        uki = build_uki(w, key, crt)
+        uki = build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE)
+        sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
         B.runtime_view(v, os.path.join(w, "efivars"))
-        espdir = os.path.join(w, "espdir", "EFI", "BOOT")
-        os.makedirs(espdir)
-        shutil.copy(uki, os.path.join(espdir, "BOOTX64.EFI"))
-        _A["A"] = (w, key, crt, v, uki, measured_boot(w, uki, v, "uki-A"))
+        files = {"EFI/BOOT/BOOTX64.EFI": sdboot, "EFI/Linux/ktrust.efi": uki}
+        _A["A"] = (w, key, crt, v, uki) + measured_boot(w, "uki-A", v, files)
     return _A["A"]
+
+
+def check_predicted(res, pcrs, pred, events, pcr_list, what):
+    """The predicted PCRs equal the TPM's, and no loader, UKI or stub event
+    of PCRs 4, 11, 12 kept its logged digest (each recomputed from the files)."""
+    for bank in ("sha1", "sha256"):
+        for pcr in pcr_list:
+            res.compare("PCR %d %s %s" % (pcr, bank, what), pcrs[(bank, pcr)], pred.get((bank, pcr)))
+    kept = ["#%s PCR %s %s %s" % (e.get("event"), e["pcr"], e.get("event_type"), e.get("prediction"))
+            for e in events if e["pcr"] in (4, 11, 12)
+            and e.get("event_type") in ("EV_IPL", "EV_EFI_BOOT_SERVICES_APPLICATION")
+            and e.get("prediction") not in ("same", "changed", "new", "removed")]
+    res.compare("loader, UKI and stub events recomputed, none kept", [], kept)
 
 
 @scenario("uki")
 def uki_measured():
-    """The firmware boots our UKI; PCR 4 and 11 as ktrust predicts them."""
-    w, _key, crt, _v, uki, serial = state_a()
+    """firmware -> systemd-boot -> our UKI; PCRs 4, 7, 11 and 12 as ktrust predicts them."""
+    w, _key, crt, _v, uki, serial, espdir = state_a()
     efivars = os.path.join(w, "efivars")
     res = Result()
     res.measured = T.Measured(w, None, {}, {}, serial)
@@ -123,17 +138,18 @@ def uki_measured():
                              "--trust", crt, uki)
     res.compare("our UKI", "boots" if "KTBOOT-INIT-START" in serial else "refused",
                 "boots" if rc == 0 else "refused (uki verify exit %d)" % rc)
+    rc2, _out, _err = B.ktrust("uki", "verify", "--efivars", efivars, uki)
+    res.compare("our UKI under the state's db (uki verify --efivars)", "KTBOOT-INIT-START" in serial, rc2 == 0)
     log, pcrs, rtvars = T.parse_serial(w, serial)
     res.measured = T.Measured(w, log, pcrs, rtvars, serial)
     pcr11 = objs[0].get("pcr11", {}) if objs else {}
     for bank in ("sha1", "sha256"):
         res.compare("PCR 11 %s = uki show's (the stub's measurements)" % bank, pcrs[(bank, 11)],
                     pcr11.get(bank, {}).get("stub"))
-    rc, pred, _ev, err = T.predict(log, efivars, os.path.join(w, "espdir"), "--uki", uki)
-    for bank in ("sha1", "sha256"):
-        for pcr in (4, 11):
-            res.compare("PCR %d %s predicted from its own log" % (pcr, bank), pcrs[(bank, pcr)],
-                        pred.get((bank, pcr)))
+    _rc, pred, events, _err = T.predict(log, efivars, espdir, "--uki", uki)
+    check_predicted(res, pcrs, pred, events, (4, 7, 11, 12), "predicted from its own log")
+    res.compare("PCR 12 events: systemd-boot's of .cmdline (252 passes it as the options)", 1,
+                len([e for e in events if e["pcr"] == 12]))
     rc, objs, err = T.replay_check(res.measured)
     summ = [o for o in objs if o.get("type") == "summary"]
     res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
@@ -141,22 +157,34 @@ def uki_measured():
     return res
 
 
+def type1_files(sdboot, uki, loader="EFI/BOOT/BOOTX64.EFI", extra=None):
+    """systemd-boot, a Type #1 entry starting the UKI with SDBOOT_CMDLINE, the default."""
+    entry = b"title ktrust\nefi /EFI/Linux/ktrust.efi\noptions " + SDBOOT_CMDLINE + b"\n"
+    files = {loader: sdboot, "loader/loader.conf": b"default ktrust.conf\ntimeout 0\n",
+             "loader/entries/ktrust.conf": entry, "EFI/Linux/ktrust.efi": uki}
+    files.update(extra or {})
+    return files
+
+
 @scenario("uki")
 def uki_change():
-    """UKI B (another command line, no .osrel) predicted from A's log, then booted: PCR 11."""
-    wa, key, crt, v, _uki, serial_a = state_a()
+    """UKI B (no .cmdline) by a Type #1 entry, predicted from A's log, then booted: PCRs 4, 11, 12."""
+    wa, key, crt, v, _uki, serial_a, _espdir = state_a()
     w = B.scratch("uki-change")
     log_a, _pcrs, _rt = T.parse_serial(wa, serial_a)
-    uki_b = build_uki(w, key, crt, cmdline=CMDLINE + b" ktrust=b", osrel=False, name="B")
-    _rc, pred, _ev, _err = T.predict(log_a, os.path.join(wa, "efivars"), os.path.join(wa, "espdir"),
-                                     "--uki", uki_b)
-    serial = measured_boot(w, uki_b, v, "uki-B")
+    uki_b = build_uki(w, key, crt, cmdline=None, name="B")
+    files = type1_files(os.path.join(wa, "systemd-bootx64.efi"), uki_b)
+    serial, espdir = measured_boot(w, "uki-B", v, files)
+    _rc, pred, events, _err = T.predict(log_a, os.path.join(wa, "efivars"), espdir, "--uki", uki_b,
+                                        "--uki-options", SDBOOT_CMDLINE.decode())
     res = Result()
     res.measured = T.Measured(w, None, {}, {}, serial)
     _log, pcrs, _rt = T.parse_serial(w, serial)
-    for bank in ("sha1", "sha256"):
-        res.compare("PCR 11 %s of UKI B, predicted from A's log" % bank, pcrs[(bank, 11)],
-                    pred.get((bank, 11)))
+    check_predicted(res, pcrs, pred, events, (4, 11, 12), "of UKI B, predicted from A's log")
+    res.compare("PCR 11: B's stub events, two fewer (no .cmdline)", 6,
+                len([e for e in events if e["pcr"] == 11 and e.get("prediction") != "removed"]))
+    res.compare("PCR 12: systemd-boot's and the stub's (one more than A's)", 2,
+                len([e for e in events if e["pcr"] == 12 and e.get("prediction") != "removed"]))
     return res
 
 
@@ -188,66 +216,8 @@ SDBOOT_CMDLINE = CMDLINE + b" no_timer_check"
 
 def esp_both(w, name, files):
     """The ESP as an image (to boot) and as a directory (for --esp)."""
-    d = os.path.join(w, name + "-espdir")
-    shutil.rmtree(d, ignore_errors=True)
-    for dst, src in files.items():
-        path = os.path.join(d, dst)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if isinstance(src, bytes):
-            open(path, "wb").write(src)
-        else:
-            shutil.copy(src, path)
+    d = T.files_dir(os.path.join(w, name + "-espdir"), files)
     return B.make_esp(os.path.join(w, name + "-esp.img"), files), d
-
-
-def sdboot_boot(w, name, v, files, efivars, uki, *extra):
-    """Boot the ESP with a fresh swtpm; compare PCRs 4, 7, 11, 12 with the prediction
-    from the boot's own log, each boot application, stub and loader event
-    recomputed from the files (never the logged digest kept): a Result."""
-    esp, espdir = esp_both(w, name, files)
-    sock, sw = T.swtpm_start(w)
-    try:
-        serial = B.boot(name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
-    finally:
-        B.terminate(sw)
-    open(os.path.join(w, name + "-serial.log"), "w").write(serial)
-    res = Result()
-    res.measured = T.Measured(w, None, {}, {}, serial)
-    res.compare("the UKI boots", True, "KTBOOT-INIT-START" in serial)
-    log, pcrs, rtvars = T.parse_serial(w, serial)
-    res.measured = T.Measured(w, log, pcrs, rtvars, serial)
-    _rc, pred, events, err = T.predict(log, efivars, espdir, "--uki", uki, *extra)
-    for bank in ("sha1", "sha256"):
-        for pcr in (4, 7, 11, 12):
-            res.compare("PCR %d %s predicted from its own log" % (pcr, bank), pcrs[(bank, pcr)],
-                        pred.get((bank, pcr)))
-    kept = ["#%s PCR %s %s" % (e.get("event"), e["pcr"], e.get("event_type")) for e in events
-            if e["pcr"] in (4, 11, 12) and e.get("event_type") in ("EV_IPL", "EV_EFI_BOOT_SERVICES_APPLICATION")
-            and e.get("prediction") != "same"]
-    res.compare("loader, UKI and stub events recomputed, none kept", [], kept)
-    res.compare("PCR 12 events (systemd-boot's, the stub's)", want_pcr12(files),
-                len([e for e in events if e["pcr"] == 12]))
-    rc, _objs, _err = T.replay_check(res.measured)
-    res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
-    return res
-
-
-def want_pcr12(files):
-    """systemd 252: systemd-boot measures the options it passes (a Type #2 UKI's
-    .cmdline too); the stub again when it takes them (no .cmdline)."""
-    return 2 if "loader/entries/ktrust.conf" in files else 1
-
-
-@scenario("uki")
-def uki_sdboot():
-    """firmware -> systemd-boot (our db key) -> the UKI of EFI/Linux: PCRs 4, 7, 11, 12."""
-    w = B.scratch("uki-sdboot")
-    key, crt, v = own_db(w)
-    uki = build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE)
-    sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
-    B.runtime_view(v, os.path.join(w, "efivars"))
-    files = {"EFI/BOOT/BOOTX64.EFI": sdboot, "EFI/Linux/ktrust.efi": uki}
-    return sdboot_boot(w, "uki-sdboot", v, files, os.path.join(w, "efivars"), uki)
 
 
 @scenario("uki")
@@ -258,13 +228,24 @@ def uki_shim_sdboot():
     v = B.scenario_store(w, lambda v, d: v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der)))
     uki = build_uki(w, key, crt, cmdline=None)
     sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
-    B.runtime_view(v, os.path.join(w, "efivars"))
-    entry = b"title ktrust\nefi /EFI/Linux/ktrust.efi\noptions " + SDBOOT_CMDLINE + b"\n"
-    files = {"EFI/BOOT/BOOTX64.EFI": B.SHIM, "EFI/BOOT/grubx64.efi": sdboot,
-             "loader/loader.conf": b"default ktrust.conf\ntimeout 0\n",
-             "loader/entries/ktrust.conf": entry, "EFI/Linux/ktrust.efi": uki}
-    return sdboot_boot(w, "uki-shim-sdboot", v, files, os.path.join(w, "efivars"), uki,
-                       "--uki-options", SDBOOT_CMDLINE.decode())
+    efivars = B.runtime_view(v, os.path.join(w, "efivars"))
+    files = type1_files(sdboot, uki, "EFI/BOOT/grubx64.efi", {"EFI/BOOT/BOOTX64.EFI": B.SHIM})
+    serial, espdir = measured_boot(w, "uki-shim-sdboot", v, files)
+    res = Result()
+    res.measured = T.Measured(w, None, {}, {}, serial)
+    res.compare("the UKI boots", True, "KTBOOT-INIT-START" in serial)
+    rc, _out, _err = B.ktrust("uki", "verify", "--efivars", efivars, uki)
+    res.compare("the UKI under MokListRT (uki verify --efivars: through shim)", True, rc == 0)
+    log, pcrs, rtvars = T.parse_serial(w, serial)
+    res.measured = T.Measured(w, log, pcrs, rtvars, serial)
+    _rc, pred, events, _err = T.predict(log, efivars, espdir, "--uki", uki,
+                                        "--uki-options", SDBOOT_CMDLINE.decode())
+    check_predicted(res, pcrs, pred, events, (4, 7, 11, 12), "predicted from its own log")
+    res.compare("PCR 12 events: systemd-boot's and the stub's (no .cmdline)", 2,
+                len([e for e in events if e["pcr"] == 12]))
+    rc, _objs, _err = T.replay_check(res.measured)
+    res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
+    return res
 
 
 SDBOOT_STOP = [r"KTBOOT-INIT-DONE", r"Kernel panic", r"Error loading", r"Failed to execute",
@@ -272,7 +253,10 @@ SDBOOT_STOP = [r"KTBOOT-INIT-DONE", r"Kernel panic", r"Error loading", r"Failed 
                r"Security Violation"]
 # who refuses what: systemd-boot's LoadImage of the UKI (the firmware's or
 # shim's verdict), or the firmware's of systemd-boot itself
-UKI_REFUSED = r"Error loading \\EFI\\Linux\\ktrust\.efi: (Access Denied|Security Violation)"
+UKI_REFUSED = r"Error loading \\EFI\\Linux\\ktrust\.efi: (Access Denied|Security (Policy )?Violation)"
+# shim 16.1's SBAT refusal, then systemd-boot's LoadImage failing on it
+SBAT_REFUSED = (r"verify_sbat_helper\(\) finished verifying SBAT data: Security Policy Violation[\s\S]*"
+                + UKI_REFUSED)
 SDBOOT_REFUSED = r"failed to load Boot\d+ \"UEFI Non-Block Boot Device\".*: (Access Denied|Security Violation)"
 
 
@@ -287,6 +271,9 @@ def refusal(w, name, v, files, path, efivars, why, refused_re=UKI_REFUSED):
     rc, out, _err = B.ktrust("uki", "verify", "--efivars", efivars, path)
     res.compare(why, "refused" if refused else "boots", "refused" if rc == 5 else "boots (uki verify exit %d)" % rc)
     res.notes.append("uki verify: " + " ".join(out.split("\n")[:1]))
+    if rc == 5:  # rejected for the boot's reason, not another
+        res.compare("uki verify's reason names dbx or SBAT", True,
+                    re.search(r"blacklisted|dbx|SBAT", out.split("\n")[0]) is not None)
     return res
 
 
@@ -329,7 +316,7 @@ def uki_sbat_low():
     efivars = B.runtime_view(v, os.path.join(w, "efivars"))
     files = {"EFI/BOOT/BOOTX64.EFI": B.SHIM, "EFI/BOOT/grubx64.efi": sdboot, "EFI/Linux/ktrust.efi": uki}
     return refusal(w, "uki-sbat-low", v, files, uki, efivars,
-                   "a UKI whose .sbat is below the SbatLevel (shim, through systemd-boot)")
+                   "a UKI whose .sbat is below the SbatLevel (shim, through systemd-boot)", SBAT_REFUSED)
 
 
 @scenario("uki")
