@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cannot_answer.h"
 #include "cli.h"
 #include "json_summary.h"
 #include "ktrust/chain.h"
@@ -192,13 +193,17 @@ static int add_bank(const char **banks, size_t *n, const char *b)
     return cli_usage_error("uki", "unknown bank '%s' (sha1, sha256, sha384, sha512)", b);
 }
 
-static int read_vars(const char *dir, struct kt_efivars *vars)
+/* --efivars DIR: the snapshot, and whether it can answer (kt_chain_uki_vars_check). */
+static int read_vars(const char *dir, struct kt_efivars *vars, const struct cli_common *co)
 {
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_efivars_read(dir, vars, &e);
+    if (rc < 0)
+        return cli_cannot_answer_err(co->json, co->quiet, dir, cli_exit_code(rc), &e);
+    rc = kt_chain_uki_vars_check(vars, &e);
     if (rc < 0) {
-        cli_error(dir, &e);
-        return cli_exit_code(rc);
+        kt_efivars_free(vars);
+        return cli_cannot_answer_err(co->json, co->quiet, dir, cli_exit_code(rc), &e);
     }
     return 0;
 }
@@ -242,7 +247,7 @@ static int run(int argc, char **argv, bool verify)
     pol.sbat_level = level;
     struct kt_ctx *ctx = NULL;
     struct kt_efivars vars;
-    int worst = efivars ? read_vars(efivars, &vars)
+    int worst = efivars ? read_vars(efivars, &vars, &co)
                         : verify ? vp_open_ctx(&co, &ctx, "uki", argv + optind, argc - optind) : 0;
     struct cli_tally tally = {0};
     if (worst > 0) {

@@ -165,6 +165,10 @@ KT_API int kt_chain_firmware(const struct kt_efivars *vars, const char *path, st
 KT_API int kt_chain_uki(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l,
                         struct kt_error *err);
 KT_API bool kt_chain_uki_via_shim(const struct kt_efivars *vars);
+/* Can kt_chain_uki answer under vars: db, dbx, MokListRT, MokListXRT read
+ * and parse, and the SbatLevel shim would hold the UKI against?  0, or the
+ * error naming the variable (never a verdict without it). */
+KT_API int kt_chain_uki_vars_check(const struct kt_efivars *vars, struct kt_error *err);
 
 /* ---- each signature of an image under firmware's db and dbx ---- */
 

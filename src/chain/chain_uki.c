@@ -16,10 +16,55 @@
 
 #include "chain/chain.h"
 #include "ktrust/efivars.h"
+#include "ktrust/esl.h"
 #include "ktrust/sbat.h"
 #include "sbat/sbat.h"
 #include "util/file.h"
 #include "util/fmt.h"
+
+static int no_entry(void *ctx, const struct kt_esl_entry *e)
+{
+    (void)ctx, (void)e;
+    return 0;
+}
+
+/* A list the verdict depends on that cannot be read or does not parse:
+ * no verdict on it (never the all-clear a missing dbx would give). */
+static int usable(const struct kt_efivars *vars, enum kt_efivar_id id, struct kt_error *err)
+{
+    const struct kt_efivar *v = &vars->var[id];
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = 0;
+    if (v->state == KT_EFIVAR_UNREADABLE)
+        e = v->error, rc = e.code ? e.code : -EIO;
+    else if (v->state == KT_EFIVAR_PRESENT && id != KT_EFIVAR_SBAT_LEVEL_RT &&
+             id != KT_EFIVAR_SBAT_LEVEL && v->raw_len > 4)
+        rc = kt_esl_foreach(v->raw, v->raw_len, no_entry, NULL, &e);
+    if (rc < 0)
+        return kt_fail(err, rc, e.offset, "%s: %s", kt_efivar_name(id), e.what);
+    return 0;
+}
+
+int kt_chain_uki_vars_check(const struct kt_efivars *vars, struct kt_error *err)
+{
+    static const enum kt_efivar_id need[] = {KT_EFIVAR_DB, KT_EFIVAR_DBX, KT_EFIVAR_MOKLIST,
+                                             KT_EFIVAR_MOKLISTX, KT_EFIVAR_SBAT_LEVEL_RT,
+                                             KT_EFIVAR_SBAT_LEVEL};
+    for (size_t i = 0; vars && i < sizeof(need) / sizeof(need[0]); i++)
+        KT_TRY(usable(vars, need[i], err));
+    if (kt_chain_uki_via_shim(vars)) {
+        struct kt_sbat_level level;
+        const struct kt_efivar *which = NULL;
+        struct kt_error e = KT_ERROR_INIT;
+        int rc = kt_efivars_sbat_level(vars, &level, &which, &e);
+        if (rc < 0)
+            return kt_fail(err, rc, e.offset, "%s: %s", which ? which->path : "SbatLevel",
+                           e.what);
+        if (rc > 0)
+            kt_sbat_level_free(&level);
+    }
+    return 0;
+}
 
 static bool present(const struct kt_efivars *v, enum kt_efivar_id id)
 {
@@ -48,18 +93,22 @@ static int shim_lists(struct kt_chain *c, const struct kt_efivars *vars)
 }
 
 /* The UKI's .sbat against the snapshot's SbatLevel: 0, -EKEYREJECTED
- * (revoked, or no .sbat: shim_verify requires one), appended to l. */
+ * (revoked, or no .sbat: shim_verify requires one), appended to l; or 1
+ * and err when the level cannot be read (no verdict). */
 static int sbat_check(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
-                      struct kt_chain_link *l)
+                      struct kt_chain_link *l, struct kt_error *err)
 {
     struct kt_sbat_level level;
     const struct kt_efivar *which = NULL;
     struct kt_error e = KT_ERROR_INIT;
     size_t n = strlen(l->reason);
     int rc = kt_efivars_sbat_level(vars, &level, &which, &e);
-    if (rc <= 0) {
-        kt_fmt(l->reason + n, sizeof(l->reason) - n, "; SbatLevel %s: SBAT not checked",
-               rc == 0 ? "absent" : "unreadable");
+    if (rc < 0) {
+        kt_fail(err, rc, e.offset, "%s: %s", which ? which->path : "SbatLevel", e.what);
+        return 1;
+    }
+    if (rc == 0) {
+        kt_fmt(l->reason + n, sizeof(l->reason) - n, "; no SbatLevel: SBAT not checked");
         return 0;
     }
     struct kt_sbat *img = NULL;
@@ -79,9 +128,10 @@ static int sbat_check(const struct kt_efivars *vars, const uint8_t *buf, size_t 
     return rc < 0 ? kt_sbat_fold(0, rc) : 0;
 }
 
-int kt_chain_uki_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
-                     const char *name, struct kt_chain_link *l, struct kt_error *err)
+static int uki_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t len,
+                   const char *name, struct kt_chain_link *l, struct kt_error *err)
 {
+    KT_TRY(kt_chain_uki_vars_check(vars, err));
     if (!kt_chain_uki_via_shim(vars))
         return kt_chain_firmware_app_buf(vars, buf, len, name, l) == -ENOMEM ? -ENOMEM : 0;
     struct kt_chain *c;
@@ -96,7 +146,9 @@ int kt_chain_uki_buf(const struct kt_efivars *vars, const uint8_t *buf, size_t l
     kt_fmt(l->reason + n, sizeof(l->reason) - n,
            " (through shim: db and MokListRT vouch, dbx and MokListXRT revoke; shim's vendor "
            "certificate is not in the variables)");
-    int s = sbat_check(vars, buf, len, l);
+    int s = sbat_check(vars, buf, len, l, err);
+    if (s > 0)
+        return err->code;
     l->verdict = kt_verdict_worse(l->verdict, s);
     return 0;
 }
@@ -106,7 +158,7 @@ int kt_chain_uki(const struct kt_efivars *vars, const char *path, struct kt_chai
 {
     struct kt_file f;
     KT_TRY(kt_file_open(path, &f, err));
-    int rc = kt_chain_uki_buf(vars, f.data, f.len, path, l, err);
+    int rc = uki_buf(vars, f.data, f.len, path, l, err);
     kt_file_close(&f);
     return rc;
 }

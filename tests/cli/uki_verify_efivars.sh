@@ -42,4 +42,8 @@ expect_eq "$(v sbat low.efi)" 5 ".sbat ktrust,1 below the level's ktrust,2: reje
 expect_match "$(cat out.txt)" "ktrust" "the reason names the component"
 expect_eq "$(v fw low.efi)" 0 "no shim: nobody checks SBAT"
 expect_exit 66 "an efivars directory that does not exist" -- "$KTRUST" uki verify --efivars nodir signed.efi
+printf 'not a level' | efi efivar --attrs 0x6 -o sbat/SbatLevelRT-$S
+expect_exit 4 "an SbatLevelRT that does not parse: no verdict" -- "$KTRUST" uki verify --efivars sbat signed.efi
+expect_match "$("$KTRUST" uki verify --efivars sbat signed.efi 2>/dev/null)" "^cannot answer: sbat: " \
+    "... said as the conclusion"
 finish
