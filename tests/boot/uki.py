@@ -114,6 +114,26 @@ def state_a():
     return _A["A"]
 
 
+MEASURE = "/usr/lib/systemd/systemd-measure"
+
+
+def systemd_measure(w):
+    """systemd 252's `systemd-measure calculate` of UKI A's parts, {(phase, bank): hex}
+    ("" the value before any phase: what the stub leaves), or {} without it.  The
+    phase path is cumulative: after "ready" is enter-initrd:leave-initrd:sysinit:ready."""
+    if not os.access(MEASURE, os.X_OK):
+        return {}
+    out = {}
+    path = ["", "enter-initrd", "leave-initrd", "sysinit", "ready"]
+    for i, phase in enumerate(path):
+        text = B.run([MEASURE, "calculate", "--linux=" + B.KERNEL, "--osrel=" + os.path.join(w, "uki.osrel"),
+                      "--cmdline=" + os.path.join(w, "uki.cmdline"), "--initrd=" + B.initramfs(T.TPM_INIT),
+                      "--bank=sha1", "--bank=sha256", "--phase=" + ":".join(path[1:i + 1])]).stdout.decode()
+        for bank, hexv in re.findall(r"^11:(sha1|sha256)=([0-9a-f]+)$", text, re.M):
+            out[(phase, bank)] = hexv
+    return out
+
+
 def check_predicted(res, pcrs, pred, events, pcr_list, what):
     """The predicted PCRs equal the TPM's, and no loader, UKI or stub event
     of PCRs 4, 11, 12 kept its logged digest (each recomputed from the files)."""
@@ -143,9 +163,16 @@ def uki_measured():
     log, pcrs, rtvars = T.parse_serial(w, serial)
     res.measured = T.Measured(w, log, pcrs, rtvars, serial)
     pcr11 = objs[0].get("pcr11", {}) if objs else {}
+    measure = systemd_measure(w)
     for bank in ("sha1", "sha256"):
         res.compare("PCR 11 %s = uki show's (the stub's measurements)" % bank, pcrs[(bank, 11)],
                     pcr11.get(bank, {}).get("stub"))
+        if measure:
+            res.compare("PCR 11 %s = systemd-measure calculate --phase= (no phase yet)" % bank,
+                        pcrs[(bank, 11)], measure.get(("", bank)))
+            for phase in ("enter-initrd", "leave-initrd", "sysinit", "ready"):
+                res.compare("PCR 11 %s after %s: systemd-measure = uki show" % (bank, phase),
+                            measure.get((phase, bank)), pcr11.get(bank, {}).get(phase))
     _rc, pred, events, _err = T.predict(log, efivars, espdir, "--uki", uki)
     check_predicted(res, pcrs, pred, events, (4, 7, 11, 12), "predicted from its own log")
     res.compare("PCR 12 events: systemd-boot's of .cmdline (252 passes it as the options)", 1,
