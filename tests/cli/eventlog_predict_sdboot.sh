@@ -57,6 +57,12 @@ mkdir -p esp/loader/credentials
 printf 'secret' >esp/loader/credentials/a.cred
 expect_eq "$(pred A.efi)" "$(ext "$(u16sha 'console=ttyS0 quiet')" "$(printf secret | sha256sum | cut -d' ' -f1)")" \
     "a credential of loader/credentials: one more event, its contents"
+expect_eq "$("$KTRUST" eventlog sd.log --predict --esp esp --uki A.efi --predict-format pcrlock |
+    jq -c '[.records[].pcr] | group_by(.) | map([.[0], length])')" "[[4,1],[11,6],[12,2]]" \
+    "pcrlock with --uki: the UKI's components, PCR 4, 11 (3 sections) and 12 records"
+expect_match "$("$KTRUST" eventlog sd.log --predict --esp esp --uki A.efi --predict-format yaml)" \
+    "12: 0x$(ext "$(u16sha 'console=ttyS0 quiet')" "$(printf secret | sha256sum | cut -d' ' -f1)" | tr a-f A-F)" \
+    "yaml: PCR 12 as tpm2_pcrread prints it"
 rm -r esp/loader
 cp A.efi esp/EFI/BOOT/BOOTX64.EFI
 expect_eq "$(evs B.efi)" "kept_unknown" "no systemd-boot among the boot applications: kept"
