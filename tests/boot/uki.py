@@ -8,11 +8,13 @@ initramfs of tpm.py, with a fresh swtpm.
   uki_measured         firmware -> systemd-boot (signed by our db key) -> UKI A
                        found in EFI/Linux (Type #2): PCR 11 (no
                        systemd-pcrphase in this initramfs: the stub's value)
-                       equals `uki show`'s in both banks; `eventlog --predict
+                       equals `uki show`'s and `systemd-measure calculate
+                       --phase=`'s in both banks (and systemd-measure's four
+                       phases `uki show`'s); `eventlog --predict
                        --uki --esp` of its own log predicts PCRs 4, 7, 11 and
                        12 as the TPM has them, each loader, UKI and stub event
                        recomputed; the log's replay equals the TPM; `uki
-                       verify` trusts it.
+                       verify` (--trust, and --efivars: the firmware) trusts it.
   uki_change           UKI B (no .cmdline: two stub events fewer) started by
                        a Type #1 entry whose options are the command line
                        (PCR 12: systemd-boot's and the stub's events, one
