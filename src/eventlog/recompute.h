@@ -101,6 +101,13 @@ int kt_evlog_db_entry(const struct kt_efivars *vars, const struct kt_chain_entry
  * a negative errno (-ENOENT: neither). */
 int kt_evlog_image_file(const struct kt_evlog_predict_opts *o, const char *file, char *path,
                         size_t cap);
+/* The firmware's verdict on the boot application at path under vars, for
+ * the db entry it logs: the boot engine's (kt_chain_firmware: a first stage
+ * is a shim that wraps keys), or, when that refuses an image firmware's db
+ * and dbx accept (systemd-boot wraps none), firmware's own (db and dbx
+ * only, kt_chain_firmware_app): what is logged does not depend on what the
+ * image is.  Returns l->verdict. */
+int kt_evlog_firmware_link(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l);
 /* Images can be looked up: an ESP or replacements. */
 bool kt_evlog_has_images(const struct kt_evlog_predict_opts *o);
 

@@ -23,9 +23,10 @@ initramfs of tpm.py, with a fresh swtpm.
   uki_section_changed  a byte of .cmdline changed after signing: the
                        firmware refuses it, `uki verify` rejects it (5).
   uki_shim_sdboot      firmware -> the corpus shim -> systemd-boot (as
-                       grubx64.efi, our key in MokList) -> a Type #1 entry's
-                       UKI (no .cmdline: the entry's options are the command
-                       line): PCRs 4, 7, 11 and 12 as predicted.
+                       grubx64.efi, signed by MOK 1) -> a Type #1 entry's UKI
+                       (signed by MOK 2; no .cmdline: the entry's options are
+                       the command line): PCRs 4, 7 (two MokListRT authority
+                       events), 11 and 12 as predicted.
   uki_dbx_signer       systemd-boot (db) starts a UKI whose signer's
                        certificate is in dbx: the firmware refuses it, `uki
                        verify --efivars` rejects it (5).
@@ -143,10 +144,11 @@ def check_predicted(res, pcrs, pred, events, pcr_list, what):
         for pcr in pcr_list:
             res.compare("PCR %d %s %s" % (pcr, bank, what), pcrs[(bank, pcr)], pred.get((bank, pcr)))
     kept = ["#%s PCR %s %s %s" % (e.get("event"), e["pcr"], e.get("event_type"), e.get("prediction"))
-            for e in events if e["pcr"] in (4, 11, 12)
-            and e.get("event_type") in ("EV_IPL", "EV_EFI_BOOT_SERVICES_APPLICATION")
+            for e in events if e["pcr"] in (4, 7, 11, 12)
+            and e.get("event_type") in ("EV_IPL", "EV_EFI_BOOT_SERVICES_APPLICATION",
+                                        "EV_EFI_VARIABLE_AUTHORITY")
             and e.get("prediction") not in ("same", "changed", "new", "removed")]
-    res.compare("loader, UKI and stub events recomputed, none kept", [], kept)
+    res.compare("loader, UKI, stub and authority events recomputed, none kept", [], kept)
 
 
 @scenario("uki")
@@ -251,11 +253,13 @@ def esp_both(w, name, files):
 
 @scenario("uki")
 def uki_shim_sdboot():
-    """firmware -> shim -> systemd-boot (MokList key) -> a Type #1 entry's UKI: PCRs 4, 7, 11, 12."""
+    """firmware -> shim -> systemd-boot (MOK 1) -> a Type #1 entry's UKI (MOK 2): PCRs 4, 7, 11, 12."""
     w = B.scratch("uki-shim-sdboot")
     key, crt, der = B.new_key(w, "uki", "ktrust UKI test key")
-    v = B.scenario_store(w, lambda v, d: v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der)))
-    uki = build_uki(w, key, crt, cmdline=None)
+    key2, crt2, der2 = B.new_key(w, "uki2", "ktrust UKI second MOK")
+    v = B.scenario_store(w, lambda v, d: v.set("MokList", B.SHIM_GUID, B.NV_BS,
+                                               B.esl_x509(der) + B.esl_x509(der2)))
+    uki = build_uki(w, key2, crt2, cmdline=None)
     sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
     efivars = B.runtime_view(v, os.path.join(w, "efivars"))
     files = type1_files(sdboot, uki, "EFI/BOOT/grubx64.efi", {"EFI/BOOT/BOOTX64.EFI": B.SHIM})
@@ -272,6 +276,8 @@ def uki_shim_sdboot():
     check_predicted(res, pcrs, pred, events, (4, 7, 11, 12), "predicted from its own log")
     res.compare("PCR 12 events: systemd-boot's and the stub's (no .cmdline)", 2,
                 len([e for e in events if e["pcr"] == 12]))
+    res.compare("PCR 7: shim's MokListRT events, systemd-boot's entry and the UKI's", 2,
+                len([e for e in events if e["pcr"] == 7 and e.get("variable") == "MokListRT"]))
     rc, _objs, _err = T.replay_check(res.measured)
     res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
     return res
