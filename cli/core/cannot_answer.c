@@ -20,6 +20,7 @@ static int conclude(bool json, bool quiet, const char *input, int code, const ch
     if (json) {
         char error[1400];
         kt_fmt(error, sizeof(error), "%s%s%s", input ? input : "", input ? ": " : "", why);
+        /* the summary's one "error" (an exit below 64 used to get a second) */
         struct cli_summary s = {.verdict = code_verdict(code), .exit = code, .error = error};
         cli_json_summary(stdout, &s);
     } else if (!quiet) {

@@ -31,6 +31,7 @@ enum {
     OPT_PREDICT = OPT_FIRST_PRIVATE,
     OPT_PREDICT_FORMAT,
     OPT_UKI,
+    OPT_UKI_OPTIONS,
 };
 
 static const struct cli_opt opts[] = {
@@ -39,10 +40,15 @@ static const struct cli_opt opts[] = {
             "predict PCR 7 for the state of --efivars (after --apply, --sbat-level)"),
     CLI_OPT("uki", 0, required_argument, OPT_UKI, "FILE",
             "with --predict: the unified kernel image that boots next, for PCR 11 (systemd-stub's "
-            "measurements of its sections)"),
+            "measurements of its sections) and 12 (the load options systemd-boot passes it, "
+            "the stub's credentials)"),
+    CLI_OPT("uki-options", 0, required_argument, OPT_UKI_OPTIONS, "TEXT",
+            "with --uki: the options line of the systemd-boot Type #1 entry that starts it "
+            "(default: a Type #2 entry, the UKI's own .cmdline), for PCR 12"),
     CLI_OPT("predict-format", 0, required_argument, OPT_PREDICT_FORMAT, "FMT",
-            "with --predict: print only the predicted PCR 7 as 'yaml' (tpm2_pcrread style) or "
-            "'pcrlock' (a systemd-pcrlock record set of every PCR 7 measurement)"),
+            "with --predict: print only the predicted PCRs as 'yaml' (tpm2_pcrread style) or "
+            "'pcrlock' (a systemd-pcrlock record set of every PCR 7 measurement, with --uki "
+            "also of PCRs 4, 11 and 12)"),
     CLI_OPT("verbose", 'v', no_argument, 'v', NULL,
             "every PCR the TPM gave no value for on a line of its own"),
     CLI_OPTS(cli_opts_output),
@@ -55,7 +61,7 @@ static void usage(FILE *f)
         f,
         "usage: ktrust eventlog [LOG] [--root DIR] [--pcrs FILE] [--efivars DIR] [--json] [-q]\n"
         "       ktrust eventlog [LOG] --predict [--efivars DIR] [--apply FILE]...\n"
-        "                       [--sbat-level SPEC] [--esp DIR] [--uki FILE]\n"
+        "                       [--sbat-level SPEC] [--esp DIR] [--uki FILE [--uki-options TEXT]]\n"
         "                       [--predict-format yaml|pcrlock]\n\n"
         "Parse a TCG event log (default " LIVE_LOG "),\n"
         "SHA-1 or crypto-agile, every bank; print each event decoded; replay every PCR;\n"
@@ -72,7 +78,7 @@ static void usage(FILE *f)
 }
 
 struct args {
-    const char *log, *format, *uki;
+    const char *log, *format, *uki, *uki_options;
     struct cli_predict_args p; /* --root, --pcrs, --efivars, --apply, --sbat-level, --esp */
     bool predict, json, quiet, verbose, pcrs_default, efivars_default;
 };
@@ -93,6 +99,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         switch (c) {
         case OPT_PREDICT: a->predict = true; break;
         case OPT_UKI: a->uki = optarg; break;
+        case OPT_UKI_OPTIONS: a->uki_options = optarg; break;
         case OPT_PREDICT_FORMAT: a->format = optarg; break;
         case OPT_JSON: a->json = true; break;
         case 'q': a->quiet = true; break;
@@ -108,6 +115,8 @@ static int parse_args(int argc, char **argv, struct args *a)
     if (!a->predict && (a->p.apply.n || a->p.sbat || a->p.esp || a->format || a->uki))
         return cli_usage_error("eventlog", "--apply, --sbat-level, --esp, --uki and "
                                            "--predict-format need --predict");
+    if (a->uki_options && !a->uki)
+        return cli_usage_error("eventlog", "--uki-options needs --uki");
     if (a->format && strcmp(a->format, "yaml") && strcmp(a->format, "pcrlock"))
         return cli_usage_error("eventlog", "--predict-format: 'yaml' or 'pcrlock', not '%s'",
                                a->format);
@@ -235,7 +244,8 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
             return rc;
     }
     struct kt_evlog_predict_opts o = {.vars = vars, .sbat_level = sbat, .sbat_level_len = sbat_len,
-                                      .esp = a->p.esp, .uki = a->uki};
+                                      .esp = a->p.esp, .uki = a->uki,
+                                      .uki_options = a->uki_options};
     struct kt_evlog_prediction *p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_evlog_predict(log, &o, &p, &e);
@@ -245,7 +255,7 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
         kt_evlog_prediction_free(p);
         return cli_exit_code(rc);
     }
-    struct ev_predict_args pa = {a->format, a->json, a->quiet};
+    struct ev_predict_args pa = {a->format, a->json, a->quiet, a->uki != NULL};
     c->pcr7_banks = ev_predict_print(log, p, &pa);
     kt_evlog_prediction_free(p);
     free(sbat);

@@ -45,6 +45,7 @@ int ev_authorities_print(const struct kt_evlog *log, bool json, bool quiet, size
 struct ev_predict_args {
     const char *predict_format; /* NULL, "yaml", "pcrlock" */
     bool json, quiet;
+    bool uki; /* a UKI was given: pcrlock has PCRs 4, 11 and 12 too */
 };
 /* The prediction's output; returns the number of banks whose PCR 7 changes. */
 size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_prediction *p,

@@ -187,9 +187,12 @@ void ev_pcrlock_write(FILE *f, const struct kt_evlog *log, const struct kt_evlog
     jw_newline(&w);
 }
 
-static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_prediction *p)
+/* PCR 7's records; with a UKI, also PCR 4 (the boot applications), 11
+ * (its sections) and 12 (load options, credentials): the UKI's components
+ * as systemd-pcrlock's lock-uki and lock-kernel-cmdline record them. */
+static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_prediction *p, bool uki)
 {
-    ev_pcrlock_write(stdout, log, p, 1u << 7);
+    ev_pcrlock_write(stdout, log, p, 1u << 7 | (uki ? 1u << 4 | 1u << 11 | 1u << 12 : 0));
 }
 
 static void inserted_print(const struct kt_evlog_predicted *x, unsigned pcr,
@@ -330,7 +333,7 @@ size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_predic
         return changed;
     }
     if (a->predict_format && !strcmp(a->predict_format, "pcrlock")) {
-        pcrlock_out(log, p);
+        pcrlock_out(log, p, a->uki);
         return changed;
     }
     size_t n = kt_evlog_prediction_n_pcrs(p);

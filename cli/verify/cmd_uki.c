@@ -4,16 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cannot_answer.h"
 #include "cli.h"
 #include "json_summary.h"
+#include "ktrust/chain.h"
+#include "ktrust/efivars.h"
 #include "ktrust/uki.h"
 #include "sbat_print.h"
 #include "text_escape.h"
 #include "uki_print.h"
 #include "util/file.h"
+#include "util/fmt.h"
 #include "verdict_print.h"
 
-enum { OPT_SBAT_LEVEL = OPT_FIRST_PRIVATE, OPT_BANK, OPT_PCRLOCK };
+enum { OPT_SBAT_LEVEL = OPT_FIRST_PRIVATE, OPT_BANK, OPT_PCRLOCK, OPT_EFIVARS };
 
 #define MAX_BANKS 4
 
@@ -36,6 +40,11 @@ static const struct cli_opt verify_opts[] = {
             "a payload file, an efivarfs SbatLevel dump, original, automatic, latest, "
             "shim:FILE[:latest|:automatic]: a UKI whose .sbat that level revokes is "
             "rejected, as shim rejects it"),
+    CLI_OPT("efivars", 0, required_argument, OPT_EFIVARS, "DIR",
+            "judge the UKI as systemd-boot would start it under this snapshot of the "
+            "variables (an efivarfs directory) instead of the key store: the firmware's db "
+            "and dbx, or, when shim ran (SbatLevelRT or MokListRT present), db and MokListRT, "
+            "dbx and MokListXRT and the SbatLevel in force"),
     CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
             "accept SHA-1 image digests (refused as unsupported, 3, without it)"),
     CLI_OPTS(cli_opts_verify),
@@ -62,7 +71,8 @@ static void usage_verify(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust uki verify UKI... [--trust FILE]... [--store PATH] [--sbat-level SPEC]\n"
-        "                                [--bank BANK]... [--allow-sha1] [--json] [-q]\n" UKI_ABOUT
+        "                                [--efivars DIR] [--bank BANK]... [--allow-sha1]\n"
+        "                                [--json] [-q]\n" UKI_ABOUT
         "verify adds the Authenticode verdict of the whole image, as verify-pe gives it\n"
         "(the stub's sections are covered by it), and the stub's refusal of an image\n"
         "without .linux.\n",
@@ -102,6 +112,23 @@ static void print_show(const char *path, const struct cli_common *co, const stru
 }
 
 /* One UKI: open it, then the verdict when ctx is given, then print. */
+/* --efivars: the boot's verdict (kt_chain_uki) in place of the store's. */
+static int boot_verdict(const char *path, const struct kt_efivars *vars, struct kt_error *e,
+                        struct uki_print *up)
+{
+    struct kt_chain_link l;
+    memset(&l, 0, sizeof(l));
+    int rc = kt_chain_uki(vars, path, &l, e);
+    if (rc < 0)
+        return rc;
+    up->boot_via = kt_chain_uki_via_shim(vars) ? "shim" : "firmware";
+    *e = (struct kt_error)KT_ERROR_INIT;
+    if (l.verdict < 0)
+        e->code = l.verdict;
+    kt_fmt(e->what, sizeof(e->what), "%s", l.reason);
+    return l.verdict;
+}
+
 static int one(const char *path, const struct cli_common *co, const struct kt_ctx *ctx,
                const struct kt_policy *pol, const struct uki_print *opt, struct cli_tally *t)
 {
@@ -122,7 +149,11 @@ static int one(const char *path, const struct cli_common *co, const struct kt_ct
     up.uki = u;
     struct vp_result vr = {.file = path, .type = "uki", .rc = rc};
     struct kt_error ue = KT_ERROR_INIT;
-    if (ctx) {
+    if (opt->vars) {
+        rc = boot_verdict(path, opt->vars, &e, &up);
+        vr.rc = rc;
+        vr.error = &e;
+    } else if (ctx) {
         rc = kt_verify_buf(ctx, path, f.data, f.len, pol, &r, &e);
         if (r)
             vp_from_result(&vr, path, r);
@@ -131,12 +162,13 @@ static int one(const char *path, const struct cli_common *co, const struct kt_ct
     vr.extra_json = uki_json;
     vr.extra_text = uki_text;
     vr.extra_ctx = &up;
+    int was = rc;
     rc = kt_uki_verdict(u, rc, &ue);
-    if (ue.code) {
+    if (ue.code && rc != was) { /* the stub's refusal is the worse: its reason */
         vr.rc = rc;
         vr.error = &ue;
     }
-    if (ctx)
+    if (ctx || opt->vars)
         vp_print(&vr, co->json, co->quiet, true);
     else
         print_show(path, co, &up);
@@ -161,11 +193,26 @@ static int add_bank(const char **banks, size_t *n, const char *b)
     return cli_usage_error("uki", "unknown bank '%s' (sha1, sha256, sha384, sha512)", b);
 }
 
+/* --efivars DIR: the snapshot, and whether it can answer (kt_chain_uki_vars_check). */
+static int read_vars(const char *dir, struct kt_efivars *vars, const struct cli_common *co)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_efivars_read(dir, vars, &e);
+    if (rc < 0)
+        return cli_cannot_answer_err(co->json, co->quiet, dir, cli_exit_code(rc), &e);
+    rc = kt_chain_uki_vars_check(vars, &e);
+    if (rc < 0) {
+        kt_efivars_free(vars);
+        return cli_cannot_answer_err(co->json, co->quiet, dir, cli_exit_code(rc), &e);
+    }
+    return 0;
+}
+
 static int run(int argc, char **argv, bool verify)
 {
     struct cli_common co = {0};
     struct kt_policy pol = {.type = KT_VERIFY_PE};
-    const char *banks[MAX_BANKS + 1] = {0}, *sbat_spec = NULL;
+    const char *banks[MAX_BANKS + 1] = {0}, *sbat_spec = NULL, *efivars = NULL;
     bool pcrlock = false;
     size_t nb = 0;
     struct cli_getopt g;
@@ -184,6 +231,7 @@ static int run(int argc, char **argv, bool verify)
         case 'h': (verify ? usage_verify : usage_show)(stdout); return 0;
         case OPT_SBAT_LEVEL: sbat_spec = optarg; break;
         case OPT_PCRLOCK: pcrlock = true; break;
+        case OPT_EFIVARS: efivars = optarg; break;
         case OPT_BANK:
             if (add_bank(banks, &nb, optarg))
                 return EXIT_USAGE;
@@ -198,13 +246,15 @@ static int run(int argc, char **argv, bool verify)
         return c;
     pol.sbat_level = level;
     struct kt_ctx *ctx = NULL;
-    int worst = verify ? vp_open_ctx(&co, &ctx, "uki", argv + optind, argc - optind) : 0;
+    struct kt_efivars vars;
+    int worst = efivars ? read_vars(efivars, &vars, &co)
+                        : verify ? vp_open_ctx(&co, &ctx, "uki", argv + optind, argc - optind) : 0;
     struct cli_tally tally = {0};
     if (worst > 0) {
         kt_sbat_level_close(level);
         return worst;
     }
-    struct uki_print opt = {NULL, nb ? banks : default_banks, pcrlock};
+    struct uki_print opt = {NULL, nb ? banks : default_banks, pcrlock, efivars ? &vars : NULL, NULL};
     for (int i = optind; i < argc; i++) {
         int code = one(argv[i], &co, ctx, &pol, &opt, &tally);
         if (code > worst)
@@ -214,6 +264,8 @@ static int run(int argc, char **argv, bool verify)
         cli_tally_summary(&tally, stdout, worst, false);
     kt_ctx_free(ctx);
     kt_sbat_level_close(level);
+    if (efivars)
+        kt_efivars_free(&vars);
     return worst;
 }
 

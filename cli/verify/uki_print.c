@@ -1,5 +1,6 @@
 /* uki_print.c - a UKI's sections, os-release, findings and PCR 11. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "text_escape.h"
@@ -94,6 +95,8 @@ void uki_json(struct jw *w, const void *ctx)
     jw_arr_end(w);
     json_pcr11(w, up);
     json_pcrsig(w, u, up->banks[0]);
+    if (up->boot_via)
+        jw_str(w, "verified_by", up->boot_via);
 }
 
 void uki_text(FILE *f, const void *ctx)
@@ -101,6 +104,10 @@ void uki_text(FILE *f, const void *ctx)
     const struct uki_print *up = ctx;
     const struct kt_uki *u = up->uki;
     char buf[256], hex[129];
+    if (up->boot_via)
+        fprintf(f, "  verified by: %s\n", !strcmp(up->boot_via, "shim")
+                                               ? "shim (systemd-boot through shim_lock)"
+                                               : "the firmware (systemd-boot's LoadImage)");
     if (kt_uki_stub_version(u, buf, sizeof(buf)) == 0)
         fprintf(f, "  stub: %s\n", tx(buf));
     if (field(u, "PRETTY_NAME", buf, sizeof(buf)))

@@ -7,12 +7,15 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "ktrust/efivars.h"
 #include "ktrust/uki.h"
 
 struct uki_print {
     const struct kt_uki *uki;
     const char *const *banks; /* PCR 11 banks, NULL-terminated */
     bool pcrlock;             /* show: only the systemd.pcrlock(5) records */
+    const struct kt_efivars *vars; /* verify --efivars: the snapshot judged under */
+    const char *boot_via;     /* then "firmware" or "shim": who verified it */
 };
 
 /* "sections", "stub", "os_release", "uname", "findings", "pcr11" (ctx:

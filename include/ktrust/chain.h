@@ -156,6 +156,20 @@ KT_API int kt_chain_check_order(const char *const *files, size_t n, size_t *at, 
  * it (vars may be NULL: an empty db).  Returns l->verdict. */
 KT_API int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l);
 
+/* Would systemd-boot start the UKI at path under the variables of a
+ * snapshot: the firmware's db/dbx verdict, or, when shim started
+ * systemd-boot (kt_chain_uki_via_shim: SbatLevelRT or MokListRT present),
+ * shim_lock's (db and MokListRT vouch, dbx and MokListXRT revoke, .sbat
+ * against the SbatLevel in force).  The verdict and its reason in *l;
+ * returns 0, or the error of a file that cannot be read or parsed (err). */
+KT_API int kt_chain_uki(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l,
+                        struct kt_error *err);
+KT_API bool kt_chain_uki_via_shim(const struct kt_efivars *vars);
+/* Can kt_chain_uki answer under vars: db, dbx, MokListRT, MokListXRT read
+ * and parse, and the SbatLevel shim would hold the UKI against?  0, or the
+ * error naming the variable (never a verdict without it). */
+KT_API int kt_chain_uki_vars_check(const struct kt_efivars *vars, struct kt_error *err);
+
 /* ---- each signature of an image under firmware's db and dbx ---- */
 
 #define KT_CHAIN_SIG_CHAIN 4

@@ -441,6 +441,9 @@ struct kt_evlog_predict_opts {
     const struct kt_evlog_image_swap *swap;
     size_t n_swap;
     const char *uki;                 /* the UKI that boots next: PCR 11 (NULL: not predicted) */
+    /* the options of the systemd-boot Type #1 entry that starts uki (PCR 12;
+     * NULL: a Type #2 entry, the UKI's own .cmdline) */
+    const char *uki_options;
 };
 
 /* A prediction (opaque): the log replayed ("now"), and each predicted PCR

@@ -13,7 +13,7 @@
 static const struct kt_evlog_recomputer *const recomputers[] = {
     &kt_evlog_rc_sb_vars, &kt_evlog_rc_db_authority, &kt_evlog_rc_sbat_level,
     &kt_evlog_rc_db_insert, &kt_evlog_rc_shim_authority, &kt_evlog_rc_images, &kt_evlog_rc_mok,
-    &kt_evlog_rc_uki,
+    &kt_evlog_rc_uki, &kt_evlog_rc_cmdline,
 };
 
 /* The recomputers of one run. */

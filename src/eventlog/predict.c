@@ -132,7 +132,7 @@ static int db_authority(const struct kt_evlog *log, size_t i, const struct kt_ev
     }
     struct kt_chain_link l;
     memset(&l, 0, sizeof(l));
-    kt_chain_firmware(o->vars, path, &l);
+    kt_evlog_firmware_link(o->vars, path, &l);
     if (l.verdict != 0) {
         keep(pr, "firmware would refuse %s after the change (%s): boot stops there", path,
              l.reason);

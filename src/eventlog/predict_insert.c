@@ -53,7 +53,7 @@ static int one(const struct kt_evlog *log, size_t i, const struct kt_evlog_predi
     struct kt_chain_link l;
     memset(&l, 0, sizeof(l));
     kt_span entry;
-    if (kt_chain_firmware(o->vars, path, &l) != 0 || kt_evlog_db_entry(o->vars, &l.db, &entry) < 0)
+    if (kt_evlog_firmware_link(o->vars, path, &l) != 0 || kt_evlog_db_entry(o->vars, &l.db, &entry) < 0)
         return 0;
     struct kt_evlog_predicted x;
     memset(&x, 0, sizeof(x));

@@ -8,6 +8,8 @@
  *   predict_image.c  PCR 4: boot applications' Authenticode digests
  *   predict_mok.c    PCR 14: shim's MOK lists
  *   predict_uki.c    PCR 11: the UKI's sections as systemd-stub measures them
+ *   predict_cmdline.c PCR 12: systemd-boot's and the stub's load options,
+ *                    the stub's credentials
  * A new PCR (11: UKI sections, 10: IMA) is one more recomputer in the
  * table of pipeline.c; nothing public changes. */
 #ifndef KT_EVENTLOG_RECOMPUTE_H
@@ -65,6 +67,7 @@ extern const struct kt_evlog_recomputer kt_evlog_rc_images;       /* predict_ima
 extern const struct kt_evlog_recomputer kt_evlog_rc_mok;          /* predict_mok.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_shim_authority; /* predict_shim.c */
 extern const struct kt_evlog_recomputer kt_evlog_rc_uki;          /* predict_uki.c */
+extern const struct kt_evlog_recomputer kt_evlog_rc_cmdline;      /* predict_cmdline.c */
 
 /* kt_evlog_predict with the recomputers r[0..n) instead of the library's
  * table (the unit tests register their own). */
@@ -98,6 +101,13 @@ int kt_evlog_db_entry(const struct kt_efivars *vars, const struct kt_chain_entry
  * a negative errno (-ENOENT: neither). */
 int kt_evlog_image_file(const struct kt_evlog_predict_opts *o, const char *file, char *path,
                         size_t cap);
+/* The firmware's verdict on the boot application at path under vars, for
+ * the db entry it logs: the boot engine's (kt_chain_firmware: a first stage
+ * is a shim that wraps keys), or, when that refuses an image firmware's db
+ * and dbx accept (systemd-boot wraps none), firmware's own (db and dbx
+ * only, kt_chain_firmware_app): what is logged does not depend on what the
+ * image is.  Returns l->verdict. */
+int kt_evlog_firmware_link(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l);
 /* Images can be looked up: an ESP or replacements. */
 bool kt_evlog_has_images(const struct kt_evlog_predict_opts *o);
 

@@ -161,9 +161,14 @@ def swtpm_start(d):
 
 def esp_dir(w, loader=B.GRUB):
     """The ESP's boot files as a directory, for --predict --esp."""
-    d = os.path.join(w, "espdir")
+    return files_dir(os.path.join(w, "espdir"),
+                     B.esp_files(loader=loader, cfg=B.grub_cfg_kernel(B.KERNEL_CMDLINE + IMA_CMDLINE)))
+
+
+def files_dir(d, files):
+    """files {"EFI/BOOT/BOOTX64.EFI": src path or bytes} written under d (emptied first)."""
     shutil.rmtree(d, ignore_errors=True)
-    for dst, src in B.esp_files(loader=loader, cfg=B.grub_cfg_kernel(B.KERNEL_CMDLINE + IMA_CMDLINE)).items():
+    for dst, src in files.items():
         path = os.path.join(d, dst)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if isinstance(src, bytes):

@@ -5,21 +5,43 @@ built with objcopy and Debian's linuxx64.efi.stub (systemd 252,
 tests/fixtures/mkuki.sh) holding the corpus kernel and the busybox
 initramfs of tpm.py, with a fresh swtpm.
 
-  uki_measured         the firmware boots it; PCR 11 (no systemd-pcrphase
-                       in this initramfs: the stub's value) equals `uki show`'s
-                       in both banks; `eventlog --predict --uki --esp` of its
-                       own log predicts PCR 4 and 11 as the TPM has them; the
-                       log's replay equals the TPM; `uki verify` trusts it.
-  uki_change           UKI B (another .cmdline, no .osrel: two stub events
-                       fewer) predicted from A's log with --uki, then booted:
-                       PCR 11 equals the prediction.
+  uki_measured         firmware -> systemd-boot (signed by our db key) -> UKI A
+                       found in EFI/Linux (Type #2): PCR 11 (no
+                       systemd-pcrphase in this initramfs: the stub's value)
+                       equals `uki show`'s and `systemd-measure calculate
+                       --phase=`'s in both banks (and systemd-measure's four
+                       phases `uki show`'s); `eventlog --predict
+                       --uki --esp` of its own log predicts PCRs 4, 7, 11 and
+                       12 as the TPM has them, each loader, UKI and stub event
+                       recomputed; the log's replay equals the TPM; `uki
+                       verify` (--trust, and --efivars: the firmware) trusts it.
+  uki_change           UKI B (no .cmdline: two stub events fewer) started by
+                       a Type #1 entry whose options are the command line
+                       (PCR 12: systemd-boot's and the stub's events, one
+                       more than A's), predicted from A's log with --uki
+                       --uki-options and B's ESP, then booted: PCRs 4, 11, 12.
   uki_section_changed  a byte of .cmdline changed after signing: the
                        firmware refuses it, `uki verify` rejects it (5).
+  uki_shim_sdboot      firmware -> the corpus shim -> systemd-boot (as
+                       grubx64.efi, signed by MOK 1) -> a Type #1 entry's UKI
+                       (signed by MOK 2; no .cmdline: the entry's options are
+                       the command line): PCRs 4, 7 (two MokListRT authority
+                       events), 11 and 12 as predicted.
+  uki_dbx_signer       systemd-boot (db) starts a UKI whose signer's
+                       certificate is in dbx: the firmware refuses it, `uki
+                       verify --efivars` rejects it (5).
+  uki_sbat_low         shim -> systemd-boot -> a UKI whose .sbat generation
+                       is below the SbatLevel: shim refuses it, `uki verify
+                       --efivars` rejects it (5, through shim).
+  uki_sdboot_revoked   systemd-boot's own Authenticode hash in dbx: the
+                       firmware refuses it, `uki verify --efivars` on it says
+                       rejected (5; malformed, 4, would mean dbx missed).
 
   uki.py [--list] [SCENARIO ...]   (KT_BOOT_FLIP, KT_BOOT_VERBOSE: harness.py)
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,10 +63,12 @@ CMDLINE = b"console=ttyS0 panic=-1 quiet"
 def build_uki(w, key, crt, cmdline=CMDLINE, osrel=True, name="uki"):
     """The signed UKI (path): kernel, tpm.py's initramfs, a command line, os-release."""
     for part, data in (("cmdline", cmdline), ("osrel", b"ID=debian\nVERSION_ID=12\n")):
-        open(os.path.join(w, "%s.%s" % (name, part)), "wb").write(data)
+        if data is not None:
+            open(os.path.join(w, "%s.%s" % (name, part)), "wb").write(data)
     unsigned, signed = os.path.join(w, name + ".unsigned"), os.path.join(w, name + ".efi")
-    parts = [".linux=" + B.KERNEL, ".cmdline=" + os.path.join(w, name + ".cmdline"),
-             ".initrd=" + B.initramfs(T.TPM_INIT)]
+    parts = [".linux=" + B.KERNEL, ".initrd=" + B.initramfs(T.TPM_INIT)]
+    if cmdline is not None:
+        parts.insert(1, ".cmdline=" + os.path.join(w, name + ".cmdline"))
     if osrel:
         parts.insert(1, ".osrel=" + os.path.join(w, name + ".osrel"))
     B.run([MKUKI, unsigned] + parts)
@@ -64,39 +88,73 @@ def kt_json(*args):
     return rc, [json.loads(x) for x in out.splitlines() if x.strip()], err
 
 
-def measured_boot(w, uki, v, name):
-    """Boot uki (as the ESP's BOOTX64.EFI) with a fresh swtpm: the serial log."""
-    esp = B.make_esp(os.path.join(w, name + "-esp.img"), {"EFI/BOOT/BOOTX64.EFI": uki})
+def measured_boot(w, name, v, files):
+    """Boot the ESP files with a fresh swtpm: (serial log, the ESP as a directory)."""
+    esp, espdir = esp_both(w, name, files)
     sock, sw = T.swtpm_start(w)
     try:
         serial = B.boot(name, esp, v, timeout=400, kernel=True, tpm_sock=sock)
     finally:
         B.terminate(sw)
     open(os.path.join(w, name + "-serial.log"), "w").write(serial)
-    return serial
+    return serial, espdir
 
 
 _A = {}
 
 
 def state_a():
-    """UKI A booted once per run: (dir, key, crt, vars, uki, serial)."""
+    """firmware -> systemd-boot -> UKI A (Type #2), booted once per run:
+    (dir, key, crt, vars, uki, serial, espdir)."""
     if "A" not in _A:
         w = B.scratch("uki-measured")
         key, crt, v = own_db(w)
-        uki = build_uki(w, key, crt)
+        uki = build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE)
+        sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
         B.runtime_view(v, os.path.join(w, "efivars"))
-        espdir = os.path.join(w, "espdir", "EFI", "BOOT")
-        os.makedirs(espdir)
-        shutil.copy(uki, os.path.join(espdir, "BOOTX64.EFI"))
-        _A["A"] = (w, key, crt, v, uki, measured_boot(w, uki, v, "uki-A"))
+        files = {"EFI/BOOT/BOOTX64.EFI": sdboot, "EFI/Linux/ktrust.efi": uki}
+        _A["A"] = (w, key, crt, v, uki) + measured_boot(w, "uki-A", v, files)
     return _A["A"]
+
+
+MEASURE = "/usr/lib/systemd/systemd-measure"
+
+
+def systemd_measure(w):
+    """systemd 252's `systemd-measure calculate` of UKI A's parts, {(phase, bank): hex}
+    ("" the value before any phase: what the stub leaves), or {} without it.  The
+    phase path is cumulative: after "ready" is enter-initrd:leave-initrd:sysinit:ready."""
+    if not os.access(MEASURE, os.X_OK):
+        return {}
+    out = {}
+    path = ["", "enter-initrd", "leave-initrd", "sysinit", "ready"]
+    for i, phase in enumerate(path):
+        text = B.run([MEASURE, "calculate", "--linux=" + B.KERNEL, "--osrel=" + os.path.join(w, "uki.osrel"),
+                      "--cmdline=" + os.path.join(w, "uki.cmdline"), "--initrd=" + B.initramfs(T.TPM_INIT),
+                      "--bank=sha1", "--bank=sha256", "--phase=" + ":".join(path[1:i + 1])]).stdout.decode()
+        for bank, hexv in re.findall(r"^11:(sha1|sha256)=([0-9a-f]+)$", text, re.M):
+            out[(phase, bank)] = hexv
+    return out
+
+
+def check_predicted(res, pcrs, pred, events, pcr_list, what):
+    """The predicted PCRs equal the TPM's, and no loader, UKI or stub event
+    of PCRs 4, 11, 12 kept its logged digest (each recomputed from the files)."""
+    for bank in ("sha1", "sha256"):
+        for pcr in pcr_list:
+            res.compare("PCR %d %s %s" % (pcr, bank, what), pcrs[(bank, pcr)], pred.get((bank, pcr)))
+    kept = ["#%s PCR %s %s %s" % (e.get("event"), e["pcr"], e.get("event_type"), e.get("prediction"))
+            for e in events if e["pcr"] in (4, 7, 11, 12)
+            and e.get("event_type") in ("EV_IPL", "EV_EFI_BOOT_SERVICES_APPLICATION",
+                                        "EV_EFI_VARIABLE_AUTHORITY")
+            and e.get("prediction") not in ("same", "changed", "new", "removed")]
+    res.compare("loader, UKI, stub and authority events recomputed, none kept", [], kept)
 
 
 @scenario("uki")
 def uki_measured():
-    """The firmware boots our UKI; PCR 4 and 11 as ktrust predicts them."""
-    w, _key, crt, _v, uki, serial = state_a()
+    """firmware -> systemd-boot -> our UKI; PCRs 4, 7, 11 and 12 as ktrust predicts them."""
+    w, _key, crt, _v, uki, serial, espdir = state_a()
     efivars = os.path.join(w, "efivars")
     res = Result()
     res.measured = T.Measured(w, None, {}, {}, serial)
@@ -104,17 +162,25 @@ def uki_measured():
                              "--trust", crt, uki)
     res.compare("our UKI", "boots" if "KTBOOT-INIT-START" in serial else "refused",
                 "boots" if rc == 0 else "refused (uki verify exit %d)" % rc)
+    rc2, _out, _err = B.ktrust("uki", "verify", "--efivars", efivars, uki)
+    res.compare("our UKI under the state's db (uki verify --efivars)", "KTBOOT-INIT-START" in serial, rc2 == 0)
     log, pcrs, rtvars = T.parse_serial(w, serial)
     res.measured = T.Measured(w, log, pcrs, rtvars, serial)
     pcr11 = objs[0].get("pcr11", {}) if objs else {}
+    measure = systemd_measure(w)
     for bank in ("sha1", "sha256"):
         res.compare("PCR 11 %s = uki show's (the stub's measurements)" % bank, pcrs[(bank, 11)],
                     pcr11.get(bank, {}).get("stub"))
-    rc, pred, _ev, err = T.predict(log, efivars, os.path.join(w, "espdir"), "--uki", uki)
-    for bank in ("sha1", "sha256"):
-        for pcr in (4, 11):
-            res.compare("PCR %d %s predicted from its own log" % (pcr, bank), pcrs[(bank, pcr)],
-                        pred.get((bank, pcr)))
+        if measure:
+            res.compare("PCR 11 %s = systemd-measure calculate --phase= (no phase yet)" % bank,
+                        pcrs[(bank, 11)], measure.get(("", bank)))
+            for phase in ("enter-initrd", "leave-initrd", "sysinit", "ready"):
+                res.compare("PCR 11 %s after %s: systemd-measure = uki show" % (bank, phase),
+                            measure.get((phase, bank)), pcr11.get(bank, {}).get(phase))
+    _rc, pred, events, _err = T.predict(log, efivars, espdir, "--uki", uki)
+    check_predicted(res, pcrs, pred, events, (4, 7, 11, 12), "predicted from its own log")
+    res.compare("PCR 12 events: systemd-boot's of .cmdline (252 passes it as the options)", 1,
+                len([e for e in events if e["pcr"] == 12]))
     rc, objs, err = T.replay_check(res.measured)
     summ = [o for o in objs if o.get("type") == "summary"]
     res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
@@ -122,22 +188,34 @@ def uki_measured():
     return res
 
 
+def type1_files(sdboot, uki, loader="EFI/BOOT/BOOTX64.EFI", extra=None):
+    """systemd-boot, a Type #1 entry starting the UKI with SDBOOT_CMDLINE, the default."""
+    entry = b"title ktrust\nefi /EFI/Linux/ktrust.efi\noptions " + SDBOOT_CMDLINE + b"\n"
+    files = {loader: sdboot, "loader/loader.conf": b"default ktrust.conf\ntimeout 0\n",
+             "loader/entries/ktrust.conf": entry, "EFI/Linux/ktrust.efi": uki}
+    files.update(extra or {})
+    return files
+
+
 @scenario("uki")
 def uki_change():
-    """UKI B (another command line, no .osrel) predicted from A's log, then booted: PCR 11."""
-    wa, key, crt, v, _uki, serial_a = state_a()
+    """UKI B (no .cmdline) by a Type #1 entry, predicted from A's log, then booted: PCRs 4, 11, 12."""
+    wa, key, crt, v, _uki, serial_a, _espdir = state_a()
     w = B.scratch("uki-change")
     log_a, _pcrs, _rt = T.parse_serial(wa, serial_a)
-    uki_b = build_uki(w, key, crt, cmdline=CMDLINE + b" ktrust=b", osrel=False, name="B")
-    _rc, pred, _ev, _err = T.predict(log_a, os.path.join(wa, "efivars"), os.path.join(wa, "espdir"),
-                                     "--uki", uki_b)
-    serial = measured_boot(w, uki_b, v, "uki-B")
+    uki_b = build_uki(w, key, crt, cmdline=None, name="B")
+    files = type1_files(os.path.join(wa, "systemd-bootx64.efi"), uki_b)
+    serial, espdir = measured_boot(w, "uki-B", v, files)
+    _rc, pred, events, _err = T.predict(log_a, os.path.join(wa, "efivars"), espdir, "--uki", uki_b,
+                                        "--uki-options", SDBOOT_CMDLINE.decode())
     res = Result()
     res.measured = T.Measured(w, None, {}, {}, serial)
     _log, pcrs, _rt = T.parse_serial(w, serial)
-    for bank in ("sha1", "sha256"):
-        res.compare("PCR 11 %s of UKI B, predicted from A's log" % bank, pcrs[(bank, 11)],
-                    pred.get((bank, 11)))
+    check_predicted(res, pcrs, pred, events, (4, 11, 12), "of UKI B, predicted from A's log")
+    res.compare("PCR 11: B's stub events, two fewer (no .cmdline)", 6,
+                len([e for e in events if e["pcr"] == 11 and e.get("prediction") != "removed"]))
+    res.compare("PCR 12: systemd-boot's and the stub's (one more than A's)", 2,
+                len([e for e in events if e["pcr"] == 12 and e.get("prediction") != "removed"]))
     return res
 
 
@@ -161,6 +239,136 @@ def uki_section_changed():
     res.compare("the UKI changed after signing", "refused" if refused else "boots",
                 "refused" if rc == 5 else "boots (uki verify exit %d)" % rc)
     return res
+
+
+SDBOOT = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi"
+SDBOOT_CMDLINE = CMDLINE + b" no_timer_check"
+
+
+def esp_both(w, name, files):
+    """The ESP as an image (to boot) and as a directory (for --esp)."""
+    d = T.files_dir(os.path.join(w, name + "-espdir"), files)
+    return B.make_esp(os.path.join(w, name + "-esp.img"), files), d
+
+
+@scenario("uki")
+def uki_shim_sdboot():
+    """firmware -> shim -> systemd-boot (MOK 1) -> a Type #1 entry's UKI (MOK 2): PCRs 4, 7, 11, 12."""
+    w = B.scratch("uki-shim-sdboot")
+    key, crt, der = B.new_key(w, "uki", "ktrust UKI test key")
+    key2, crt2, der2 = B.new_key(w, "uki2", "ktrust UKI second MOK")
+    v = B.scenario_store(w, lambda v, d: v.set("MokList", B.SHIM_GUID, B.NV_BS,
+                                               B.esl_x509(der) + B.esl_x509(der2)))
+    uki = build_uki(w, key2, crt2, cmdline=None)
+    sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
+    efivars = B.runtime_view(v, os.path.join(w, "efivars"))
+    files = type1_files(sdboot, uki, "EFI/BOOT/grubx64.efi", {"EFI/BOOT/BOOTX64.EFI": B.SHIM})
+    serial, espdir = measured_boot(w, "uki-shim-sdboot", v, files)
+    res = Result()
+    res.measured = T.Measured(w, None, {}, {}, serial)
+    res.compare("the UKI boots", True, "KTBOOT-INIT-START" in serial)
+    rc, _out, _err = B.ktrust("uki", "verify", "--efivars", efivars, uki)
+    res.compare("the UKI under MokListRT (uki verify --efivars: through shim)", True, rc == 0)
+    log, pcrs, rtvars = T.parse_serial(w, serial)
+    res.measured = T.Measured(w, log, pcrs, rtvars, serial)
+    _rc, pred, events, _err = T.predict(log, efivars, espdir, "--uki", uki,
+                                        "--uki-options", SDBOOT_CMDLINE.decode())
+    check_predicted(res, pcrs, pred, events, (4, 7, 11, 12), "predicted from its own log")
+    res.compare("PCR 12 events: systemd-boot's and the stub's (no .cmdline)", 2,
+                len([e for e in events if e["pcr"] == 12]))
+    res.compare("PCR 7: shim's MokListRT events, systemd-boot's entry and the UKI's", 2,
+                len([e for e in events if e["pcr"] == 7 and e.get("variable") == "MokListRT"]))
+    rc, _objs, _err = T.replay_check(res.measured)
+    res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
+    return res
+
+
+SDBOOT_STOP = [r"KTBOOT-INIT-DONE", r"Kernel panic", r"Error loading", r"Failed to execute",
+               r"start_image\(\) returned", r"Access Denied", r"Security Policy Violation",
+               r"Security Violation"]
+# who refuses what: systemd-boot's LoadImage of the UKI (the firmware's or
+# shim's verdict), or the firmware's of systemd-boot itself
+UKI_REFUSED = r"Error loading \\EFI\\Linux\\ktrust\.efi: (Access Denied|Security (Policy )?Violation)"
+# shim 16.1's SBAT refusal, then systemd-boot's LoadImage failing on it
+SBAT_REFUSED = (r"verify_sbat_helper\(\) finished verifying SBAT data: Security Policy Violation[\s\S]*"
+                + UKI_REFUSED)
+SDBOOT_REFUSED = r"failed to load Boot\d+ \"UEFI Non-Block Boot Device\".*: (Access Denied|Security Violation)"
+
+
+def refusal(w, name, v, files, path, efivars, why, refused_re=UKI_REFUSED):
+    """Boot files (no TPM) to the first refusal; compare with `uki verify --efivars` on path."""
+    esp = B.make_esp(os.path.join(w, name + "-esp.img"), files)
+    serial = B.boot(name, esp, v, timeout=300, stop=SDBOOT_STOP)
+    open(os.path.join(w, name + "-serial.log"), "w").write(serial)
+    res = Result()
+    res.measured = T.Measured(w, None, {}, {}, serial)
+    refused = "KTBOOT-INIT-START" not in serial and re.search(refused_re, serial) is not None
+    rc, out, _err = B.ktrust("uki", "verify", "--efivars", efivars, path)
+    res.compare(why, "refused" if refused else "boots", "refused" if rc == 5 else "boots (uki verify exit %d)" % rc)
+    res.notes.append("uki verify: " + " ".join(out.split("\n")[:1]))
+    if rc == 5:  # rejected for the boot's reason, not another
+        res.compare("uki verify's reason names dbx or SBAT", True,
+                    re.search(r"blacklisted|dbx|SBAT", out.split("\n")[0]) is not None)
+    return res
+
+
+@scenario("uki")
+def uki_dbx_signer():
+    """A UKI signed by a key in dbx: the firmware refuses it for systemd-boot; uki verify --efivars: 5."""
+    w = B.scratch("uki-dbx-signer")
+    key, crt, der = B.new_key(w, "uki", "ktrust UKI test key")
+    rkey, rcrt, rder = B.new_key(w, "ukirev", "ktrust revoked UKI key")
+
+    def setup(v, d):
+        v.set("db", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der) + B.esl_x509(rder))
+        v.set("dbx", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(rder))
+    v = B.scenario_store(w, setup)
+    uki = build_uki(w, rkey, rcrt, cmdline=SDBOOT_CMDLINE)
+    sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
+    efivars = B.runtime_view(v, os.path.join(w, "efivars"))
+    return refusal(w, "uki-dbx-signer", v, {"EFI/BOOT/BOOTX64.EFI": sdboot, "EFI/Linux/ktrust.efi": uki},
+                   uki, efivars, "a UKI whose signer is in dbx (firmware, through systemd-boot)")
+
+
+UKI_SBAT = (b"sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md\n"
+            b"ktrust,1,ktrust,ktrust,1,https://k.t/\n")
+SBAT_LEVEL_KTRUST = b"sbat,1,2099010100\nshim,4\ngrub,5\nktrust,2\n"
+
+
+@scenario("uki")
+def uki_sbat_low():
+    """shim -> systemd-boot -> a UKI whose .sbat (ktrust,1) is below the SbatLevel (ktrust,2)."""
+    w = B.scratch("uki-sbat-low")
+    key, crt, der = B.new_key(w, "uki", "ktrust UKI test key")
+
+    def setup(v, d):
+        v.set("MokList", B.SHIM_GUID, B.NV_BS, B.esl_x509(der))
+        v.set("SbatLevel", B.SHIM_GUID, B.NV_BS, SBAT_LEVEL_KTRUST)
+    v = B.scenario_store(w, setup)
+    uki = B.resign(build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE), os.path.join(w, "low.efi"), key, crt,
+                   sbat=UKI_SBAT)
+    sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
+    efivars = B.runtime_view(v, os.path.join(w, "efivars"))
+    files = {"EFI/BOOT/BOOTX64.EFI": B.SHIM, "EFI/BOOT/grubx64.efi": sdboot, "EFI/Linux/ktrust.efi": uki}
+    return refusal(w, "uki-sbat-low", v, files, uki, efivars,
+                   "a UKI whose .sbat is below the SbatLevel (shim, through systemd-boot)", SBAT_REFUSED)
+
+
+@scenario("uki")
+def uki_sdboot_revoked():
+    """systemd-boot's own hash in dbx: the firmware refuses it; uki verify --efivars on it: 5."""
+    w = B.scratch("uki-sdboot-revoked")
+    key, crt, der = B.new_key(w, "uki", "ktrust UKI test key")
+    sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
+
+    def setup(v, d):
+        v.set("db", B.SECURITY_GUID, B.AUTH_DB, B.esl_x509(der))
+        v.set("dbx", B.SECURITY_GUID, B.AUTH_DB, B.esl_sha256(B.authenticode_sha256(B.read_bytes(sdboot))))
+    v = B.scenario_store(w, setup)
+    uki = build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE)
+    efivars = B.runtime_view(v, os.path.join(w, "efivars"))
+    return refusal(w, "uki-sdboot-revoked", v, {"EFI/BOOT/BOOTX64.EFI": sdboot, "EFI/Linux/ktrust.efi": uki},
+                   sdboot, efivars, "systemd-boot with its hash in dbx (firmware)", SDBOOT_REFUSED)
 
 
 def need_tools():

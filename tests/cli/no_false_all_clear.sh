@@ -111,6 +111,13 @@ for kind in missing text; do
     check "ima-list --eventlog $kind" $(code_of $kind) -- \
         "$KTRUST" ima-list ima.bin --eventlog "$(file_of $kind)"
 done
+# uki verify --efivars: a mistyped directory; a dbx that does not parse (a
+# UKI judged without its dbx would be trusted)
+check "uki verify --efivars missing" 66 -- "$KTRUST" uki verify --efivars nonexistent.bin unsigned.efi
+mkdir -p badvars
+cp "$E1"/db-* badvars/
+printf '\x27\0\0\0not a signature list' >badvars/dbx-d719b2cb-3d3a-4596-a3bc-dad00e67656f
+check "uki verify --efivars, dbx malformed" 4 -- "$KTRUST" uki verify --efivars badvars unsigned.efi
 # a root with variables but no shim, loader or kernel: not "trusted"
 mkdir -p root/sys/firmware/efi/efivars
 cp "$E1"/* root/sys/firmware/efi/efivars/
