@@ -524,7 +524,9 @@ int cmd_plan_updates(int argc, char **argv)
     else
         code = cli_evlog_load(args.log_path, args.ao.root, args.ao.efivars, &log);
     char why[512];
-    if (!code && log.have && kt_evlog_other_machine(&log.log, &vars, why, sizeof(why)) == 1)
+    /* the plan starts from vars: another machine's log is not its doing */
+    struct kt_evlog_predict_opts from = {.vars = &vars, .before = &vars};
+    if (!code && log.have && kt_evlog_other_machine(&log.log, &from, why, sizeof(why)) == 1)
         code = cli_cannot_answer(args.json, args.quiet, args.log_path ? args.log_path : "the event log",
                                  EXIT_NOINPUT, "%s", why); /* not the plan's doing */
     if (!code)
