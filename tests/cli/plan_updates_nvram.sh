@@ -12,18 +12,8 @@
 # (audit --save-root keeps them) are read back; shim's runtime mirrors
 # (MokListRT...) are counted against the free space after the plan.
 . "$(dirname "$0")/../lib/common.sh"
-corpus
-for tool in jq openssl; do
-    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-done
-cd "$T" || exit 1
-D=$CORPUS/debian
-TREE=$CORPUS/peers/secureboot-objects/tree
-Q=$CORPUS/peers/ovmf-swtpm-boot/efivars
-P() { "$KTRUST" plan-updates "$@"; }
-mkdir -p esp/EFI/debian
-cp "$D/shimx64.efi.signed" esp/EFI/debian/shimx64.efi
-cp "$D/grubx64.efi.signed" esp/EFI/debian/grubx64.efi
+. "$(dirname "$0")/../lib/plan.sh"
+plan_setup
 DBX=$TREE/PostSignedObjects/DBX/amd64/DBXUpdate.bin
 mkdir up && cp "$DBX" up/
 
