@@ -28,6 +28,10 @@ expect_eq "$(jq -c 'select(.type=="update") | .nvram | [.too_big, .no_room]' unk
 expect_eq "$(jq -c 'select(.type=="plan") | .nvram_limits | [.max_var_size, .store_free, .source]' unknown.json)" \
     '[null,null,null]' "the plan's limits: unknown"
 expect_match "$(P --efivars "$Q" up)" 'per-variable limit unknown.*free space unknown' "text: unknown, said plainly"
+txt=$(P --efivars "$Q" --esp esp "$TREE")
+expect_eq "$(grep -c 'limit unknown' <<<"$txt") $(grep -c 'free space unknown' <<<"$txt")" "1 1" \
+    "text: the unknown limits said once, not at every step"
+expect_eq "$(grep -c '^  nvram: ' <<<"$txt")" 4 "text: each of the 4 steps still has its sizes"
 
 # a per-variable limit one byte under it: refused, with the numbers and the way out
 lim=$((want - 1))
