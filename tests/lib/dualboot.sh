@@ -9,11 +9,9 @@
 #   var DIR VAR GUID ESL          DIR/VAR-GUID, an efivarfs file (attributes 0x27)
 dualboot_setup() {
     corpus
-    local tool k prefix=$1
+    local k prefix=$1
     shift
-    for tool in sign-efi-sig-list cert-to-efi-sig-list sbsign openssl jq; do
-        command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-    done
+    need_tools sign-efi-sig-list cert-to-efi-sig-list sbsign openssl jq
     cd "$T" || exit 1
     G=11111111-2222-3333-4444-555555555555
     GLOBAL=8be4df61-93ca-11d2-aa0d-00e098032b8c

@@ -6,10 +6,7 @@
 #       P (ktrust plan-updates); esp/ holds Debian's signed shim and GRUB.
 plan_setup() {
     corpus
-    local tool
-    for tool in jq openssl "$@"; do
-        command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-    done
+    need_tools jq openssl "$@"
     cd "$T" || exit 1
     D=$CORPUS/debian
     TREE=$CORPUS/peers/secureboot-objects/tree
