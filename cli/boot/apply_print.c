@@ -99,7 +99,6 @@ int cli_apply_all(struct kt_efivars *s, struct cli_apply *a, bool json, bool qui
 {
     int worst = 0;
     a->failed = NULL;
-    a->keys_changed = false;
     struct kt_nv_limits lim;
     kt_nv_limits_read(s->dir, &lim);
     lim.max_var = a->nv.max_var;
@@ -123,8 +122,6 @@ int cli_apply_all(struct kt_efivars *s, struct cli_apply *a, bool json, bool qui
         } else if (!quiet) {
             cli_apply_text(a->files[i], &c);
         }
-        if (rc == 0)
-            a->keys_changed |= c.target == KT_EFIVAR_PK || c.target == KT_EFIVAR_KEK;
         if (rc < 0 && !a->failed) {
             a->failed = a->files[i];
             a->failed_code = cli_exit_code(rc);

@@ -21,7 +21,6 @@ struct cli_apply {
     const char *failed;
     char why[512];
     int failed_code;
-    bool keys_changed; /* an applied file wrote PK or KEK */
     struct kt_nv_limits nv;
 };
 

@@ -20,10 +20,13 @@
 #include "ktrust/chain.h"
 #include "ktrust/seal.h"
 
-/* The sealed keys and their verdicts with the new binaries (none: n 0). */
-static struct kt_seal_found sealed;
-static struct kt_seal_check *sealed_r;
-static struct kt_seal_uki *sealed_uki; /* the UKI signed policies are judged by */
+/* The sealed keys and their verdicts with the new binaries (none: found.n
+ * 0; r NULL: not checked), and the UKI signed policies are judged by. */
+struct sealed_keys {
+    struct kt_seal_found found;
+    struct kt_seal_check *r;
+    struct kt_seal_uki *uki;
+};
 
 static void json_sig(struct jw *w, const struct kt_chain_sig *s)
 {
@@ -38,7 +41,7 @@ static void json_sig(struct jw *w, const struct kt_chain_sig *s)
 }
 
 static void print_json(const struct kt_install_check *r, const char *shim, char *const *loaders,
-                       int n, int code)
+                       int n, int code, const struct sealed_keys *sk)
 {
     struct jw w;
     jw_init(&w, stdout);
@@ -64,7 +67,7 @@ static void print_json(const struct kt_install_check *r, const char *shim, char 
     jw_str(&w, "applied", r->have_sbat_applied && r->sbat_applied[0] ? r->sbat_applied : NULL);
     jw_str(&w, "note", r->sbat_note[0] ? r->sbat_note : NULL);
     jw_obj_end(&w);
-    cli_seal_json(&w, "sealed", &sealed, sealed_r);
+    cli_seal_json(&w, "sealed", &sk->found, sk->r);
     jw_obj_end(&w);
     jw_newline(&w);
     struct cli_count c = {code ? "does_not_boot" : "boots", 1};
@@ -105,7 +108,8 @@ static void print_json_failed(const char *shim, char *const *loaders, int n, con
     cli_json_summary(stdout, &s);
 }
 
-static void print_text(const struct kt_install_check *r, const char *shim)
+static void print_text(const struct kt_install_check *r, const char *shim,
+                       const struct sealed_keys *sk)
 {
     printf("%s: %s\n", tx(shim), r->verdict == 0 ? "would boot" : "would NOT boot");
     for (size_t i = 0; i < r->n_sigs; i++) {
@@ -118,10 +122,10 @@ static void print_text(const struct kt_install_check *r, const char *shim)
                r->have_sbat_current && r->sbat_current[0] ? tx(r->sbat_current) : "none",
                r->have_sbat_applied && r->sbat_applied[0] ? tx(r->sbat_applied) : "none");
     printf("%s: %s\n", r->verdict == 0 ? "yes" : "no", tx(r->reason));
-    if (sealed_r && sealed.n) {
+    if (sk->r && sk->found.n) {
         printf("TPM-sealed keys after the install:\n");
-        cli_seal_text(&sealed, sealed_r, "  ");
-        cli_seal_reseal(&sealed, sealed_r, "  ");
+        cli_seal_text(&sk->found, sk->r, "  ");
+        cli_seal_reseal(&sk->found, sk->r, "  ");
     }
 }
 
@@ -131,28 +135,29 @@ static void print_text(const struct kt_install_check *r, const char *shim)
  * (kt_seal_check_change).  Nothing without a log. */
 static int check_sealed(const struct cli_install_seal *o, const char *root, const char *efivars,
                         const char *esp, const struct kt_efivars *vars, const char *shim,
-                        const char *loader)
+                        const char *loader, struct sealed_keys *sk)
 {
+    struct kt_seal_found *sealed = &sk->found;
     struct cli_evlog log;
     int code = cli_evlog_load(o->log, root, efivars, &log);
     if (!code && o->n_luks && !log.have)
         code = cli_usage_error("check-update", "--luks: the PCRs are predicted from this "
                                                "boot's event log: give --eventlog LOG");
     if (!code && log.have && (o->n_luks || root || !efivars))
-        code = cli_seal_find("check-update", root, o->luks, o->n_luks, !o->n_luks, &sealed);
-    if (!code && sealed.n && !(sealed_r = calloc(sealed.n, sizeof(*sealed_r))))
+        code = cli_seal_find("check-update", root, o->luks, o->n_luks, !o->n_luks, sealed);
+    if (!code && sealed->n && !(sk->r = calloc(sealed->n, sizeof(*sk->r))))
         code = EXIT_INTERNAL;
-    if (!code && sealed.n)
-        code = cli_seal_uki(o->uki, esp, &sealed, &sealed_uki);
-    if (!code && sealed.n) {
+    if (!code && sealed->n)
+        code = cli_seal_uki(o->uki, esp, sealed, &sk->uki);
+    if (!code && sealed->n) {
         struct kt_evlog_predict_opts po = {.vars = vars};
         struct kt_seal_change c = {.predict = &po, .shim = shim, .loader = loader,
-                                   .uki = sealed_uki};
+                                   .uki = sk->uki};
         struct kt_error e = KT_ERROR_INIT;
-        int rc = kt_seal_check_change(&log.log, NULL, &c, sealed.tok, sealed.n, sealed_r, &e);
+        int rc = kt_seal_check_change(&log.log, NULL, &c, sealed->tok, sealed->n, sk->r, &e);
         if (rc < 0 && !o->n_luks && !o->log && rc != -ENOMEM) {
-            free(sealed_r); /* keys nobody named, a log nobody named: not this run's error */
-            sealed_r = NULL;
+            free(sk->r); /* keys nobody named, a log nobody named: not this run's error */
+            sk->r = NULL;
         } else if (rc < 0) {
             cli_error(rc == -ENODATA ? o->log ? o->log : "the event log" : shim, &e);
             code = rc == -ENOPKG ? 3 : cli_exit_code(rc);
@@ -207,6 +212,7 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
     struct kt_efivars *vars = calloc(1, sizeof(*vars));
     struct kt_install_check *r = calloc(1, sizeof(*r));
     struct kt_error e = KT_ERROR_INIT;
+    struct sealed_keys sk = {0};
     int code = 0;
     if (!vars || !r) {
         code = EXIT_INTERNAL;
@@ -233,7 +239,7 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
         code = cli_apply_cannot_answer(apply, json, quiet);
         goto out;
     }
-    static char cur[4200];
+    char cur[4200];
     char *cur_argv[2] = {argv[0], cur};
     if (argc == 1) {
         current_loader(in, cur, sizeof(cur));
@@ -258,22 +264,21 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
         goto out;
     }
     code = r->verdict == 0 ? 0 : 5;
-    int seal_code = check_sealed(in->seal, root, efivars, in->esp, vars, argv[0], argc > 1 ? argv[1] : NULL);
+    int seal_code = check_sealed(in->seal, root, efivars, in->esp, vars, argv[0],
+                                 argc > 1 ? argv[1] : NULL, &sk);
     if (seal_code > code)
         code = seal_code;
     if (json)
-        print_json(r, argv[0], argv + 1, argc - 1, code);
+        print_json(r, argv[0], argv + 1, argc - 1, code, &sk);
     else if (!quiet)
-        print_text(r, argv[0]);
+        print_text(r, argv[0], &sk);
     if (!json && !quiet && kt_efivars_byte(vars, KT_EFIVAR_SECURE_BOOT) == 0)
         printf("note: Secure Boot is off in these variables: firmware boots anything; the "
                "answer is for Secure Boot on\n");
 out:
-    kt_seal_found_free(&sealed);
-    free(sealed_r);
-    cli_seal_uki_free(sealed_uki);
-    sealed_uki = NULL;
-    sealed_r = NULL;
+    kt_seal_found_free(&sk.found);
+    free(sk.r);
+    cli_seal_uki_free(sk.uki);
     if (vars)
         kt_efivars_free(vars);
     free(vars);

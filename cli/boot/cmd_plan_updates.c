@@ -93,9 +93,6 @@ static const char *yes(bool b)
 
 /* ---- text -------------------------------------------------------------- */
 
-/* the sealed tokens each state is checked against */
-static struct kt_seal_found sealed;
-
 static bool same_link(const struct kt_plan_state *a, const struct kt_plan_state *b, int i)
 {
     if (!a || !a->checked)
@@ -111,7 +108,7 @@ static bool same_link(const struct kt_plan_state *a, const struct kt_plan_state 
 /* A state; its shim and loader lines only when they differ from prev's
  * (prev NULL: always). */
 static void text_state(const char *when, const struct kt_plan_state *s,
-                       const struct kt_plan_state *prev)
+                       const struct kt_plan_state *prev, const struct kt_seal_found *sealed)
 {
     printf("%s: KEK 2023 %s; db: UEFI CA 2011 %s%s, UEFI CA 2023 %s; a shim signed only by "
            "the 2023 CA would %sboot\n",
@@ -124,7 +121,7 @@ static void text_state(const char *when, const struct kt_plan_state *s,
                                  "--wipe-slot=tpm2 --tpm2-device=auto --tpm2-pcrs=7) or seal to a "
                                  "signed policy"
                                : " (as at the last boot)");
-    cli_seal_text(&sealed, s->seal, "  ");
+    cli_seal_text(sealed, s->seal, "  ");
     if (!s->checked)
         return;
     if (s->shim_found && !same_link(prev, s, 0))
@@ -169,11 +166,12 @@ static void text_files(const struct kt_plan *p, bool verbose)
                "them)\n", p->n_other_pk);
 }
 
-static void text(const struct kt_plan *p, bool verbose)
+/* sealed: the tokens each state is checked against */
+static void text(const struct kt_plan *p, bool verbose, const struct kt_seal_found *sealed)
 {
     if (p->pk[0])
         printf("PK: %s (SHA-1 %s)\n", tx(p->pk), p->pk_sha1);
-    text_state("now", &p->before, NULL);
+    text_state("now", &p->before, NULL, sealed);
     text_files(p, verbose);
     if (p->n_steps)
         printf("plan:\n");
@@ -186,14 +184,15 @@ static void text(const struct kt_plan *p, bool verbose)
         cli_nv_fit_text(&f->nv, &p->nv, f->nv.free_after + f->nv.after - f->nv.before);
         char when[48];
         snprintf(when, sizeof(when), "   after step %zu", i + 1);
-        text_state(when, &p->after[i], verbose ? NULL : i ? &p->after[i - 1] : &p->before);
+        text_state(when, &p->after[i], verbose ? NULL : i ? &p->after[i - 1] : &p->before,
+                   sealed);
     }
     cli_nv_summary_text(&p->nv, p->nv_free, &p->shim_nv, "after the plan");
     printf("KEK: %s\n", tx(p->kek_note));
     if (p->seal_step) {
         printf("sealed secrets: after step %zu a disk asks for its recovery key; re-seal before "
                "the plan, to the PCRs after its last step:\n", p->seal_step);
-        cli_seal_reseal(&sealed, p->after[p->n_steps - 1].seal, "  ");
+        cli_seal_reseal(sealed, p->after[p->n_steps - 1].seal, "  ");
     }
     if (p->end_missing[0])
         printf("not given: %s\n", tx(p->end_missing));
@@ -219,7 +218,8 @@ static const char *plan_word(const struct kt_plan *p)
 
 /* ---- JSON -------------------------------------------------------------- */
 
-static void json_state(struct jw *w, const char *key, const struct kt_plan_state *s)
+static void json_state(struct jw *w, const char *key, const struct kt_plan_state *s,
+                       const struct kt_seal_found *sealed)
 {
     jw_obj(w, key);
     jw_bool(w, "kek_2023", s->kek_2023);
@@ -236,7 +236,7 @@ static void json_state(struct jw *w, const char *key, const struct kt_plan_state
     } else {
         jw_null(w, "pcr7");
     }
-    cli_seal_json(w, "sealed", &sealed, s->seal);
+    cli_seal_json(w, "sealed", sealed, s->seal);
     const char *names[3] = {"shim", "loader", "windows_boot_manager"};
     const bool found[3] = {s->shim_found, s->loader_found, s->windows_found};
     const int verdict[3] = {s->shim_verdict, s->loader_verdict, s->windows_verdict};
@@ -266,7 +266,7 @@ static void json_entries(struct jw *w, const char *key, char *const *e, size_t n
     jw_arr_end(w);
 }
 
-static void json(const struct kt_plan *p, int code, bool hashes)
+static void json(const struct kt_plan *p, int code, bool hashes, const struct kt_seal_found *sealed)
 {
     struct jw w;
     for (size_t i = 0; i < p->n_files; i++) {
@@ -310,7 +310,7 @@ static void json(const struct kt_plan *p, int code, bool hashes)
     jw_str(&w, "arch", p->arch[0] ? p->arch : NULL);
     jw_str(&w, "windows_boot_manager_file", p->windows[0] ? p->windows : NULL);
     cli_nv_summary_json(&w, "nvram_limits", &p->nv, p->nv_free, &p->shim_nv);
-    json_state(&w, "before", &p->before);
+    json_state(&w, "before", &p->before, sealed);
     jw_arr(&w, "steps");
     for (size_t i = 0; i < p->n_steps; i++) {
         const struct kt_plan_file *f = &p->files[p->order[i]];
@@ -318,11 +318,11 @@ static void json(const struct kt_plan *p, int code, bool hashes)
         jw_int(&w, "step", (long long)(i + 1));
         jw_str(&w, "file", f->path);
         jw_str(&w, "variable", kt_efivar_name(f->change.target));
-        json_state(&w, "after", &p->after[i]);
+        json_state(&w, "after", &p->after[i], sealed);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
-    json_state(&w, "final", p->n_steps ? &p->after[p->n_steps - 1] : &p->before);
+    json_state(&w, "final", p->n_steps ? &p->after[p->n_steps - 1] : &p->before, sealed);
     if (p->seal_step)
         jw_int(&w, "seal_step", (long long)p->seal_step);
     else
@@ -444,18 +444,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 /* The sealed tokens: --luks (each must read), else with a log the volumes
  * of /etc/crypttab under --root or live (none with --efivars alone: another
  * machine's variables). */
-static int find_sealed(const struct args *a, bool have_log)
+static int find_sealed(const struct args *a, bool have_log, struct kt_seal_found *sealed)
 {
     if (a->n_luks && !have_log)
         return cli_usage_error("plan-updates", "--luks: the PCRs are predicted from this "
                                                "boot's event log: give --eventlog LOG");
     if (!have_log || (!a->n_luks && a->ao.efivars && !a->ao.root))
         return 0;
-    return cli_seal_find("plan-updates", a->ao.root, a->luks, a->n_luks, !a->n_luks, &sealed);
+    return cli_seal_find("plan-updates", a->ao.root, a->luks, a->n_luks, !a->n_luks, sealed);
 }
 
 static int run(const struct args *a, struct kt_audit *loc, const struct kt_efivars *vars,
-               const struct kt_evlog *log)
+               const struct kt_evlog *log, const struct kt_seal_found *sealed)
 {
     struct kt_nv_limits nv;
     kt_nv_limits_read(loc->path[KT_AUDIT_EFIVARS], &nv);
@@ -467,7 +467,7 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
     }
     const char *esp = loc->found[KT_AUDIT_ESP] ? loc->path[KT_AUDIT_ESP] : NULL;
     struct kt_seal_uki *uki = NULL;
-    int code = cli_seal_uki(a->uki, esp, &sealed, &uki);
+    int code = cli_seal_uki(a->uki, esp, sealed, &uki);
     if (code)
         return code;
     struct kt_plan_opts po = {
@@ -479,8 +479,8 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
         .n_updates = a->up.n,
         .kek_map = a->kek_map,
         .esp = esp,
-        .tokens = sealed.tok,
-        .n_tokens = sealed.n,
+        .tokens = sealed->tok,
+        .n_tokens = sealed->n,
         .uki = uki,
     };
     struct kt_plan p;
@@ -493,9 +493,9 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
     } else {
         code = exit_code(&p);
         if (a->json)
-            json(&p, code, a->hashes);
+            json(&p, code, a->hashes, sealed);
         else if (!a->quiet)
-            text(&p, a->verbose);
+            text(&p, a->verbose, sealed);
     }
     kt_plan_free(&p);
     cli_seal_uki_free(uki);
@@ -526,19 +526,22 @@ int cmd_plan_updates(int argc, char **argv)
         return code;
     }
     struct cli_evlog log = {0};
+    struct kt_seal_found sealed = {0}; /* the tokens each state is checked against */
     if (args.ao.esp && !a->found[KT_AUDIT_ESP])
         code = cli_cannot_answer(args.json, args.quiet, args.ao.esp, EXIT_NOINPUT,
                                  "cannot open: not a directory");
     else
         code = cli_evlog_load(args.log_path, args.ao.root, args.ao.efivars, &log);
     char why[512];
-    if (!code && log.have && kt_evlog_other_machine(&log.log, &vars, why, sizeof(why)) == 1)
+    /* the plan starts from vars: another machine's log is not its doing */
+    struct kt_evlog_predict_opts from = {.vars = &vars, .before = &vars};
+    if (!code && log.have && kt_evlog_other_machine(&log.log, &from, why, sizeof(why)) == 1)
         code = cli_cannot_answer(args.json, args.quiet, args.log_path ? args.log_path : "the event log",
                                  EXIT_NOINPUT, "%s", why); /* not the plan's doing */
     if (!code)
-        code = find_sealed(&args, log.have);
+        code = find_sealed(&args, log.have, &sealed);
     if (!code)
-        code = run(&args, a, &vars, log.have ? &log.log : NULL);
+        code = run(&args, a, &vars, log.have ? &log.log : NULL, &sealed);
     kt_seal_found_free(&sealed);
     cli_evlog_free(&log);
     kt_efivars_free(&vars);

@@ -44,16 +44,15 @@ int cli_nv_opt(struct kt_nv_limits *l, int id, const char *arg, const char *cmd)
 void cli_nv_fit_text(const struct kt_nv_fit *f, const struct kt_nv_limits *l, uint64_t free)
 {
     char a[32], b[32], c[32], d[32];
-    printf("  nvram: %s %s -> %s bytes; ", kt_efivar_name(f->var), kt_thousands(f->before, a),
+    printf("  nvram: %s %s -> %s bytes", kt_efivar_name(f->var), kt_thousands(f->before, a),
            kt_thousands(f->after, b));
-    if (f->too_big == -1)
-        printf("per-variable limit unknown");
-    else
-        printf("%s the %s-byte limit", f->too_big ? "over" : "under", kt_thousands(l->max_var, c));
-    if (f->no_room == -1)
-        printf("; free space unknown\n");
-    else
-        printf("; the write needs %s of %s free\n", kt_thousands(f->write, a), kt_thousands(free, d));
+    /* a limit not known is said once, on the NVRAM line (cli_nv_summary_text) */
+    if (f->too_big != -1)
+        printf("; %s the %s-byte limit", f->too_big ? "over" : "under",
+               kt_thousands(l->max_var, c));
+    if (f->no_room != -1)
+        printf("; the write needs %s of %s free", kt_thousands(f->write, a), kt_thousands(free, d));
+    printf("\n");
 }
 
 static void tri(struct jw *w, const char *key, int v)

@@ -18,7 +18,8 @@ extern const struct cli_opt cli_opts_nvram[];
  * suffix).  0, or 64 with the usage message printed. */
 int cli_nv_opt(struct kt_nv_limits *l, int id, const char *arg, const char *cmd);
 
-/* "  nvram: dbx 13,404 -> 27,612 bytes ..." (one line). */
+/* "  nvram: dbx 13,404 -> 27,612 bytes ..." (one line): against the limits
+ * known; one not known is said once, by cli_nv_summary_text. */
 void cli_nv_fit_text(const struct kt_nv_fit *f, const struct kt_nv_limits *l, uint64_t free);
 void cli_nv_fit_json(struct jw *w, const char *key, const struct kt_nv_fit *f);
 /* The limits, the free space after (after: "after the plan"; NULL: not

@@ -229,26 +229,30 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
             kt_efivars_free(&was);
         return cli_apply_cannot_answer(&ap, false, a->quiet || a->json); /* the summary follows */
     }
-    /* updates that write neither PK nor KEK, on variables whose PK and KEK
-     * both differ from the log's: another machine's log, not the updates' doing
-     * (without --apply the variables' own changes are what is predicted) */
-    char why[512];
-    int other = have_was && !ap.keys_changed ? kt_evlog_other_machine(log, &was, why, sizeof(why)) : 0;
-    if (have_was)
-        kt_efivars_free(&was);
-    if (other == 1)
-        return cli_cannot_answer(false, a->quiet || a->json, a->log, EXIT_NOINPUT, "%s", why);
     if (a->p.sbat) {
         int rc = cli_sbat_payload(a->p.sbat, &sbat, &sbat_len);
-        if (rc)
+        if (rc) {
+            if (have_was)
+                kt_efivars_free(&was);
             return rc;
+        }
     }
+    /* with --apply: the variables the updates start from, so that another
+     * machine's log is refused, not blamed on the updates (without it the
+     * variables' own changes are what is predicted) */
     struct kt_evlog_predict_opts o = {.vars = vars, .sbat_level = sbat, .sbat_level_len = sbat_len,
                                       .esp = a->p.esp, .uki = a->uki,
-                                      .uki_options = a->uki_options};
+                                      .uki_options = a->uki_options,
+                                      .before = have_was ? &was : NULL};
     struct kt_evlog_prediction *p;
     struct kt_error e = KT_ERROR_INIT;
     int rc = kt_evlog_predict(log, &o, &p, &e);
+    if (have_was)
+        kt_efivars_free(&was);
+    if (rc == -EXDEV) {
+        free(sbat);
+        return cli_cannot_answer(false, a->quiet || a->json, a->log, EXIT_NOINPUT, "%s", e.what);
+    }
     if (rc < 0) {
         cli_error(a->log, &e);
         free(sbat);

@@ -6,8 +6,6 @@
 #include "cli.h"
 #include "sbat_print.h"
 #include "json_summary.h"
-#include "ktrust/uki.h"
-#include "util/file.h"
 #include "verdict_print.h"
 
 
@@ -125,11 +123,7 @@ int cmd_verify_pe(int argc, char **argv)
                 vr.extra_text = cli_sbat_text;
                 vr.extra_ctx = &cs;
             }
-            struct kt_file f = {0};
-            struct kt_error fe = KT_ERROR_INIT;
-            bool uki = kt_file_open(path, &f, &fe) == 0 && kt_uki_detect(f.data, f.len);
-            kt_file_close(&f);
-            if (uki && !vr.extra_json) { /* a UKI: said, and where its parts are shown */
+            if (kt_result_uki(r) && !vr.extra_json) { /* a UKI: said, and where its parts are shown */
                 vr.extra_json = uki_flag_json;
                 vr.extra_text = uki_flag_text;
             }

@@ -375,14 +375,6 @@ struct kt_evlog_varcheck {
 KT_API int kt_evlog_check_vars(const struct kt_evlog *log, const struct kt_efivars *vars,
                                struct kt_evlog_varcheck **out, size_t *n, struct kt_error *err);
 
-/* Is the log another machine's than vars?  Its measured PK and KEK both
- * differ from the variables' (before any update is applied; ask it when the
- * change predicted writes neither PK nor KEK: one machine changes both only
- * by being re-provisioned, itself a change to predict).  1 yes (why says so,
- * one line), 0 no or cannot tell, -ENOMEM. */
-KT_API int kt_evlog_other_machine(const struct kt_evlog *log, const struct kt_efivars *vars,
-                                  char *why, size_t cap);
-
 /* ---- prediction: the log replayed with events recomputed, PCR by PCR ---- */
 
 enum kt_predict_how {
@@ -444,7 +436,23 @@ struct kt_evlog_predict_opts {
     /* the options of the systemd-boot Type #1 entry that starts uki (PCR 12;
      * NULL: a Type #2 entry, the UKI's own .cmdline) */
     const char *uki_options;
+    /* the variables the change is made to (updates applied to them give
+     * vars), or NULL: vars are themselves the state predicted (a saved
+     * root; keys re-enrolled since the boot).  With before, a log that is
+     * another machine's is refused (kt_evlog_other_machine). */
+    const struct kt_efivars *before;
 };
+
+/* Is the log another machine's than the one the prediction o starts from?
+ * With o->before, when the change (o->before to o->vars) writes neither PK
+ * nor KEK, and the PK and KEK the log measured both differ from
+ * o->before's: one machine changes both only by being re-provisioned,
+ * itself a change to predict.  1 yes (why says so, one line), 0 no or
+ * cannot tell (no o->before, a change that writes PK or KEK), -ENOMEM.
+ * kt_evlog_predict refuses such a prediction (-EXDEV, err says why);
+ * a command that refuses before predicting asks here. */
+KT_API int kt_evlog_other_machine(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
+                                  char *why, size_t cap);
 
 /* A prediction (opaque): the log replayed ("now"), and each predicted PCR
  * replayed again from its events, recomputed where a source of truth gives
@@ -463,7 +471,8 @@ struct kt_evlog_predict_opts {
 struct kt_evlog_prediction;
 
 /* Predict (o NULL: nothing changes).  0, -ENOMEM, -EBADMSG (a variable event
- * of a predicted PCR that is no UEFI_VARIABLE_DATA).  *out is allocated
+ * of a predicted PCR that is no UEFI_VARIABLE_DATA), -EXDEV (o->before is
+ * another machine's than the log's: kt_evlog_other_machine).  *out is allocated
  * whatever the result: free it with kt_evlog_prediction_free. */
 KT_API int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
                             struct kt_evlog_prediction **out, struct kt_error *err);

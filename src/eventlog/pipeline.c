@@ -167,6 +167,13 @@ int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
 {
     static const struct kt_evlog_predict_opts none;
     struct table t = {r, n};
+    char why[512];
+    int other = kt_evlog_other_machine(log, o, why, sizeof(why));
+    *out = NULL;
+    if (other < 0)
+        return other;
+    if (other == 1)
+        return kt_fail(err, -EXDEV, 0, "%s", why);
     *out = calloc(1, sizeof(**out));
     if (!*out)
         return -ENOMEM;

@@ -53,13 +53,26 @@ int kt_evlog_check_vars(const struct kt_evlog *log, const struct kt_efivars *var
     return 0;
 }
 
-int kt_evlog_other_machine(const struct kt_evlog *log, const struct kt_efivars *vars,
+/* Does the change from a to b write v (its state or data differ)? */
+static bool writes(const struct kt_efivars *a, const struct kt_efivars *b, enum kt_efivar_id v)
+{
+    size_t la, lb;
+    const uint8_t *da = kt_efivar_data(&a->var[v], &la), *db = kt_efivar_data(&b->var[v], &lb);
+    return a->var[v].state != b->var[v].state || la != lb || (la && memcmp(da, db, la) != 0);
+}
+
+int kt_evlog_other_machine(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
                            char *why, size_t cap)
 {
+    if (!o || !o->before)
+        return 0; /* the variables are the state predicted: their keys are the change */
+    if (o->vars && (writes(o->before, o->vars, KT_EFIVAR_PK) ||
+                    writes(o->before, o->vars, KT_EFIVAR_KEK)))
+        return 0; /* a change that writes PK or KEK: re-provisioning is the change */
     struct kt_evlog_varcheck *r;
     size_t n;
     struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_evlog_check_vars(log, vars, &r, &n, &e);
+    int rc = kt_evlog_check_vars(log, o->before, &r, &n, &e);
     if (rc < 0)
         return rc == -ENOMEM ? rc : 0;
     bool pk = false, kek = false;

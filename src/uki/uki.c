@@ -236,13 +236,11 @@ int kt_uki_get(const struct kt_uki *u, const char *canonical, const uint8_t **p,
     return -ENOENT;
 }
 
-int kt_uki_linux(const uint8_t *buf, size_t len, const uint8_t **p, size_t *n)
+int kt_uki_linux_pe(const struct kt_pe *pe, const uint8_t *buf, size_t len, const uint8_t **p,
+                    size_t *n)
 {
-    struct kt_pe *pe = NULL;
     const struct kt_pe_section *linux_sec = NULL;
     kt_le file, hdr;
-    if (kt_pe_parse(buf, len, &pe, NULL) < 0)
-        return -ENOENT;
     kt_le_init(&file, buf, len, NULL);
     for (size_t i = 0; i < pe->n_sections; i++) {
         const uint8_t *raw;
@@ -256,6 +254,15 @@ int kt_uki_linux(const uint8_t *buf, size_t len, const uint8_t **p, size_t *n)
         *n = linux_sec->raw_size < linux_sec->vsize ? linux_sec->raw_size : linux_sec->vsize;
         *p = buf + linux_sec->raw_off;
     }
+    return rc;
+}
+
+int kt_uki_linux(const uint8_t *buf, size_t len, const uint8_t **p, size_t *n)
+{
+    struct kt_pe *pe = NULL;
+    if (kt_pe_parse(buf, len, &pe, NULL) < 0)
+        return -ENOENT;
+    int rc = kt_uki_linux_pe(pe, buf, len, p, n);
     kt_pe_free(pe);
     return rc;
 }

@@ -52,6 +52,10 @@ void kt_uki_loaded(const struct kt_uki *u, size_t i, const uint8_t **p, size_t *
  * of the section the stub takes for .linux.  0, or -ENOENT (not a PE, no
  * .linux). */
 int kt_uki_linux(const uint8_t *buf, size_t len, const uint8_t **p, size_t *n);
+/* The same on a PE already parsed from buf (kt_verify's: a UKI is told
+ * from the one parse). */
+int kt_uki_linux_pe(const struct kt_pe *pe, const uint8_t *buf, size_t len, const uint8_t **p,
+                    size_t *n);
 
 /* The digest of section i as loaded (zero-filled to VirtualSize), as the
  * stub measures it.  out holds kt_hash_size(h) bytes. */

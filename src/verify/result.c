@@ -63,6 +63,8 @@ bool kt_result_sbat(const struct kt_result *r, const struct kt_sbat **sbat,
     return r->sbat_checked;
 }
 
+bool kt_result_uki(const struct kt_result *r) { return r->uki; }
+
 int kt_parse_time(const char *arg, int64_t *t)
 {
     if (!arg) {

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "policy/verify.h"
+#include "uki/uki.h"
 #include "verify/verify_int.h"
 
 static enum kt_verify_purpose purpose_of(const struct kt_policy *p, enum kt_ftype t)
@@ -47,6 +48,10 @@ static void verify_pe(const struct kt_ctx *ctx, const uint8_t *buf, size_t len,
             r->rc = folded;
         }
     }
+    const uint8_t *lx;
+    size_t nlx;
+    if (r->pe && r->pe->pe) /* a UKI, told from the one parse */
+        r->uki = kt_uki_linux_pe(r->pe->pe, buf, len, &lx, &nlx) == 0;
     if (r->pe && kt_signer_tree_from_pe(&r->sigs, r->pe->sigs, r->pe->n_sigs) < 0)
         r->rc = -ENOMEM;
 }

@@ -113,6 +113,7 @@ struct kt_result {
     const struct kt_sbat_level *sbat_level;
     const struct kt_sbat_entry *sbat_img, *sbat_lvl;
     int sbat_rc;
+    bool uki;                     /* PE: a Unified Kernel Image (a .linux the stub takes) */
     /* a signed variable update (verify_var.c) */
     struct kt_authvar var;
     struct kt_authvar_result av;

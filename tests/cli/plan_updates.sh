@@ -12,18 +12,8 @@
 # revokes any of its signatures: exit 5); another PK's KEK file does not
 # apply; the map names this PK's file when it is missing.
 . "$(dirname "$0")/../lib/common.sh"
-corpus
-for tool in sign-efi-sig-list cert-to-efi-sig-list openssl jq python3; do
-    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-done
-cd "$T" || exit 1
-D=$CORPUS/debian
-TREE=$CORPUS/peers/secureboot-objects/tree
-Q=$CORPUS/peers/ovmf-swtpm-boot/efivars
-P() { "$KTRUST" plan-updates "$@"; }
-mkdir -p esp/EFI/debian
-cp "$D/shimx64.efi.signed" esp/EFI/debian/shimx64.efi
-cp "$D/grubx64.efi.signed" esp/EFI/debian/grubx64.efi
+. "$(dirname "$0")/../lib/plan.sh"
+plan_setup sign-efi-sig-list cert-to-efi-sig-list python3
 
 # --- Microsoft's tree on the QEMU store ---------------------------------------
 P --efivars "$Q" --esp esp --json "$TREE" > ms.json

@@ -12,18 +12,8 @@
 # (audit --save-root keeps them) are read back; shim's runtime mirrors
 # (MokListRT...) are counted against the free space after the plan.
 . "$(dirname "$0")/../lib/common.sh"
-corpus
-for tool in jq openssl; do
-    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-done
-cd "$T" || exit 1
-D=$CORPUS/debian
-TREE=$CORPUS/peers/secureboot-objects/tree
-Q=$CORPUS/peers/ovmf-swtpm-boot/efivars
-P() { "$KTRUST" plan-updates "$@"; }
-mkdir -p esp/EFI/debian
-cp "$D/shimx64.efi.signed" esp/EFI/debian/shimx64.efi
-cp "$D/grubx64.efi.signed" esp/EFI/debian/grubx64.efi
+. "$(dirname "$0")/../lib/plan.sh"
+plan_setup
 DBX=$TREE/PostSignedObjects/DBX/amd64/DBXUpdate.bin
 mkdir up && cp "$DBX" up/
 
@@ -38,6 +28,10 @@ expect_eq "$(jq -c 'select(.type=="update") | .nvram | [.too_big, .no_room]' unk
 expect_eq "$(jq -c 'select(.type=="plan") | .nvram_limits | [.max_var_size, .store_free, .source]' unknown.json)" \
     '[null,null,null]' "the plan's limits: unknown"
 expect_match "$(P --efivars "$Q" up)" 'per-variable limit unknown.*free space unknown' "text: unknown, said plainly"
+txt=$(P --efivars "$Q" --esp esp "$TREE")
+expect_eq "$(grep -c 'limit unknown' <<<"$txt") $(grep -c 'free space unknown' <<<"$txt")" "1 1" \
+    "text: the unknown limits said once, not at every step"
+expect_eq "$(grep -c '^  nvram: ' <<<"$txt")" 4 "text: each of the 4 steps still has its sizes"
 
 # a per-variable limit one byte under it: refused, with the numbers and the way out
 lim=$((want - 1))

@@ -10,32 +10,14 @@
 # lets the dbx update apply.  check-update sees the same boot manager
 # revoked.
 . "$(dirname "$0")/../lib/common.sh"
-corpus
-for tool in sign-efi-sig-list cert-to-efi-sig-list sbsign openssl jq; do
-    command -v $tool >/dev/null || { echo "skipped: $tool not installed"; exit 77; }
-done
-cd "$T" || exit 1
-G=11111111-2222-3333-4444-555555555555
-GLOBAL=8be4df61-93ca-11d2-aa0d-00e098032b8c
-IMGDB=d719b2cb-3d3a-4596-a3bc-dad00e67656f
+. "$(dirname "$0")/../lib/dualboot.sh"
+dualboot_setup "Dual boot test" pk kek pca pca23
 P() { "$KTRUST" plan-updates "$@"; }
-for k in pk kek pca pca23; do
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout $k.key -out $k.pem -days 3650 \
-        -subj "/CN=Dual boot test $k" -addext basicConstraints=critical,CA:TRUE 2>/dev/null
-    cert-to-efi-sig-list -g $G $k.pem $k.esl >/dev/null
-done
 # a boot manager signed by a leaf under each PCA
-leaf() {
-    openssl req -newkey rsa:2048 -nodes -keyout $1.key -out $1.csr -subj "/CN=Dual boot $1" 2>/dev/null
-    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=codeSigning\n' > ext.cnf
-    openssl x509 -req -in $1.csr -CA $2.pem -CAkey $2.key -CAcreateserial -out $1.pem -days 365 \
-        -extfile ext.cnf 2>/dev/null
-}
-leaf bootmgr pca
-leaf bootmgr23 pca23
-cp "$CORPUS/windows/7za-x64-unsigned.exe" unsigned.efi # a PE32+ nobody here wrote
-sbsign --key bootmgr.key --cert bootmgr.pem --output win2011.efi unsigned.efi >/dev/null 2>&1
-sbsign --key bootmgr23.key --cert bootmgr23.pem --output win2023.efi unsigned.efi >/dev/null 2>&1
+dualboot_leaf bootmgr pca "Dual boot bootmgr"
+dualboot_leaf bootmgr23 pca23 "Dual boot bootmgr23"
+dualboot_pe bootmgr win2011.efi # a PE32+ nobody here wrote
+dualboot_pe bootmgr23 win2023.efi
 mkdir -p esp/EFI/Microsoft/Boot vars up
 cp win2011.efi esp/EFI/Microsoft/Boot/bootmgfw.efi
 var() { { printf '\x27\x00\x00\x00'; cat "$4"; } > "$1/$2-$3"; }

@@ -74,6 +74,11 @@ expect_match "$("$KTRUST" verify-pe signed.efi --trust db.crt)" "unified kernel 
     "verify-pe text: a UKI"
 expect_eq "$("$KTRUST" verify-pe --json "$CORPUS/debian/shimx64.efi.signed" | jq -r '.uki')" null \
     "verify-pe: shim is no UKI"
+# the UKI flag comes from the verdict's own parse: verify-pe opens the file once
+if command -v strace >/dev/null; then
+    strace -f -e trace=openat -o pe.trace "$KTRUST" verify-pe signed.efi --trust db.crt >/dev/null
+    expect_eq "$(grep -c '"signed.efi"' pe.trace)" 1 "verify-pe opens a UKI once"
+fi
 # a byte of .cmdline changed after signing
 cp signed.efi changed.efi
 off=$((16#$(objdump -h changed.efi | awk '$2 == ".cmdline" {print $6}')))

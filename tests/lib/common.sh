@@ -91,6 +91,14 @@ need_python_cryptography() {
 }
 
 # need_strace: skip (exit 77) without strace, or where ptrace is refused
+# need_tools TOOL...: skip (77) unless every TOOL is on PATH.
+need_tools() {
+    local t
+    for t in "$@"; do
+        command -v "$t" >/dev/null || { echo "skipped: $t not installed"; exit 77; }
+    done
+}
+
 need_strace() {
     command -v strace >/dev/null || { echo "skipped: strace not installed (scripts/deps.sh test)"; exit 77; }
     strace -f -e trace=%file -o "$T/probe.trace" true 2>/dev/null ||

@@ -7,6 +7,7 @@
  * the test does itself).  Then the library's own table: PCR 7 and 14 with
  * variables, PCR 4 only with an ESP, and the db authority kept without an
  * ESP says so by a hint code, not by naming an option. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,38 @@ static void library_table(const struct kt_evlog *log, const char *corpus)
     kt_efivars_free(&vars);
 }
 
+/* A prediction that starts from another machine's variables (.before) is
+ * refused by the prediction itself; the same variables given as the state
+ * predicted (no .before), or a change that writes PK, are predicted. */
+static void other_machine(const struct kt_evlog *log, const char *corpus)
+{
+    char path[4096];
+    CHECK(snprintf(path, sizeof(path), "%s/peers/shim-efivars/efivars-1", corpus) <
+              (int)sizeof(path), "path");
+    struct kt_efivars other, mine;
+    CHECK(kt_efivars_read(path, &other, NULL) == 0, "efivars-1");
+    CHECK(snprintf(path, sizeof(path), "%s/peers/ovmf-swtpm-boot/efivars", corpus) <
+              (int)sizeof(path), "path");
+    CHECK(kt_efivars_read(path, &mine, NULL) == 0, "efivars");
+    struct kt_evlog_predict_opts o = {.vars = &other, .before = &other};
+    struct kt_evlog_prediction *p = NULL;
+    struct kt_error e = KT_ERROR_INIT;
+    char why[512];
+    CHECK_EQ_INT(kt_evlog_other_machine(log, &o, why, sizeof(why)), 1, "another machine's");
+    CHECK_EQ_INT(kt_evlog_predict(log, &o, &p, &e), -EXDEV, "the prediction refuses it");
+    CHECK(strstr(e.what, "another machine's") != NULL, "and says why: %s", e.what);
+    kt_evlog_prediction_free(p);
+    o.before = NULL; /* the variables are the change: PK and KEK re-enrolled */
+    CHECK(kt_evlog_predict(log, &o, &p, NULL) == 0, "predicted without before");
+    kt_evlog_prediction_free(p);
+    o.before = &mine; /* this machine's, its PK and KEK replaced: a change to predict */
+    CHECK_EQ_INT(kt_evlog_other_machine(log, &o, why, sizeof(why)), 0, "a change writing PK and KEK");
+    o.vars = &mine;
+    CHECK_EQ_INT(kt_evlog_other_machine(log, &o, why, sizeof(why)), 0, "this machine's");
+    kt_efivars_free(&other);
+    kt_efivars_free(&mine);
+}
+
 int main(void)
 {
     const char *corpus = kt_test_require_corpus();
@@ -260,6 +293,7 @@ int main(void)
         only_pcr1(&log);
         removed_event(&log);
         library_table(&log, corpus);
+        other_machine(&log, corpus);
         kt_evlog_free(&log);
     }
     free(buf);

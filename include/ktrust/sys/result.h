@@ -93,6 +93,10 @@ KT_API bool kt_result_sbat(const struct kt_result *res, const struct kt_sbat **s
                            const struct kt_sbat_level **level, const struct kt_sbat_entry **img,
                            const struct kt_sbat_entry **lvl, int *rc);
 
+/* Whether a PE result is a Unified Kernel Image (a .linux section systemd's
+ * stub would take), told from the parse the verdict made. */
+KT_API bool kt_result_uki(const struct kt_result *res);
+
 /* A signed variable update's details (a result of type "variable"). */
 struct kt_var_update {
     const char *name;          /* the variable: PK, KEK, db, dbx, dbt, dbr */
