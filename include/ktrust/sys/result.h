@@ -49,6 +49,10 @@ struct kt_signer_ts {
 
 /* One signature of a result (pointers into the result or the context's
  * keyrings: valid while both are). */
+/* A Linux release as one number: KT_LINUX(6, 7); its parts are v >> 8 and
+ * v & 255. */
+#define KT_LINUX(major, minor) ((unsigned)(major) << 8 | (unsigned)(minor))
+
 struct kt_signer {
     int index;
     const char *digest_name;         /* "sha256" ...; NULL: none */
@@ -72,6 +76,9 @@ struct kt_signer {
                                       * is checked (signed variable updates:
                                       * firmware ignores them); time_invalid
                                       * is then only reported */
+    unsigned linux_since;            /* KT_LINUX of the first kernel that takes
+                                      * this signature's algorithms (SHA-3:
+                                      * 6.7, ML-DSA: 7.0); 0: every one */
 };
 
 /* A result's top-level signatures (*n of them; the tree through nested). */
