@@ -85,6 +85,11 @@ struct kt_signer {
 KT_API const struct kt_signer *kt_result_signers(const struct kt_result *res, size_t *n);
 /* Modules: "xz", "zstd", "gzip", "none"; NULL for other types. */
 KT_API const char *kt_result_compression(const struct kt_result *res);
+/* A trusted result whose trusted signatures all use an algorithm only
+ * recent kernels take (a sha3-256 module signature: 6.7, ML-DSA: 7.0): the
+ * lowest such release (KT_LINUX), the kernel it is trusted from; 0 for
+ * every kernel, and for a verdict other than trusted. */
+KT_API unsigned kt_result_linux_since(const struct kt_result *res);
 /* A signer named by issuer and serial: the issuer as text ("CN=..., O=...")
  * into buf, and the serial as hex; returns buf. */
 KT_API char *kt_signer_issuer_name(const struct kt_signer *s, char *buf, size_t cap);
