@@ -76,5 +76,14 @@ o=struct.unpack("<H",d[0x20e:0x210])[0]+0x200; print(d[o:o+20].split(b" ")[0].de
     done
     expect_exit 0 "sha384 under Linux 6.1: trusted" -- \
         "$KTRUST" verify-module --kernel "$K" --trust good.pem sha384.ko
+    # the boot engine: the key enrolled as a MOK (machine, vouching for
+    # modules), the modules under the corpus kernel (as tests/boot's
+    # kernel_mok_enrolled boots them)
+    out=$("$KTRUST" chain --db "$CORPUS/trust/microsoft-uefi-ca-2011.pem" --mok good.pem \
+        "$CORPUS/debian/shimx64.efi.signed" "$CORPUS/debian/grubx64.efi.signed" "$K" \
+        sha3-256.ko sha384.ko 2>&1)
+    expect_match "$out" "module sha3-256.ko: unsupported .*sha3-256 needs Linux 6\.7 or later" \
+        "chain: the 6.1 kernel refuses the sha3-256 module"
+    expect_match "$out" "module sha384.ko: trusted" "chain: the sha384 module loads"
 fi
 finish
