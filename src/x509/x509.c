@@ -408,7 +408,7 @@ static int parse_spki(kt_der *tbs, struct kt_x509 *c, struct kt_error *err)
         return 0;
     }
     c->key_algo = kt_pubkey_algo(c->pub);
-    c->key_bits = kt_pubkey_bits(c->pub);
+    c->key_bits = want ? 0 : kt_pubkey_bits(c->pub); /* ML-DSA: the parameter set says */
     return 0;
 }
 
