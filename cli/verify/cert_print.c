@@ -20,8 +20,14 @@ void cli_cert_json_fields(struct jw *w, const struct kt_x509 *c)
     jw_time(w, "not_before", kt_x509_not_before(c));
     jw_time(w, "not_after", kt_x509_not_after(c));
     if (kt_x509_key_algorithm(c)) {
+        char note[160];
         jw_str(w, "key_algorithm", kt_x509_key_algorithm(c));
-        jw_int(w, "key_bits", kt_x509_key_bits(c));
+        if (kt_x509_key_bits(c))
+            jw_int(w, "key_bits", kt_x509_key_bits(c));
+        else
+            jw_null(w, "key_bits");
+        if (kt_x509_key_note(c, note, sizeof(note)))
+            jw_str(w, "key_note", note);
     } else {
         jw_null(w, "key_algorithm");
         jw_null(w, "key_bits");
@@ -62,7 +68,10 @@ void cli_cert_text(FILE *f, const struct kt_x509 *c, const char *indent)
     fprintf(f, "%s%-20s %s to %s\n", indent, "validity:",
             cli_iso_time(kt_x509_not_before(c), t1, sizeof(t1)),
             cli_iso_time(kt_x509_not_after(c), t2, sizeof(t2)));
-    if (kt_x509_key_algorithm(c))
+    char note[160];
+    if (kt_x509_key_note(c, note, sizeof(note)))
+        fprintf(f, "%s%-20s %s (%s)\n", indent, "key:", kt_x509_key_algorithm(c), note);
+    else if (kt_x509_key_algorithm(c))
         fprintf(f, "%s%-20s %s %u bits\n", indent, "key:", kt_x509_key_algorithm(c),
                 kt_x509_key_bits(c));
     else

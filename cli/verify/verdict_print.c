@@ -16,9 +16,17 @@ void vp_from_result(struct vp_result *vr, const char *file, const struct kt_resu
     vr->error = kt_result_error(res);
     vr->sigs = kt_result_signers(res, &vr->n_sigs);
     vr->compression = kt_result_compression(res);
+    vr->linux_since = kt_result_linux_since(res);
 }
 
 static const char *verdict_word(int rc) { return kt_verdict_name(kt_verdict_of(rc)); }
+
+/* A KT_LINUX release as "6.7". */
+static const char *linux_str(unsigned v, char buf[16])
+{
+    snprintf(buf, 16, "%u.%u", v >> 8, v & 255);
+    return buf;
+}
 
 /* The description of a key's certificate (NULL: no key). */
 static const char *key_description(const struct kt_key *k)
@@ -65,6 +73,9 @@ static void sig_json(struct jw *w, const struct kt_signer *s)
         jw_null(w, "time_valid");
     if (s->dates_ignored) /* what was checked: no date (signed variables) */
         jw_bool(w, "time_checked", false);
+    char v[16];
+    if (s->linux_since) /* the first kernel that takes its algorithms */
+        jw_str(w, "linux_since", linux_str(s->linux_since, v));
     jw_str(w, "verdict", verdict_word(s->verdict));
     jw_str(w, "error", kt_errno_name(s->verdict));
     jw_str(w, "reason", s->verdict ? s->reason : NULL);
@@ -106,6 +117,9 @@ void vp_json(struct jw *w, const struct vp_result *r)
         jw_str(w, "reason", verdict_word(r->rc));
     else
         jw_str(w, "reason", "a trusted key vouches for the signature");
+    char v[16];
+    if (!r->rc && r->linux_since)
+        jw_str(w, "linux_since", linux_str(r->linux_since, v));
     if (r->compression)
         jw_str(w, "compression", r->compression);
     jw_arr(w, "signatures");
@@ -175,6 +189,12 @@ void vp_text(FILE *f, const struct vp_result *r, bool verbose)
     fprintf(f, "%s: %s", tx(r->file), verdict_word(r->rc));
     if (r->rc && r->error && r->error->what[0])
         fprintf(f, " (%s)", tx(r->error->what));
+    else if (!r->rc && r->linux_since)
+    {
+        char v[16];
+        fprintf(f, " (for Linux %s or later: older kernels refuse its algorithm)",
+                linux_str(r->linux_since, v));
+    }
     fputc('\n', f);
     if (r->extra_text)
         r->extra_text(f, r->extra_ctx);

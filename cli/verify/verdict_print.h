@@ -31,6 +31,7 @@ struct vp_result {
     size_t n_sigs;
     /* optional extra fields (NULL: omitted) */
     const char *compression;      /* modules: "xz", "zstd", "gzip", "none" */
+    unsigned linux_since;         /* trusted only from this Linux (KT_LINUX), 0: any */
     bool not_verified;            /* never verified (a setup error): verdict null */
     /* more fields a command adds (NULL: none): extra_json writes keys into
      * the object after `signatures`; extra_text prints lines after the

@@ -62,10 +62,15 @@ KT_API const uint8_t *kt_x509_tbs_sha256(const struct kt_x509 *c);
  * octets (*len 0 when absent). */
 KT_API const uint8_t *kt_x509_skid(const struct kt_x509 *c, size_t *len);
 KT_API const uint8_t *kt_x509_akid(const struct kt_x509 *c, size_t *len);
-/* The public key's algorithm ("rsa", "ecdsa", "ed25519") and size in bits,
- * or NULL and 0 for a key type ktrust does not support. */
+/* The public key's algorithm ("rsa", "ecdsa", "ed25519", "mldsa65": the
+ * kernel's pkey_algo) and size in bits (0 for ML-DSA, whose parameter set
+ * is its size), or NULL and 0 for a key type ktrust does not know. */
 KT_API const char *kt_x509_key_algorithm(const struct kt_x509 *c);
 KT_API unsigned kt_x509_key_bits(const struct kt_x509 *c);
+/* An ML-DSA key in words, into buf: "ML-DSA-65, 1952-byte public key", and
+ * "; ML-DSA-65 needs OpenSSL 3.5 or later" when this libcrypto cannot check
+ * its signatures; NULL for other keys. */
+KT_API const char *kt_x509_key_note(const struct kt_x509 *c, char *buf, size_t cap);
 /* Whether ktrust can check signatures with the public key (its type,
  * curve and size are supported). */
 KT_API bool kt_x509_key_supported(const struct kt_x509 *c);

@@ -7,6 +7,7 @@
 
 #include "esl/esl.h"
 #include "keys/blacklist.h"
+#include "kimage/kimage.h"
 #include "esl/esl_svn.h"
 #include "modsig/modsig.h"
 #include "pe/pe.h"
@@ -29,6 +30,7 @@ struct kt_chain {
     bool ignore_db;   /* MokIgnoreDB: shim does not use db for what it verifies */
     bool saved_modules; /* modules may be saved ones (kt_modsig_compact_parse) */
     bool shim_trusted, kernel_trusted;
+    unsigned linux_version; /* the kernel's release (KT_LINUX): its module rules */
     /* SHA-256 image hashes in db and MokList: shim admits such an image
      * (check_allowlist), signed or not; the kernel's keyrings ignore them */
     struct {
@@ -435,6 +437,7 @@ int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
         return l->verdict;
     struct kt_error e = KT_ERROR_INIT;
     size_t n_keys = 0;
+    c->linux_version = kt_kimage_linux_version(buf, len);
     int rc = kt_keyrings_add_kernel_keys(c->rings, buf, len, name, false, &n_keys, &e);
     l->keys_added = n_keys;
     size_t n = strlen(l->reason);
@@ -455,6 +458,7 @@ int kt_chain_module(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     struct kt_modsig_result res;
     memset(&res, 0, sizeof(res));
     res.saved_ok = c->saved_modules;
+    res.policy.linux_version = c->linux_version; /* SHA-3 from 6.7, ML-DSA from 7.0 */
     struct kt_error e = KT_ERROR_INIT;
     l->verdict = kt_modsig_verify(buf, len, c->rings, &res, &e);
     const struct kt_pkcs7_signer *si = res.msg && res.msg->n_signers ? &res.msg->signers[0] : NULL;

@@ -24,6 +24,9 @@ enum kt_hash {
     KT_HASH_SHA384,
     KT_HASH_SHA512,
     KT_HASH_SM3, /* SM3-256: the TPM's sm3_256 bank (event logs) */
+    KT_HASH_SHA3_256, /* FIPS 202: module signatures from Linux 6.7 (kt_hash_since) */
+    KT_HASH_SHA3_384,
+    KT_HASH_SHA3_512,
     KT_HASH__COUNT
 };
 #define KT_HASH_MAX_SIZE 64
@@ -48,11 +51,23 @@ int kt_digester_final(struct kt_digester *dg, uint8_t out[][KT_HASH_MAX_SIZE]);
 void kt_digester_free(struct kt_digester *dg);
 
 /* Public keys */
-enum kt_pkey_algo { KT_PKEY_UNKNOWN = 0, KT_PKEY_RSA, KT_PKEY_ECDSA, KT_PKEY_ED25519 };
-const char *kt_pkey_algo_name(enum kt_pkey_algo a); /* "rsa", "ecdsa", "ed25519" */
+enum kt_pkey_algo {
+    KT_PKEY_UNKNOWN = 0, KT_PKEY_RSA, KT_PKEY_ECDSA, KT_PKEY_ED25519,
+    KT_PKEY_MLDSA44, KT_PKEY_MLDSA65, KT_PKEY_MLDSA87, /* FIPS 204, pure */
+};
+/* "rsa", "ecdsa", "ed25519", "mldsa65": the kernel's pkey_algo names */
+const char *kt_pkey_algo_name(enum kt_pkey_algo a);
+/* ML-DSA: the parameter set as FIPS 204 names it ("ML-DSA-65") and the size
+ * of its public key in bytes (1312, 1952, 2592); NULL and 0 for the others. */
+const char *kt_mldsa_title(enum kt_pkey_algo a);
+size_t kt_mldsa_pubkey_len(enum kt_pkey_algo a);
+/* Whether the libcrypto ktrust runs on verifies a's signatures: RSA, ECDSA
+ * and Ed25519 always; ML-DSA when it has the algorithm (OpenSSL 3.5 or
+ * later), asked of it at run time, once. */
+bool kt_pkey_algo_available(enum kt_pkey_algo a);
 
 /* A signature scheme with its parameters, as named by an AlgorithmIdentifier. */
-enum kt_sig_encoding { KT_SIG_PKCS1 = 0, KT_SIG_PSS, KT_SIG_ECDSA, KT_SIG_ED25519 };
+enum kt_sig_encoding { KT_SIG_PKCS1 = 0, KT_SIG_PSS, KT_SIG_ECDSA, KT_SIG_ED25519, KT_SIG_MLDSA };
 struct kt_sigalg {
     enum kt_pkey_algo pkey;     /* key type the signature needs (UNKNOWN: any matching) */
     enum kt_sig_encoding enc;
@@ -68,6 +83,8 @@ struct kt_sigalg {
 int kt_sigalg_parse(kt_der *d, struct kt_sigalg *alg, const char *what);
 /* Digest algorithm from an AlgorithmIdentifier (sha1/sha256/...); -ENOPKG otherwise. */
 int kt_hashalg_parse(kt_der *d, enum kt_hash *h, const char *what);
+/* Ed25519 and ML-DSA sign the message itself (alg->hash names none). */
+bool kt_sigalg_takes_data(const struct kt_sigalg *alg);
 /* "sha256WithRSAEncryption"-style name for output. */
 const char *kt_sigalg_name(const struct kt_sigalg *alg);
 
@@ -82,7 +99,8 @@ enum kt_pkey_algo kt_pubkey_algo(const struct kt_pubkey *k);
 unsigned kt_pubkey_bits(const struct kt_pubkey *k);
 
 /* Verify `sig` over `msg` with the scheme in `alg` (hashing msg with
- * alg->hash, except Ed25519 which signs the message itself).
+ * alg->hash, except Ed25519 and ML-DSA, which sign the message itself:
+ * ML-DSA pure, with an empty context string, as the kernel's mldsa).
  * Returns 0, -EKEYREJECTED (bad signature), -ENOPKG (unsupported scheme or
  * key/scheme mismatch). */
 int kt_pubkey_verify(const struct kt_pubkey *k, const struct kt_sigalg *alg, const uint8_t *msg,

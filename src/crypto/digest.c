@@ -15,6 +15,8 @@ static const struct {
     [KT_HASH_SHA1] = {"sha1", 20},    [KT_HASH_SHA224] = {"sha224", 28},
     [KT_HASH_SHA256] = {"sha256", 32}, [KT_HASH_SHA384] = {"sha384", 48},
     [KT_HASH_SHA512] = {"sha512", 64}, [KT_HASH_SM3] = {"sm3", 32},
+    [KT_HASH_SHA3_256] = {"sha3-256", 32}, [KT_HASH_SHA3_384] = {"sha3-384", 48},
+    [KT_HASH_SHA3_512] = {"sha3-512", 64},
 };
 
 static EVP_MD *mds[KT_HASH__COUNT];

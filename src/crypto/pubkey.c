@@ -9,6 +9,7 @@
 
 const EVP_MD *kt_evp_md(enum kt_hash h);
 void kt_crypto_init(void);
+enum kt_pkey_algo kt_mldsa_of_pkey(const EVP_PKEY *pk); /* mldsa.c */
 
 #define PK(k) ((EVP_PKEY *)(k))
 
@@ -57,7 +58,7 @@ int kt_pubkey_from_spki(kt_span spki, struct kt_pubkey **out, struct kt_error *e
                        "subjectPublicKeyInfo: key type unsupported or key malformed");
     int id = EVP_PKEY_get_base_id(pk);
     if (id != EVP_PKEY_RSA && id != EVP_PKEY_RSA_PSS && id != EVP_PKEY_EC &&
-        id != EVP_PKEY_ED25519) {
+        id != EVP_PKEY_ED25519 && kt_mldsa_of_pkey(pk) == KT_PKEY_UNKNOWN) {
         EVP_PKEY_free(pk);
         return kt_fail(err, -ENOPKG, KT_NO_OFFSET, "subjectPublicKeyInfo: unsupported key type");
     }
@@ -84,7 +85,7 @@ enum kt_pkey_algo kt_pubkey_algo(const struct kt_pubkey *k)
     case EVP_PKEY_RSA_PSS: return KT_PKEY_RSA;
     case EVP_PKEY_EC: return KT_PKEY_ECDSA;
     case EVP_PKEY_ED25519: return KT_PKEY_ED25519;
-    default: return KT_PKEY_UNKNOWN;
+    default: return kt_mldsa_of_pkey(PK(k));
     }
 }
 
@@ -99,6 +100,9 @@ const char *kt_pkey_algo_name(enum kt_pkey_algo a)
     case KT_PKEY_RSA: return "rsa";
     case KT_PKEY_ECDSA: return "ecdsa";
     case KT_PKEY_ED25519: return "ed25519";
+    case KT_PKEY_MLDSA44: return "mldsa44";
+    case KT_PKEY_MLDSA65: return "mldsa65";
+    case KT_PKEY_MLDSA87: return "mldsa87";
     default: return "unknown";
     }
 }
@@ -113,6 +117,7 @@ static int check_match(const struct kt_pubkey *k, const struct kt_sigalg *alg)
     case KT_SIG_PSS: return a == KT_PKEY_RSA ? 0 : -ENOPKG;
     case KT_SIG_ECDSA: return a == KT_PKEY_ECDSA ? 0 : -ENOPKG;
     case KT_SIG_ED25519: return a == KT_PKEY_ED25519 ? 0 : -ENOPKG;
+    case KT_SIG_MLDSA: return a == alg->pkey && kt_pkey_algo_available(a) ? 0 : -ENOPKG;
     }
     return -ENOPKG;
 }
@@ -122,7 +127,7 @@ int kt_pubkey_verify_digest(const struct kt_pubkey *k, const struct kt_sigalg *a
                             size_t sig_len)
 {
     KT_TRY(check_match(k, alg));
-    if (alg->enc == KT_SIG_ED25519)
+    if (kt_sigalg_takes_data(alg))
         return -ENOPKG;
     const EVP_MD *md = kt_evp_md(alg->hash);
     if (!md || digest_len != kt_hash_size(alg->hash))
@@ -157,7 +162,7 @@ int kt_pubkey_verify(const struct kt_pubkey *k, const struct kt_sigalg *alg, con
                      size_t msg_len, const uint8_t *sig, size_t sig_len)
 {
     KT_TRY(check_match(k, alg));
-    if (alg->enc == KT_SIG_ED25519) {
+    if (kt_sigalg_takes_data(alg)) { /* the message itself; ML-DSA: pure, empty context */
         EVP_MD_CTX *mctx = EVP_MD_CTX_new();
         if (!mctx)
             return -ENOMEM;

@@ -15,6 +15,9 @@ static enum kt_hash hash_of_digest_oid(enum kt_oid o)
     case KT_OID_SHA256: return KT_HASH_SHA256;
     case KT_OID_SHA384: return KT_HASH_SHA384;
     case KT_OID_SHA512: return KT_HASH_SHA512;
+    case KT_OID_SHA3_256: return KT_HASH_SHA3_256;
+    case KT_OID_SHA3_384: return KT_HASH_SHA3_384;
+    case KT_OID_SHA3_512: return KT_HASH_SHA3_512;
     default: return KT_HASH_NONE;
     }
 }
@@ -82,6 +85,9 @@ int kt_sigalg_parse(kt_der *d, struct kt_sigalg *alg, const char *what)
     case KT_OID_SHA256_WITH_RSA: alg->hash = KT_HASH_SHA256; break;
     case KT_OID_SHA384_WITH_RSA: alg->hash = KT_HASH_SHA384; break;
     case KT_OID_SHA512_WITH_RSA: alg->hash = KT_HASH_SHA512; break;
+    case KT_OID_RSA_WITH_SHA3_256: alg->hash = KT_HASH_SHA3_256; break;
+    case KT_OID_RSA_WITH_SHA3_384: alg->hash = KT_HASH_SHA3_384; break;
+    case KT_OID_RSA_WITH_SHA3_512: alg->hash = KT_HASH_SHA3_512; break;
     /* PKCS#7 SignerInfo digestEncryptionAlgorithm often says just rsaEncryption */
     case KT_OID_RSA_ENCRYPTION: alg->hash = KT_HASH_NONE; break;
     case KT_OID_RSASSA_PSS:
@@ -93,8 +99,15 @@ int kt_sigalg_parse(kt_der *d, struct kt_sigalg *alg, const char *what)
     case KT_OID_ECDSA_WITH_SHA256: alg->enc = KT_SIG_ECDSA; alg->pkey = KT_PKEY_ECDSA; alg->hash = KT_HASH_SHA256; break;
     case KT_OID_ECDSA_WITH_SHA384: alg->enc = KT_SIG_ECDSA; alg->pkey = KT_PKEY_ECDSA; alg->hash = KT_HASH_SHA384; break;
     case KT_OID_ECDSA_WITH_SHA512: alg->enc = KT_SIG_ECDSA; alg->pkey = KT_PKEY_ECDSA; alg->hash = KT_HASH_SHA512; break;
+    case KT_OID_ECDSA_WITH_SHA3_256: alg->enc = KT_SIG_ECDSA; alg->pkey = KT_PKEY_ECDSA; alg->hash = KT_HASH_SHA3_256; break;
+    case KT_OID_ECDSA_WITH_SHA3_384: alg->enc = KT_SIG_ECDSA; alg->pkey = KT_PKEY_ECDSA; alg->hash = KT_HASH_SHA3_384; break;
+    case KT_OID_ECDSA_WITH_SHA3_512: alg->enc = KT_SIG_ECDSA; alg->pkey = KT_PKEY_ECDSA; alg->hash = KT_HASH_SHA3_512; break;
     case KT_OID_EC_PUBLIC_KEY: alg->enc = KT_SIG_ECDSA; alg->pkey = KT_PKEY_ECDSA; alg->hash = KT_HASH_NONE; break;
     case KT_OID_ED25519: alg->enc = KT_SIG_ED25519; alg->pkey = KT_PKEY_ED25519; alg->hash = KT_HASH_NONE; break;
+    /* ML-DSA names key and signature alike (RFC 9881): pure, no hash */
+    case KT_OID_ML_DSA_44: alg->enc = KT_SIG_MLDSA; alg->pkey = KT_PKEY_MLDSA44; alg->hash = KT_HASH_NONE; break;
+    case KT_OID_ML_DSA_65: alg->enc = KT_SIG_MLDSA; alg->pkey = KT_PKEY_MLDSA65; alg->hash = KT_HASH_NONE; break;
+    case KT_OID_ML_DSA_87: alg->enc = KT_SIG_MLDSA; alg->pkey = KT_PKEY_MLDSA87; alg->hash = KT_HASH_NONE; break;
     default: {
         enum kt_hash h = hash_of_digest_oid(o);
         if (h == KT_HASH_NONE)
@@ -120,6 +133,11 @@ int kt_hashalg_parse(kt_der *d, enum kt_hash *h, const char *what)
     if (*h == KT_HASH_NONE)
         return unknown_oid(d, raw, at, what);
     return 0;
+}
+
+bool kt_sigalg_takes_data(const struct kt_sigalg *alg)
+{
+    return alg->enc == KT_SIG_ED25519 || alg->enc == KT_SIG_MLDSA;
 }
 
 const char *kt_sigalg_name(const struct kt_sigalg *alg)

@@ -40,6 +40,10 @@ enum kt_kimage_comp {
 /* "none", "gzip", "xz", "lzma", "zstd", "lz4" (kt_comp_name) */
 const char *kt_kimage_comp_name(enum kt_kimage_comp c);
 
+/* The Linux release an x86 bzImage's setup header names (KT_LINUX(6, 1)
+ * for "6.1.0-57-amd64 ..."), 0 when img is no bzImage or names none. */
+unsigned kt_kimage_linux_version(const uint8_t *img, size_t len);
+
 /* Locate and decompress the vmlinux in img (bzImage, EFI zboot, a bare
  * compressed stream, or already a vmlinux / raw Image).  On success
  * *vmlinux / *vmlinux_len is the uncompressed kernel and *owned the malloc'd

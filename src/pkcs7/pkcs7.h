@@ -103,6 +103,10 @@ struct kt_pkcs7_policy {
     int64_t at_time;     /* seconds since the epoch; 0: now */
     bool no_signing_time; /* no signingTime-in-validity rule (firmware's
                            * Pkcs7Verify has none; the kernel's has it) */
+    unsigned linux_version; /* KT_LINUX(major, minor) of the kernel that
+                             * judges (--kernel's image); 0: any, then an
+                             * algorithm a kernel added lately is only noted
+                             * (kt_pkcs7_linux_since) */
 };
 
 struct kt_pkcs7 {
@@ -195,6 +199,22 @@ int kt_pkcs7_validate_trust_set(struct kt_pkcs7 *msg, const struct kt_trust_set 
 /* Check a signer's signature (over si->signed_digest, set by verify) with
  * `key`: 0, -EKEYREJECTED, -ENOPKG. */
 int kt_pkcs7_check_signer_sig(const struct kt_pkcs7_signer *si, const struct kt_pubkey *key);
+
+/* pkcs7_kernel.c: the kernel's algorithm rules by Linux version. */
+/* The first Linux release whose PKCS#7 parser takes this signer's digest and
+ * signature algorithms (KT_LINUX(6, 7) for SHA-3, KT_LINUX(7, 0) for
+ * ML-DSA), 0 for algorithms every modelled kernel takes. */
+unsigned kt_pkcs7_linux_since(const struct kt_pkcs7_signer *si);
+/* Whether si's signature algorithm can be checked here and now: -ENOPKG
+ * when this libcrypto lacks it (ML-DSA before OpenSSL 3.5) or when the
+ * policy's kernel (linux_version) predates it, 0 otherwise. */
+int kt_pkcs7_sig_allowed(const struct kt_pkcs7 *msg, const struct kt_pkcs7_signer *si,
+                         struct kt_error *err);
+/* A module signature with authenticated attributes is waived when every
+ * signer that has them is ML-DSA (Linux 7.0, pkcs7_check_authattrs under
+ * CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA), unless the policy's
+ * kernel predates it. */
+bool kt_pkcs7_attrs_waived(const struct kt_pkcs7 *msg);
 
 /* PEM-armoured PKCS#7 (labels PKCS7, CMS, "PKCS #7 SIGNED DATA") to DER:
  * *der is malloc'd (caller frees).  -ENODATA when buf has no such PEM block

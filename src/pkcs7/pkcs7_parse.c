@@ -302,9 +302,9 @@ static int parse_signer(kt_der *d, struct kt_pkcs7 *msg, struct kt_pkcs7_signer 
     KT_TRY(kt_sigalg_parse(&s, &si->sig_alg, "signerInfo.digestEncryptionAlgorithm"));
     if (si->sig_alg.pkey == KT_PKEY_UNKNOWN)
         return kt_fail(err, -ENOPKG, at, "signerInfo %d: digestEncryptionAlgorithm names no signature scheme", si->index);
-    if (si->sig_alg.enc != KT_SIG_ED25519 && si->sig_alg.hash == KT_HASH_NONE)
+    if (!kt_sigalg_takes_data(&si->sig_alg) && si->sig_alg.hash == KT_HASH_NONE)
         si->sig_alg.hash = si->digest_alg;
-    else if (si->sig_alg.enc != KT_SIG_ED25519 && si->sig_alg.enc != KT_SIG_PSS &&
+    else if (!kt_sigalg_takes_data(&si->sig_alg) && si->sig_alg.enc != KT_SIG_PSS &&
              si->sig_alg.hash != si->digest_alg)
         return kt_fail(err, -EBADMSG, at, "signerInfo %d: signature algorithm's hash differs from digestAlgorithm", si->index);
     /* encryptedDigest */

@@ -125,8 +125,9 @@ static int trust_one(struct kt_pkcs7 *msg, struct kt_pkcs7_signer *si,
     si->trusted_by = NULL;
     si->time_invalid = false;
     si->time_invalid_cert = NULL;
-    if (si->verify_rc != 0 && si->verify_rc != -ENOKEY)
-        return si->verify_rc;
+    if (si->verify_rc != 0 && si->verify_rc != -ENOKEY) /* verify's reason stays the reason */
+        return si->error.code ? kt_fail(err, si->verify_rc, si->error.offset, "%s", si->error.what)
+                              : si->verify_rc;
     if (si->unsupported_sig)
         return kt_fail(err, -ENOPKG, si->offset, "signerInfo %d: unsupported algorithm", si->index);
 

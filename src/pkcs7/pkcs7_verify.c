@@ -1,6 +1,7 @@
 /* PKCS#7 signature verification (the kernel's pkcs7_verify.c role). */
 #include "pkcs7/pkcs7.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int hash_allowed(const struct kt_pkcs7 *msg, enum kt_hash h, size_t at, const char *what,
@@ -58,11 +59,33 @@ static int find_issuer_in_msg(const struct kt_pkcs7 *msg, const struct kt_pkcs7_
     return 0;
 }
 
+/* ML-DSA signs the message itself (the kernel's algo_takes_data): with
+ * signed attributes their SET form, as the kernel's pkcs7_digest hands it
+ * to public_key_verify_signature; without them the content, which a module
+ * check holds only as digests: ktrust checks ML-DSA over signed attributes
+ * only (-ENOPKG otherwise). */
+static int check_takes_data(const struct kt_pkcs7_signer *si, const struct kt_pubkey *key)
+{
+    if (si->sig_alg.enc != KT_SIG_MLDSA || !si->has_auth_attrs || si->auth_attrs.len < 2)
+        return -ENOPKG;
+    uint8_t *m = malloc(si->auth_attrs.len);
+    if (!m)
+        return -ENOMEM;
+    memcpy(m, si->auth_attrs.p, si->auth_attrs.len);
+    m[0] = 0x31; /* [0] IMPLICIT becomes the SET OF it stands for */
+    int rc = kt_pubkey_verify(key, &si->sig_alg, m, si->auth_attrs.len, si->signature.p,
+                              si->signature.len);
+    free(m);
+    return rc;
+}
+
 int kt_pkcs7_check_signer_sig(const struct kt_pkcs7_signer *si, const struct kt_pubkey *key)
 {
     if (!key)
         return -ENOPKG;
-    if (si->sig_alg.enc == KT_SIG_ED25519 || si->sig_alg.hash != si->digest_alg)
+    if (kt_sigalg_takes_data(&si->sig_alg))
+        return check_takes_data(si, key);
+    if (si->sig_alg.hash != si->digest_alg)
         return -ENOPKG;
     return kt_pubkey_verify_digest(key, &si->sig_alg, si->signed_digest,
                                    kt_hash_size(si->digest_alg), si->signature.p,
@@ -217,6 +240,8 @@ static int verify_all(struct kt_pkcs7 *msg, const uint8_t *data, size_t data_len
         si->verify_rc = -ENOKEY;
         si->error = (struct kt_error){0};
         rc = hash_allowed(msg, si->digest_alg, si->offset, "signerInfo.digestAlgorithm", &e);
+        if (rc == 0)
+            rc = kt_pkcs7_sig_allowed(msg, si, &e);
         if (rc == 0) {
             size_t hlen = kt_hash_size(si->digest_alg);
             if (digests) {
@@ -297,7 +322,7 @@ int kt_pkcs7_check_purpose(const struct kt_pkcs7 *msg, enum kt_verify_purpose pu
             return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
                            "module signature: content type is not data");
         for (size_t i = 0; i < msg->n_signers; i++)
-            if (msg->signers[i].has_auth_attrs)
+            if (msg->signers[i].has_auth_attrs && !kt_pkcs7_attrs_waived(msg))
                 return kt_fail(err, -EKEYREJECTED, msg->signers[i].offset,
                                "module signature: signer %zu has authenticated attributes", i);
         return 0;

@@ -190,6 +190,13 @@ int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *d
             if (v)
                 signer = find_signer_in(v, c, false);
         }
+        const char *pq = kt_mldsa_title(c->sig_alg.pkey);
+        if (!signer && pq && !kt_pkey_algo_available(c->sig_alg.pkey)) {
+            /* restrict_link_by_signature cannot check it: ENOPKG, no refusal */
+            kt_key_free(key);
+            return kt_fail(err, -ENOPKG, KT_NO_OFFSET,
+                           "%s: cannot check '%s': %s needs OpenSSL 3.5 or later", name, desc, pq);
+        }
         if (!signer) {
             char a[160], rs[200];
             akid_text(c, a, sizeof(a));

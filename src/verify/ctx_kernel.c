@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kimage/kimage.h"
 #include "verify/verify_int.h"
 
 struct kt_ctx_bg {
@@ -52,6 +53,7 @@ static int add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o,
     if (sig && *sig)
         raise(strcmp(sig, "TERM") ? SIGINT : SIGTERM);
 #endif
+    ctx->linux_version = kt_kimage_linux_version(f.data, f.len);
     enum kt_kcache how;
     struct kt_store *cache = ctx->mode == KT_CTX_STORE_READ ? ctx->store : NULL;
     rc = kt_store_add_kernel_keys(cache, ctx->rings, f.data, f.len, path, true, NULL, &how,

@@ -40,6 +40,19 @@ const struct kt_signer *kt_result_signers(const struct kt_result *r, size_t *n)
 
 const char *kt_result_compression(const struct kt_result *r) { return r->compression; }
 
+unsigned kt_result_linux_since(const struct kt_result *r)
+{
+    unsigned v = 0;
+    bool any = false;
+    for (size_t i = 0; r->rc == 0 && i < r->sigs.n; i++) {
+        const struct kt_signer *s = &r->sigs.sigs[i];
+        if (s->verdict == 0 && (!any || s->linux_since < v))
+            v = s->linux_since;
+        any |= s->verdict == 0;
+    }
+    return v;
+}
+
 char *kt_signer_issuer_name(const struct kt_signer *s, char *buf, size_t cap)
 {
     return kt_pkcs7_name_string((kt_span){s->signer_issuer.p, s->signer_issuer.len}, buf, cap);

@@ -30,6 +30,7 @@ void kt_signer_from_pkcs7(struct kt_signer *s, const struct kt_pkcs7_signer *si,
     s->time_invalid = si->time_invalid;
     s->time_invalid_cert = si->time_invalid_cert;
     s->reason = !si->verdict ? NULL : si->error.what[0] ? si->error.what : reason;
+    s->linux_since = kt_pkcs7_linux_since(si);
 }
 
 static const char *ts_kind(enum kt_pe_ts_kind k)

@@ -62,6 +62,10 @@ static void module_finish(const struct kt_ctx *ctx, struct kt_result *r)
 {
     struct kt_trust_set s;
     kt_trust_set_for(ctx->rings, KT_VERIFY_PURPOSE_MODULE, &s);
+    /* a --kernel image's release: the algorithms that kernel takes */
+    r->mod.policy.linux_version = ctx->linux_version;
+    if (r->mod.msg)
+        r->mod.msg->policy.linux_version = ctx->linux_version;
     r->rc = kt_modsig_finish(&r->mod, &s, &r->err);
     r->pending = false;
     if (kt_signer_tree_from_pkcs7(&r->sigs, r->mod.msg, r->rc, &r->err, true) < 0)

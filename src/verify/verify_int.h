@@ -27,6 +27,8 @@ struct kt_ctx {
     enum kt_ctx_store_mode mode;
     bool make_dirs;
     bool committed;
+    unsigned linux_version;   /* --kernel's release (KT_LINUX), 0: none or unknown;
+                               * module verdicts follow that kernel's rules */
 };
 
 /* For the files of the context: a message to o->msg (printf-style), and

@@ -1,6 +1,8 @@
 /* access.c - the public accessors of a parsed certificate (ktrust/x509.h). */
 #include "x509/x509.h"
 
+#include <stdio.h>
+
 const char *kt_x509_description(const struct kt_x509 *c) { return c->description; }
 const char *kt_x509_subject(const struct kt_x509 *c) { return c->subject; }
 const char *kt_x509_issuer(const struct kt_x509 *c) { return c->issuer; }
@@ -41,6 +43,16 @@ const char *kt_x509_key_algorithm(const struct kt_x509 *c)
 unsigned kt_x509_key_bits(const struct kt_x509 *c)
 {
     return c->key_algo != KT_PKEY_UNKNOWN ? c->key_bits : 0;
+}
+
+const char *kt_x509_key_note(const struct kt_x509 *c, char *buf, size_t cap)
+{
+    const char *pq = kt_mldsa_title(c->key_algo);
+    if (!pq || cap == 0)
+        return NULL;
+    snprintf(buf, cap, "%s, %zu-byte public key%s%s%s", pq, kt_mldsa_pubkey_len(c->key_algo),
+             c->pub ? "" : "; ", c->pub ? "" : pq, c->pub ? "" : " needs OpenSSL 3.5 or later");
+    return buf;
 }
 
 const char *kt_x509_sig_algorithm(const struct kt_x509 *c, char *buf, size_t cap)

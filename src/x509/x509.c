@@ -261,13 +261,14 @@ static int check_self_signed(struct kt_x509 *c, struct kt_error *err)
                            "self-signed certificate: authorityKeyIdentifier parts disagree");
     }
     c->self_signed = true;
+    if (c->sig_alg.pkey != KT_PKEY_UNKNOWN && c->key_algo != KT_PKEY_UNKNOWN &&
+        c->sig_alg.pkey != c->key_algo)
+        return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
+                       "self-signed certificate: signature algorithm does not match its key");
     if (!c->pub || c->sig_alg.unsupported) {
         c->sig_unsupported = true;
         return 0;
     }
-    if (c->sig_alg.pkey != KT_PKEY_UNKNOWN && c->sig_alg.pkey != c->key_algo)
-        return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
-                       "self-signed certificate: signature algorithm does not match its key");
     int rc = kt_x509_check_signature(c, c->pub);
     if (rc == -ENOPKG) {
         c->sig_unsupported = true;
@@ -345,11 +346,11 @@ static int parse_alg(kt_der *d, struct kt_sigalg *alg, kt_span *raw, const char 
         return kt_sigalg_parse(&sub, alg, what); /* again, to record the detail */
     }
     /* a bare key OID (rsaEncryption, id-ecPublicKey) names no hash */
-    if (alg->hash == KT_HASH_NONE && alg->enc != KT_SIG_ED25519)
+    if (alg->hash == KT_HASH_NONE && !kt_sigalg_takes_data(alg))
         alg->unsupported = true;
-    if (alg->pkey == KT_PKEY_UNKNOWN)
+    if (alg->pkey == KT_PKEY_UNKNOWN || !kt_pkey_algo_available(alg->pkey))
         alg->unsupported = true;
-    if (!alg->unsupported && alg->enc != KT_SIG_ED25519 && !kt_hash_available(alg->hash))
+    if (!alg->unsupported && !kt_sigalg_takes_data(alg) && !kt_hash_available(alg->hash))
         alg->unsupported = true;
     return 0;
 }
@@ -368,6 +369,9 @@ static enum kt_pkey_algo key_algo_of_spki(kt_span spki)
     case KT_OID_RSASSA_PSS: return KT_PKEY_RSA;
     case KT_OID_EC_PUBLIC_KEY: return KT_PKEY_ECDSA;
     case KT_OID_ED25519: return KT_PKEY_ED25519;
+    case KT_OID_ML_DSA_44: return KT_PKEY_MLDSA44;
+    case KT_OID_ML_DSA_65: return KT_PKEY_MLDSA65;
+    case KT_OID_ML_DSA_87: return KT_PKEY_MLDSA87;
     default: return KT_PKEY_UNKNOWN;
     }
 }
@@ -387,17 +391,24 @@ static int parse_spki(kt_der *tbs, struct kt_x509 *c, struct kt_error *err)
     c->key_algo = key_algo_of_spki(c->spki);
     if (c->key_algo == KT_PKEY_UNKNOWN)
         return 0;
+    /* ML-DSA: the key is its bytes (FIPS 204 pkEncode), of one size per
+     * parameter set; the kernel's mldsa refuses another size */
+    size_t want = kt_mldsa_pubkey_len(c->key_algo);
+    if (want && (bits.len != want || unused))
+        return kt_fail(err, -EBADMSG, kt_der_offset(&seq),
+                       "subjectPublicKeyInfo: an %s public key is %zu bytes, this one %zu",
+                       kt_mldsa_title(c->key_algo), want, bits.len);
     struct kt_error e2 = KT_ERROR_INIT;
     int rc = kt_pubkey_from_spki(c->spki, &c->pub, &e2);
     if (rc == -ENOMEM)
         return kt_fail(err, rc, KT_NO_OFFSET, "out of memory");
     if (rc < 0) {
-        c->pub = NULL;
-        c->key_algo = KT_PKEY_UNKNOWN;
+        c->pub = NULL; /* an ML-DSA key stays known by its parameter set */
+        c->key_algo = want ? c->key_algo : KT_PKEY_UNKNOWN;
         return 0;
     }
     c->key_algo = kt_pubkey_algo(c->pub);
-    c->key_bits = kt_pubkey_bits(c->pub);
+    c->key_bits = want ? 0 : kt_pubkey_bits(c->pub); /* ML-DSA: the parameter set says */
     return 0;
 }
 

@@ -502,16 +502,23 @@ DEB_PKG = os.path.join(DEB, "linux-image-6.1.0-57-amd64_6.1.192-3_amd64.deb")
 EFIVARFS = "./lib/modules/6.1.0-57-amd64/kernel/fs/efivarfs/efivarfs.ko"
 
 
-def efivarfs_ko():
-    """efivarfs is a module in Debian's kernel: taken from the corpus package."""
-    path = os.path.join(WORK, "efivarfs.ko")
-    with locked("efivarfs"):
+def deb_module(member):
+    """A module of the corpus kernel package (member: its path in the
+    package), kept in WORK under its base name."""
+    name = os.path.basename(member)
+    path = os.path.join(WORK, name)
+    with locked(name):
         if not os.path.exists(path):
             deb = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", DEB_PKG], stdout=subprocess.PIPE)
-            data = run(["tar", "-xO", EFIVARFS], stdin=deb.stdout).stdout
+            data = run(["tar", "-xO", member], stdin=deb.stdout).stdout
             deb.wait()
             write_atomic(path, data)
     return read_bytes(path)
+
+
+def efivarfs_ko():
+    """efivarfs is a module in Debian's kernel: taken from the corpus package."""
+    return deb_module(EFIVARFS)
 
 
 def initramfs(init=INIT, extra=()):

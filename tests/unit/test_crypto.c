@@ -305,6 +305,15 @@ static void algorithm_ids(void)
         {"sha256 (a digest algorithm)",
          {0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00},
          15, 0, KT_PKEY_UNKNOWN, KT_SIG_PKCS1, KT_HASH_SHA256, false},
+        {"RSA-SHA3-256",
+         {0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x0e}, 13, 0,
+         KT_PKEY_RSA, KT_SIG_PKCS1, KT_HASH_SHA3_256, false},
+        {"sha3-512 (a digest algorithm)",
+         {0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x0a}, 13, 0,
+         KT_PKEY_UNKNOWN, KT_SIG_PKCS1, KT_HASH_SHA3_512, false},
+        {"ML-DSA-65 (pure: no hash)",
+         {0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x12}, 13, 0,
+         KT_PKEY_MLDSA65, KT_SIG_MLDSA, KT_HASH_NONE, false},
         {"1.2.3.4 (unknown)", {0x30, 0x05, 0x06, 0x03, 0x2a, 0x03, 0x04}, 7, -ENOPKG, 0, 0, 0,
          false},
         {"not a SEQUENCE", {0x06, 0x03, 0x2b, 0x65, 0x70}, 5, -EBADMSG, 0, 0, 0, false},
@@ -327,6 +336,35 @@ static void algorithm_ids(void)
     }
 }
 
+/* FIPS 202 known answers, and the ML-DSA parameter sets (FIPS 204 table 2) */
+static void sha3_and_mldsa(void)
+{
+    static const struct {
+        enum kt_hash h;
+        const char *hex; /* of "abc" */
+    } kat[] = {
+        {KT_HASH_SHA3_256, "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"},
+        {KT_HASH_SHA3_384, "ec01498288516fc926459f58e2c6ad8df9b473cb0fc08c2596da7cf0e49be4b2"
+                           "98d88cea927ac7f539f1edf228376d25"},
+        {KT_HASH_SHA3_512, "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e"
+                           "10e116e9192af3c91a7ec57647e3934057340b4cf408d5a56592f8274eec53f0"},
+    };
+    for (size_t i = 0; i < sizeof(kat) / sizeof(kat[0]); i++) {
+        uint8_t out[KT_HASH_MAX_SIZE];
+        char hex[2 * KT_HASH_MAX_SIZE + 1];
+        CHECK_EQ_INT(kt_digest(kat[i].h, "abc", 3, out), 0, kt_hash_name(kat[i].h));
+        CHECK_EQ_STR(kt_hex(out, kt_hash_size(kat[i].h), hex), kat[i].hex, kt_hash_name(kat[i].h));
+    }
+    CHECK_EQ_STR(kt_hash_name(KT_HASH_SHA3_384), "sha3-384", "sha3-384's name");
+    CHECK_EQ_INT((int)kt_mldsa_pubkey_len(KT_PKEY_MLDSA44), 1312, "ML-DSA-44 key");
+    CHECK_EQ_INT((int)kt_mldsa_pubkey_len(KT_PKEY_MLDSA65), 1952, "ML-DSA-65 key");
+    CHECK_EQ_INT((int)kt_mldsa_pubkey_len(KT_PKEY_MLDSA87), 2592, "ML-DSA-87 key");
+    CHECK_EQ_INT((int)kt_mldsa_pubkey_len(KT_PKEY_RSA), 0, "RSA: not ML-DSA");
+    CHECK_EQ_STR(kt_mldsa_title(KT_PKEY_MLDSA65), "ML-DSA-65", "ML-DSA-65's name");
+    CHECK_EQ_STR(kt_pkey_algo_name(KT_PKEY_MLDSA87), "mldsa87", "the kernel's pkey_algo");
+    CHECK(kt_pkey_algo_available(KT_PKEY_RSA), "RSA is always there");
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -339,6 +377,7 @@ int main(void)
     signatures();
     rsa_spki_forms();
     algorithm_ids();
+    sha3_and_mldsa();
     char cmd[300];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)

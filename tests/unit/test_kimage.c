@@ -586,9 +586,39 @@ static void fake_images(void)
     free(vm);
 }
 
+/* kt_kimage_linux_version: the setup header's kernel_version string */
+static void linux_version(void)
+{
+    static const struct {
+        const char *ver;
+        uint16_t at; /* kernel_version: the string's offset less 0x200 */
+        unsigned want;
+    } cases[] = {
+        {"6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP", 0x100, KT_LINUX(6, 1)},
+        {"10.255", 0x100, KT_LINUX(10, 255)},
+        {"7.0", 0x100, KT_LINUX(7, 0)},
+        {"6.256", 0x100, 0}, {"6", 0x100, 0}, {"6.x", 0x100, 0}, {"x.1", 0x100, 0},
+        {"6.1", 0, 0},      /* no string */
+        {"6.1", 0x3ff, 0},  /* points past the end */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint8_t img[0x400] = {0};
+        memcpy(img + 0x202, "HdrS", 4);
+        img[0x20e] = (uint8_t)cases[i].at;
+        img[0x20f] = (uint8_t)(cases[i].at >> 8);
+        if (cases[i].at && cases[i].at + 0x200 + strlen(cases[i].ver) <= sizeof(img))
+            memcpy(img + 0x200 + cases[i].at, cases[i].ver, strlen(cases[i].ver));
+        CHECK_EQ_INT(kt_kimage_linux_version(img, sizeof(img)), cases[i].want, cases[i].ver);
+        memcpy(img + 0x202, "HdrX", 4);
+        CHECK_EQ_INT(kt_kimage_linux_version(img, sizeof(img)), 0, "no HdrS");
+        CHECK_EQ_INT(kt_kimage_linux_version(img, 0x20f), 0, "header cut short");
+    }
+}
+
 int main(void)
 {
     const char *src = getenv("KT_SRC");
+    linux_version();
     if (!mkdtemp(tmp))
         return 1;
     char cmd[512];

@@ -49,6 +49,10 @@ struct kt_signer_ts {
 
 /* One signature of a result (pointers into the result or the context's
  * keyrings: valid while both are). */
+/* A Linux release as one number: KT_LINUX(6, 7); its parts are v >> 8 and
+ * v & 255. */
+#define KT_LINUX(major, minor) ((unsigned)(major) << 8 | (unsigned)(minor))
+
 struct kt_signer {
     int index;
     const char *digest_name;         /* "sha256" ...; NULL: none */
@@ -72,12 +76,20 @@ struct kt_signer {
                                       * is checked (signed variable updates:
                                       * firmware ignores them); time_invalid
                                       * is then only reported */
+    unsigned linux_since;            /* KT_LINUX of the first kernel that takes
+                                      * this signature's algorithms (SHA-3:
+                                      * 6.7, ML-DSA: 7.0); 0: every one */
 };
 
 /* A result's top-level signatures (*n of them; the tree through nested). */
 KT_API const struct kt_signer *kt_result_signers(const struct kt_result *res, size_t *n);
 /* Modules: "xz", "zstd", "gzip", "none"; NULL for other types. */
 KT_API const char *kt_result_compression(const struct kt_result *res);
+/* A trusted result whose trusted signatures all use an algorithm only
+ * recent kernels take (a sha3-256 module signature: 6.7, ML-DSA: 7.0): the
+ * lowest such release (KT_LINUX), the kernel it is trusted from; 0 for
+ * every kernel, and for a verdict other than trusted. */
+KT_API unsigned kt_result_linux_since(const struct kt_result *res);
 /* A signer named by issuer and serial: the issuer as text ("CN=..., O=...")
  * into buf, and the serial as hex; returns buf. */
 KT_API char *kt_signer_issuer_name(const struct kt_signer *s, char *buf, size_t cap);
