@@ -29,7 +29,9 @@
 extern "C" {
 #endif
 
+struct kt_ctx;
 struct kt_efivars;
+struct kt_policy;
 struct kt_uki;
 
 enum kt_sdboot_kind {
@@ -123,6 +125,20 @@ KT_API const struct kt_sdboot_problem *kt_sdboot_problem_at(const struct kt_sdbo
 /* The k-th add-on of entry i (global ones after the UKI's own), or NULL. */
 KT_API const struct kt_sdboot_addon *kt_sdboot_addon_at(const struct kt_sdboot *s, size_t i,
                                                         size_t k);
+
+/* The verdict on entry i's program under pol (ktrust/verify.h), as
+ * kt_verify_buf gives it for the file; a UKI's is the worse of it and the
+ * stub's refusal (kt_uki_verdict).  An entry whose path ktrust does not
+ * follow (image_rc): -EBADMSG, never trusted.  0 or a negative errno, err
+ * says why. */
+KT_API int kt_sdboot_entry_verify(const struct kt_ctx *ctx, const struct kt_sdboot *s, size_t i,
+                                  const struct kt_policy *pol, struct kt_error *err);
+/* An add-on's verdict: its Authenticode verdict, the worse of it and
+ * -EKEYREJECTED when it carries a section kt_sdboot_addon_check forbids
+ * (their names into forbidden, cap bytes, may be NULL). */
+KT_API int kt_sdboot_addon_verify(const struct kt_ctx *ctx, const char *path,
+                                  const struct kt_policy *pol, char *forbidden, size_t cap,
+                                  struct kt_error *err);
 
 /* ---- parsing one file (what kt_sdboot_open does per file; the fuzz target) */
 
