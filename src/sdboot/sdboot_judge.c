@@ -57,7 +57,8 @@ int kt_sdboot_addon_verify(const struct kt_ctx *ctx, const char *path, const str
         rc = kt_verify_buf(ctx, path, f.data, f.len, pol, &r, err);
         char names[200];
         if (kt_sdboot_addon_check(u, names, sizeof(names))) {
-            snprintf(forbidden ? forbidden : names, forbidden ? cap : 0, "%s", names);
+            if (forbidden)
+                snprintf(forbidden, cap, "%s", names);
             struct kt_error fe = KT_ERROR_INIT;
             kt_fail(&fe, -EKEYREJECTED, KT_NO_OFFSET,
                     "an add-on with sections only a UKI may carry (%s): systemd-stub refuses it", names);
