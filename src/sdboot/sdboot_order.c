@@ -84,50 +84,65 @@ int kt_sdboot_verscmp(const char *a, const char *b)
     }
 }
 
-/* efi_fnmatch: '*', '?', "[a-z]" sets (no negation), '\' escapes. */
+/* One pattern element at *p ('?', a "[a-z]" set with no negation, a
+ * '\' escape, or a character) against c: 1 match, 0 no match, -1 an
+ * unclosed set (matches nothing); *next past it. */
+static int one(const char *p, char c, const char **next)
+{
+    if (*p == '?') {
+        *next = p + 1;
+        return 1;
+    }
+    if (*p == '[') {
+        const char *q = p + 1;
+        bool hit = false;
+        while (*q && *q != ']') {
+            char lo = *q == '\\' && q[1] ? *++q : *q;
+            char hi = lo;
+            if (q[1] == '-' && q[2] && q[2] != ']') {
+                q += 2;
+                hi = *q == '\\' && q[1] ? *++q : *q;
+            }
+            hit |= c >= lo && c <= hi;
+            q++;
+        }
+        if (!*q)
+            return -1;
+        *next = q + 1;
+        return hit;
+    }
+    if (*p == '\\' && p[1])
+        p++;
+    *next = p + 1;
+    return *p == c;
+}
+
+/* efi_fnmatch: '*', '?', "[a-z]" sets, '\' escapes; a '*' backtracks to
+ * the last star only (the same matches, without exponential time). */
 bool kt_sdboot_fnmatch(const char *p, const char *s)
 {
-    for (;; p++, s++) {
+    const char *star = NULL, *resume = NULL;
+    for (;;) {
         if (*p == '*') {
             while (*p == '*')
                 p++;
-            if (!*p)
-                return true;
-            for (; *s; s++)
-                if (kt_sdboot_fnmatch(p, s))
-                    return true;
-            return false;
-        }
-        if (!*p)
-            return !*s;
-        if (!*s)
-            return false;
-        if (*p == '?')
-            continue;
-        if (*p == '[') {
-            const char *q = p + 1;
-            bool hit = false;
-            while (*q && *q != ']') {
-                char lo = *q == '\\' && q[1] ? *++q : *q;
-                char hi = lo;
-                if (q[1] == '-' && q[2] && q[2] != ']') {
-                    q += 2;
-                    hi = *q == '\\' && q[1] ? *++q : *q;
-                }
-                hit |= *s >= lo && *s <= hi;
-                q++;
-            }
-            if (!*q)
-                return false; /* an unclosed set matches nothing */
-            if (!hit)
-                return false;
-            p = q;
+            star = p;
+            resume = s;
             continue;
         }
-        if (*p == '\\' && p[1])
-            p++;
-        if (*p != *s)
+        const char *next;
+        int m = *s ? (*p ? one(p, *s, &next) : 0) : -2;
+        if (m == -2)
+            return !*p;
+        if (m == 1) {
+            p = next;
+            s++;
+            continue;
+        }
+        if (m < 0 || !star || !*resume)
             return false;
+        p = star;
+        s = ++resume;
     }
 }
 

@@ -96,6 +96,11 @@ else # no stub here: the answering run is the one that fails
     j uki uki show "$D/vmlinuz-6.1.0-57-amd64"
 fi
 j uki-fail uki show nope.efi
+mkdir -p sdesp/loader/entries sdesp/EFI/Linux
+cp "$D/grubx64.efi.signed" sdesp/EFI/Linux/grub.efi
+printf 'title schema\nefi /EFI/Linux/grub.efi\n' >sdesp/loader/entries/schema.conf
+j uki-entries uki entries --trust ca.pem sdesp
+j uki-entries-fail uki entries nope-esp
 
 # every line valid under the shipped schema; failing runs end with the summary
 # and its error; every command of `ktrust --help` has a run that answers and
