@@ -58,17 +58,24 @@ int kt_chain_check_order(const char *const *files, size_t n, size_t *at, const c
     return 0;
 }
 
+bool kt_chain_is_systemd_boot_buf(const uint8_t *buf, size_t len)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    struct kt_uki *u = NULL;
+    char v[128];
+    bool yes = kt_uki_open_buf(buf, len, &u, &e) == 0 &&
+               kt_uki_stub_version(u, v, sizeof(v)) == 0 && strncmp(v, "systemd-boot ", 13) == 0;
+    kt_uki_free(u);
+    return yes;
+}
+
 bool kt_chain_is_systemd_boot(const char *path)
 {
     struct kt_file f;
     struct kt_error e = KT_ERROR_INIT;
     if (kt_file_open(path, &f, &e) < 0)
         return false;
-    struct kt_uki *u = NULL;
-    char v[128];
-    bool yes = kt_uki_open_buf(f.data, f.len, &u, &e) == 0 &&
-               kt_uki_stub_version(u, v, sizeof(v)) == 0 && strncmp(v, "systemd-boot ", 13) == 0;
-    kt_uki_free(u);
+    bool yes = kt_chain_is_systemd_boot_buf(f.data, f.len);
     kt_file_close(&f);
     return yes;
 }
