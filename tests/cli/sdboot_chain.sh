@@ -59,4 +59,18 @@ expect_eq "$(role_verdicts <<<"$j")" "shim=trusted loader=trusted kernel=untrust
 j=$("$KTRUST" chain --json --efivars "$VARS" "$CORPUS/debian/shimx64.efi.signed" sdboot.efi good.efi)
 expect_eq "$(role_verdicts <<<"$j")" "shim=trusted loader=untrusted kernel=untrusted" \
     "without the MOK systemd-boot is not trusted by shim"
+
+# check-update --install: a new systemd-boot (no shim) and the UKIs behind it
+mkdir -p vars
+efi esl --x509 db.crt -o db.esl
+efi efivar --attrs 0x27 db.esl -o vars/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f
+j=$("$KTRUST" check-update --json --efivars vars --install sdboot.efi good.efi | jq -c 'select(.type == "install_check")')
+expect_eq "$(jq -r '"\(.boots) \(.why)"' <<<"$j")" "true boots" "install: new systemd-boot and UKI boot"
+j=$("$KTRUST" check-update --json --efivars vars --install sdboot.efi other.efi | jq -c 'select(.type == "install_check")')
+expect_eq "$(jq -r '"\(.boots) \(.why)"' <<<"$j")" "false no_db" "install: a UKI db does not vouch for"
+expect_exit 5 "install: an unsigned systemd-boot" -- \
+    "$KTRUST" check-update -q --efivars vars --install unsigned-sdboot.efi good.efi
+efi efivar --attrs 0x27 dbx.esl -o vars/dbx-d719b2cb-3d3a-4596-a3bc-dad00e67656f
+j=$("$KTRUST" check-update --json --efivars vars --install sdboot.efi good.efi | jq -c 'select(.type == "install_check")')
+expect_eq "$(jq -r '"\(.boots) \(.why)"' <<<"$j")" "false dbx" "install: systemd-boot in dbx"
 finish
