@@ -348,6 +348,34 @@ static void set_files(struct kt_chain_opts *co, const struct vars *db, const str
     co->n_modules = n - 3;
 }
 
+/* The positional files (n; SYSTEMD-BOOT UKI when sdboot) and the options
+ * they need: 0, or a usage error's code. */
+static int check_args(int n, bool sdboot, bool have_db, const char *efivars, size_t n_apply)
+{
+    if (!have_db && !efivars)
+        return cli_usage_error("chain", "--db is required (the UEFI db: certificates or an ESL)");
+    if (n < (sdboot ? 2 : 3))
+        return cli_usage_error("chain", sdboot ? "SYSTEMD-BOOT and its UKI (KERNEL) are required"
+                                               : "SHIM, LOADER and KERNEL are required");
+    if (n_apply && !efivars)
+        return cli_usage_error("chain", "--apply needs --efivars (the variables it changes)");
+    return 0;
+}
+
+/* --efivars DIR into *vars (co->vars then points to it): 0 or the exit code. */
+static int read_vars(const char *efivars, struct kt_efivars *vars, struct kt_chain_opts *co)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    if (!efivars)
+        return 0;
+    if (kt_efivars_read(efivars, vars, &e) < 0) {
+        cli_errorf(efivars, "cannot open: %s", strerror(-e.code));
+        return EXIT_NOINPUT;
+    }
+    co->vars = vars;
+    return 0;
+}
+
 int cmd_chain(int argc, char **argv)
 {
     struct vars db = {0}, dbx = {0}, mok = {0};
@@ -394,32 +422,20 @@ int cmd_chain(int argc, char **argv)
         default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
-    if (db.n == 0 && !efivars)
-        return cli_usage_error("chain", "--db is required (the UEFI db: certificates or an ESL)");
     bool sdboot = argc - optind >= 1 && kt_chain_is_systemd_boot(argv[optind]);
-    if (argc - optind < (sdboot ? 2 : 3)) {
+    int uc = check_args(argc - optind, sdboot, db.n != 0, efivars, apply.n);
+    if (uc) {
         kt_sbat_level_close(level);
-        return cli_usage_error("chain", sdboot ? "SYSTEMD-BOOT and its UKI (KERNEL) are required"
-                                               : "SHIM, LOADER and KERNEL are required");
+        return uc;
     }
-    if (apply.n && !efivars) {
-        kt_sbat_level_close(level);
-        return cli_usage_error("chain", "--apply needs --efivars (the variables it changes)");
-    }
-
     if (!sdboot)
         check_order(argv + optind, (size_t)(argc - optind));
     co.mok_trust = mok_trust == 1 ? KT_MOK_TRUST_YES : mok_trust == 0 ? KT_MOK_TRUST_VARS
                                                                       : KT_MOK_TRUST_AUTO;
     struct kt_efivars vars = {0};
-    if (efivars) {
-        struct kt_error e = KT_ERROR_INIT;
-        if (kt_efivars_read(efivars, &vars, &e) < 0) {
-            cli_errorf(efivars, "cannot open: %s", strerror(-e.code));
-            kt_sbat_level_close(level);
-            return EXIT_NOINPUT;
-        }
-        co.vars = &vars;
+    if ((uc = read_vars(efivars, &vars, &co)) != 0) {
+        kt_sbat_level_close(level);
+        return uc;
     }
     if (cli_apply_all(&vars, &apply, json, quiet)) {
         kt_efivars_free(&vars);
@@ -437,7 +453,7 @@ int cmd_chain(int argc, char **argv)
         return EXIT_INTERNAL;
     }
     set_files(&co, &db, &dbx, &mok, files, n_links);
-    co.firmware_only = sdboot;
+    co.firmware_only = sdboot; /* no shim: files[0] is NULL */
     struct kt_chain_report r;
     bool failed;
     int worst = run(&co, &r, links, n_links, &failed);
