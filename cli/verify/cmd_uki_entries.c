@@ -220,43 +220,45 @@ static int judge_all(const char *esp, const struct cli_common *co, const struct 
     return code;
 }
 
-int uki_entries_main(int argc, char **argv)
+struct entries_arg {
+    struct kt_policy pol;
+    const char *efivars;
+};
+
+static bool own_opt(void *arg, int ch)
 {
-    struct cli_common co = {0};
-    struct kt_policy pol = {.type = KT_VERIFY_PE};
-    const char *efivars = NULL;
-    struct cli_getopt g;
-    int c;
-    if (cli_opts_init(&g, opts) < 0)
-        return EXIT_INTERNAL;
-    while ((c = cli_getopt(argc, argv, &g)) != -1) {
-        int r = cli_common_opt(&co, c, optarg);
-        if (r == 0)
-            r = cli_policy_opt(&pol, c, optarg, "uki", argc, argv);
-        if (r < 0)
-            return EXIT_USAGE;
-        if (r > 0)
-            continue;
-        switch (c) {
-        case 'h': uki_entries_usage(stdout); return 0;
-        case OPT_EFIVARS: efivars = optarg; break;
-        default: return EXIT_USAGE;
-        }
-    }
-    if (optind + 1 != argc)
-        return cli_usage_error("uki", optind >= argc ? "no ESP given" : "one ESP at a time");
+    struct entries_arg *ea = arg;
+    if (ch == OPT_EFIVARS)
+        ea->efivars = optarg;
+    else if (ch == OPT_ALLOW_SHA1)
+        ea->pol.allow_sha1 = true;
+    return ch == OPT_EFIVARS || ch == OPT_ALLOW_SHA1;
+}
+
+/* One ESP: the variables, the context the common options select, the menu. */
+static int one_esp(const char *esp, const struct cli_common *co, void *arg)
+{
+    struct entries_arg *ea = arg;
     struct kt_efivars vars;
     struct kt_error e = KT_ERROR_INIT;
-    if (efivars && kt_efivars_read(efivars, &vars, &e) < 0) {
-        cli_error(efivars, &e);
+    if (ea->efivars && kt_efivars_read(ea->efivars, &vars, &e) < 0) {
+        cli_error(ea->efivars, &e);
         return EXIT_NOINPUT;
     }
     struct kt_ctx *ctx = NULL;
-    int code = vp_open_ctx(&co, &ctx, "sdboot", argv + optind, 1);
+    char *files[1] = {(char *)esp};
+    int code = vp_open_ctx(co, &ctx, "sdboot", files, 1);
     if (code == 0)
-        code = judge_all(argv[optind], &co, ctx, &pol, efivars ? &vars : NULL);
+        code = judge_all(esp, co, ctx, &ea->pol, ea->efivars ? &vars : NULL);
     kt_ctx_free(ctx);
-    if (efivars)
+    if (ea->efivars)
         kt_efivars_free(&vars);
     return code;
+}
+
+int uki_entries_main(int argc, char **argv)
+{
+    struct entries_arg ea = {.pol = {.type = KT_VERIFY_PE}};
+    const struct cli_files_cmd fc = {"uki", opts, uki_entries_usage, "no ESP given", own_opt, &ea};
+    return cli_files_main(&fc, argc, argv, one_esp);
 }

@@ -13,10 +13,7 @@ SDB=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f $SDB ] || { echo "skipped: systemd-boot-efi not installed"; exit 77; }
 LG=4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
 SG=605dab50-e046-4300-abb6-3dd810dd8b23
-openssl req -new -x509 -newkey rsa:2048 -nodes -keyout db.key -out db.crt -days 30 \
-    -subj /CN=ktrust-sdboot-db 2>/dev/null
-openssl req -new -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.crt -days 30 \
-    -subj /CN=other 2>/dev/null
+uki_keys db other
 printf 'ID=debian\nVERSION_ID=12\n' >osrel
 "$MK" uki.efi .linux=$K .osrel=osrel >/dev/null || exit $?
 sbsign --key db.key --cert db.crt --output sdboot.efi $SDB 2>/dev/null

@@ -12,10 +12,7 @@ SDB=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f $SDB ] || { echo "skipped: systemd-boot-efi not installed"; exit 77; }
 VARS=$CORPUS/peers/ovmf-swtpm-boot/efivars
 MOD=$CORPUS/debian/modules/crc7.ko
-openssl req -new -x509 -newkey rsa:2048 -nodes -keyout db.key -out db.crt -days 30 \
-    -subj /CN=ktrust-sdboot-db 2>/dev/null
-openssl req -new -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.crt -days 30 \
-    -subj /CN=other 2>/dev/null
+uki_keys db other
 printf 'ID=debian\nVERSION_ID=12\n' >osrel
 "$MK" uki.efi .linux=$K .osrel=osrel >/dev/null || exit $?
 sbsign --key db.key --cert db.crt --output sdboot.efi $SDB 2>/dev/null
