@@ -37,6 +37,11 @@ printf 'title arm\narchitecture aa64\nefi /EFI/tools/unsigned.efi\n' >$E/loader/
 printf 'title gone\nlinux /nope.efi\n' >$E/loader/entries/missing.conf
 printf 'title climbs\nefi /EFI/tools/../Linux/debian-13.efi\n' >$E/loader/entries/dotdot.conf
 ln -s "$PWD/u13.efi" $E/EFI/Linux/outside.efi
+# version order (strverscmp_improved, newest first): 6.1.10, 6.1.10~rc1, 6.1.9
+for v in a:6.1.10 b:6.1.9 c:6.1.10~rc1; do
+    printf 'title k\nsort-key k\nversion %s\nefi /EFI/tools/unsigned.efi\n' "${v#*:}" \
+        >$E/loader/entries/k-${v%%:*}.conf
+done
 V=vars
 mkdir -p $V
 var() { efi str16 --efivar 7 "$2" -o "$V/$1-$LG"; }
@@ -44,11 +49,11 @@ run() { "$KTRUST" uki entries --json --trust db.crt "$@" $E 2>err; }
 
 j=$(run)
 expect_eq "$(jq -r 'select(.type == "sdboot") | [.entries[].id] | join(" ")' <<<"$j")" \
-    "debian-13.efi debian-12.efi unsigned.conf fedora.conf dotdot.conf" \
-    "menu order: sort-key debian, version downwards; then ids downwards"
+    "debian-13.efi debian-12.efi k-a.conf k-c.conf k-b.conf unsigned.conf fedora.conf dotdot.conf" \
+    "menu order: sort-keys, versions downwards (6.1.10 > 6.1.10~rc1 > 6.1.9); then ids downwards"
 expect_eq "$(jq -r 'select(.type == "sdboot") | "\(.next.id) \(.next.rule)"' <<<"$j")" \
     "debian-13.efi first" "nothing set: the first entry"
-expect_eq "$(jq -r 'select(.type == "sdboot") | [.entries[] | "\(.id)=\(.verdict)"] | join(" ")' <<<"$j")" \
+expect_eq "$(jq -r 'select(.type == "sdboot") | [.entries[] | select(.sort_key != "k") | "\(.id)=\(.verdict)"] | join(" ")' <<<"$j")" \
     "debian-13.efi=trusted debian-12.efi=untrusted unsigned.conf=unsigned fedora.conf=trusted dotdot.conf=malformed" \
     "verdicts"
 expect_eq "$(jq -r 'select(.type == "sdboot") | .entries[] | select(.id == "fedora.conf") | .options' <<<"$j")" \
@@ -112,7 +117,7 @@ mv $E/EFI/Linux/debian-13.efi $E/EFI/Linux/debian-13+0-3.efi
 rm -f $V/LoaderEntry*
 j=$(run --efivars $V)
 expect_eq "$(jq -r 'select(.type == "sdboot") | [.entries[].id] | join(" ")' <<<"$j")" \
-    "debian-12.efi unsigned.conf dotdot.conf debian-13+0-3.efi" \
+    "debian-12.efi k-a.conf k-c.conf k-b.conf unsigned.conf dotdot.conf debian-13+0-3.efi" \
     "no tries left: last (and fedora.conf, whose linux= was renamed, dropped)"
 expect_exit 66 "no loader/ nor EFI/Linux/" -- "$KTRUST" uki entries $V
 expect_exit 64 "no ESP" -- "$KTRUST" uki entries
