@@ -63,6 +63,7 @@
 #include "ktrust/plan.h"
 #include "ktrust/sbat.h"
 #include "ktrust/scan.h"
+#include "ktrust/sdboot.h"
 #include "ktrust/uki.h"
 #include "ktrust/update.h"
 #include "ktrust/verify.h"

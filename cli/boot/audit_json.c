@@ -166,6 +166,16 @@ static void json_chain(struct jw *w, const struct kt_audit *a)
         jw_obj_end(w);
     }
     jw_arr_end(w);
+    if (a->sdboot.found) {
+        jw_obj(w, "sdboot");
+        jw_bool(w, "no_shim", a->sdboot.no_shim);
+        jw_str(w, "next", a->sdboot.entry[0] ? a->sdboot.entry : NULL);
+        jw_str(w, "kind", a->sdboot.kind);
+        jw_str(w, "rule", a->sdboot.rule);
+        jw_int(w, "entries", (long long)a->sdboot.n_entries);
+        jw_int(w, "problems", (long long)a->sdboot.n_problems);
+        jw_obj_end(w);
+    }
     jend(w);
 }
 

@@ -331,8 +331,18 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
                a->sbat_note[0] ? tx(a->sbat_note) : "unknown (no shim)");
     text_boot(a);
     printf("chain: firmware (db, dbx)\n");
-    text_link(a, KT_AUDIT_SHIM, "shim", verbose);
+    if (a->sdboot.no_shim)
+        printf("  shim    none: firmware starts systemd-boot, and db and dbx judge what it loads\n");
+    else
+        text_link(a, KT_AUDIT_SHIM, "shim", verbose);
     text_link(a, KT_AUDIT_LOADER, "loader", verbose);
+    if (a->sdboot.found)
+        printf("          systemd-boot boots next: %s (%s, rule: %s); %zu entr%s, %zu problem%s "
+               "(ktrust uki entries %s)\n",
+               a->sdboot.entry[0] ? tx(a->sdboot.entry) : "nothing",
+               a->sdboot.kind ? a->sdboot.kind : "-", a->sdboot.rule ? a->sdboot.rule : "none",
+               a->sdboot.n_entries, a->sdboot.n_entries == 1 ? "y" : "ies", a->sdboot.n_problems,
+               a->sdboot.n_problems == 1 ? "" : "s", tx(a->path[KT_AUDIT_ESP]));
     text_link(a, KT_AUDIT_KERNEL_LINK, "kernel", verbose);
     text_windows(a);
     text_modules(a, verbose);

@@ -206,7 +206,7 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
     const char *efivars = in->efivars, *root = in->root;
     struct cli_apply *apply = in->apply;
     if (argc < 1)
-        return cli_usage_error("check-update", "--install needs NEW_SHIM [NEW_LOADER ...]");
+        return cli_usage_error("check-update", "--install needs NEW_SHIM [NEW_LOADER ...] or NEW_SYSTEMD_BOOT [NEW_UKI ...]");
     char buf[4200];
     const char *dir = vars_dir(efivars, root, buf, sizeof(buf));
     struct kt_efivars *vars = calloc(1, sizeof(*vars));
@@ -241,7 +241,7 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
     }
     char cur[4200];
     char *cur_argv[2] = {argv[0], cur};
-    if (argc == 1) {
+    if (argc == 1 && !kt_chain_is_systemd_boot(argv[0])) { /* systemd-boot: no loader behind */
         current_loader(in, cur, sizeof(cur));
         if (cur[0]) {
             argv = cur_argv;

@@ -56,11 +56,14 @@ static void usage(FILE *f)
         f,
         "usage: ktrust chain --db FILE... [--dbx FILE...] [--mok FILE... [--mok-[un]trusted]] [--json]\n"
         "                    [--dot OUT.dot] [-q] [-v]\n"
-        "                    SHIM LOADER KERNEL [MODULE...]\n\n"
+        "                    SHIM LOADER KERNEL [MODULE...] | SYSTEMD-BOOT UKI [MODULE...]\n\n"
         "Simulate secure boot offline: db vouches for shim (dbx revokes); shim's vendor\n"
         "certificate and MOK vouch for the loader and the kernel (shim's vendor dbx\n"
         "revokes); the kernel's builtin keys vouch for the modules.  Prints a tree of\n"
         "verdicts with the reason for each link; exit code: the highest over all links.\n"
+        "The LOADER may be systemd-boot and the KERNEL a UKI (shim's protocol). A first\n"
+        "file that is systemd-boot (sbctl style, no shim): firmware judges it and the UKI\n"
+        "it loads by db and dbx alone (no vendor certificate, MOK or SBAT).\n"
         "db, dbx and MOK files: certificates (DER/PEM) or EFI signature lists (efivarfs\n"
         "files with their attribute prefix are fine).  MOK keys join machine and vouch\n"
         "for modules too when MokListTrustedRT is set (the kernel's rule): with --efivars\n"
@@ -169,7 +172,10 @@ static int write_dot(const char *out, const struct vars *db, const struct kt_cha
     for (size_t i = 0; i < n_links; i++) {
         const struct kt_chain_link *l = &links[i];
         char id[32];
-        const char *parent = l->role == KT_LINK_SHIM ? "db" : l->role == KT_LINK_MODULE ? "kernel" : "shim";
+        const char *parent = l->role == KT_LINK_SHIM || l->parent < 0 ? "db"
+                             : l->role == KT_LINK_MODULE ? "kernel" : "shim";
+        if (!l->file)
+            continue;
         if (l->role == KT_LINK_MODULE && l->verdict == 0 && n_mods > MODULES_SHOWN)
             continue; /* summarised below */
         if (l->role == KT_LINK_MODULE)
@@ -191,6 +197,16 @@ static int write_dot(const char *out, const struct vars *db, const struct kt_cha
 struct modules {
     struct kt_chain_link *links; /* links[3 + i]: module i */
 };
+
+/* SYSTEMD-BOOT UKI [MODULE...]: no shim, firmware starts systemd-boot
+ * (kt_chain_is_systemd_boot); the files as SHIM LOADER KERNEL with no SHIM. */
+static char **no_shim_files(char **argv, size_t n)
+{
+    char **f = calloc(n + 1, sizeof(*f));
+    if (f)
+        memcpy(f + 1, argv, n * sizeof(*f));
+    return f;
+}
 
 static int keep_module(void *ctx, size_t i, const struct kt_chain_link *l)
 {
@@ -231,6 +247,8 @@ static void print_json(const struct kt_chain_report *r, const struct kt_chain_li
     }
     struct cli_tally t = {0};
     for (size_t i = 0; i < n_links; i++) {
+        if (!links[i].file)
+            continue; /* no shim: firmware starts systemd-boot */
         g_sbat_text = r->sbat_on && i < 3 ? r->sbat[i] : NULL;
         json_link(&links[i]);
         cli_tally_add(&t, links[i].verdict, true);
@@ -264,7 +282,8 @@ static void print_text(const struct kt_chain_report *r, const struct kt_chain_li
     for (size_t i = 0; i < 3; i++) {
         static const char *const pre[3] = {"└─ ", "   ├─ ", "   └─ "};
         g_sbat_text = r->sbat_on ? r->sbat[i] : NULL;
-        text_link(pre[i], &links[i]);
+        if (links[i].file)
+            text_link(pre[i], &links[i]);
     }
     g_sbat_text = NULL;
     size_t n_mods = n_links - 3, shown = 0;
@@ -329,6 +348,34 @@ static void set_files(struct kt_chain_opts *co, const struct vars *db, const str
     co->n_modules = n - 3;
 }
 
+/* The positional files (n; SYSTEMD-BOOT UKI when sdboot) and the options
+ * they need: 0, or a usage error's code. */
+static int check_args(int n, bool sdboot, bool have_db, const char *efivars, size_t n_apply)
+{
+    if (!have_db && !efivars)
+        return cli_usage_error("chain", "--db is required (the UEFI db: certificates or an ESL)");
+    if (n < (sdboot ? 2 : 3))
+        return cli_usage_error("chain", sdboot ? "SYSTEMD-BOOT and its UKI (KERNEL) are required"
+                                               : "SHIM, LOADER and KERNEL are required");
+    if (n_apply && !efivars)
+        return cli_usage_error("chain", "--apply needs --efivars (the variables it changes)");
+    return 0;
+}
+
+/* --efivars DIR into *vars (co->vars then points to it): 0 or the exit code. */
+static int read_vars(const char *efivars, struct kt_efivars *vars, struct kt_chain_opts *co)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    if (!efivars)
+        return 0;
+    if (kt_efivars_read(efivars, vars, &e) < 0) {
+        cli_errorf(efivars, "cannot open: %s", strerror(-e.code));
+        return EXIT_NOINPUT;
+    }
+    co->vars = vars;
+    return 0;
+}
+
 int cmd_chain(int argc, char **argv)
 {
     struct vars db = {0}, dbx = {0}, mok = {0};
@@ -375,43 +422,38 @@ int cmd_chain(int argc, char **argv)
         default: return EXIT_USAGE; /* cli_getopt said why */
         }
     }
-    if (db.n == 0 && !efivars)
-        return cli_usage_error("chain", "--db is required (the UEFI db: certificates or an ESL)");
-    if (argc - optind < 3) {
+    bool sdboot = argc - optind >= 1 && kt_chain_is_systemd_boot(argv[optind]);
+    int uc = check_args(argc - optind, sdboot, db.n != 0, efivars, apply.n);
+    if (uc) {
         kt_sbat_level_close(level);
-        return cli_usage_error("chain", "SHIM, LOADER and KERNEL are required");
+        return uc;
     }
-    if (apply.n && !efivars) {
-        kt_sbat_level_close(level);
-        return cli_usage_error("chain", "--apply needs --efivars (the variables it changes)");
-    }
-
-    check_order(argv + optind, (size_t)(argc - optind));
+    if (!sdboot)
+        check_order(argv + optind, (size_t)(argc - optind));
     co.mok_trust = mok_trust == 1 ? KT_MOK_TRUST_YES : mok_trust == 0 ? KT_MOK_TRUST_VARS
                                                                       : KT_MOK_TRUST_AUTO;
     struct kt_efivars vars = {0};
-    if (efivars) {
-        struct kt_error e = KT_ERROR_INIT;
-        if (kt_efivars_read(efivars, &vars, &e) < 0) {
-            cli_errorf(efivars, "cannot open: %s", strerror(-e.code));
-            kt_sbat_level_close(level);
-            return EXIT_NOINPUT;
-        }
-        co.vars = &vars;
+    if ((uc = read_vars(efivars, &vars, &co)) != 0) {
+        kt_sbat_level_close(level);
+        return uc;
     }
     if (cli_apply_all(&vars, &apply, json, quiet)) {
         kt_efivars_free(&vars);
         kt_sbat_level_close(level);
         return cli_apply_cannot_answer(&apply, json, quiet);
     }
-    size_t n_links = (size_t)(argc - optind);
-    struct kt_chain_link *links = calloc(n_links, sizeof(*links));
+    size_t n_links = (size_t)(argc - optind) + sdboot;
+    char **files = sdboot ? no_shim_files(argv + optind, n_links - 1) : argv + optind;
+    struct kt_chain_link *links = files ? calloc(n_links, sizeof(*links)) : NULL;
     if (!links) {
+        if (sdboot)
+            free(files);
         kt_efivars_free(&vars);
         kt_sbat_level_close(level);
         return EXIT_INTERNAL;
     }
-    set_files(&co, &db, &dbx, &mok, argv + optind, n_links);
+    set_files(&co, &db, &dbx, &mok, files, n_links);
+    co.firmware_only = sdboot; /* no shim: files[0] is NULL */
     struct kt_chain_report r;
     bool failed;
     int worst = run(&co, &r, links, n_links, &failed);
@@ -428,6 +470,8 @@ int cmd_chain(int argc, char **argv)
         }
     }
     free(links);
+    if (sdboot)
+        free(files);
     kt_chain_report_free(&r);
     kt_efivars_free(&vars);
     kt_sbat_level_close(level);

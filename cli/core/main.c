@@ -50,7 +50,7 @@ static const struct {
     {"scan", cmd_scan, "scan PATH...: find and verify every signed object"},
     {"esl", cmd_esl, "esl show FILE...: what EFI signature lists (db, dbx, MokList) hold"},
     {"sbat", cmd_sbat, "sbat show PE...: the .sbat entries of PE images"},
-    {"uki", cmd_uki, "uki show|verify UKI...: a Unified Kernel Image's sections, verdict and PCR 11"},
+    {"uki", cmd_uki, "uki show|verify UKI...: a Unified Kernel Image's sections, verdict and PCR 11; uki entries ESP: systemd-boot's menu, what boots next"},
     {"verify-var", cmd_verify_var,
      "verify-var FILE... --var NAME: verify signed EFI variable updates (db, dbx, KEK ...)"},
     {"check-update", cmd_check_update,

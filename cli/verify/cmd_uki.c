@@ -12,6 +12,7 @@
 #include "ktrust/uki.h"
 #include "sbat_print.h"
 #include "text_escape.h"
+#include "uki_entries.h"
 #include "uki_print.h"
 #include "util/file.h"
 #include "util/fmt.h"
@@ -87,6 +88,8 @@ static void usage(FILE *f)
     usage_show(f);
     fputc('\n', f);
     usage_verify(f);
+    fputc('\n', f);
+    uki_entries_usage(f);
 }
 
 static const char *const default_banks[] = {"sha256", NULL};
@@ -275,7 +278,9 @@ int cmd_uki(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : 0;
     }
+    if (!strcmp(argv[1], "entries"))
+        return uki_entries_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "show") != 0 && strcmp(argv[1], "verify") != 0)
-        return cli_usage_error("uki", "unknown subcommand '%s' (show, verify)", argv[1]);
+        return cli_usage_error("uki", "unknown subcommand '%s' (show, verify, entries)", argv[1]);
     return run(argc - 1, argv + 1, argv[1][0] == 'v');
 }

@@ -324,6 +324,18 @@ struct kt_audit {
     struct kt_audit_nvram nvram;      /* does it fit in NVRAM (src/audit/audit_nvram.c) */
     struct kt_audit_windows windows;  /* dual boot (src/audit/audit_windows.c) */
     struct kt_audit_ima ima;          /* the IMA measurement list (src/audit/audit_ima.c) */
+    /* systemd-boot (#34, src/audit/audit_sdboot.c): the ESP's loader is
+     * systemd-boot, shim's second stage or started by firmware itself
+     * (EFI/systemd/systemd-bootx64.efi, EFI/BOOT/BOOTX64.EFI); the kernel
+     * link is then the program of the entry it boots next (a UKI) */
+    struct {
+        bool found;
+        bool no_shim;                 /* firmware starts it: db and dbx judge the UKI too */
+        char entry[256];              /* the id of the entry that boots next ("" none) */
+        const char *rule;             /* why (kt_sdboot_rule_name), NULL none */
+        const char *kind;             /* "uki", "linux", "efi", NULL none */
+        size_t n_entries, n_problems;
+    } sdboot;
     /* the audit's verdict (what its exit code says): the worst verdict
      * code (0 or a negative errno) of the links present, the module groups
      * and the updates asked for that did not apply, an input that cannot be

@@ -103,6 +103,11 @@ struct kt_chain_opts {
     const struct kt_sbat_level *sbat_level;  /* the SbatLevel before boot; NULL: the variables' */
     enum kt_sbat_policy sbat_policy;         /* DEFAULT: the variables' SbatPolicy */
     const char *shim, *loader, *kernel;      /* NULL: not there (the link is not run) */
+    /* no shim: firmware starts the loader itself (systemd-boot with its own
+     * key in db, sbctl style; shim NULL) and the loader loads the kernel (a
+     * UKI) through firmware's LoadImage: both judged by db and dbx as
+     * firmware walks them, no vendor certificate, no MOK, no SBAT */
+    bool firmware_only;
     const char *const *modules;              /* verified against the kernel's keys */
     size_t n_modules;
     /* a module may be a saved one (`audit --save-root`'s compact form: its
@@ -151,6 +156,9 @@ KT_API void kt_chain_report_free(struct kt_chain_report *r);
  * or 1 with *at the first file out of place and *why what it is ("is a
  * kernel module", ...). */
 KT_API int kt_chain_check_order(const char *const *files, size_t n, size_t *at, const char **why);
+/* Is the file at path systemd-boot (its .sdmagic says "systemd-boot"), a
+ * loader firmware may start without shim (kt_chain_opts.firmware_only)? */
+KT_API bool kt_chain_is_systemd_boot(const char *path);
 
 /* Firmware's verdict on one image: db vouches for it, dbx does not revoke
  * it (vars may be NULL: an empty db).  Returns l->verdict. */

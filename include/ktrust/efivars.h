@@ -46,6 +46,9 @@ enum kt_efivar_id {
     KT_EFIVAR_SETUP_MODE,
     KT_EFIVAR_BOOT_ORDER,
     KT_EFIVAR_BOOT_CURRENT,
+    KT_EFIVAR_LOADER_ENTRY_DEFAULT,  /* systemd-boot's LoaderEntryDefault */
+    KT_EFIVAR_LOADER_ENTRY_ONESHOT,  /* LoaderEntryOneShot */
+    KT_EFIVAR_LOADER_ENTRY_LAST,     /* LoaderEntryLastBooted */
     KT_EFIVAR__COUNT
 };
 

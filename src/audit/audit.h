@@ -69,6 +69,14 @@ void kt_audit_nvram(struct kt_audit *a, const struct kt_audit_opts *o,
  * Returns 0 or -EBADMSG (no NUL-terminated description, a device path
  * longer than the option, a node shorter than 4 bytes or past its list). */
 int kt_audit_load_option(const uint8_t *p, size_t len, struct kt_audit_boot *b);
+/* systemd-boot on the ESP (audit_sdboot.c): with no shim located,
+ * EFI/systemd/systemd-bootx64.efi is the loader; once the snapshot holds
+ * the links' bytes and the variables in force (kt_audit_sdboot), a "shim"
+ * that is systemd-boot becomes the loader, and with systemd-boot as the
+ * loader the kernel link becomes the program of the entry it boots next.
+ * 0 or -ENOMEM. */
+void kt_audit_sdboot_locate(struct kt_audit *a);
+int kt_audit_sdboot(struct kt_audit *a, struct kt_audit_snap *s);
 /* The module files under the modules directory, sorted (owned: free each
  * and the array); *n 0 when the directory was not found. */
 int kt_audit_module_list(const struct kt_audit *a, char ***list, size_t *n);

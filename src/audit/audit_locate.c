@@ -169,6 +169,7 @@ void kt_audit_locate(const struct kt_audit_opts *o, struct kt_audit *a)
         }
     }
     locate_boot(a);
+    kt_audit_sdboot_locate(a);
 
     struct utsname u;
     if (o->release)

@@ -91,6 +91,8 @@ int kt_audit_snap_read(struct kt_audit *a, const struct kt_audit_opts *o,
             rc = -ENOMEM;
     }
     if (rc == 0)
+        rc = kt_audit_sdboot(a, s);
+    if (rc == 0)
         rc = read_log(o, s);
     if (rc == 0)
         rc = kt_audit_sealed_find(a, o);

@@ -35,6 +35,13 @@ static const struct kt_var_info vars[KT_EFIVAR__COUNT] = {
     {KT_EFIVAR_SETUP_MODE, "SetupMode", NULL, KT_VENDOR_GLOBAL, BS | RT, -1, KT_WRITER_FIRMWARE},
     {KT_EFIVAR_BOOT_ORDER, "BootOrder", NULL, KT_VENDOR_GLOBAL, NV | BS | RT, -1, KT_WRITER_OS},
     {KT_EFIVAR_BOOT_CURRENT, "BootCurrent", NULL, KT_VENDOR_GLOBAL, BS | RT, -1, KT_WRITER_FIRMWARE},
+    /* systemd-boot's (Boot Loader Interface): UTF-16 entry ids or globs */
+    {KT_EFIVAR_LOADER_ENTRY_DEFAULT, "LoaderEntryDefault", NULL, KT_VENDOR_LOADER, NV | BS | RT, -1,
+     KT_WRITER_OS},
+    {KT_EFIVAR_LOADER_ENTRY_ONESHOT, "LoaderEntryOneShot", NULL, KT_VENDOR_LOADER, NV | BS | RT, -1,
+     KT_WRITER_OS},
+    {KT_EFIVAR_LOADER_ENTRY_LAST, "LoaderEntryLastBooted", NULL, KT_VENDOR_LOADER, NV | BS | RT, -1,
+     KT_WRITER_OS},
 };
 
 static const struct {
@@ -50,6 +57,9 @@ static const struct {
     [KT_VENDOR_SHIM] = {{0x50, 0xab, 0x5d, 0x60, 0x46, 0xe0, 0x00, 0x43,
                          0xab, 0xb6, 0x3d, 0xd8, 0x10, 0xdd, 0x8b, 0x23},
                         "605dab50-e046-4300-abb6-3dd810dd8b23"},
+    [KT_VENDOR_LOADER] = {{0x82, 0xb0, 0x67, 0x4a, 0x4c, 0x0a, 0xcf, 0x41,
+                           0xb6, 0xc7, 0x44, 0x0b, 0x29, 0xbb, 0x8c, 0x4f},
+                          "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"},
 };
 
 const struct kt_var_info *kt_var_info(enum kt_efivar_id id)

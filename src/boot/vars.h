@@ -25,6 +25,7 @@ enum kt_var_vendor {
     KT_VENDOR_GLOBAL = 0, /* EFI_GLOBAL_VARIABLE 8be4df61-93ca-11d2-aa0d-00e098032b8c */
     KT_VENDOR_IMAGE_DB,   /* EFI_IMAGE_SECURITY_DATABASE d719b2cb-3d3a-4596-a3bc-dad00e67656f */
     KT_VENDOR_SHIM,       /* SHIM_LOCK_GUID 605dab50-e046-4300-abb6-3dd810dd8b23 */
+    KT_VENDOR_LOADER,     /* systemd-boot's LOADER_GUID 4a67b082-0a4c-41cf-b6c7-440b29bb8c4f */
     KT_VENDOR__COUNT
 };
 

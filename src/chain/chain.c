@@ -31,6 +31,7 @@ struct kt_chain {
     bool saved_modules; /* modules may be saved ones (kt_modsig_compact_parse) */
     bool shim_trusted, kernel_trusted;
     unsigned linux_version; /* the kernel's release (KT_LINUX): its module rules */
+    bool firmware_only; /* no shim: firmware's LoadImage judges every image (db, dbx) */
     /* SHA-256 image hashes in db and MokList: shim admits such an image
      * (check_allowlist), signed or not; the kernel's keyrings ignore them */
     struct {
@@ -46,6 +47,7 @@ struct kt_chain {
 void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted) { c->mok_trusted = trusted; }
 void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore) { c->ignore_db = ignore; }
 void kt_chain_set_saved_modules(struct kt_chain *c, bool saved) { c->saved_modules = saved; }
+void kt_chain_set_firmware_only(struct kt_chain *c, bool on) { c->firmware_only = on; }
 
 struct allow_ctx {
     struct kt_chain *c;
@@ -419,9 +421,28 @@ static const char *shim_vouchers(const struct kt_chain *c)
                         : "db, shim's vendor certificate or MOK";
 }
 
+/* No shim (systemd-boot started by firmware, sbctl style): the image goes
+ * through firmware's LoadImage, db and dbx as EDK2 walks them; no vendor
+ * certificate, no MOK, no SBAT. */
+static int firmware_link(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
+                         struct kt_chain_link *l, enum kt_chain_role role)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = kt_chain_judge_firmware(c, buf, len, name, l, &e);
+    if (rc < 0 || (l->verdict < 0 && !l->reason[0])) {
+        l->verdict = rc < 0 ? rc : l->verdict;
+        snprintf(l->reason, sizeof(l->reason), "%s", e.what);
+    }
+    l->role = role;
+    l->parent = -1;
+    return l->verdict;
+}
+
 int kt_chain_loader(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_chain_link *l)
 {
+    if (c->firmware_only)
+        return firmware_link(c, buf, len, name, l, KT_LINK_LOADER);
     link_init(l, KT_LINK_LOADER, name, KT_LINK_SHIM);
     pe_link(c, buf, len, l, shim_vouchers(c));
     return l->verdict;
@@ -430,8 +451,13 @@ int kt_chain_loader(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
 int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const char *name,
                     struct kt_chain_link *l)
 {
-    link_init(l, KT_LINK_KERNEL, name, KT_LINK_SHIM);
-    pe_link(c, buf, len, l, shim_vouchers(c));
+    if (c->firmware_only) {
+        firmware_link(c, buf, len, name, l, KT_LINK_KERNEL);
+        l->parent = KT_LINK_LOADER;
+    } else {
+        link_init(l, KT_LINK_KERNEL, name, KT_LINK_SHIM);
+        pe_link(c, buf, len, l, shim_vouchers(c));
+    }
     c->kernel_trusted = l->verdict == 0;
     if (!c->kernel_trusted)
         return l->verdict;

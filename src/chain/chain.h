@@ -74,6 +74,10 @@ void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted);
  * admit anything. */
 void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore);
 /* Modules may be saved ones (an audit of a saved root). */
+/* kt_chain_is_systemd_boot on bytes already read. */
+bool kt_chain_is_systemd_boot_buf(const uint8_t *buf, size_t len);
+/* No shim: loader and kernel judged by firmware's db and dbx (kt_chain_opts.firmware_only). */
+void kt_chain_set_firmware_only(struct kt_chain *c, bool on);
 void kt_chain_set_saved_modules(struct kt_chain *c, bool saved);
 
 /* Firmware's variables of vars (may be NULL): db and dbx, as firmware

@@ -2,8 +2,9 @@
  * shim (and loaders) in place of today's?  Firmware's db/dbx on each
  * signature of the shim, then the boot engine with the new binaries (shim
  * applies its own SbatLevel, then checks the loader), then without SBAT to
- * tell an SBAT refusal from a key refusal.  A package's postinst asks this
- * before it installs boot binaries. */
+ * tell an SBAT refusal from a key refusal; a new systemd-boot in place of
+ * shim (sbctl style): firmware's db and dbx on it and on each UKI behind it.
+ * A package's postinst asks this before it installs boot binaries. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,20 +37,23 @@ static bool is_input_error(int rc)
            rc == -ENOTDIR || rc == -EIO || rc == -ENOMEM || rc == -EFBIG;
 }
 
-/* Why no signature of the shim is accepted, from each one's verdict. */
-static void shim_refused(struct kt_install_check *r, const char *shim, int rc)
+/* Why no signature of the shim (or systemd-boot: what) is accepted, from
+ * each one's verdict. */
+static void shim_refused(struct kt_install_check *r, const char *shim, const char *what, int rc)
 {
     r->verdict = rc;
     r->file = shim;
     if (rc == -ENODATA) {
         r->why = KT_INSTALL_NO_DB;
-        kt_fmt(r->reason, sizeof(r->reason), "the new shim is not signed");
+        kt_fmt(r->reason, sizeof(r->reason), "the new %s is not signed", what);
         return;
     }
     bool dbx = rc == -EKEYREJECTED;
     r->why = dbx ? KT_INSTALL_DBX : KT_INSTALL_NO_DB;
-    kt_fmt(r->reason, sizeof(r->reason), "%s",
-           dbx ? "dbx revokes the new shim" : "no db entry accepts any signature of the new shim");
+    if (dbx)
+        kt_fmt(r->reason, sizeof(r->reason), "dbx revokes the new %s", what);
+    else
+        kt_fmt(r->reason, sizeof(r->reason), "no db entry accepts any signature of the new %s", what);
     for (size_t i = 0; i < r->n_sigs && i < KT_CHAIN_MAX_SIGS; i++) {
         const struct kt_chain_sig *s = &r->sigs[i];
         catf(r->reason, sizeof(r->reason), "%s signature %d (%s%s): %s", i ? ";" : ":", s->index,
@@ -114,6 +118,33 @@ static int boot_once(const struct kt_efivars *vars, const char *shim, const char
     return rc;
 }
 
+/* No shim: firmware starts the new systemd-boot, which loads each UKI
+ * through firmware's LoadImage (db and dbx, kt_chain_opts.firmware_only). */
+static int boot_sdboot(const struct kt_efivars *vars, const char *sdboot, const char *uki,
+                       struct kt_install_check *r, struct kt_error *err)
+{
+    struct kt_chain_opts o = {.vars = vars, .loader = sdboot, .kernel = uki, .firmware_only = true};
+    struct kt_chain_report rep;
+    int rc = kt_chain_run(&o, &rep, err);
+    const struct kt_chain_link *K = &rep.link[KT_CHAIN_AT_KERNEL];
+    if (rc < 0) {
+        r->file = rep.error_file;
+    } else if (uki && K->verdict != 0) {
+        if (is_input_error(K->verdict) && K->verdict != -ENOMEM) {
+            r->file = uki;
+            rc = kt_fail(err, K->verdict, KT_NO_OFFSET, "%s", K->reason);
+        } else {
+            r->verdict = K->verdict;
+            r->why = K->verdict == -EKEYREJECTED ? KT_INSTALL_DBX : KT_INSTALL_NO_DB;
+            r->file = uki;
+            kt_fmt(r->reason, sizeof(r->reason), "%s: %s (no shim: db and dbx judge it)", uki,
+                   K->reason);
+        }
+    }
+    kt_chain_report_free(&rep);
+    return rc;
+}
+
 int kt_chain_install_check(const struct kt_efivars *vars, const char *shim,
                            const char *const *loaders, size_t n_loaders,
                            struct kt_install_check *r, struct kt_error *err)
@@ -126,18 +157,21 @@ int kt_chain_install_check(const struct kt_efivars *vars, const char *shim,
     }
     if (r->n_sigs > KT_CHAIN_MAX_SIGS)
         r->n_sigs = KT_CHAIN_MAX_SIGS;
+    bool sd = kt_chain_is_systemd_boot(shim);
+    const char *what = sd ? "systemd-boot" : "shim";
     if (rc < 0) {
-        shim_refused(r, shim, rc);
+        shim_refused(r, shim, what, rc);
         return 0;
     }
     for (size_t i = 0; i < (n_loaders ? n_loaders : 1) && r->verdict == 0; i++) {
-        rc = boot_once(vars, shim, n_loaders ? loaders[i] : NULL, r, err);
+        const char *next = n_loaders ? loaders[i] : NULL;
+        rc = sd ? boot_sdboot(vars, shim, next, r, err) : boot_once(vars, shim, next, r, err);
         if (rc < 0)
             return rc;
         r->n_loaders += n_loaders != 0;
     }
     if (r->verdict == 0) {
-        kt_fmt(r->reason, sizeof(r->reason), "the new shim boots");
+        kt_fmt(r->reason, sizeof(r->reason), "the new %s boots", what);
         for (size_t i = 0; i < r->n_sigs; i++)
             if (r->sigs[i].verdict == 0) {
                 catf(r->reason, sizeof(r->reason), " (signature %d: %s accepts it)",
@@ -145,8 +179,8 @@ int kt_chain_install_check(const struct kt_efivars *vars, const char *shim,
                 break;
             }
         if (r->n_loaders)
-            catf(r->reason, sizeof(r->reason), ", and %zu loader%s behind it", r->n_loaders,
-                 r->n_loaders == 1 ? "" : "s");
+            catf(r->reason, sizeof(r->reason), ", and %zu %s%s behind it", r->n_loaders,
+                 sd ? "UKI" : "loader", r->n_loaders == 1 ? "" : "s");
     }
     return 0;
 }

@@ -1,8 +1,12 @@
 /* chain_order.c - files given to the chain in the wrong order (a module as
- * the shim, a shim after the first place, a PE among the modules). */
+ * the shim, a shim after the first place, a PE among the modules); a first
+ * file that is systemd-boot (no shim: firmware starts it). */
 #include "chain/chain.h"
 
+#include <string.h>
+
 #include "pe/pe.h"
+#include "uki/uki.h"
 #include "verify/detect.h"
 #include "util/file.h"
 
@@ -52,4 +56,26 @@ int kt_chain_check_order(const char *const *files, size_t n, size_t *at, const c
         }
     }
     return 0;
+}
+
+bool kt_chain_is_systemd_boot_buf(const uint8_t *buf, size_t len)
+{
+    struct kt_error e = KT_ERROR_INIT;
+    struct kt_uki *u = NULL;
+    char v[128];
+    bool yes = kt_uki_open_buf(buf, len, &u, &e) == 0 &&
+               kt_uki_stub_version(u, v, sizeof(v)) == 0 && strncmp(v, "systemd-boot ", 13) == 0;
+    kt_uki_free(u);
+    return yes;
+}
+
+bool kt_chain_is_systemd_boot(const char *path)
+{
+    struct kt_file f;
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_file_open(path, &f, &e) < 0)
+        return false;
+    bool yes = kt_chain_is_systemd_boot_buf(f.data, f.len);
+    kt_file_close(&f);
+    return yes;
 }

@@ -296,6 +296,7 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
     kt_chain_set_mok_trusted(ch, r->mok_trusted);
     kt_chain_set_ignore_db(ch, r->ignore_db);
     kt_chain_set_saved_modules(ch, o->saved_modules);
+    kt_chain_set_firmware_only(ch, o->firmware_only && !o->shim);
     if (rc == 0)
         rc = feed_files(ch, o->db, o->n_db, kt_chain_add_db, r, err);
     if (rc == 0)
@@ -322,7 +323,7 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
         run_open(ch, fns[i], paths[i], &bf.f[i], bf.rc[i], &bf.e[i], &r->link[i], roles[i]);
     }
     const char *stopped = NULL;
-    r->sbat_on = o->sbat;
+    r->sbat_on = o->sbat && !(o->firmware_only && !o->shim); /* no shim, no SBAT */
     if (o->sbat && o->shim)
         stopped = apply_sbat(o, r, &run, policy, &bf);
     for (int i = 0; i < KT_CHAIN__BOOT; i++)

@@ -109,6 +109,11 @@ else
     j verify-ima verify-ima --trust modkey.pem data.txt
 fi
 j verify-ima-fail verify-ima --trust modkey.pem nope.txt
+mkdir -p sdesp/loader/entries sdesp/EFI/Linux
+cp "$D/grubx64.efi.signed" sdesp/EFI/Linux/grub.efi
+printf 'title schema\nefi /EFI/Linux/grub.efi\n' >sdesp/loader/entries/schema.conf
+j uki-entries uki entries --trust ca.pem sdesp
+j uki-entries-fail uki entries nope-esp
 
 # every line valid under the shipped schema; failing runs end with the summary
 # and its error; every command of `ktrust --help` has a run that answers and

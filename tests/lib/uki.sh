@@ -17,3 +17,12 @@ uki_setup() {
     MK=$KT_SRC/tests/fixtures/mkuki.sh
     K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
 }
+# uki_keys NAME...: a self-signed signing key and certificate each
+# (NAME.key, NAME.crt, CN=ktrust-NAME), for sbsign.
+uki_keys() {
+    local n
+    for n in "$@"; do
+        openssl req -new -x509 -newkey rsa:2048 -nodes -keyout "$n.key" -out "$n.crt" -days 30 \
+            -subj "/CN=ktrust-$n" 2>/dev/null || return 1
+    done
+}
