@@ -79,7 +79,9 @@ int kt_seal_signed_part(const struct kt_seal_token *t, const struct kt_seal_uki 
 
 /* systemd 252's find_signature over a .pcrsig bank array arr: the first
  * entry with pcrs == mask, pkfp and pol (n bytes), its sig (base64)
- * verified with pk over hash h of pol (PKCS#1 v1.5 for RSA). */
+ * verified with pk over hash h of pol (PKCS#1 v1.5 for RSA).  An entry
+ * for mask whose pkfp, pol or sig systemd cannot decode on the way is
+ * KT_SEAL_SIG_MALFORMED (its search fails there). */
 enum kt_seal_sig kt_seal_pcrsig_find(const struct kt_json *arr, uint32_t mask,
                                      const uint8_t pkfp[32], const uint8_t *pol, size_t n,
                                      const struct kt_pubkey *pk, enum kt_hash h);
