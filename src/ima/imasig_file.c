@@ -219,7 +219,12 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
     const uint8_t *x = xbuf;
     if (o && o->sigfile) {
         struct kt_error se = KT_ERROR_INIT;
-        int rc = kt_file_open(o->sigfile, &sf, &se);
+        struct stat ss;
+        /* FILE.sig is named by convention, not by the user: a FIFO there
+         * would block the open (a hang), a device read without end */
+        int rc = stat(o->sigfile, &ss) == 0 && !S_ISREG(ss.st_mode)
+                     ? kt_fail(&se, -EINVAL, KT_NO_OFFSET, "not a regular file")
+                     : kt_file_open(o->sigfile, &sf, &se);
         if (rc < 0 && rc != -ENOENT) { /* none is no signature, as no xattr */
             if (err && !err->code)
                 *err = se;

@@ -35,4 +35,8 @@ expect_eq "$("$KTRUST" keyring list "${S[@]}" --keyring ima | wc -l)" 1 "the sto
 : >plain
 expect_exit 1 "no FILE.sig" -- "$KTRUST" verify-ima --sigfile "${S[@]}" plain
 expect_exit 66 "missing file" -- "$KTRUST" verify-ima "${S[@]}" nope
+# FILE.sig is found by its name, not given: a FIFO there is no signature
+# and must not block the run (the old code hung in open: timeout's 124)
+: >fifo; mkfifo fifo.sig
+expect_exit 66 "FILE.sig a FIFO: not a regular file, no hang" -- timeout 10 "$KTRUST" verify-ima --sigfile "${S[@]}" fifo
 finish
