@@ -72,7 +72,8 @@ int kt_seal_authorize_digest(const struct kt_seal_token *t, uint8_t d[32]);
 
 /* A signed token's PCR part (kt_seal_check_uki's (b)) against PCR values p
  * (PCR 11: uki's at enter-initrd), r's sig, pcr11, approved filled.
- * Returns 1 (it unseals), 0 (not), -ENODATA (a signed PCR not in p), or
+ * Returns 1 (it unseals), 0 (not), -ENODATA (a signed PCR not in p),
+ * -ERANGE (a signed PCR 10 or 15-23: not predicted at enter-initrd), or
  * -ENOPKG/-ENOMEM. */
 int kt_seal_signed_part(const struct kt_seal_token *t, const struct kt_seal_uki *uki,
                         const struct kt_evlog_pcrs *p, struct kt_seal_check *r);
