@@ -147,6 +147,10 @@ static const char *why_text(enum kt_seal_why w, const struct kt_seal_token *t)
                "UKI was given (--uki FILE) or found (--esp DIR: one UKI in EFI/Linux)";
     case KT_SEAL_WHY_KEY: return t->note[0] ? t->note : "a signed PCR policy whose digest ktrust "
                                  "does not reproduce from its key (tpm2_pubkey)";
+    case KT_SEAL_WHY_LATE_PCR:
+        return "a signed PCR policy over PCR 10 or 15-23 (tpm2_pubkey_pcrs): their values at the "
+               "initrd's unlock are not today's (the running system extends them after), and "
+               "ktrust does not predict them";
     default: return "";
     }
 }

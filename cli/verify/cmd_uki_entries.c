@@ -173,7 +173,8 @@ static void print_text(const struct kt_sdboot *s, const struct judged *j,
         }
     }
     if (next < 0) {
-        printf("boots next: nothing (no entry)\n");
+        printf("boots next: %s\n", rule == KT_SDBOOT_BY_UNKNOWN
+               ? "not answered (a variable or default too long for ktrust)" : "nothing (no entry)");
         return;
     }
     printf("boots next: %s (%s)\n", tx(kt_sdboot_entry_at(s, (size_t)next)->id), kt_sdboot_rule_name(rule));
@@ -210,7 +211,8 @@ static int judge_all(const char *esp, const struct cli_common *co, const struct 
     }
     enum kt_sdboot_rule rule;
     long next = kt_sdboot_next(s, true, &rule);
-    int code = next < 0 ? cli_exit_code(-EBADMSG) : cli_exit_code(j[next].rc);
+    int code = next < 0 ? cli_exit_code(rule == KT_SDBOOT_BY_UNKNOWN ? -ENOPKG : -EBADMSG)
+                        : cli_exit_code(j[next].rc);
     if (co->json)
         print_json(esp, s, j, code, ctx, pol);
     else if (!co->quiet)

@@ -72,6 +72,9 @@ enum kt_sdboot_rule {
     KT_SDBOOT_BY_CONFIG,      /* loader.conf's default (a glob) */
     KT_SDBOOT_BY_FIRST,       /* nothing matched: the first entry of the sorted menu */
     KT_SDBOOT_BY_NONE,        /* no entry at all: systemd-boot shows an empty menu */
+    KT_SDBOOT_BY_UNKNOWN,     /* a glob it must match (LoaderEntryOneShot, ...Default,
+                               * ...LastBooted for @saved, loader.conf's default) is
+                               * longer than ktrust keeps: not answered (index -1) */
 };
 
 /* A line systemd-boot ignores, an entry it drops, a path ktrust refuses. */
@@ -107,7 +110,8 @@ KT_API size_t kt_sdboot_count(const struct kt_sdboot *s);
 KT_API const struct kt_sdboot_entry *kt_sdboot_entry_at(const struct kt_sdboot *s, size_t i);
 
 /* The index of the entry that boots next and why (*rule); -1 with
- * KT_SDBOOT_BY_NONE when there is none.  With one_shot false: the boot
+ * KT_SDBOOT_BY_NONE when there is none, -1 with KT_SDBOOT_BY_UNKNOWN when
+ * ktrust cannot tell (a glob it consults was cut to ktrust's size).  With one_shot false: the boot
  * after, when LoaderEntryOneShot is gone. */
 KT_API long kt_sdboot_next(const struct kt_sdboot *s, bool one_shot, enum kt_sdboot_rule *rule);
 KT_API const char *kt_sdboot_rule_name(enum kt_sdboot_rule r); /* "oneshot", "efivar", ... */

@@ -140,6 +140,9 @@ enum kt_seal_why {
     KT_SEAL_WHY_NO_UKI,      /* a signed policy, and no UKI to read .pcrsig from */
     KT_SEAL_WHY_KEY,         /* a signed policy whose digest ktrust does not reproduce
                               * from its key (not an RSA key as systemd 252 loads it) */
+    KT_SEAL_WHY_LATE_PCR,    /* a signed policy over PCR 10 or 15-23: their values at the
+                              * initrd's unlock are not the ones given (the running
+                              * system extends them after), and ktrust predicts none */
 };
 
 /* Why a signed policy's PCR 11 part does not unseal with the UKI. */

@@ -62,7 +62,10 @@ static int next_entry(struct kt_audit *a, struct kt_audit_snap *s, const struct 
     drop_file(s, KT_AUDIT_KERNEL_LINK);
     K->present = false; /* systemd-boot starts the entry's program, not /boot's kernel */
     if (!en) {
-        kt_fmt(a->unanswered, sizeof(a->unanswered), "systemd-boot: no entry to boot on the ESP");
+        kt_fmt(a->unanswered, sizeof(a->unanswered), "%s", rule == KT_SDBOOT_BY_UNKNOWN
+               ? "systemd-boot: which entry boots next is not answered (a Loader* variable or "
+                 "loader.conf's default too long for ktrust)"
+               : "systemd-boot: no entry to boot on the ESP");
         return 0;
     }
     kt_fmt(a->sdboot.entry, sizeof(a->sdboot.entry), "%s", en->id);

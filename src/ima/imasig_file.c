@@ -4,6 +4,7 @@
  * (ima_get_hash_algo), else an appended modsig (ima_modsig.c) against the
  * `.ima` keyring; and the `.ima` keyring of a run (digsig.c's
  * integrity_init_keyring: restrict_link_to_ima). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "ktrust/advanced.h"
 #include "keys/keyring.h"
 #include "modsig/modsig.h"
+#include "policy/load.h"
 #include "policy/restrict.h"
 #include "util/file.h"
 
@@ -38,39 +40,69 @@ int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_adde
     return kt_ima_ring_add_file_to(k, "ima", path, n_added, n_refused, err);
 }
 
+/* A certificate the restriction refused (kt_keyrings_add_blob_skip goes on
+ * with the next one): kept aside; any other refusal is remembered. */
+struct aside {
+    struct kt_keyrings *k;
+    char name[80], src[4096];
+    size_t n;
+    struct kt_error first;
+};
+
+static void set_aside(void *ctx, size_t index, const uint8_t *der, size_t len,
+                      const struct kt_error *why)
+{
+    (void)index;
+    struct aside *a = ctx;
+    struct kt_error e = KT_ERROR_INIT;
+    int rc = why->code;
+    if (rc == -EPERM) {
+        struct kt_keyring *r = kt_keyrings_get(a->k, a->name);
+        if (!r && kt_keyring_create(a->k, a->name, KT_RESTRICT_NONE, NULL, 0, &e) == 0)
+            r = kt_keyrings_get(a->k, a->name);
+        size_t before = r ? kt_keyring_count(r) : 0;
+        rc = r ? kt_keyring_add(a->k, r, der, len, a->src, KT_ADD_EXPLICIT, NULL, &e) : -ENOMEM;
+        if (rc == 0) {
+            a->n++;
+            kt_key_set_ephemeral(kt_keyring_key(r, before), true); /* never saved */
+        }
+        why = &e;
+    }
+    if (rc < 0 && rc != -EEXIST && !a->first.code)
+        a->first = *why;
+}
+
 int kt_ima_ring_add_file_to(struct kt_keyrings *k, const char *ring, const char *path,
                             size_t *n_added, size_t *n_refused, struct kt_error *err)
 {
-    size_t na = 0, nr = 0;
-    char aside_name[80];
-    snprintf(aside_name, sizeof(aside_name), "%s-refused", ring);
-    int rc = kt_ima_ring_prepare(k, false, err);
+    size_t na = 0;
+    struct aside a = {.k = k, .first = KT_ERROR_INIT};
+    snprintf(a.name, sizeof(a.name), "%s-refused", ring);
+    snprintf(a.src, sizeof(a.src), "file:%s", path);
+    KT_TRY(kt_ima_ring_prepare(k, false, err));
     struct kt_keyring *ima = kt_keyrings_get(k, ring);
+    struct kt_file f;
+    if (!ima)
+        return kt_fail(err, -ENOENT, KT_NO_OFFSET, "no keyring %s", ring);
+    KT_TRY(kt_file_open(path, &f, err));
+    size_t before = kt_keyring_count(ima);
+    /* each certificate on its own, as each is a key the kernel links or
+     * refuses: a refused one does not stop the next */
     struct kt_error e = KT_ERROR_INIT;
-    if (rc == 0)
-        rc = ima ? kt_ctx_add_key_file(k, ima, path, KT_ADD_EXPLICIT, true, &na, &e) : -ENOENT;
-    if (rc == -EPERM) {
-        /* kept aside: a signature by it is "refused", not "unknown key" */
-        struct kt_keyring *aside = kt_keyrings_get(k, aside_name);
-        if (!aside && (rc = kt_keyring_create(k, aside_name, KT_RESTRICT_NONE, NULL, 0, err)) < 0)
-            return rc;
-        aside = kt_keyrings_get(k, aside_name);
-        size_t n = 0;
-        rc = kt_ctx_add_key_file(k, aside, path, KT_ADD_EXPLICIT, true, &n, err);
-        nr += n;
-        if (rc == -EEXIST)
-            rc = 0;
-    } else if (rc < 0 && rc != -EEXIST) {
-        if (err && !err->code)
-            *err = e;
-    } else {
-        rc = 0;
-    }
+    int rc = kt_keyrings_add_blob_skip(k, ima, f.data, f.len, a.src, KT_ADD_EXPLICIT, &na,
+                                       set_aside, &a, &e);
+    kt_file_close(&f);
+    for (size_t i = before; i < kt_keyring_count(ima); i++)
+        kt_key_set_ephemeral(kt_keyring_key(ima, i), true);
+    if (rc == 0 || rc == -EPERM || rc == -EEXIST)
+        rc = a.first.code;
+    if (rc < 0 && err && !err->code)
+        *err = a.first.code ? a.first : e;
     if (n_added)
         *n_added = na;
     if (n_refused)
-        *n_refused = nr;
-    return rc;
+        *n_refused = a.n;
+    return rc < 0 ? rc : 0;
 }
 
 /* security.ima of path itself, never of what a link points to, in *buf
@@ -219,7 +251,12 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
     const uint8_t *x = xbuf;
     if (o && o->sigfile) {
         struct kt_error se = KT_ERROR_INIT;
-        int rc = kt_file_open(o->sigfile, &sf, &se);
+        struct stat ss;
+        /* FILE.sig is named by convention, not by the user: a FIFO there
+         * would block the open (a hang), a device read without end */
+        int rc = stat(o->sigfile, &ss) == 0 && !S_ISREG(ss.st_mode)
+                     ? kt_fail(&se, -EINVAL, KT_NO_OFFSET, "not a regular file")
+                     : kt_file_open(o->sigfile, &sf, &se);
         if (rc < 0 && rc != -ENOENT) { /* none is no signature, as no xattr */
             if (err && !err->code)
                 *err = se;

@@ -131,7 +131,9 @@ static void load_var(struct kt_sdboot *s, const struct kt_efivars *vars, size_t 
         if (!c)
             break;
         if (o + 4 >= sizeof(s->var[i])) {
-            kt_sdboot_add_problem(s, 0, "value too long for ktrust (kept truncated)");
+            kt_sdboot_add_problem(s, 0, "value too long for ktrust (kept truncated): which "
+                                  "entry it picks is not answered");
+            s->var_cut[i] = true;
             break;
         }
         if (c < 0x80) {

@@ -38,6 +38,7 @@ void kt_sdboot_lower(char *s);
 #define KT_SDBOOT_SETTINGS 10
 struct kt_sdboot_conf {
     bool set[KT_SDBOOT_SETTINGS];
+    bool cut[KT_SDBOOT_SETTINGS]; /* the value kept is truncated */
     char value[KT_SDBOOT_SETTINGS][KT_SDBOOT_TEXT];
 };
 extern const char *const kt_sdboot_setting_names[KT_SDBOOT_SETTINGS];
@@ -65,6 +66,7 @@ struct kt_sdboot {
     size_t na;
     struct kt_sdboot_conf conf;
     bool var_set[KT_SDBOOT_VARS];
+    bool var_cut[KT_SDBOOT_VARS]; /* the value kept is truncated: never matched */
     char var[KT_SDBOOT_VARS][KT_SDBOOT_TEXT];
     const char *problem_file; /* the file add() charges a problem to */
     int rc;                   /* -ENOMEM once a list could not grow */

@@ -263,10 +263,10 @@ void kt_sdboot_conf_parse(char *text, struct kt_sdboot_conf *c, kt_sdboot_proble
         else if (!setting_ok(i, v))
             snprintf(why, sizeof(why), "%s: '%.60s' is not a value systemd-boot 252 takes: it ignores "
                      "the line", k, v);
-        else if (!kt_sdboot_copy(c->value[i], sizeof(c->value[i]), v))
-            snprintf(why, sizeof(why), "%s: value too long for ktrust (kept truncated)", k);
-        else
+        else if (!(c->cut[i] = !kt_sdboot_copy(c->value[i], sizeof(c->value[i]), v)))
             why[0] = 0;
+        else
+            snprintf(why, sizeof(why), "%s: value too long for ktrust (kept truncated)", k);
         if (i < KT_SDBOOT_SETTINGS && setting_ok(i, v))
             c->set[i] = true;
         if (why[0] && add)

@@ -202,10 +202,17 @@ long kt_sdboot_next(const struct kt_sdboot *s, bool one_shot, enum kt_sdboot_rul
     bool saved = dflt && !strcmp(dflt, "@saved");
     bool saved_var = var[0] && !strcmp(var[0], "@saved");
     long i;
+    /* a glob cut to ktrust's size matches what the whole one does not */
+    if (one_shot && s->var_cut[1])
+        return *rule = KT_SDBOOT_BY_UNKNOWN, -1;
     if (one_shot && (i = find(s, var[1])) >= 0)
         return *rule = KT_SDBOOT_BY_ONESHOT, i;
+    if (s->var_cut[0] || (saved_var && s->var_cut[2]))
+        return *rule = KT_SDBOOT_BY_UNKNOWN, -1;
     if ((i = find(s, saved_var ? var[2] : var[0])) >= 0)
         return *rule = saved_var ? KT_SDBOOT_BY_SAVED : KT_SDBOOT_BY_EFIVAR, i;
+    if (dflt && !saved_var && (saved ? s->var_cut[2] : s->conf.cut[0]))
+        return *rule = KT_SDBOOT_BY_UNKNOWN, -1;
     i = saved ? (saved_var ? -1 : find(s, var[2])) : find(s, dflt);
     if (i >= 0)
         return *rule = saved ? KT_SDBOOT_BY_SAVED : KT_SDBOOT_BY_CONFIG, i;
@@ -215,6 +222,7 @@ long kt_sdboot_next(const struct kt_sdboot *s, bool one_shot, enum kt_sdboot_rul
 
 const char *kt_sdboot_rule_name(enum kt_sdboot_rule r)
 {
-    static const char *const names[] = {"oneshot", "efivar", "saved", "config", "first", "none"};
+    static const char *const names[] = {"oneshot", "efivar", "saved", "config", "first", "none",
+                                        "unknown"};
     return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }

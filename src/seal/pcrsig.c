@@ -102,6 +102,19 @@ static int hex_eq(const char *hex, const uint8_t *v, size_t n)
     return hex && strlen(hex) == 2 * n && strcasecmp(hex, kt_hex(v, n, buf)) == 0;
 }
 
+/* An entry's key that find_signature decodes (json_variant_unhex or
+ * _unbase64) and fails the whole search on: present but not a string, or
+ * (hex) a character that is neither a hex digit nor white space. */
+static bool undecodable(const struct kt_json *e, const char *key, bool hex)
+{
+    const struct kt_json *v = kt_json_get(e, key);
+    if (!v)
+        return false;
+    if (v->type != KT_JSON_STR)
+        return true;
+    return hex && v->str[strspn(v->str, "0123456789abcdefABCDEF \t\n\r")];
+}
+
 static int verify(const char *sig, const uint8_t *pol, size_t n, const struct kt_pubkey *pk,
                   enum kt_hash h)
 {
@@ -137,8 +150,21 @@ enum kt_seal_sig kt_seal_pcrsig_find(const struct kt_json *arr, uint32_t mask,
         if (m < 0)
             return KT_SEAL_SIG_MALFORMED;
         const char *sig = kt_json_str(e, "sig");
-        if ((uint32_t)m != mask || !hex_eq(kt_json_str(e, "pkfp"), pkfp, 32) ||
-            !hex_eq(kt_json_str(e, "pol"), pol, n) || !sig)
+        /* systemd stops at the first matching entry it cannot decode: the
+         * unlock fails, whatever a later entry holds */
+        if ((uint32_t)m != mask)
+            continue;
+        if (undecodable(e, "pkfp", true))
+            return KT_SEAL_SIG_MALFORMED;
+        if (!hex_eq(kt_json_str(e, "pkfp"), pkfp, 32))
+            continue;
+        if (undecodable(e, "pol", true))
+            return KT_SEAL_SIG_MALFORMED;
+        if (!hex_eq(kt_json_str(e, "pol"), pol, n))
+            continue;
+        if (undecodable(e, "sig", false))
+            return KT_SEAL_SIG_MALFORMED;
+        if (!sig)
             continue;
         return verify(sig, pol, n, pk, h) == 0 ? KT_SEAL_SIG_OK : KT_SEAL_SIG_BAD;
     }

@@ -72,14 +72,17 @@ int kt_seal_authorize_digest(const struct kt_seal_token *t, uint8_t d[32]);
 
 /* A signed token's PCR part (kt_seal_check_uki's (b)) against PCR values p
  * (PCR 11: uki's at enter-initrd), r's sig, pcr11, approved filled.
- * Returns 1 (it unseals), 0 (not), -ENODATA (a signed PCR not in p), or
+ * Returns 1 (it unseals), 0 (not), -ENODATA (a signed PCR not in p),
+ * -ERANGE (a signed PCR 10 or 15-23: not predicted at enter-initrd), or
  * -ENOPKG/-ENOMEM. */
 int kt_seal_signed_part(const struct kt_seal_token *t, const struct kt_seal_uki *uki,
                         const struct kt_evlog_pcrs *p, struct kt_seal_check *r);
 
 /* systemd 252's find_signature over a .pcrsig bank array arr: the first
  * entry with pcrs == mask, pkfp and pol (n bytes), its sig (base64)
- * verified with pk over hash h of pol (PKCS#1 v1.5 for RSA). */
+ * verified with pk over hash h of pol (PKCS#1 v1.5 for RSA).  An entry
+ * for mask whose pkfp, pol or sig systemd cannot decode on the way is
+ * KT_SEAL_SIG_MALFORMED (its search fails there). */
 enum kt_seal_sig kt_seal_pcrsig_find(const struct kt_json *arr, uint32_t mask,
                                      const uint8_t pkfp[32], const uint8_t *pol, size_t n,
                                      const struct kt_pubkey *pk, enum kt_hash h);

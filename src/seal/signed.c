@@ -130,12 +130,21 @@ const struct kt_uki *kt_seal_uki_image(const struct kt_seal_uki *u)
     return u ? u->u : NULL;
 }
 
+/* PCRs whose value at the initrd's unlock the values given (today's, or
+ * today's with a prediction) are not: IMA's PCR 10 (the initrd's files and
+ * every later one) and 15-23 (extended, or reset, by the running system).
+ * ktrust predicts none of them at enter-initrd. */
+#define LATE_PCRS (1u << 10 | 0xff8000u)
+
 /* The values the key must have signed: p's, with PCR 11 the UKI's at
- * enter-initrd, in a one-bank copy. */
+ * enter-initrd, in a one-bank copy.  -ENODATA: a PCR not given, -ERANGE: a
+ * PCR of LATE_PCRS. */
 static int signed_values(const struct kt_seal_token *t, const struct kt_seal_uki *uki,
                          const struct kt_evlog_pcrs *p, struct kt_evlog_pcrs *q,
                          struct kt_seal_check *r)
 {
+    if (t->pubkey_pcrs & LATE_PCRS)
+        return -ERANGE;
     int rc = uki_pcr11(uki, t->bank, r->pcr11, &r->pcr11_len);
     if (rc < 0)
         return rc == -EINVAL ? -ENOPKG : rc;

@@ -20,8 +20,9 @@ static enum kt_seal_verdict judge_signed(const struct kt_seal_token *t,
         return KT_SEAL_CANNOT_TELL;
     }
     int s = kt_seal_signed_part(t, uki, p, r);
-    if (s == -ENODATA || s == -ENOPKG) {
-        *why = s == -ENODATA ? KT_SEAL_WHY_NO_PCR : KT_SEAL_WHY_HASH;
+    if (s == -ENODATA || s == -ENOPKG || s == -ERANGE) {
+        *why = s == -ENODATA ? KT_SEAL_WHY_NO_PCR : s == -ERANGE ? KT_SEAL_WHY_LATE_PCR
+                                                                 : KT_SEAL_WHY_HASH;
         return KT_SEAL_CANNOT_TELL;
     }
     if (s < 0)

@@ -112,6 +112,25 @@ var LoaderEntryDefault dotdot.conf
 expect_exit 4 "a '..' entry boots next: malformed, never trusted" -- \
     "$KTRUST" uki entries --trust db.crt -q --efivars $V $E
 
+# a glob longer than ktrust keeps (256 bytes): systemd-boot matches all of
+# it; cut, it matched what the whole one does not ("*"x252 is every entry:
+# the old code said the first, debian-13.efi, boots; systemd-boot boots
+# fedora.conf).  Not answered (3), never a guessed entry
+LONG="$(printf '%.0s*' $(seq 300))fedora.conf"
+var LoaderEntryOneShot "$LONG"
+j=$(run --efivars $V)
+expect_eq "$(jq -r 'select(.type == "sdboot") | "\(.next.id) \(.next.rule)"' <<<"$j")" "null unknown" \
+    "a one-shot too long for ktrust: not answered"
+expect_exit 3 "a one-shot too long for ktrust: exit 3" -- "$KTRUST" uki entries --trust db.crt -q --efivars $V $E
+expect_match "$(cat err)" "too long for ktrust .*not answered" "said"
+var LoaderEntryOneShot nosuch.conf
+cp $E/loader/loader.conf conf.saved
+printf 'default %s\n' "$LONG" >$E/loader/loader.conf
+j=$(run)
+expect_eq "$(jq -r 'select(.type == "sdboot") | "\(.next.id) \(.next.rule)"' <<<"$j")" "null unknown" \
+    "loader.conf's default too long for ktrust: not answered"
+cp conf.saved $E/loader/loader.conf
+
 # boot counting: no tries left sorts last
 mv $E/EFI/Linux/debian-13.efi $E/EFI/Linux/debian-13+0-3.efi
 rm -f $V/LoaderEntry*

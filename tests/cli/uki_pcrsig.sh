@@ -73,4 +73,22 @@ expect_eq "$(status notjson.efi)" invalid "not JSON: invalid"
 "$MK" none.efi .linux=$K .osrel=osrel .cmdline=cmdline .initrd=initrd .pcrpkey=pcr.pub >/dev/null
 expect_eq "$(status none.efi)" absent "no .pcrsig: absent"
 expect_eq "$(status --bank sha1 good.efi)" mismatch "no sha1 entries: mismatch"
+# systemd's find_signature stops at the first entry for PCR 11 whose pkfp,
+# pol or sig it cannot decode (json_variant_unhex/_unbase64 fail): the
+# unlock fails even though a later entry signs this UKI.  Anyone who can
+# rewrite .pcrsig (no key needed) prepends one; it must not stay "valid"
+for bad in '{"pcrs":[11],"pkfp":"not hex","pol":"00","sig":"AA=="}' \
+           '(.sha256[0] | .pol = "zz")' '(.sha256[0] | .sig = 5)' '(.sha256[0] | .pkfp = 7)'; do
+    jq -c ".sha256 = [$bad] + .sha256" pcrsig.json >pre.json
+    "$MK" pre.efi .linux=$K .osrel=osrel .cmdline=cmdline .initrd=initrd .pcrpkey=pcr.pub \
+        .pcrsig=pre.json >/dev/null
+    expect_eq "$(status pre.efi)" invalid "an undecodable entry before the good ones ($bad): invalid"
+done
+# ...but one for other PCRs, or another key's, is skipped before decoding
+for skip in '{"pcrs":[7],"pkfp":"not hex"}' '(.sha256[0] | .pkfp = "00" | .pol = "zz")'; do
+    jq -c ".sha256 = [$skip] + .sha256" pcrsig.json >pre.json
+    "$MK" pre.efi .linux=$K .osrel=osrel .cmdline=cmdline .initrd=initrd .pcrpkey=pcr.pub \
+        .pcrsig=pre.json >/dev/null
+    expect_eq "$(status pre.efi)" valid "an entry systemd skips ($skip): still valid"
+done
 finish

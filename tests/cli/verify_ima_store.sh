@@ -29,10 +29,33 @@ expect_exit 2 "signed by a key the CA signed but not in .ima" -- "$KTRUST" verif
 # --ima-key adds for the run, through the same restriction
 expect_exit 0 "--ima-key for the run" -- "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key second.pem f.second
 expect_exit 6 "--ima-key refused for the run" -- "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key stray.pem f.stray
+# a bundle is one key per certificate, as the kernel links each on its own:
+# the one the restriction refuses (stray, first) is set aside, the next
+# (second, the CA signed it) is still linked (the old code stopped at the
+# refusal and called both refused)
+cat stray.pem second.pem >bundle.pem
+expect_exit 0 "--ima-key bundle: a refused certificate does not stop the next" -- \
+    "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key bundle.pem f.second
+expect_exit 6 "--ima-key bundle: the refused one is refused" -- \
+    "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key bundle.pem f.stray
+expect_match "$("$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key bundle.pem f.second 2>&1 >/dev/null)" \
+    "refused 1 key" "one of the two refused"
+# restrict_link_to_ima vouches by builtin and secondary only, never by .ima
+# itself: a key an .ima key signed stays out, even linked right after it
+gen_leaf sub "Sub" second
+head -c 555 /dev/urandom >f.sub
+evmctl ima_sign --sigfile --key sub.key f.sub >/dev/null 2>&1
+cat second.pem sub.pem >chain.pem
+expect_exit 6 "a key signed by an .ima key: refused" -- \
+    "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key chain.pem f.sub
 expect_eq "$(sha256sum s.db)" "$before" "verifying wrote nothing to the store"
 expect_eq "$("$KTRUST" keyring list "${S[@]}" --keyring ima | wc -l)" 1 "the store's .ima holds one key"
 # --sigfile with no FILE.sig: unsigned; a missing file: 66
 : >plain
 expect_exit 1 "no FILE.sig" -- "$KTRUST" verify-ima --sigfile "${S[@]}" plain
 expect_exit 66 "missing file" -- "$KTRUST" verify-ima "${S[@]}" nope
+# FILE.sig is found by its name, not given: a FIFO there is no signature
+# and must not block the run (the old code hung in open: timeout's 124)
+: >fifo; mkfifo fifo.sig
+expect_exit 66 "FILE.sig a FIFO: not a regular file, no hang" -- timeout 10 "$KTRUST" verify-ima --sigfile "${S[@]}" fifo
 finish
