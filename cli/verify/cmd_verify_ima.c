@@ -19,6 +19,7 @@ enum {
     OPT_IMA_HASH,
     OPT_EVM,
     OPT_EVM_KEY,
+    OPT_FUNC,
 };
 
 #define MAX_IMA_KEYS 64
@@ -41,6 +42,10 @@ static const struct cli_opt opts[] = {
             ".ima keys too"),
     CLI_OPT("no-modsig", 0, no_argument, OPT_NO_MODSIG, NULL,
             "never fall back to an appended modsig"),
+    CLI_OPT("func", 0, required_argument, OPT_FUNC, "HOOK",
+            "the IMA hook that appraises the files (a policy rule's func=: MODULE_CHECK, "
+            "KEXEC_KERNEL_CHECK, KEXEC_INITRAMFS_CHECK take a modsig; FILE_CHECK, "
+            "BPRM_CHECK, ... do not); without it a modsig that verifies is unsupported (3)"),
     CLI_OPT("ima-hash", 0, required_argument, OPT_IMA_HASH, "ALG",
             "the kernel's ima_hash= (a file whose security.ima names no algorithm is "
             "hashed with it; default sha256)"),
@@ -56,7 +61,7 @@ static void usage(FILE *f)
         f,
         "usage: ktrust verify-ima FILE... [--trust FILE]... [--store PATH] [--ima-key CERT]...\n"
         "                         [--sigfile] [--evm] [--evm-key CERT]... [--machine-ca]\n"
-        "                         [--no-modsig] [--ima-hash ALG] [--allow-sha1]\n"
+        "                         [--no-modsig] [--func HOOK] [--ima-hash ALG] [--allow-sha1]\n"
         "                         [--json] [-q] [-v]\n"
         "Verify IMA file signatures as the kernel's appraisal does: security.ima (read\n"
         "without following a symbolic link) or FILE.sig, v2 and v3 (fs-verity) signatures,\n"
@@ -215,6 +220,11 @@ int cmd_verify_ima(int argc, char **argv)
         case OPT_SIGFILE: sigfile = true; break;
         case OPT_MACHINE_CA: machine_ca = true; break;
         case OPT_NO_MODSIG: o.no_modsig = true; break;
+        case OPT_FUNC:
+            if (!kt_ima_func_known(optarg))
+                return cli_usage_error("verify-ima", "--func '%s': not an IMA hook (func=)", optarg);
+            o.func = optarg;
+            break;
         case OPT_ALLOW_SHA1: o.sig.allow_sha1 = true; break;
         case OPT_IMA_HASH: {
             int h = kt_ima_hash_from_name(optarg);

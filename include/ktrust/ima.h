@@ -149,7 +149,16 @@ struct kt_ima_file_opts {
                             * whose xattr names none); 0: sha256 */
     bool evm;              /* EVM is on: security.evm is checked first
                             * (kt_evm_verify_file), as evm_verifyxattr is */
+    const char *func;      /* the IMA hook that appraises the file (a policy
+                            * rule's func=, kt_ima_func_known): a modsig counts
+                            * only under MODULE_CHECK, KEXEC_KERNEL_CHECK and
+                            * KEXEC_INITRAMFS_CHECK (ima_hook_supports_modsig);
+                            * NULL: not said, so a modsig that verifies is
+                            * unsupported (-ENOPKG): no hook is known to take it */
 };
+
+/* Is name one of the kernel's IMA hooks (ima_policy.c's func= values)? */
+KT_API bool kt_ima_func_known(const char *name);
 
 /* A file's verdict. */
 struct kt_ima_file_result {

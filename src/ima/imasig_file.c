@@ -146,6 +146,38 @@ static int hash_file(const uint8_t *p, size_t n, uint8_t algo, struct kt_ima_fil
     return 0;
 }
 
+/* ima_policy.c's func= names; the last three are ima_hook_supports_modsig's. */
+static const char *const funcs[] = {
+    "FILE_CHECK", "MMAP_CHECK", "MMAP_CHECK_REQPROT", "BPRM_CHECK", "CREDS_CHECK",
+    "POST_SETATTR", "FIRMWARE_CHECK", "POLICY_CHECK", "KEXEC_CMDLINE", "KEY_CHECK",
+    "CRITICAL_DATA", "SETXATTR_CHECK", "MODULE_CHECK", "KEXEC_KERNEL_CHECK",
+    "KEXEC_INITRAMFS_CHECK",
+};
+#define FIRST_MODSIG_FUNC 12
+
+static int func_index(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof(funcs) / sizeof(funcs[0]); i++)
+        if (!strcmp(name, funcs[i]))
+            return (int)i;
+    return -1;
+}
+
+bool kt_ima_func_known(const char *name)
+{
+    return func_index(name) >= 0;
+}
+
+/* A modsig that verified, when the hook is not said: no verdict of trust. */
+static void modsig_hook_unknown(struct kt_ima_file_result *m)
+{
+    if (m->check.error == 0)
+        kt_ima_check_set(&m->check, -ENOPKG, "modsig signed by '%s', but a modsig counts only "
+                         "for MODULE_CHECK, KEXEC_KERNEL_CHECK and KEXEC_INITRAMFS_CHECK "
+                         "(ima_hook_supports_modsig): the hook that appraises this file is "
+                         "not given", m->check.signer);
+}
+
 /* An appended modsig on an uncompressed file, against `.ima` (or the
  * keyring the options name): integrity_modsig_verify. */
 static int check_modsig(const struct kt_keyrings *k, const uint8_t *p, size_t n,
@@ -284,12 +316,16 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
     }
     /* ima_appraise_measurement: the modsig when there is no xattr
      * signature, the xattr is a digest, or the xattr's key is unknown */
-    bool try_mod = rc == 0 && !(o && o->no_modsig) &&
+    int hook = func_index(o ? o->func : NULL);
+    bool try_mod = rc == 0 && !(o && o->no_modsig) && (hook < 0 || hook >= FIRST_MODSIG_FUNC) &&
                    (!xl || x[0] == KT_IMA_XATTR_DIGEST_NG || out->check.error == -ENOKEY);
     if (try_mod) {
         struct kt_ima_file_result m = *out;
-        if (check_modsig(k, f.data, f.len, o ? &o->sig : NULL, &m) != -ENODATA)
+        if (check_modsig(k, f.data, f.len, o ? &o->sig : NULL, &m) != -ENODATA) {
+            if (hook < 0)
+                modsig_hook_unknown(&m);
             *out = m;
+        }
     }
     kt_file_close(&f);
     kt_file_close(&sf);

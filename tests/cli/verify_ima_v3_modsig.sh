@@ -79,7 +79,15 @@ expect_exit 6 "v3 by a key .ima refuses" -- "$KTRUST" verify-ima --trust ca.pem 
 # modsig: the file, its PKCS#7, the trailer; no security.ima
 head -c 5000 /dev/urandom >body
 sign_module body m1 imakey.pem imakey.key
+# a modsig counts only for MODULE_CHECK, KEXEC_KERNEL_CHECK and
+# KEXEC_INITRAMFS_CHECK (ima_hook_supports_modsig): with no hook given, a
+# good modsig is no verdict of trust; under FILE_CHECK it is not looked at
+expect_exit 3 "modsig, hook not given" -- "$KTRUST" verify-ima "${R[@]}" m1
+expect_exit 1 "modsig under FILE_CHECK: not read" -- "$KTRUST" verify-ima --func FILE_CHECK "${R[@]}" m1
+expect_exit 64 "--func not a hook" -- "$KTRUST" verify-ima --func FILE "${R[@]}" m1
+R=("${R[@]}" --func MODULE_CHECK)
 expect_exit 0 "modsig by an .ima key" -- "$KTRUST" verify-ima "${R[@]}" m1
+expect_exit 0 "modsig under KEXEC_KERNEL_CHECK" -- "$KTRUST" verify-ima "${R[@]}" --func KEXEC_KERNEL_CHECK m1
 expect_eq "$("$KTRUST" verify-ima --json "${R[@]}" m1 | jq -r '.ima.source + " " + .ima.digest')" \
     "modsig $(sha256sum body | cut -c1-64)" "modsig: the digest is of the file without its signature"
 expect_exit 1 "--no-modsig" -- "$KTRUST" verify-ima --no-modsig "${R[@]}" m1
