@@ -165,8 +165,10 @@ static int one(const char *path, const struct cli_common *co, struct kt_keyrings
                            .chain_len = cert ? 1 : 0,
                            .trusted_by = r.check.error == 0 ? r.check.key : NULL,
                            .verdict = r.check.error,
+                           .linux_since = r.check.error ? 0 : r.check.linux_since,
                            .reason = r.check.error ? r.check.reason : NULL};
     struct vp_result vr = {.file = path, .type = "ima", .rc = r.check.error, .error = &why,
+                           .linux_since = r.check.error ? 0 : r.check.linux_since,
                            .sigs = &sg, .n_sigs = r.check.header_ok || cert ? 1 : 0,
                            .extra_json = ima_json, .extra_text = ima_text, .extra_ctx = &ip};
     vp_print(&vr, co->json, co->quiet, co->verbose);

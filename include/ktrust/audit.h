@@ -378,7 +378,9 @@ KT_API int kt_audit_save_check(const char *dir, struct kt_error *err);
  * the digest of its signed content (ktrust(1), "SAVED ROOT"), a few KiB; an
  * unsigned or malformed one whole), sys/kernel/security/tpm0/
  * binary_bios_measurements (the TCG event log, when present and readable;
- * else out->not_saved says so), and ktrust-saved-root.json (the hostname,
+ * else out->not_saved says so), sys/kernel/security/ima/
+ * binary_runtime_measurements (the IMA list the audit found) with the
+ * TPM's PCR files sys/class/tpm/tpm0/pcr-ALG/N, and ktrust-saved-root.json (the hostname,
  * the time, the ktrust version, how modules are kept).
  * Written into a temporary directory beside DIR and renamed to DIR at the
  * end: on any error DIR is as it was and the temporary is removed.

@@ -78,6 +78,8 @@ struct kt_ima_sig_check {
     const struct kt_key *key;   /* NULL when no key has the key id; owned by the keyrings */
     char signer[256];           /* its kernel description, "" when none */
     size_t n_candidates;        /* keys of the keyring whose id ends with keyid */
+    unsigned linux_since;       /* KT_LINUX of the first kernel whose verifier takes
+                                 * the hash with the key's type (sha3-*: 6.7), 0: any */
 };
 
 /* Check one IMA signature blob -- the security.ima value, evmctl's

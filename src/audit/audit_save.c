@@ -289,6 +289,14 @@ static int save_modules(struct save *s, const struct kt_audit *a, const char *re
     return rc;
 }
 
+/* Say a part present but not readable in out->not_saved (appended). */
+static void not_saved(struct save *s, const char *what, const char *src)
+{
+    size_t l = strlen(s->out->not_saved);
+    kt_fmt(s->out->not_saved + l, sizeof(s->out->not_saved) - l, "%s%s %s: %s", l ? "; " : "",
+           what, src, strerror(errno));
+}
+
 /* The TCG event log, when the audited system has one: kept if it can be
  * read, else said in out->not_saved (an event log is root's to read). */
 static int save_eventlog(struct save *s, const struct kt_audit_opts *o)
@@ -299,11 +307,45 @@ static int save_eventlog(struct save *s, const struct kt_audit_opts *o)
     if (kt_root_resolve(root, EVENTLOG, src, sizeof(src), &st) < 0 || !S_ISREG(st.st_mode))
         return 0;
     if (access(src, R_OK) < 0) {
-        kt_fmt(s->out->not_saved, sizeof(s->out->not_saved), "the TCG event log %s: %s", src,
-               strerror(errno));
+        not_saved(s, "the TCG event log", src);
         return 0;
     }
     return copy_file(s, src, EVENTLOG);
+}
+
+/* The IMA measurement list the audit read and the TPM's PCR files beside
+ * it (pcr-ALG/N: PCR 10 for the replay, 0-9 for the boot_aggregate), so
+ * that the saved root's audit has its IMA section.  The list is copied as
+ * it is when read here, after the audit: a kernel that measured more in
+ * between lists more than the PCR values copied after it held. */
+static int save_ima(struct save *s, const struct kt_audit *a, const struct kt_audit_opts *o)
+{
+    char dir[PATH_MAX], src[PATH_MAX], rel[PATH_MAX];
+    if (!a->ima.found)
+        return 0;
+    if (access(a->ima.path, R_OK) < 0) {
+        not_saved(s, "the IMA measurement list", a->ima.path);
+        return 0;
+    }
+    int rc = copy_file(s, a->ima.path, kt_sys_path(KT_SYS_IMA_LIST));
+    DIR *d = NULL;
+    if (rc == 0 && kt_sys_path_under(o->root, KT_SYS_TPM_PCRS, dir, sizeof(dir)) == 0)
+        d = opendir(dir);
+    struct dirent *de;
+    while (rc == 0 && d && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, "pcr-", 4) || strchr(de->d_name, '/'))
+            continue;
+        for (int i = 0; rc == 0 && i < KT_EVLOG_PCRS; i++) {
+            kt_fmt(src, sizeof(src), "%s/%s/%d", dir, de->d_name, i);
+            kt_fmt(rel, sizeof(rel), "%s/%s/%d", kt_sys_path(KT_SYS_TPM_PCRS), de->d_name, i);
+            struct stat st;
+            if (stat(src, &st) == 0 && S_ISREG(st.st_mode) && access(src, R_OK) == 0)
+                rc = copy_file(s, src, rel);
+        }
+    }
+    if (d)
+        closedir(d);
+    return rc;
 }
 
 /* The sealed secrets: /etc/crypttab and, for each of its volumes, a
@@ -428,6 +470,8 @@ int kt_audit_save_root_ex(const struct kt_audit *a, const struct kt_audit_opts *
         rc = save_modules(&s, a, release);
     if (rc == 0)
         rc = save_eventlog(&s, o);
+    if (rc == 0)
+        rc = save_ima(&s, a, o);
     if (rc == 0)
         rc = save_sealed(&s, a, o->root && *o->root && strcmp(o->root, "/") ? o->root : NULL);
     if (rc == 0)

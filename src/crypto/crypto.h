@@ -41,6 +41,20 @@ bool kt_hash_available(enum kt_hash h);
 /* One-shot digest. out must hold kt_hash_size(h) bytes. */
 int kt_digest(enum kt_hash h, const void *data, size_t len, uint8_t *out);
 
+/* One reusable digest context of one algorithm, for many short digests
+ * (an IMA list's entries and extends): the context is re-initialised, not
+ * made anew, for each digest, and the EVP_MD is the one fetched once;
+ * SHA-1 and SHA-256 use OpenSSL's SHA1_/SHA256_ functions on the stack
+ * (no allocation per digest, which OpenSSL 3.0's EVP re-init makes).
+ * kt_hasher_new: 0, -ENOPKG (h not computed), -ENOMEM.  kt_hasher_digest:
+ * H(a || b) into out (kt_hash_size bytes; b may be NULL with blen 0): 0 or
+ * -ENOMEM. */
+struct kt_hasher;
+int kt_hasher_new(struct kt_hasher **out, enum kt_hash h);
+int kt_hasher_digest(struct kt_hasher *x, const void *a, size_t alen, const void *b, size_t blen,
+                     uint8_t *out);
+void kt_hasher_free(struct kt_hasher *x);
+
 /* Streaming digest of one or several algorithms at once (for PE images
  * whose signatures use different hashes: one pass over the file). */
 struct kt_digester;

@@ -1,8 +1,13 @@
 /* Digests through OpenSSL EVP, with the EVP_MD objects fetched once. */
+/* SHA1_Init/SHA256_Init: kt_hasher's fast path (below) */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "crypto/crypto.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#ifndef OPENSSL_NO_DEPRECATED_3_0
+#include <openssl/sha.h>
+#endif
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -73,6 +78,69 @@ int kt_digest(enum kt_hash h, const void *data, size_t len, uint8_t *out)
     if (!EVP_Digest(data, len, out, &n, md, NULL))
         return -ENOMEM;
     return 0;
+}
+
+struct kt_hasher {
+    EVP_MD_CTX *ctx;
+    const EVP_MD *md;
+    enum kt_hash h;
+};
+
+#ifndef OPENSSL_NO_DEPRECATED_3_0
+/* SHA-1 and SHA-256, the two banks of nearly every list, through the
+ * one-shot functions: OpenSSL 3.0's EVP re-init allocates and cleanses a
+ * provider context per digest, which for two-block inputs costs as much as
+ * the hashing (the same implementation computes both). */
+static bool fast_digest(enum kt_hash h, const void *a, size_t alen, const void *b, size_t blen,
+                        uint8_t *out)
+{
+    if (h == KT_HASH_SHA1) {
+        SHA_CTX c;
+        return SHA1_Init(&c) && SHA1_Update(&c, a, alen) && SHA1_Update(&c, b, blen) &&
+               SHA1_Final(out, &c);
+    }
+    SHA256_CTX c;
+    return SHA256_Init(&c) && SHA256_Update(&c, a, alen) && SHA256_Update(&c, b, blen) &&
+           SHA256_Final(out, &c);
+}
+#endif
+
+int kt_hasher_new(struct kt_hasher **out, enum kt_hash h)
+{
+    const EVP_MD *md = kt_evp_md(h);
+    if (!md)
+        return -ENOPKG;
+    struct kt_hasher *x = malloc(sizeof(*x));
+    if (!x || !(x->ctx = EVP_MD_CTX_new())) {
+        free(x);
+        return -ENOMEM;
+    }
+    x->md = md;
+    x->h = h;
+    *out = x;
+    return 0;
+}
+
+int kt_hasher_digest(struct kt_hasher *x, const void *a, size_t alen, const void *b, size_t blen,
+                     uint8_t *out)
+{
+    unsigned int n;
+#ifndef OPENSSL_NO_DEPRECATED_3_0
+    if (x->h == KT_HASH_SHA1 || x->h == KT_HASH_SHA256)
+        return fast_digest(x->h, a, alen, b, blen, out) ? 0 : -ENOMEM;
+#endif
+    if (!EVP_DigestInit_ex(x->ctx, x->md, NULL) || !EVP_DigestUpdate(x->ctx, a, alen) ||
+        (blen && !EVP_DigestUpdate(x->ctx, b, blen)) || !EVP_DigestFinal_ex(x->ctx, out, &n))
+        return -ENOMEM;
+    return 0;
+}
+
+void kt_hasher_free(struct kt_hasher *x)
+{
+    if (!x)
+        return;
+    EVP_MD_CTX_free(x->ctx);
+    free(x);
 }
 
 struct kt_digester {

@@ -36,26 +36,52 @@ static int banks_init(const struct kt_ima_opts *o, struct kt_ima_summary *s, str
     return 0;
 }
 
+/* The digest contexts of a replay, made once: the list's bank (the entry
+ * data's check) and each replayed bank (its hash of the data, its extend).
+ * A bank of the list's algorithm extends with the listed digest, which the
+ * check has just matched against the data: one hash of the data serves both. */
+struct hashers {
+    struct kt_hasher *list;
+    struct kt_hasher *bank[KT_EVLOG_MAX_BANKS];
+};
+
+static void hashers_free(struct hashers *x)
+{
+    kt_hasher_free(x->list);
+    for (size_t b = 0; b < KT_EVLOG_MAX_BANKS; b++)
+        kt_hasher_free(x->bank[b]);
+}
+
+static int hashers_init(struct hashers *x, const struct kt_ima_summary *s, uint16_t list_alg)
+{
+    memset(x, 0, sizeof(*x));
+    int rc = kt_hasher_new(&x->list, kt_evlog_hash(list_alg));
+    for (size_t b = 0; rc == 0 && b < s->pcrs.n_banks; b++)
+        rc = kt_hasher_new(&x->bank[b], kt_evlog_hash(s->pcrs.bank[b].alg));
+    return rc;
+}
+
 /* The entry's data against its listed digest: false when it differs. */
-static int data_ok(const struct kt_ima_entry *e, uint16_t alg, bool *ok)
+static int data_ok(struct hashers *x, const struct kt_ima_entry *e, bool *ok)
 {
     uint8_t d[KT_HASH_MAX_SIZE];
     *ok = true;
     if (e->violation || !e->data.p)
         return 0;
-    int rc = kt_digest(kt_evlog_hash(alg), e->data.p, e->data.len, d);
+    int rc = kt_hasher_digest(x->list, e->data.p, e->data.len, NULL, 0, d);
     if (rc == 0)
         *ok = !memcmp(d, e->template_digest.p, e->template_digest.len);
     return rc;
 }
 
-static int extend(struct kt_ima_summary *s, const struct kt_ima_entry *e, uint16_t list_alg)
+static int extend(struct hashers *x, struct kt_ima_summary *s, const struct kt_ima_entry *e,
+                  uint16_t list_alg)
 {
     for (size_t b = 0; b < s->pcrs.n_banks; b++) {
         uint8_t d[KT_HASH_MAX_SIZE];
         uint16_t alg = s->pcrs.bank[b].alg;
         size_t size = s->pcrs.bank[b].size;
-        enum kt_hash h = kt_evlog_hash(alg);
+        uint8_t *pcr = s->pcrs.bank[b].pcr[e->pcr];
         s->pcrs.bank[b].used[e->pcr] = true;
         if (!s->pcrs.bank[b].supported)
             continue;
@@ -67,11 +93,12 @@ static int extend(struct kt_ima_summary *s, const struct kt_ima_entry *e, uint16
             s->pcrs.bank[b].supported = false; /* another template's ASCII form */
             continue;
         } else {
-            int rc = kt_digest(h, e->data.p, e->data.len, d);
+            int rc = kt_hasher_digest(x->bank[b], e->data.p, e->data.len, NULL, 0, d);
             if (rc < 0)
                 return rc;
         }
-        int rc = kt_evlog_extend(h, s->pcrs.bank[b].pcr[e->pcr], size, d);
+        /* PCR = H(PCR || d), as kt_evlog_extend */
+        int rc = kt_hasher_digest(x->bank[b], pcr, size, d, size, pcr);
         if (rc < 0)
             return rc;
     }
@@ -136,14 +163,17 @@ int kt_ima_replay(const uint8_t *buf, size_t len, const struct kt_ima_opts *o,
     memset(s, 0, sizeof(*s));
     struct kt_ima_reader r;
     uint16_t list_alg = o && o->digest_alg ? o->digest_alg : KT_TPM_ALG_SHA1;
+    struct hashers x = {0};
     int rc = kt_ima_reader_init(&r, buf, len, o, err);
     if (rc == 0)
         rc = banks_init(o, s, err);
+    if (rc == 0 && (rc = hashers_init(&x, s, list_alg)) < 0)
+        kt_fail(err, rc, KT_NO_OFFSET, "digest contexts: %s", strerror(-rc));
     s->format = r.fmt;
     struct kt_ima_entry e;
     while (rc == 0 && (rc = kt_ima_reader_next(&r, &e, err)) == 1) {
         bool ok;
-        if ((rc = data_ok(&e, list_alg, &ok)) < 0 || (rc = extend(s, &e, list_alg)) < 0)
+        if ((rc = data_ok(&x, &e, &ok)) < 0 || (rc = extend(&x, s, &e, list_alg)) < 0)
             break;
         if (!ok && !s->digest_mismatch++)
             s->first_mismatch = e.index;
@@ -155,6 +185,7 @@ int kt_ima_replay(const uint8_t *buf, size_t len, const struct kt_ima_opts *o,
             break;
         rc = 0;
     }
+    hashers_free(&x);
     kt_ima_reader_free(&r);
     return rc < 0 ? rc : 0;
 }

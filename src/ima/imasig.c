@@ -46,9 +46,10 @@ static const struct {
     {"sm3", 32, KT_HASH_SM3, 0, 0},       /* SM2 keys only */
     {"streebog256", 32, KT_HASH_NONE, 0, 0}, /* EC-RDSA keys only */
     {"streebog512", 64, KT_HASH_NONE, 0, 0},
-    {"sha3-256", 32, KT_HASH_NONE, 67, 67},
-    {"sha3-384", 48, KT_HASH_NONE, 67, 67},
-    {"sha3-512", 64, KT_HASH_NONE, 67, 67},
+    /* hash_info.c names them, and rsa-pkcs1pad/ecdsa take them, from 6.7 */
+    {"sha3-256", 32, KT_HASH_SHA3_256, 67, 67},
+    {"sha3-384", 48, KT_HASH_SHA3_384, 67, 67},
+    {"sha3-512", 64, KT_HASH_SHA3_512, 67, 67},
 };
 
 const char *kt_ima_hash_name(uint8_t algo)
@@ -205,6 +206,8 @@ static int hash_for_key(struct kt_ima_sig_check *out, const struct kt_ima_sig_op
         return kt_ima_check_set(out, -ENOPKG, "%s with a %s key: the kernel refuses it",
                                 algos[algo].name, kt_pkey_algo_name(c->key_algo)) - ENOPKG;
     alg->hash = algos[algo].kt;
+    /* a hash older kernels refuse (SHA-3: 6.7): the verdict holds from then */
+    out->linux_since = since > 61 ? KT_LINUX(since / 10, since % 10) : 0;
     if (alg->hash == KT_HASH_MD5)
         return kt_ima_check_set(out, -ENOPKG, "MD5 signature refused (the kernel would accept "
                                 "it with an RSA key)") - ENOPKG;

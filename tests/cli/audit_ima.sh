@@ -25,6 +25,18 @@ expect_match "$out" "^  PCR 10 matches the TPM's \(sha1 sha256\); boot_aggregate
 j=$("$KTRUST" audit --root r --json 2>/dev/null | jq -c 'select(.section == "ima") | [.entries, .signed, .unsigned, .pcr10_match, .boot_aggregate]')
 expect_eq "$j" '[20,5,14,true,"match"]' "JSON section"
 
+# --save-root keeps the list and the PCR files: the saved root's audit has
+# the same IMA section (paths aside)
+"$KTRUST" audit --root r --save-root saved >/dev/null 2>&1
+expect_eq "$(cmp saved/sys/kernel/security/ima/binary_runtime_measurements l.bin && echo same)" same \
+    "--save-root: the list copied"
+expect_eq "$(cat saved/sys/class/tpm/tpm0/pcr-sha256/10)" "$(cat r/sys/class/tpm/tpm0/pcr-sha256/10)" \
+    "--save-root: the PCR files copied"
+expect_eq "$("$KTRUST" audit --root saved --json 2>/dev/null | jq -c 'select(.section == "ima") | [.entries, .signed, .unsigned, .pcr10_match, .boot_aggregate]')" \
+    "$j" "the saved root's IMA section is the original's"
+expect_eq "$("$KTRUST" audit --root saved 2>&1 | grep '^  PCR 10')" "$(echo "$out" | grep '^  PCR 10')" \
+    "the saved root's PCR 10 line"
+
 # the TPM holds another PCR 10
 awk '$1=="sha256" && $2==10 {$3="00" substr($3,3)} {print}' p.txt | while read -r b i v; do echo "$v" >"r/sys/class/tpm/tpm0/pcr-$b/$i"; done
 out=$("$KTRUST" audit --root r 2>&1)

@@ -90,6 +90,36 @@ static void digests(void)
     free(data);
 }
 
+/* kt_hasher (the fast SHA-1/SHA-256 path and EVP for the others), reused
+ * for many digests of two parts: each equals kt_digest of a || b. */
+static void hashers(void)
+{
+    static const enum kt_hash hs[] = {KT_HASH_SHA1,   KT_HASH_SHA256,   KT_HASH_SHA384,
+                                      KT_HASH_SHA512, KT_HASH_SHA3_256, KT_HASH_SM3};
+    uint8_t data[300];
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (uint8_t)(i * 13 + 5);
+    for (size_t k = 0; k < sizeof(hs) / sizeof(hs[0]); k++) {
+        struct kt_hasher *x;
+        if (!kt_hash_available(hs[k]))
+            continue; /* SM3 where libcrypto lacks it */
+        CHECK_EQ_INT(kt_hasher_new(&x, hs[k]), 0, kt_hash_name(hs[k]));
+        for (size_t alen = 0; alen <= 150; alen += 37) {
+            for (size_t blen = 0; blen <= 150; blen += 50) {
+                uint8_t got[KT_HASH_MAX_SIZE], want[KT_HASH_MAX_SIZE];
+                CHECK_EQ_INT(kt_hasher_digest(x, data, alen, blen ? data + alen : NULL, blen,
+                                              got), 0, kt_hash_name(hs[k]));
+                kt_digest(hs[k], data, alen + blen, want);
+                CHECK(!memcmp(got, want, kt_hash_size(hs[k])), "%s: hasher %zu+%zu = one shot",
+                      kt_hash_name(hs[k]), alen, blen);
+            }
+        }
+        kt_hasher_free(x);
+    }
+    struct kt_hasher *none;
+    CHECK_EQ_INT(kt_hasher_new(&none, KT_HASH_MD2), -ENOPKG, "no MD2 hasher");
+}
+
 struct sigcase {
     const char *key;  /* NAME: NAME.key, NAME.spki (DER) */
     const char *sig;  /* signature file over msg.bin */
@@ -374,6 +404,7 @@ int main(void)
         return 1;
     }
     digests();
+    hashers();
     signatures();
     rsa_spki_forms();
     algorithm_ids();
