@@ -148,7 +148,7 @@ static int check_sealed(const struct cli_install_seal *o, const char *root, cons
     if (!code && sealed->n && !(sk->r = calloc(sealed->n, sizeof(*sk->r))))
         code = EXIT_INTERNAL;
     if (!code && sealed->n)
-        code = cli_seal_uki(o->uki, esp, sealed, &sk->uki);
+        code = cli_seal_uki(o->uki, esp, vars, sealed, &sk->uki);
     if (!code && sealed->n) {
         struct kt_evlog_predict_opts po = {.vars = vars};
         struct kt_seal_change c = {.predict = &po, .shim = shim, .loader = loader,
