@@ -54,4 +54,28 @@ DBXU=$CORPUS/peers/secureboot-objects/DBX/DBXUpdate2024.bin
 expect_eq "$("$KTRUST" plan-updates --efivars ev --eventlog "$O/eventlog.bin" --luks tok.json --esp esp "$DBXU" --json |
     jq -r 'select(.type=="plan") | .steps[0].after.sealed[0] | "\(.signed.uki) \(.signed.pcrsig)"')" \
     "esp/EFI/Linux/a.efi no_pcrsig" "plan-updates: the UKI LoaderEntryDefault picks"
+# audit of the whole root (#34's "done when"): the chain's systemd-boot part
+# names the next entry, its UKI's .pcrsig status, its add-ons; the sealed
+# section judges the crypttab's token by that UKI
+mkdir -p r/boot/efi/EFI/Linux/a.efi.extra.d r/boot/efi/loader/addons
+"$MK" r/boot/efi/EFI/Linux/a.efi.extra.d/bad.addon.efi .linux=$K .cmdline=cmdline >/dev/null
+"$MK" r/boot/efi/loader/addons/ok.addon.efi .cmdline=cmdline >/dev/null
+aud() { "$KTRUST" audit --root r --eventlog "$O/eventlog.bin" --efivars "$1" "${@:2}"; }
+j=$(aud ev --json)
+expect_eq "$(jq -r 'select(.section == "chain") | .sdboot | "\(.next) \(.rule) \(.pcrsig.status) \(.addons.count) \(.addons.forbidden_sections | join(",")) \(.addons.loaded)"' <<<"$j")" \
+    "a.efi efivar absent 2 .linux false" "audit: the next UKI (LoaderEntryDefault), no .pcrsig, its two add-ons (one with .linux), 252 ignores them"
+expect_eq "$(jq -r '.. | objects | select(has("tokens")) | .tokens[0] | "\(.signed.uki) \(.unseals_after)"' <<<"$j")" \
+    "r/boot/efi/EFI/Linux/a.efi false" "audit: the sealed token judged by that UKI: does not unseal"
+t=$(aud ev)
+expect_match "$t" "PCR 11 policy \(.pcrsig sha256\): absent" "audit text: the PCR 11 policy status"
+expect_match "$t" "add-ons: 2, [0-9]+ refused \(forbidden sections: .linux\); its stub \(systemd 252\) ignores them" \
+    "audit text: the add-ons"
+cp -r ev ev2 && efi str16 --efivar 7 b.efi -o ev2/LoaderEntryDefault-$LG
+j=$(aud ev2 --json)
+expect_eq "$(jq -r 'select(.section == "chain") | .sdboot | "\(.next) \(.pcrsig.status) \(.pcrsig.signed_phases | join(",")) \(.addons.count)"' <<<"$j")" \
+    "b.efi valid enter-initrd 1" "audit: b.efi's .pcrsig valid for enter-initrd; only the global add-on"
+expect_eq "$(jq -r '.. | objects | select(has("tokens")) | .tokens[0] | "\(.signed.uki) \(.unseals_after)"' <<<"$j")" \
+    "r/boot/efi/EFI/Linux/b.efi true" "audit: the sealed token unseals with b.efi"
+expect_match "$(aud ev2)" "PCR 11 policy \(.pcrsig sha256\): signed for enter-initrd by .pcrpkey [0-9a-f]{64}" \
+    "audit text: signed for which phase, by which key"
 finish
