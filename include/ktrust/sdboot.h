@@ -149,6 +149,7 @@ KT_API bool kt_sdboot_on_esp(const char *esp);
 
 struct kt_sdboot_next_uki {
     char path[KT_SDBOOT_PATH];    /* the UKI: the ESP then its real path */
+    char image[KT_SDBOOT_PATH];   /* as the entry names it ("/EFI/Linux/x.efi") */
     char entry[KT_SDBOOT_TEXT];   /* the entry's id */
     bool type1;                   /* a Type #1 entry: options are its options= */
     char options[1024];           /* the load options systemd-boot passes and

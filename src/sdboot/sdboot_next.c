@@ -75,6 +75,7 @@ static int pick(const struct kt_sdboot *s, struct kt_sdboot_next_uki *out, struc
         return kt_fail(err, -ENOENT, KT_NO_OFFSET,
                        "systemd-boot's next entry %s starts %s, not a UKI", e->id, e->image);
     kt_sdboot_copy(out->path, sizeof(out->path), e->resolved);
+    kt_sdboot_copy(out->image, sizeof(out->image), e->image);
     out->type1 = e->kind != KT_SDBOOT_UKI;
     if (out->type1 && !kt_sdboot_copy(out->options, sizeof(out->options), e->options))
         return kt_fail(err, -E2BIG, KT_NO_OFFSET, "systemd-boot's next entry %s: options too long",

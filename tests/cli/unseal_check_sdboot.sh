@@ -9,7 +9,9 @@
 #   - no systemd-boot on the ESP, two UKIs: cannot tell which boots (exit 3);
 #   - systemd-boot, no variables: its first entry (b.efi, ids downwards)
 #     unseals; LoaderEntryDefault = a.efi: a.efi, does NOT unseal (exit 5);
-#   - LoaderEntryOneShot beats LoaderEntryDefault; --uki beats both.
+#   - LoaderEntryOneShot beats LoaderEntryDefault; --uki beats both;
+#   - plan-updates, check-update --install NEW_UKI (the new UKI's .pcrsig)
+#     and audit of a whole root (crypttab, ESP, add-ons) take the same rule.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/uki.sh"
 uki_setup openssl python3
@@ -54,6 +56,16 @@ DBXU=$CORPUS/peers/secureboot-objects/DBX/DBXUpdate2024.bin
 expect_eq "$("$KTRUST" plan-updates --efivars ev --eventlog "$O/eventlog.bin" --luks tok.json --esp esp "$DBXU" --json |
     jq -r 'select(.type=="plan") | .steps[0].after.sealed[0] | "\(.signed.uki) \(.signed.pcrsig)"')" \
     "esp/EFI/Linux/a.efi no_pcrsig" "plan-updates: the UKI LoaderEntryDefault picks"
+# check-update --install NEW_UKI alone: the tokens judged by the new UKI
+# (LoaderEntryDefault's a.efi boots today; b.efi's .pcrsig covers them)
+ci() { "$KTRUST" check-update --efivars ev --eventlog "$O/eventlog.bin" --luks tok.json --esp esp \
+           --install "$1" --json | jq -r 'select(.type == "install_check") | .sealed[0] |
+           "\(.signed.uki) \(.signed.pcrsig) \(.unseals_after)"'; }
+expect_eq "$(ci esp/EFI/Linux/b.efi)" "esp/EFI/Linux/b.efi ok true" "check-update --install b.efi: its .pcrsig covers the token"
+"$MK" new.efi .linux=$K .osrel=osrel .cmdline=osrel .pcrpkey=pcr.pub .pcrsig=sig.json >/dev/null
+expect_eq "$(ci new.efi)" "new.efi no_entry false" "a new UKI whose .pcrsig signs another PCR 11: does not unseal"
+expect_match "$("$KTRUST" check-update --efivars ev --eventlog "$O/eventlog.bin" --luks tok.json --esp esp --install new.efi)" \
+    "the current systemd-boot stays: esp/EFI/systemd/systemd-bootx64.efi" "text: the ESP's systemd-boot judges the new UKI"
 # audit of the whole root (#34's "done when"): the chain's systemd-boot part
 # names the next entry, its UKI's .pcrsig status, its add-ons; the sealed
 # section judges the crypttab's token by that UKI
