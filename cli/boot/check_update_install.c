@@ -22,7 +22,6 @@
 #include "ktrust/seal.h"
 #include "ktrust/uki.h"
 #include "util/err.h"
-#include "util/file.h"
 
 /* The sealed keys and their verdicts with the new binaries (none: found.n
  * 0; r NULL: not checked), and the UKI signed policies are judged by. */
@@ -215,17 +214,6 @@ static void current_loader(const struct cli_install_in *in, char *out, char *esp
     free(a);
 }
 
-/* Is the file a UKI (a PE with .linux), not a shim or systemd-boot? */
-static bool is_uki(const char *path)
-{
-    struct kt_file f;
-    if (kt_file_open(path, &f, NULL) < 0)
-        return false;
-    bool yes = kt_uki_detect(f.data, f.len);
-    kt_file_close(&f);
-    return yes;
-}
-
 /* A new UKI alone: the ESP's systemd-boot (and shim) with it. */
 static int check_uki(const struct cli_install_in *in, const struct kt_efivars *vars,
                      const char *uki, char *esp, size_t cap, struct kt_install_check *r,
@@ -287,7 +275,7 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
     }
     char cur[4200], esp[4200] = "";
     char *cur_argv[2] = {argv[0], cur};
-    const char *new_uki = argc == 1 && is_uki(argv[0]) ? argv[0] : NULL;
+    const char *new_uki = argc == 1 && kt_uki_detect_file(argv[0]) ? argv[0] : NULL;
     if (argc == 1 && !new_uki && !kt_chain_is_systemd_boot(argv[0])) { /* systemd-boot: no loader behind */
         current_loader(in, cur, esp, sizeof(cur));
         if (cur[0]) {

@@ -49,17 +49,6 @@ bool kt_sdboot_on_esp(const char *esp)
     return false;
 }
 
-/* Is the file at path a UKI (a PE with .linux)? */
-static bool is_uki(const char *path)
-{
-    struct kt_file f;
-    if (kt_file_open(path, &f, NULL) < 0)
-        return false;
-    bool yes = kt_uki_detect(f.data, f.len);
-    kt_file_close(&f);
-    return yes;
-}
-
 static int pick(const struct kt_sdboot *s, struct kt_sdboot_next_uki *out, struct kt_error *err)
 {
     long i = kt_sdboot_next(s, true, &out->rule);
@@ -71,7 +60,7 @@ static int pick(const struct kt_sdboot *s, struct kt_sdboot_next_uki *out, struc
         return kt_fail(err, -EXDEV, KT_NO_OFFSET,
                        "systemd-boot's next entry %s: %s has '.' or '..' or leaves the ESP",
                        e->id, e->image);
-    if (e->kind != KT_SDBOOT_UKI && !is_uki(e->resolved))
+    if (e->kind != KT_SDBOOT_UKI && !kt_uki_detect_file(e->resolved))
         return kt_fail(err, -ENOENT, KT_NO_OFFSET,
                        "systemd-boot's next entry %s starts %s, not a UKI", e->id, e->image);
     kt_sdboot_copy(out->path, sizeof(out->path), e->resolved);

@@ -114,6 +114,15 @@ cp "$D/grubx64.efi.signed" sdesp/EFI/Linux/grub.efi
 printf 'title schema\nefi /EFI/Linux/grub.efi\n' >sdesp/loader/entries/schema.conf
 j uki-entries uki entries --trust ca.pem sdesp
 j uki-entries-fail uki entries nope-esp
+# audit of a systemd-boot ESP: the chain section's sdboot object (pcrsig, addons)
+if [ -f uki.efi ] && [ -f /usr/lib/systemd/boot/efi/systemd-bootx64.efi ]; then
+    mkdir -p sdaudit/EFI/systemd sdaudit/EFI/Linux
+    cp /usr/lib/systemd/boot/efi/systemd-bootx64.efi sdaudit/EFI/systemd/
+    cp uki.efi sdaudit/EFI/Linux/schema.efi
+    j audit-sdboot audit --efivars "$QEMU/efivars" --esp sdaudit
+    expect_eq "$(jq -r 'select(.section == "chain") | .sdboot.pcrsig.status' out/audit-sdboot.json)" "absent" \
+        "audit of a systemd-boot ESP: its sdboot object has the next UKI's pcrsig"
+fi
 
 # every line valid under the shipped schema; failing runs end with the summary
 # and its error; every command of `ktrust --help` has a run that answers and
