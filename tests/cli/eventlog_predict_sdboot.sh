@@ -85,6 +85,9 @@ expect_eq "$(auto)" "$pcr11 $(ext "$first" "$first") " \
 efi str16 --efivar 7 a.conf -o vars/LoaderEntryDefault-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
 expect_eq "$(auto --efivars vars)" "$pcr11 $(ext "$second" "$second") " \
     "LoaderEntryDefault picks the second entry: its options (two lines joined) feed PCR 12"
+expect_match "$("$KTRUST" eventlog sd.log --predict --esp esp --efivars vars)" \
+    "UKI: esp/c2.efi, of systemd-boot's next entry a.conf \(efivar\), options \"console=ttyS0 second\"" \
+    "text: the UKI and options predicted from, and why"
 expect_eq "$(auto --efivars vars --uki C.efi --uki-options 'console=ttyS0 panic=-1')" \
     "$pcr11 $(ext "$two" "$two") " "--uki and --uki-options given: they win over the next entry"
 expect_eq "$("$KTRUST" eventlog sd.log --predict --esp esp --efivars vars --predict-format pcrlock |

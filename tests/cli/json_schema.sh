@@ -118,7 +118,9 @@ j uki-entries-fail uki entries nope-esp
 if [ -f uki.efi ] && [ -f /usr/lib/systemd/boot/efi/systemd-bootx64.efi ]; then
     mkdir -p sdaudit/EFI/systemd sdaudit/EFI/Linux
     cp /usr/lib/systemd/boot/efi/systemd-bootx64.efi sdaudit/EFI/systemd/
-    cp uki.efi sdaudit/EFI/Linux/schema.efi
+    printf 'ID=schema\nVERSION_ID=1\n' >os-release2
+    "$KT_SRC/tests/fixtures/mkuki.sh" sdaudit/EFI/Linux/schema.efi .linux="$D/vmlinuz-6.1.0-57-amd64" \
+        .osrel=os-release2 >/dev/null
     j audit-sdboot audit --efivars "$QEMU/efivars" --esp sdaudit
     expect_eq "$(jq -r 'select(.section == "chain") | .sdboot.pcrsig.status' out/audit-sdboot.json)" "absent" \
         "audit of a systemd-boot ESP: its sdboot object has the next UKI's pcrsig"
