@@ -21,17 +21,24 @@ static const char *const sdboot_paths[] = {
     "/EFI/BOOT/grubx64.efi",
 };
 
-/* Is the file at path on esp systemd-boot (its .sdmagic)? */
-static bool is_sdboot_file(const char *esp, const char *path)
+bool kt_sdboot_is_binary(const uint8_t *buf, size_t len)
 {
-    char real[KT_SDBOOT_PATH], v[128];
-    struct kt_file f;
     struct kt_uki *u = NULL;
-    if (kt_esp_file(esp, path, real, sizeof(real)) < 0 || kt_file_open(real, &f, NULL) < 0)
-        return false;
-    bool yes = kt_uki_open_buf(f.data, f.len, &u, NULL) == 0 &&
+    char v[128];
+    bool yes = kt_uki_open_buf(buf, len, &u, NULL) == 0 &&
                kt_uki_stub_version(u, v, sizeof(v)) == 0 && strncmp(v, "systemd-boot ", 13) == 0;
     kt_uki_free(u);
+    return yes;
+}
+
+/* Is the file at path on esp systemd-boot? */
+static bool is_sdboot_file(const char *esp, const char *path)
+{
+    char real[KT_SDBOOT_PATH];
+    struct kt_file f;
+    if (kt_esp_file(esp, path, real, sizeof(real)) < 0 || kt_file_open(real, &f, NULL) < 0)
+        return false;
+    bool yes = kt_sdboot_is_binary(f.data, f.len);
     kt_file_close(&f);
     return yes;
 }
