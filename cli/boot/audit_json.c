@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "json_summary.h"
 #include "seal_lines.h"
+#include "uki_print.h"
 #include "nvram_print.h"
 
 static void jstart(struct jw *w, const char *section)
@@ -174,6 +175,21 @@ static void json_chain(struct jw *w, const struct kt_audit *a)
         jw_str(w, "rule", a->sdboot.rule);
         jw_int(w, "entries", (long long)a->sdboot.n_entries);
         jw_int(w, "problems", (long long)a->sdboot.n_problems);
+        if (a->sdboot.have_pcrsig)
+            uki_json_pcrsig(w, &a->sdboot.pcrsig, "sha256");
+        else
+            jw_null(w, "pcrsig");
+        jw_obj(w, "addons");
+        jw_int(w, "count", (long long)a->sdboot.n_addons);
+        jw_int(w, "refused", (long long)a->sdboot.n_addons_refused);
+        jw_arr(w, "forbidden_sections");
+        char bad[sizeof(a->sdboot.addons_forbidden)];
+        snprintf(bad, sizeof(bad), "%s", a->sdboot.addons_forbidden);
+        for (char *t = strtok(bad, " "); t; t = strtok(NULL, " "))
+            jw_str(w, NULL, t);
+        jw_arr_end(w);
+        jw_bool(w, "loaded", a->sdboot.addons_loaded);
+        jw_obj_end(w);
         jw_obj_end(w);
     }
     jend(w);

@@ -274,6 +274,32 @@ static void text_nvram(const struct kt_audit *a)
 
 /* Dual boot: the Windows boot manager today and once DBXUpdate2024 puts
  * Microsoft Windows Production PCA 2011 in dbx, and the order to follow. */
+/* The UKI systemd-boot boots next: its signed PCR 11 policy and add-ons. */
+static void text_sdboot_uki(const struct kt_audit *a)
+{
+    const struct kt_uki_pcrsig *r = &a->sdboot.pcrsig;
+    if (a->sdboot.have_pcrsig && r->status == KT_PCRSIG_VALID) {
+        char ph[96] = "", fp[65];
+        for (size_t p = 0, n = 0; p < KT_UKI_PHASES; p++)
+            if (r->signed_phase[p])
+                n += (size_t)snprintf(ph + n, sizeof(ph) - n, "%s%s", n ? ", " : "",
+                                      kt_uki_phase_name(p));
+        printf("          PCR 11 policy (.pcrsig sha256): signed for %s by .pcrpkey %s\n", ph,
+               kt_hex(r->pkfp, sizeof(r->pkfp), fp));
+    } else if (a->sdboot.have_pcrsig) {
+        printf("          PCR 11 policy (.pcrsig sha256): %s%s%s%s: a disk sealed to a signed PCR 11 "
+               "policy does not unseal with this UKI\n",
+               kt_pcrsig_status_name(r->status), r->why[0] ? " (" : "", r->why[0] ? tx(r->why) : "",
+               r->why[0] ? ")" : "");
+    }
+    if (a->sdboot.n_addons)
+        printf("          add-ons: %zu, %zu refused%s%s%s; %s\n", a->sdboot.n_addons,
+               a->sdboot.n_addons_refused, a->sdboot.addons_forbidden[0] ? " (forbidden sections: " : "",
+               tx(a->sdboot.addons_forbidden), a->sdboot.addons_forbidden[0] ? ")" : "",
+               a->sdboot.addons_loaded ? "its stub loads them"
+                                       : "its stub (systemd 252) ignores them: they take effect from 254 on");
+}
+
 static void text_windows(const struct kt_audit *a)
 {
     const struct kt_audit_windows *w = &a->windows;
@@ -343,6 +369,7 @@ void audit_print_text(const struct kt_audit *a, const struct kt_audit_opts *o, b
                a->sdboot.kind ? a->sdboot.kind : "-", a->sdboot.rule ? a->sdboot.rule : "none",
                a->sdboot.n_entries, a->sdboot.n_entries == 1 ? "y" : "ies", a->sdboot.n_problems,
                a->sdboot.n_problems == 1 ? "" : "s", tx(a->path[KT_AUDIT_ESP]));
+    text_sdboot_uki(a);
     text_link(a, KT_AUDIT_KERNEL_LINK, "kernel", verbose);
     text_windows(a);
     text_modules(a, verbose);

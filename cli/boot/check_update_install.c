@@ -18,7 +18,10 @@
 #include "json_summary.h"
 #include "ktrust/audit.h"
 #include "ktrust/chain.h"
+#include "ktrust/sdboot.h"
 #include "ktrust/seal.h"
+#include "ktrust/uki.h"
+#include "util/err.h"
 
 /* The sealed keys and their verdicts with the new binaries (none: found.n
  * 0; r NULL: not checked), and the UKI signed policies are judged by. */
@@ -135,7 +138,7 @@ static void print_text(const struct kt_install_check *r, const char *shim,
  * (kt_seal_check_change).  Nothing without a log. */
 static int check_sealed(const struct cli_install_seal *o, const char *root, const char *efivars,
                         const char *esp, const struct kt_efivars *vars, const char *shim,
-                        const char *loader, struct sealed_keys *sk)
+                        const char *loader, const char *new_uki, struct sealed_keys *sk)
 {
     struct kt_seal_found *sealed = &sk->found;
     struct cli_evlog log;
@@ -148,11 +151,20 @@ static int check_sealed(const struct cli_install_seal *o, const char *root, cons
     if (!code && sealed->n && !(sk->r = calloc(sealed->n, sizeof(*sk->r))))
         code = EXIT_INTERNAL;
     if (!code && sealed->n)
-        code = cli_seal_uki(o->uki, esp, sealed, &sk->uki);
+        code = cli_seal_uki(o->uki ? o->uki : new_uki, esp, vars, sealed, &sk->uki);
+    struct kt_sdboot_next_uki nx = {0};
+    struct kt_evlog_image_swap swap = {nx.image, new_uki};
+    if (!code && sealed->n && new_uki && esp && kt_sdboot_next_uki(esp, vars, &nx, NULL) != 1)
+        nx.image[0] = 0;
     if (!code && sealed->n) {
+        /* a new UKI: the ESP's images, the UKI in the next entry's place */
         struct kt_evlog_predict_opts po = {.vars = vars};
-        struct kt_seal_change c = {.predict = &po, .shim = shim, .loader = loader,
-                                   .uki = sk->uki};
+        if (new_uki)
+            po = (struct kt_evlog_predict_opts){.vars = vars, .esp = esp, .uki = new_uki,
+                                                .uki_options = nx.type1 ? nx.options : NULL,
+                                                .swap = &swap, .n_swap = nx.image[0] != 0};
+        struct kt_seal_change c = {.predict = &po, .shim = new_uki ? NULL : shim,
+                                   .loader = loader, .uki = sk->uki};
         struct kt_error e = KT_ERROR_INIT;
         int rc = kt_seal_check_change(&log.log, NULL, &c, sealed->tok, sealed->n, sk->r, &e);
         if (rc < 0 && !o->n_luks && !o->log && rc != -ENOMEM) {
@@ -183,21 +195,43 @@ static const char *vars_dir(const char *efivars, const char *root, char *buf, si
  * root or on the live system) stays behind the new shim; into out, or "".
  * --efivars alone is another machine's variables: no ESP of this host is
  * looked at (offline reads nothing of the host). */
-static void current_loader(const struct cli_install_in *in, char *out, size_t cap)
+static void current_loader(const struct cli_install_in *in, char *out, char *esp, size_t cap)
 {
     /* only the ESP: "" for the other parts looks nowhere */
     struct kt_audit_opts o = {.root = in->root, .efivars = in->efivars, .esp = in->esp,
                               .kernel = "", .modules = "", .release = ""};
-    out[0] = 0;
+    out[0] = esp[0] = 0;
     if (in->efivars && !in->root && !in->esp)
         return;
     struct kt_audit *a = calloc(1, sizeof(*a));
     if (!a)
         return;
     kt_audit_locate(&o, a);
+    if (a->found[KT_AUDIT_ESP])
+        snprintf(esp, cap, "%s", a->path[KT_AUDIT_ESP]);
     if (a->found[KT_AUDIT_ESP] && a->links[KT_AUDIT_LOADER].present)
         snprintf(out, cap, "%s", a->links[KT_AUDIT_LOADER].path);
     free(a);
+}
+
+/* A new UKI alone: the ESP's systemd-boot (and shim) with it. */
+static int check_uki(const struct cli_install_in *in, const struct kt_efivars *vars,
+                     const char *uki, char *esp, size_t cap, struct kt_install_check *r,
+                     struct kt_error *e, bool say)
+{
+    char cur[4200], sd[4200];
+    if (in->esp)
+        snprintf(esp, cap, "%s", in->esp);
+    else
+        current_loader(in, cur, esp, cap);
+    if (!esp[0]) {
+        r->file = uki;
+        return kt_fail(e, -ENOENT, KT_NO_OFFSET, "no ESP found for the UKI's systemd-boot (give --esp DIR)");
+    }
+    int rc = kt_chain_install_uki(vars, esp, uki, r, sd, sizeof(sd), e);
+    if (say && sd[0])
+        printf("the current systemd-boot stays: %s\n", tx(sd));
+    return rc;
 }
 
 int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bool json,
@@ -239,10 +273,11 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
         code = cli_apply_cannot_answer(apply, json, quiet);
         goto out;
     }
-    char cur[4200];
+    char cur[4200], esp[4200] = "";
     char *cur_argv[2] = {argv[0], cur};
-    if (argc == 1 && !kt_chain_is_systemd_boot(argv[0])) { /* systemd-boot: no loader behind */
-        current_loader(in, cur, sizeof(cur));
+    const char *new_uki = argc == 1 && kt_uki_detect_file(argv[0]) ? argv[0] : NULL;
+    if (argc == 1 && !new_uki && !kt_chain_is_systemd_boot(argv[0])) { /* systemd-boot: no loader behind */
+        current_loader(in, cur, esp, sizeof(cur));
         if (cur[0]) {
             argv = cur_argv;
             argc = 2;
@@ -250,8 +285,9 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
                 printf("the current loader stays: %s\n", tx(cur));
         }
     }
-    rc = kt_chain_install_check(vars, argv[0], (const char *const *)argv + 1, (size_t)argc - 1,
-                                r, &e);
+    rc = new_uki ? check_uki(in, vars, new_uki, esp, sizeof(esp), r, &e, !quiet && !json)
+                 : kt_chain_install_check(vars, argv[0], (const char *const *)argv + 1,
+                                          (size_t)argc - 1, r, &e);
     if (rc < 0) {
         code = cli_exit_code(rc);
         if (!json) {
@@ -264,8 +300,8 @@ int cli_check_install(int argc, char **argv, const struct cli_install_in *in, bo
         goto out;
     }
     code = r->verdict == 0 ? 0 : 5;
-    int seal_code = check_sealed(in->seal, root, efivars, in->esp, vars, argv[0],
-                                 argc > 1 ? argv[1] : NULL, &sk);
+    int seal_code = check_sealed(in->seal, root, efivars, new_uki ? esp : in->esp, vars, argv[0],
+                                 argc > 1 ? argv[1] : NULL, new_uki, &sk);
     if (seal_code > code)
         code = seal_code;
     if (json)

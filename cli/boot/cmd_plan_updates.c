@@ -467,7 +467,7 @@ static int run(const struct args *a, struct kt_audit *loc, const struct kt_efiva
     }
     const char *esp = loc->found[KT_AUDIT_ESP] ? loc->path[KT_AUDIT_ESP] : NULL;
     struct kt_seal_uki *uki = NULL;
-    int code = cli_seal_uki(a->uki, esp, sealed, &uki);
+    int code = cli_seal_uki(a->uki, esp, vars, sealed, &uki);
     if (code)
         return code;
     struct kt_plan_opts po = {

@@ -22,6 +22,7 @@
 #include "ktrust/efivars.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/sbat.h"
+#include "ktrust/sdboot.h"
 
 #define LIVE_LOG KT_SYS_EVENTLOG_PATH
 #define LIVE_PCRS KT_SYS_TPM_PCRS_PATH
@@ -216,6 +217,19 @@ static int check_vars(const struct args *a, const struct kt_evlog *log,
     return 0;
 }
 
+/* Without --uki: the UKI PCR 11 and 12 are predicted from, as systemd-boot's
+ * next entry gives it (the library's rule; said once, in text). */
+static void say_next_uki(const struct args *a, const struct kt_efivars *vars)
+{
+    struct kt_sdboot_next_uki *nx = calloc(1, sizeof(*nx));
+    if (nx && !a->uki && a->p.esp && !a->json && !a->quiet && !a->format &&
+        kt_sdboot_next_uki(a->p.esp, vars, nx, NULL) == 1)
+        printf("UKI: %s, of systemd-boot's next entry %s (%s)%s%s%s\n", tx(nx->path), tx(nx->entry),
+               kt_sdboot_rule_name(nx->rule), nx->type1 ? ", options \"" : "",
+               nx->type1 ? tx(nx->options) : "", nx->type1 ? "\"" : "");
+    free(nx);
+}
+
 static int predict(const struct args *a, const struct kt_evlog *log, struct kt_efivars *vars,
                    struct counts *c)
 {
@@ -259,6 +273,7 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
         kt_evlog_prediction_free(p);
         return cli_exit_code(rc);
     }
+    say_next_uki(a, vars);
     struct ev_predict_args pa = {a->format, a->json, a->quiet, a->uki != NULL};
     c->pcr7_banks = ev_predict_print(log, p, &pa);
     kt_evlog_prediction_free(p);

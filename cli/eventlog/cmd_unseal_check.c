@@ -206,12 +206,18 @@ struct state {
     struct kt_seal_uki *uki;    /* the UKI that boots (NULL: none given or found) */
 };
 
-/* --uki FILE, else the one UKI in --esp's EFI/Linux (none: signed policies
- * are "cannot tell"). */
+/* --uki FILE, else the UKI systemd-boot on --esp boots next (--efivars'
+ * Loader* variables), else the one UKI in --esp's EFI/Linux (none: signed
+ * policies are "cannot tell"). */
 static int load_uki(const struct args *a, struct state *s)
 {
     struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_seal_uki_open_for(a->uki, a->p.esp, s->found.tok, s->found.n, &s->uki, &e);
+    struct kt_efivars vars;
+    bool have = !a->uki && a->p.esp && a->p.efivars && kt_efivars_read(a->p.efivars, &vars, NULL) == 0;
+    int rc = kt_seal_uki_open_for(a->uki, a->p.esp, have ? &vars : NULL, s->found.tok, s->found.n,
+                                  &s->uki, &e);
+    if (have)
+        kt_efivars_free(&vars);
     if (rc < 0) {
         cli_error(a->uki ? a->uki : a->p.esp, &e);
         return cli_exit_code(rc);

@@ -192,6 +192,7 @@ void ev_pcrlock_write(FILE *f, const struct kt_evlog *log, const struct kt_evlog
  * as systemd-pcrlock's lock-uki and lock-kernel-cmdline record them. */
 static void pcrlock_out(const struct kt_evlog *log, const struct kt_evlog_prediction *p, bool uki)
 {
+    uki = uki || kt_evlog_prediction_has(p, 11);
     ev_pcrlock_write(stdout, log, p, 1u << 7 | (uki ? 1u << 4 | 1u << 11 | 1u << 12 : 0));
 }
 

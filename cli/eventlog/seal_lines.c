@@ -16,15 +16,16 @@ const struct cli_opt cli_opts_luks[] = {
     CLI_OPT("uki", 0, required_argument, OPT_LUKS_UKI, "FILE",
             "the UKI that boots, for signed PCR policies (systemd-cryptenroll "
             "--tpm2-public-key): they unseal when its .pcrsig signs its PCR 11 with the "
-            "token's key (default: the one UKI in the ESP's EFI/Linux)"),
+            "token's key (default: the UKI systemd-boot's next entry starts, or the one "
+            "UKI in the ESP's EFI/Linux)"),
     {0},
 };
 
-int cli_seal_uki(const char *uki, const char *esp, const struct kt_seal_found *f,
-                 struct kt_seal_uki **out)
+int cli_seal_uki(const char *uki, const char *esp, const struct kt_efivars *vars,
+                 const struct kt_seal_found *f, struct kt_seal_uki **out)
 {
     struct kt_error e = KT_ERROR_INIT;
-    int rc = kt_seal_uki_open_for(uki, esp, f->tok, f->n, out, &e);
+    int rc = kt_seal_uki_open_for(uki, esp, vars, f->tok, f->n, out, &e);
     if (rc < 0) {
         cli_error(uki ? uki : esp, &e);
         return cli_exit_code(rc);

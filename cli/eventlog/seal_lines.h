@@ -16,12 +16,12 @@
 enum { OPT_LUKS_SOURCE = 1060, OPT_LUKS_UKI };
 extern const struct cli_opt cli_opts_luks[];
 
-/* --uki FILE, else the one UKI on esp (not NULL), for the signed policies
- * among f's tokens: kt_seal_uki_open_for, and the re-sign advice told of
- * it.  Prints the error; returns 0 or the exit code.  *out: free with
- * cli_seal_uki_free. */
-int cli_seal_uki(const char *uki, const char *esp, const struct kt_seal_found *f,
-                 struct kt_seal_uki **out);
+/* --uki FILE, else the UKI systemd-boot on esp boots next under vars, or
+ * the one UKI on esp, for the signed policies among f's tokens:
+ * kt_seal_uki_open_for, and the re-sign advice told of it.  Prints the
+ * error; returns 0 or the exit code.  *out: free with cli_seal_uki_free. */
+int cli_seal_uki(const char *uki, const char *esp, const struct kt_efivars *vars,
+                 const struct kt_seal_found *f, struct kt_seal_uki **out);
 void cli_seal_uki_free(struct kt_seal_uki *u);
 
 /* cmd: the command, for an error of no one source.  The tokens of the sources (n of them), else of root's /etc/crypttab;

@@ -56,23 +56,27 @@ static void json_pcr11(struct jw *w, const struct uki_print *up)
     jw_obj_end(w);
 }
 
+void uki_json_pcrsig(struct jw *w, const struct kt_uki_pcrsig *r, const char *bank)
+{
+    jw_obj(w, "pcrsig");
+    jw_str(w, "status", kt_pcrsig_status_name(r->status));
+    jw_str(w, "bank", bank);
+    jw_hex(w, "pkfp", r->pkfp, r->have_pkfp ? sizeof(r->pkfp) : 0);
+    jw_int(w, "entries", (long long)r->entries);
+    jw_arr(w, "signed_phases");
+    for (size_t ph = 0; ph < KT_UKI_PHASES; ph++)
+        if (r->signed_phase[ph])
+            jw_str(w, NULL, kt_uki_phase_name(ph));
+    jw_arr_end(w);
+    jw_str(w, "why", r->why[0] ? r->why : NULL);
+    jw_obj_end(w);
+}
+
 static void json_pcrsig(struct jw *w, const struct kt_uki *u, const char *bank)
 {
     struct kt_uki_pcrsig r;
-    if (kt_uki_pcrsig_check(u, bank, &r) < 0)
-        return;
-    jw_obj(w, "pcrsig");
-    jw_str(w, "status", kt_pcrsig_status_name(r.status));
-    jw_str(w, "bank", bank);
-    jw_hex(w, "pkfp", r.pkfp, r.have_pkfp ? sizeof(r.pkfp) : 0);
-    jw_int(w, "entries", (long long)r.entries);
-    jw_arr(w, "signed_phases");
-    for (size_t ph = 0; ph < KT_UKI_PHASES; ph++)
-        if (r.signed_phase[ph])
-            jw_str(w, NULL, kt_uki_phase_name(ph));
-    jw_arr_end(w);
-    jw_str(w, "why", r.why[0] ? r.why : NULL);
-    jw_obj_end(w);
+    if (kt_uki_pcrsig_check(u, bank, &r) == 0)
+        uki_json_pcrsig(w, &r, bank);
 }
 
 void uki_json(struct jw *w, const void *ctx)

@@ -26,5 +26,8 @@ void uki_text(FILE *f, const void *ctx);
 /* systemd.pcrlock(5) of the UKI: {"records":[{"pcr":11,"digests":[{hashAlg,
  * digest}]}]}, each of the stub's measurements in order, in up->banks. */
 void uki_pcrlock(FILE *f, const struct uki_print *up);
+/* "pcrsig": r's status, bank, pkfp, entries, signed_phases, why (uki show,
+ * audit's systemd-boot part). */
+void uki_json_pcrsig(struct jw *w, const struct kt_uki_pcrsig *r, const char *bank);
 
 #endif

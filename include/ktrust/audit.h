@@ -25,6 +25,7 @@
 #include "ktrust/nvram.h"
 #include "ktrust/error.h"
 #include "ktrust/seal.h"
+#include "ktrust/uki.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -335,6 +336,19 @@ struct kt_audit {
         const char *rule;             /* why (kt_sdboot_rule_name), NULL none */
         const char *kind;             /* "uki", "linux", "efi", NULL none */
         size_t n_entries, n_problems;
+        /* the UKI that boots next (kt_sdboot_next_uki's rule): its signed
+         * PCR 11 policy in the sha256 bank (kt_uki_pcrsig_check; have_pcrsig
+         * false: no UKI boots next, or it could not be read) */
+        bool have_pcrsig;
+        struct kt_uki_pcrsig pcrsig;
+        /* its add-ons (UAPI.5: NAME.efi.extra.d/, loader/addons/): how many,
+         * how many the authority that judges the UKI refuses or that carry a
+         * section an add-on may not (kt_sdboot_addon_check), those
+         * sections' names; addons_loaded: the UKI's stub takes add-ons
+         * (systemd 254+; 252's ignores them) */
+        size_t n_addons, n_addons_refused;
+        char addons_forbidden[256];
+        bool addons_loaded;
     } sdboot;
     /* the audit's verdict (what its exit code says): the worst verdict
      * code (0 or a negative errno) of the links present, the module groups

@@ -229,6 +229,8 @@ struct kt_install_check {
     char sbat_applied[24];       /* the one the new shim would leave */
     char sbat_note[512];
     size_t n_loaders;            /* loaders checked */
+    char found[4200];            /* kt_chain_install_uki: the ESP's binary that stops
+                                  * the boot (file points here) */
 };
 
 /* Would this machine (the variables vars: db, dbx, MOK, SbatLevel,
@@ -239,6 +241,17 @@ struct kt_install_check {
 KT_API int kt_chain_install_check(const struct kt_efivars *vars, const char *shim,
                                   const char *const *loaders, size_t n_loaders,
                                   struct kt_install_check *r, struct kt_error *err);
+/* A new UKI alone, for the ESP at esp whose systemd-boot (and the shim
+ * that starts it, when EFI/BOOT/BOOTX64.EFI is shim and EFI/BOOT/grubx64.efi
+ * systemd-boot) stay: would they boot uki?  Without shim, the ESP's
+ * systemd-boot with uki behind it (kt_chain_install_check: firmware's db and
+ * dbx on both); with it, shim and systemd-boot, then uki under shim's
+ * protocol.  The systemd-boot judged into sdboot (cap bytes; "" none).
+ * Returns 0 with the answer in *r; -ENOENT (err) when the ESP has no
+ * systemd-boot; or the error of a binary that cannot be read (r->file). */
+KT_API int kt_chain_install_uki(const struct kt_efivars *vars, const char *esp, const char *uki,
+                                struct kt_install_check *r, char *sdboot, size_t cap,
+                                struct kt_error *err);
 KT_API const char *kt_install_why_name(enum kt_install_why w); /* "boots", "no_db", "dbx", "sbat", "shim_keys" */
 
 #ifdef __cplusplus

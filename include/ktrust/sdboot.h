@@ -144,6 +144,32 @@ KT_API int kt_sdboot_addon_verify(const struct kt_ctx *ctx, const char *path,
                                   const struct kt_policy *pol, char *forbidden, size_t cap,
                                   struct kt_error *err);
 
+/* ---- the UKI that boots next (one rule for every command) ------------- */
+
+/* Is systemd-boot on the ESP: loader/loader.conf, or a systemd-boot
+ * (.sdmagic) at EFI/systemd/systemd-bootx64.efi, EFI/BOOT/BOOTX64.EFI or
+ * EFI/BOOT/grubx64.efi (shim's second stage)? */
+KT_API bool kt_sdboot_on_esp(const char *esp);
+
+struct kt_sdboot_next_uki {
+    char path[KT_SDBOOT_PATH];    /* the UKI: the ESP then its real path */
+    char image[KT_SDBOOT_PATH];   /* as the entry names it ("/EFI/Linux/x.efi") */
+    char entry[KT_SDBOOT_TEXT];   /* the entry's id */
+    bool type1;                   /* a Type #1 entry: options are its options= */
+    char options[1024];           /* the load options systemd-boot passes and
+                                   * measures (PCR 12); a Type #2 entry: "" (the
+                                   * UKI's own .cmdline) */
+    enum kt_sdboot_rule rule;     /* why this entry */
+};
+
+/* The UKI systemd-boot on esp boots next, with the Loader* variables of
+ * vars (NULL: none set): 1 (*out filled), 0 when systemd-boot is not on
+ * the ESP (kt_sdboot_on_esp), or a negative errno with err saying why:
+ * -ENOENT (no entry, or the next entry starts no UKI), -EXDEV (its path
+ * leaves the ESP), -E2BIG, -ENOMEM. */
+KT_API int kt_sdboot_next_uki(const char *esp, const struct kt_efivars *vars,
+                              struct kt_sdboot_next_uki *out, struct kt_error *err);
+
 /* ---- parsing one file (what kt_sdboot_open does per file; the fuzz target) */
 
 /* Parse a Type #1 entry's text (name: its file name) into *e; each line

@@ -195,16 +195,22 @@ KT_API void kt_seal_uki_free(struct kt_seal_uki *u);
 KT_API const char *kt_seal_uki_path(const struct kt_seal_uki *u);
 struct kt_uki;
 KT_API const struct kt_uki *kt_seal_uki_image(const struct kt_seal_uki *u); /* ktrust/uki.h */
-/* The UKI systemd-boot boots on the ESP at esp: the one .efi file in
- * EFI/Linux (Type #2).  path (cap bytes).  Returns 0, -ENOENT (none), -E2BIG
- * (several: which one boots is the boot loader's choice). */
+/* The one .efi file in the ESP's EFI/Linux (Type #2), the UKI that boots
+ * when no systemd-boot on the ESP says otherwise.  path (cap bytes).
+ * Returns 0, -ENOENT (none), -E2BIG (several: which one boots is a boot
+ * loader's choice). */
 KT_API int kt_seal_uki_find(const char *esp, char *path, size_t cap);
 /* The UKI to judge signed policies by, for every command alike: uki when
- * given (its errors returned), else the one kt_seal_uki_find finds on esp
- * (not NULL), else none (*out NULL, 0; a found UKI that does not open is
- * none too).  Only when one of the n tokens is a signed policy. */
-KT_API int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_seal_token *t,
-                                size_t n, struct kt_seal_uki **out, struct kt_error *err);
+ * given (its errors returned), else, with systemd-boot on esp, the UKI its
+ * next entry starts (kt_sdboot_next_uki with the Loader* variables of vars,
+ * NULL: none set; ktrust/sdboot.h), else the one kt_seal_uki_find finds on
+ * esp, else none (*out NULL, 0; a UKI that does not open, or a next entry
+ * that starts no UKI, is none too).  Only when one of the n tokens is a
+ * signed policy. */
+struct kt_efivars;
+KT_API int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_efivars *vars,
+                                const struct kt_seal_token *t, size_t n,
+                                struct kt_seal_uki **out, struct kt_error *err);
 
 /* kt_seal_check, with uki the UKI that boots today and after the change
  * (NULL: a signed policy is "cannot tell", KT_SEAL_WHY_NO_UKI).  A signed

@@ -69,6 +69,8 @@ KT_API void kt_uki_free(struct kt_uki *u);
 /* Is buf a PE image systemd 252's stub would find a kernel in (.linux),
  * that is a UKI?  Cheap: no digest is taken. */
 KT_API bool kt_uki_detect(const uint8_t *buf, size_t len);
+/* kt_uki_detect on the file at path (false: not one, or unreadable). */
+KT_API bool kt_uki_detect_file(const char *path);
 
 KT_API unsigned kt_uki_flags(const struct kt_uki *u);
 KT_API size_t kt_uki_section_count(const struct kt_uki *u);

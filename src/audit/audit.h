@@ -97,9 +97,10 @@ int kt_audit_ima(struct kt_audit *a, const struct kt_audit_opts *o, const struct
 /* The sealed secrets (audit_sealed.c): found into a->sealed when the audit
  * looks at a whole system (a root, or live with no part given), read with
  * the snapshot; checked against today (the log's replay) and the
- * prediction pr (the next boot).  -ENOMEM. */
+ * prediction pr (the next boot, whose variables are next: the Loader*
+ * ones pick systemd-boot's next UKI for signed policies).  -ENOMEM. */
 int kt_audit_sealed_find(struct kt_audit *a, const struct kt_audit_opts *o);
 int kt_audit_sealed_check(struct kt_audit *a, const struct kt_evlog *log,
-                          const struct kt_evlog_prediction *pr);
+                          const struct kt_evlog_prediction *pr, const struct kt_efivars *next);
 
 #endif

@@ -47,7 +47,7 @@ static int predict(struct kt_audit *a, const struct kt_evlog *log, const struct 
         m->known = true;
     }
     if (rc == 0)
-        rc = kt_audit_sealed_check(a, log, pr);
+        rc = kt_audit_sealed_check(a, log, pr, next);
     kt_evlog_prediction_free(pr);
     return rc == -ENOMEM ? rc : 0;
 }

@@ -49,6 +49,58 @@ static void no_shim(struct kt_audit *a, struct kt_audit_snap *s)
     L[KT_AUDIT_MOKMANAGER].present = false;
 }
 
+/* The next entry's UKI, from the snapshot's bytes: its .pcrsig (the PCR 11
+ * policy disks sealed with --tpm2-public-key need) and its stub's version. */
+static int uki_facts(struct kt_audit *a, const struct kt_audit_snap *s)
+{
+    struct kt_uki *u = NULL;
+    const struct kt_file *f = &s->file[KT_AUDIT_KERNEL_LINK];
+    if (s->file_rc[KT_AUDIT_KERNEL_LINK] < 0 || !kt_uki_detect(f->data, f->len))
+        return 0;
+    int rc = kt_uki_open_buf(f->data, f->len, &u, NULL);
+    if (rc == 0) {
+        rc = kt_uki_pcrsig_check(u, "sha256", &a->sdboot.pcrsig);
+        a->sdboot.have_pcrsig = rc == 0;
+        a->sdboot.addons_loaded = kt_sdboot_stub_loads_addons(u);
+    }
+    kt_uki_free(u);
+    return rc == -ENOMEM ? rc : 0;
+}
+
+/* The next entry's add-ons, each judged by the authority that judges the
+ * UKI (kt_chain_uki: db/dbx, or shim_lock; without the variables, not
+ * judged) and by UAPI.5's section rule. */
+static int addons(struct kt_audit *a, const struct kt_audit_snap *s, const struct kt_sdboot *sd,
+                  size_t i)
+{
+    const struct kt_sdboot_addon *ad;
+    char *names = a->sdboot.addons_forbidden;
+    size_t cap = sizeof(a->sdboot.addons_forbidden);
+    for (size_t k = 0; (ad = kt_sdboot_addon_at(sd, i, k)); k++) {
+        struct kt_chain_link l;
+        struct kt_error e = KT_ERROR_INIT;
+        char bad[128] = "";
+        struct kt_file f;
+        struct kt_uki *u = NULL;
+        a->sdboot.n_addons++;
+        int rc = a->found[KT_AUDIT_EFIVARS] ? kt_chain_uki(&s->vars, ad->resolved, &l, &e) : 0;
+        if (rc == -ENOMEM)
+            return rc;
+        bool refused = rc < 0 || (a->found[KT_AUDIT_EFIVARS] && l.verdict != 0);
+        if (kt_file_open(ad->resolved, &f, NULL) == 0) {
+            if (kt_uki_open_buf(f.data, f.len, &u, NULL) == 0 && kt_sdboot_addon_check(u, bad, sizeof(bad)))
+                refused = true;
+            kt_uki_free(u);
+            kt_file_close(&f);
+        }
+        size_t n = strlen(names);
+        if (bad[0] && !strstr(names, bad))
+            kt_fmt(names + n, cap - n, "%s%s", n ? " " : "", bad);
+        a->sdboot.n_addons_refused += refused;
+    }
+    return 0;
+}
+
 /* The kernel link: the program of the entry systemd-boot boots next. */
 static int next_entry(struct kt_audit *a, struct kt_audit_snap *s, const struct kt_sdboot *sd)
 {
@@ -82,7 +134,10 @@ static int next_entry(struct kt_audit *a, struct kt_audit_snap *s, const struct 
     s->file_error[KT_AUDIT_KERNEL_LINK] = (struct kt_error)KT_ERROR_INIT;
     s->file_rc[KT_AUDIT_KERNEL_LINK] =
         kt_file_open(K->path, &s->file[KT_AUDIT_KERNEL_LINK], &s->file_error[KT_AUDIT_KERNEL_LINK]);
-    return s->file_rc[KT_AUDIT_KERNEL_LINK] == -ENOMEM ? -ENOMEM : 0;
+    if (s->file_rc[KT_AUDIT_KERNEL_LINK] == -ENOMEM)
+        return -ENOMEM;
+    int rc = uki_facts(a, s);
+    return rc == 0 ? addons(a, s, sd, (size_t)i) : rc;
 }
 
 int kt_audit_sdboot(struct kt_audit *a, struct kt_audit_snap *s)

@@ -2,7 +2,7 @@
  * system's /etc/crypttab volumes (kt_seal_find, as unseal-check finds
  * them), checked against today's PCRs (the event log's replay) and those
  * of the next boot (the measured-boot outlook's prediction); signed
- * policies against the ESP's UKI (kt_seal_uki_open_for). */
+ * policies against the UKI that boots next (kt_seal_uki_open_for). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +22,19 @@ int kt_audit_sealed_find(struct kt_audit *a, const struct kt_audit_opts *o)
 }
 
 int kt_audit_sealed_check(struct kt_audit *a, const struct kt_evlog *log,
-                          const struct kt_evlog_prediction *pr)
+                          const struct kt_evlog_prediction *pr, const struct kt_efivars *next)
 {
     if (!a->sealed.n)
         return 0;
     struct kt_evlog_pcrs *today = malloc(sizeof(*today));
     a->sealed_check = calloc(a->sealed.n, sizeof(*a->sealed_check));
     int rc = today && a->sealed_check ? kt_evlog_replay(log, today) : -ENOMEM;
-    /* signed policies: the UKI on the ESP (the one in EFI/Linux) */
+    /* signed policies: the UKI that boots next (systemd-boot's next entry
+     * under the next boot's variables, or the one in EFI/Linux) */
     struct kt_seal_uki *uki = NULL;
     if (rc == 0)
         rc = kt_seal_uki_open_for(NULL, a->found[KT_AUDIT_ESP] ? a->path[KT_AUDIT_ESP] : NULL,
-                                  a->sealed.tok, a->sealed.n, &uki, NULL);
+                                  next, a->sealed.tok, a->sealed.n, &uki, NULL);
     for (size_t i = 0; rc == 0 && i < a->sealed.n; i++)
         rc = kt_seal_check_uki(&a->sealed.tok[i], uki, today, kt_evlog_prediction_now(pr),
                                kt_evlog_prediction_after(pr), &a->sealed_check[i]);

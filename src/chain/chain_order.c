@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pe/pe.h"
+#include "sdboot/sdboot.h"
 #include "uki/uki.h"
 #include "verify/detect.h"
 #include "util/file.h"
@@ -60,13 +61,7 @@ int kt_chain_check_order(const char *const *files, size_t n, size_t *at, const c
 
 bool kt_chain_is_systemd_boot_buf(const uint8_t *buf, size_t len)
 {
-    struct kt_error e = KT_ERROR_INIT;
-    struct kt_uki *u = NULL;
-    char v[128];
-    bool yes = kt_uki_open_buf(buf, len, &u, &e) == 0 &&
-               kt_uki_stub_version(u, v, sizeof(v)) == 0 && strncmp(v, "systemd-boot ", 13) == 0;
-    kt_uki_free(u);
-    return yes;
+    return kt_sdboot_is_binary(buf, len);
 }
 
 bool kt_chain_is_systemd_boot(const char *path)

@@ -7,6 +7,7 @@
 
 #include "eventlog/eventlog.h"
 #include "eventlog/recompute.h"
+#include "ktrust/sdboot.h"
 
 /* THE table: recomputers by source of truth, PCR by PCR (the order of the
  * prediction's PCRs is the order of their first recomputer here). */
@@ -161,6 +162,22 @@ static int run(const struct table *t, const struct kt_evlog *log,
     return 0;
 }
 
+/* The UKI and options systemd-boot boots next on w->esp (kt_sdboot_next_uki,
+ * with the Loader* variables of w->vars), unless w names a UKI: the one
+ * rule every prediction (eventlog, plan-updates, check-update, audit)
+ * takes.  No systemd-boot, or its next entry starts no UKI: w unchanged. */
+static int with_next_uki(struct kt_evlog_predict_opts *w, struct kt_sdboot_next_uki *nx)
+{
+    if (w->uki || !w->esp)
+        return 0;
+    int rc = kt_sdboot_next_uki(w->esp, w->vars, nx, NULL);
+    if (rc == 1) {
+        w->uki = nx->path;
+        w->uki_options = nx->type1 ? nx->options : NULL;
+    }
+    return rc == -ENOMEM ? rc : 0;
+}
+
 int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
                           const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
                           struct kt_evlog_prediction **out, struct kt_error *err)
@@ -174,10 +191,14 @@ int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
         return other;
     if (other == 1)
         return kt_fail(err, -EXDEV, 0, "%s", why);
+    struct kt_evlog_predict_opts w = o ? *o : none;
+    struct kt_sdboot_next_uki *nx = calloc(1, sizeof(*nx));
     *out = calloc(1, sizeof(**out));
-    if (!*out)
-        return -ENOMEM;
-    return run(&t, log, o ? o : &none, *out, err);
+    int rc = *out && nx ? with_next_uki(&w, nx) : -ENOMEM;
+    if (rc == 0)
+        rc = run(&t, log, &w, *out, err);
+    free(nx);
+    return rc;
 }
 
 int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,

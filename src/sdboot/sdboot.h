@@ -78,6 +78,10 @@ void kt_sdboot_add_problem(void *s, unsigned line, const char *reason);
 int kt_sdboot_add_entry(struct kt_sdboot *s, const struct kt_sdboot_entry *e);
 int kt_sdboot_add_addon(struct kt_sdboot *s, const char *owner, const char *path, const char *resolved);
 
+/* Is buf systemd-boot itself (its .sdmagic says "systemd-boot ")?  THE
+ * test, for the chain too (kt_chain_is_systemd_boot_buf; sdboot_next.c). */
+bool kt_sdboot_is_binary(const uint8_t *buf, size_t len);
+
 /* Sort the entries into systemd-boot's menu order (sdboot_order.c). */
 void kt_sdboot_sort(struct kt_sdboot *s);
 /* The Type #2 entries of EFI/Linux and their add-ons (sdboot_uki.c). */

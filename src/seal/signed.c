@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ktrust/sdboot.h"
 #include "seal/seal.h"
 #include "util/file.h"
 #include "util/fmt.h"
@@ -83,10 +84,10 @@ void kt_seal_uki_free(struct kt_seal_uki *u)
     free(u);
 }
 
-int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_seal_token *t,
-                         size_t n, struct kt_seal_uki **out, struct kt_error *err)
+int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_efivars *vars,
+                         const struct kt_seal_token *t, size_t n, struct kt_seal_uki **out,
+                         struct kt_error *err)
 {
-    char found[4200];
     size_t i = 0;
     *out = NULL;
     while (i < n && t[i].kind != KT_SEAL_KIND_SIGNED)
@@ -95,9 +96,16 @@ int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_seal_
         return 0;
     if (uki)
         return kt_seal_uki_open(uki, out, err);
-    if (!esp || kt_seal_uki_find(esp, found, sizeof(found)) < 0)
-        return 0;
-    int rc = kt_seal_uki_open(found, out, NULL);
+    struct kt_sdboot_next_uki *nx = esp ? calloc(1, sizeof(*nx)) : NULL;
+    if (!nx)
+        return esp ? -ENOMEM : 0;
+    /* systemd-boot's next entry decides; without it, the one UKI of EFI/Linux */
+    int rc = kt_sdboot_next_uki(esp, vars, nx, NULL);
+    if (rc == 0 && kt_seal_uki_find(esp, nx->path, sizeof(nx->path)) == 0)
+        rc = 1;
+    if (rc == 1)
+        rc = kt_seal_uki_open(nx->path, out, NULL);
+    free(nx);
     return rc == -ENOMEM ? rc : 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "crypto/crypto.h"
 #include "uki/uki.h"
+#include "util/file.h"
 #include "util/le.h"
 
 const char *const kt_uki_known_names[KT_UKI_KNOWN_COUNT] = {
@@ -272,4 +273,14 @@ bool kt_uki_detect(const uint8_t *buf, size_t len)
     const uint8_t *p;
     size_t n;
     return kt_uki_linux(buf, len, &p, &n) == 0;
+}
+
+bool kt_uki_detect_file(const char *path)
+{
+    struct kt_file f;
+    if (kt_file_open(path, &f, NULL) < 0)
+        return false;
+    bool yes = kt_uki_detect(f.data, f.len);
+    kt_file_close(&f);
+    return yes;
 }

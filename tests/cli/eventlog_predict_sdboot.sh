@@ -63,7 +63,36 @@ expect_eq "$("$KTRUST" eventlog sd.log --predict --esp esp --uki A.efi --predict
 expect_match "$("$KTRUST" eventlog sd.log --predict --esp esp --uki A.efi --predict-format yaml)" \
     "12: 0x$(ext "$(u16sha 'console=ttyS0 quiet')" "$(printf secret | sha256sum | cut -d' ' -f1)" | tr a-f A-F)" \
     "yaml: PCR 12 as tpm2_pcrread prints it"
-rm -r esp/loader
+# No --uki: the UKI and options of the entry systemd-boot boots next
+# (kt_sdboot_next_uki), with the snapshot's LoaderEntryDefault.  Two Type #1
+# entries starting UKIs without .cmdline: z.conf first in the menu (ids
+# downwards), LoaderEntryDefault picks a.conf, the second.
+rm -r esp/loader/credentials
+mkdir -p esp/loader/entries vars
+cp C.efi esp/c1.efi
+cp C.efi esp/c2.efi
+printf 'title Z\nlinux /c1.efi\noptions console=ttyS0 first\n' >esp/loader/entries/z.conf
+printf 'title A\nlinux /c2.efi\noptions console=ttyS0\noptions second\n' >esp/loader/entries/a.conf
+auto() { "$KTRUST" eventlog sd.log --predict --esp esp "$@" --json |
+             jq -r 'select(.type == "prediction" and (.pcr == 11 or .pcr == 12) and .bank == "sha256") |
+                    .predicted' | tr '\n' ' '; }
+pcr11=$("$KTRUST" eventlog sd.log --predict --esp esp --uki C.efi --json |
+        jq -r 'select(.type == "prediction" and .pcr == 11 and .bank == "sha256") | .predicted')
+first=$(u16sha 'console=ttyS0 first')
+second=$(u16sha 'console=ttyS0 second')
+expect_eq "$(auto)" "$pcr11 $(ext "$first" "$first") " \
+    "no --uki, no variables: the first entry's UKI (PCR 11) and options (PCR 12)"
+efi str16 --efivar 7 a.conf -o vars/LoaderEntryDefault-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+expect_eq "$(auto --efivars vars)" "$pcr11 $(ext "$second" "$second") " \
+    "LoaderEntryDefault picks the second entry: its options (two lines joined) feed PCR 12"
+expect_match "$("$KTRUST" eventlog sd.log --predict --esp esp --efivars vars)" \
+    "UKI: esp/c2.efi, of systemd-boot's next entry a.conf \(efivar\), options \"console=ttyS0 second\"" \
+    "text: the UKI and options predicted from, and why"
+expect_eq "$(auto --efivars vars --uki C.efi --uki-options 'console=ttyS0 panic=-1')" \
+    "$pcr11 $(ext "$two" "$two") " "--uki and --uki-options given: they win over the next entry"
+expect_eq "$("$KTRUST" eventlog sd.log --predict --esp esp --efivars vars --predict-format pcrlock |
+    jq -c "[.records[].pcr] | unique")" "[4,11,12]" "pcrlock: the next entry's UKI's components"
+rm -r esp/loader vars esp/c1.efi esp/c2.efi
 cp A.efi esp/EFI/BOOT/BOOTX64.EFI
 expect_eq "$(evs B.efi)" "kept_unknown" "no systemd-boot among the boot applications: kept"
 expect_exit 64 "--uki-options needs --uki" -- "$KTRUST" eventlog sd.log --predict --uki-options x

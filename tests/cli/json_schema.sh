@@ -114,6 +114,17 @@ cp "$D/grubx64.efi.signed" sdesp/EFI/Linux/grub.efi
 printf 'title schema\nefi /EFI/Linux/grub.efi\n' >sdesp/loader/entries/schema.conf
 j uki-entries uki entries --trust ca.pem sdesp
 j uki-entries-fail uki entries nope-esp
+# audit of a systemd-boot ESP: the chain section's sdboot object (pcrsig, addons)
+if [ -f uki.efi ] && [ -f /usr/lib/systemd/boot/efi/systemd-bootx64.efi ]; then
+    mkdir -p sdaudit/EFI/systemd sdaudit/EFI/Linux
+    cp /usr/lib/systemd/boot/efi/systemd-bootx64.efi sdaudit/EFI/systemd/
+    printf 'ID=schema\nVERSION_ID=1\n' >os-release2
+    "$KT_SRC/tests/fixtures/mkuki.sh" sdaudit/EFI/Linux/schema.efi .linux="$D/vmlinuz-6.1.0-57-amd64" \
+        .osrel=os-release2 >/dev/null
+    j audit-sdboot audit --efivars "$QEMU/efivars" --esp sdaudit
+    expect_eq "$(jq -r 'select(.section == "chain") | .sdboot.pcrsig.status' out/audit-sdboot.json)" "absent" \
+        "audit of a systemd-boot ESP: its sdboot object has the next UKI's pcrsig"
+fi
 
 # every line valid under the shipped schema; failing runs end with the summary
 # and its error; every command of `ktrust --help` has a run that answers and

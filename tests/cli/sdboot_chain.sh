@@ -67,7 +67,36 @@ j=$("$KTRUST" check-update --json --efivars vars --install sdboot.efi other.efi 
 expect_eq "$(jq -r '"\(.boots) \(.why)"' <<<"$j")" "false no_db" "install: a UKI db does not vouch for"
 expect_exit 5 "install: an unsigned systemd-boot" -- \
     "$KTRUST" check-update -q --efivars vars --install unsigned-sdboot.efi good.efi
+# check-update --install NEW_UKI alone: the ESP's systemd-boot (and shim) stay
+mkdir -p esp/EFI/systemd esp/EFI/Linux
+cp sdboot.efi esp/EFI/systemd/systemd-bootx64.efi
+cp good.efi esp/EFI/Linux/debian.efi
+inst() { "$KTRUST" check-update --json --efivars "$1" --esp "$2" --install "$3" |
+             jq -r 'select(.type == "install_check") | "\(.boots) \(.why) \(.file)"'; }
+expect_eq "$(inst vars esp good.efi)" "true boots good.efi" "install a UKI alone: the ESP's systemd-boot starts it"
+expect_eq "$(inst vars esp other.efi)" "false no_db other.efi" "install a UKI alone: db does not vouch for it"
+expect_match "$("$KTRUST" check-update --efivars vars --esp esp --install good.efi)" \
+    "the current systemd-boot stays: esp/EFI/systemd/systemd-bootx64.efi" "text: which systemd-boot judges it"
+cp unsigned-sdboot.efi esp/EFI/systemd/systemd-bootx64.efi
+expect_exit 5 "install a UKI alone: the ESP's systemd-boot is unsigned" -- \
+    "$KTRUST" check-update -q --efivars vars --esp esp --install good.efi
+mkdir -p noboot/EFI/Linux
+expect_exit 66 "install a UKI alone, no systemd-boot on the ESP: cannot answer" -- \
+    "$KTRUST" check-update -q --efivars vars --esp noboot --install good.efi
+# shim -> systemd-boot (grubx64.efi) -> the new UKI, our key a MOK
+mkdir -p shimesp/EFI/BOOT mokvars
+cp "$CORPUS/debian/shimx64.efi.signed" shimesp/EFI/BOOT/BOOTX64.EFI
+cp sdboot.efi shimesp/EFI/BOOT/grubx64.efi
+cp "$VARS"/* mokvars/
+efi esl --x509 db.crt -o mok.esl
+efi efivar --attrs 0x6 mok.esl -o mokvars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23
+expect_eq "$(inst mokvars shimesp good.efi)" "true boots good.efi" "install a UKI alone behind shim and systemd-boot: the MOK vouches"
+expect_eq "$(inst mokvars shimesp other.efi)" "false shim_keys other.efi" "behind shim: a UKI no MOK vouches for"
 efi efivar --attrs 0x27 dbx.esl -o vars/dbx-d719b2cb-3d3a-4596-a3bc-dad00e67656f
 j=$("$KTRUST" check-update --json --efivars vars --install sdboot.efi good.efi | jq -c 'select(.type == "install_check")')
 expect_eq "$(jq -r '"\(.boots) \(.why)"' <<<"$j")" "false dbx" "install: systemd-boot in dbx"
+cp sdboot.efi esp/EFI/systemd/systemd-bootx64.efi
+expect_eq "$("$KTRUST" check-update --json --efivars vars --esp esp --install good.efi |
+    jq -r 'select(.type == "install_check") | "\(.boots) \(.why) \(.stopped_at)"')" "false dbx esp/EFI/systemd/systemd-bootx64.efi" \
+    "install a UKI alone: the ESP's systemd-boot is in dbx"
 finish
