@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "keyload.h"
+#include "ktrust/ima.h"
 
 /* A certificate of the system bundle the strict parser skips: the same one on
  * every run, in a file the user did not pick, so said with -v only (a --trust
@@ -73,4 +74,22 @@ int cli_open_ctx_write(const struct cli_common *co, struct kt_ctx **ctx, struct 
     c.o.store_may_be_missing = true; /* made only if keys are added */
     c.o.store_count_keys = true;
     return kt_ctx_open(&c.o, ctx, bad_file, err);
+}
+
+int cli_ima_keys_load(struct kt_keyrings *k, bool machine_ca, const char *const *files,
+                      const char *const *rings, size_t n, bool quiet, const char **bad,
+                      struct kt_error *err)
+{
+    *bad = NULL;
+    int rc = kt_ima_ring_prepare(k, machine_ca, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        size_t added = 0, refused = 0;
+        const char *ring = rings ? rings[i] : "ima";
+        *bad = files[i];
+        rc = kt_ima_ring_add_file_to(k, ring, files[i], &added, &refused, err);
+        if (rc == 0 && refused && !quiet)
+            fprintf(stderr, "ktrust: %s: %zu certificate%s refused by the .%s restriction\n",
+                    tx(files[i]), refused, refused == 1 ? "" : "s", ring);
+    }
+    return rc;
 }

@@ -5,6 +5,7 @@
 #define KT_CLI_KEYLOAD_H
 
 #include "cli.h"
+#include "ktrust/keyring.h"
 #include "ktrust/verify.h"
 
 /* kt_ctx_opts filled from the common options (the trust array lives here). */
@@ -37,4 +38,13 @@ int cli_open_ctx_write(const struct cli_common *co, struct kt_ctx **ctx, struct 
  * the XDG default, even with --trust. */
 const char *cli_write_store_path(const struct cli_common *co, char *buf, size_t cap);
 
+/* The run's .ima and .evm keyrings (kt_ima_ring_prepare) and the
+ * certificates of files[i] added to rings[i] ("ima" or "evm") under their
+ * restriction (rings NULL: every file to "ima"), for verify-ima and
+ * ima-list; each file's refused
+ * certificates said on stderr unless quiet.  0, or a negative errno with
+ * err set and *bad the file at fault (NULL: the keyrings themselves). */
+int cli_ima_keys_load(struct kt_keyrings *k, bool machine_ca, const char *const *files,
+                      const char *const *rings, size_t n, bool quiet, const char **bad,
+                      struct kt_error *err);
 #endif

@@ -176,16 +176,8 @@ static int open_keys(const struct ima_args *a, struct kt_ctx **ctx)
     const char *bad = NULL;
     int rc = cli_open_ctx(&a->co, ctx, &e, &bad);
     if (rc == 0)
-        rc = kt_ima_ring_prepare(kt_ctx_keyrings(*ctx), a->machine_ca, &e);
-    for (size_t i = 0; rc == 0 && i < a->n_keys; i++) {
-        size_t added = 0, refused = 0;
-        bad = a->keys[i];
-        rc = kt_ima_ring_add_file(kt_ctx_keyrings(*ctx), a->keys[i], &added, &refused, &e);
-        if (rc == 0 && refused && !a->co.quiet)
-            fprintf(stderr, "ktrust: %s: %zu certificate%s refused by the .ima restriction (no "
-                    "builtin or secondary key signed %s)\n", tx(a->keys[i]), refused,
-                    refused == 1 ? "" : "s", refused == 1 ? "it" : "them");
-    }
+        rc = cli_ima_keys_load(kt_ctx_keyrings(*ctx), a->machine_ca, a->keys, NULL, a->n_keys,
+                               a->co.quiet, &bad, &e);
     return rc < 0 ? cli_cannot_answer_err(a->co.json, a->co.quiet, bad, cli_exit_code(rc), &e) : 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "json_summary.h"
+#include "keyload.h"
 #include "ktrust/ima.h"
 #include "text_escape.h"
 #include "verdict_print.h"
@@ -176,34 +177,28 @@ static int one(const char *path, const struct cli_common *co, struct kt_keyrings
     return cli_exit_code(r.check.error);
 }
 
-/* The .ima keyring of the run and the --ima-key certificates. */
-static int setup_ring(struct kt_keyrings *k, bool machine_ca, char **keys, const char **rings,
-                      size_t nk, bool quiet)
+/* The .ima and .evm keyrings of the run and the --ima-key/--evm-key
+ * certificates: 0, or the exit code (66 unreadable, 64 a bad certificate
+ * file, 70 the keyrings themselves). */
+static int setup_ring(struct kt_keyrings *k, bool machine_ca, const char **keys,
+                      const char **rings, size_t nk, bool quiet)
 {
     struct kt_error e = KT_ERROR_INIT;
-    if (kt_ima_ring_prepare(k, machine_ca, &e) < 0) {
-        cli_error(".ima", &e);
+    const char *bad;
+    int rc = cli_ima_keys_load(k, machine_ca, keys, rings, nk, quiet, &bad, &e);
+    if (rc == 0)
+        return 0;
+    cli_error(bad ? bad : ".ima", &e);
+    if (!bad)
         return EXIT_INTERNAL;
-    }
-    for (size_t i = 0; i < nk; i++) {
-        size_t na = 0, nr = 0;
-        int rc = kt_ima_ring_add_file_to(k, rings[i], keys[i], &na, &nr, &e);
-        if (rc < 0) {
-            cli_error(keys[i], &e);
-            return cli_exit_code(rc) == EXIT_NOINPUT ? EXIT_NOINPUT : EXIT_USAGE;
-        }
-        if (nr && !quiet)
-            fprintf(stderr, "ktrust: %s: the .%s restriction refused %zu key(s)\n", keys[i],
-                    rings[i], nr);
-    }
-    return 0;
+    return cli_exit_code(rc) == EXIT_NOINPUT ? EXIT_NOINPUT : EXIT_USAGE;
 }
 
 int cmd_verify_ima(int argc, char **argv)
 {
     struct cli_common co = {0};
     struct kt_ima_file_opts o = {0};
-    char *keys[MAX_IMA_KEYS];
+    const char *keys[MAX_IMA_KEYS];
     const char *rings[MAX_IMA_KEYS];
     size_t nk = 0;
     bool machine_ca = false, sigfile = false;

@@ -39,7 +39,7 @@ expect_exit 0 "--ima-key bundle: a refused certificate does not stop the next" -
 expect_exit 6 "--ima-key bundle: the refused one is refused" -- \
     "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key bundle.pem f.stray
 expect_match "$("$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key bundle.pem f.second 2>&1 >/dev/null)" \
-    "refused 1 key" "one of the two refused"
+    "bundle.pem: 1 certificate refused by the .ima restriction" "one of the two refused"
 # restrict_link_to_ima vouches by builtin and secondary only, never by .ima
 # itself: a key an .ima key signed stays out, even linked right after it
 gen_leaf sub "Sub" second
