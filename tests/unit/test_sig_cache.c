@@ -31,7 +31,12 @@ int main(void)
              "openssl req -new -newkey rsa:2048 -nodes -keyout l.key -out l.csr -subj /CN=leaf 2>/dev/null && "
              "openssl x509 -req -in l.csr -CA ca.der -CAform DER -CAkey ca.key -CAcreateserial -outform DER "
              "-out leaf.der -days 30 2>/dev/null && cp leaf.der bad.der && "
-             "printf '\\377' | dd of=bad.der bs=1 seek=$(( $(stat -c %%s leaf.der) - 5 )) conv=notrunc status=none",
+             /* flip one signature byte: writing a constant left it unchanged when it already
+              * held that value (1 run in 256) */
+             "o=$(( $(stat -c %%s leaf.der) - 5 )) && "
+             "b=$(od -An -tu1 -j $o -N1 leaf.der) && "
+             "printf \"\\\\$(printf %%03o $(( b ^ 1 )))\" | dd of=bad.der bs=1 seek=$o conv=notrunc status=none && "
+             "! cmp -s leaf.der bad.der",
              dir);
     CHECK(system(cmd) == 0, "generate certificates");
     unsigned char *b1, *b2, *b3, *b4;
