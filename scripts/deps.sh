@@ -11,7 +11,7 @@ TEST=(openssl osslsigncode sbsigntool pesign libnss3-tools efitools keyutils sql
       clang libclang-rt-14-dev valgrind jq binutils strace python3-jsonschema
       qemu-system-x86 ovmf mtools dosfstools busybox-static swtpm swtpm-tools tpm2-tools
       cryptsetup-bin systemd systemd-boot-efi clevis clevis-luks clevis-tpm2
-      ima-evm-utils linux-kbuild-6.1 attr)
+      ima-evm-utils linux-kbuild-6.1 attr xxd)
 case "${1:-build}" in
     build) want=("${BUILD[@]}") ;;
     demo) want=("${BUILD[@]}" "${DEMO[@]}") ;;

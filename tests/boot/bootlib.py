@@ -9,6 +9,7 @@ initramfs, cached ESP images, the accelerator) is made once under a lock
 (locked) and appears whole (write_atomic); a scenario's own files live in
 its own scratch directory, QEMU and swtpm use files and unix sockets there
 (no TCP port)."""
+import atexit
 import gzip
 import hashlib
 import json
@@ -18,6 +19,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -647,8 +649,18 @@ def boot(name, esp, vars_, timeout=60, stop=None, kernel=False, tpm_sock=None):
 
 
 # ---------------------------------------------------------------- ktrust
+# ktrust's default store ($XDG_DATA_HOME/ktrust/keyrings.db, read by every
+# command given no --store, --trust or --kernel) is none, as on a fresh CI
+# machine: never the user's ~/.local/share one or $KTRUST_STORE, whose keys
+# and blacklist would change the verdicts compared with the firmware's; an
+# empty directory of this runner's, removed at its exit
+KT_ENV = {k: v for k, v in os.environ.items() if k != "KTRUST_STORE"}
+KT_ENV["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="kt-boot-xdg.")
+atexit.register(shutil.rmtree, KT_ENV["XDG_DATA_HOME"], True)
+
+
 def ktrust(*args):
-    p = subprocess.run([KTRUST] + list(args), capture_output=True)
+    p = subprocess.run([KTRUST] + list(args), capture_output=True, env=KT_ENV)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 

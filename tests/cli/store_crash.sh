@@ -63,9 +63,12 @@ for i in $(seq 1 $((RUNS / 2))); do
     cp seed.db run.db
     KTRUST_STORE=$T/run.db KTRUST_STORE_INSERT_DELAY_US=2000 $KTRUST_HOOKS keyring add -q --keyring machine bulk.der &
     pid=$!
-    # wait until the transaction has written something (the WAL grows)
-    for w in $(seq 1 400); do
+    # wait until the transaction has written something (the WAL grows):
+    # however long the parse before it takes (an ASan build on a loaded
+    # machine), while the add runs; 400 polls were 4 s plus the forks
+    for w in $(seq 1 12000); do
         [ "$(stat -c %s run.db-wal 2>/dev/null || echo 0)" -gt 100000 ] && break
+        kill -0 $pid 2>/dev/null || break
         sleep 0.01
     done
     sleep "0.0$((RANDOM % 10))"

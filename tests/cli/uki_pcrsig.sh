@@ -17,12 +17,10 @@ openssl rsa -in pcr.key -pubout -out pcr.pub 2>/dev/null
 openssl genrsa -out other.key 2048 2>/dev/null
 openssl rsa -in other.key -pubout -out other.pub 2>/dev/null
 
-PORT=$(port_pair)
 mkdir st
-swtpm socket --tpm2 --server type=tcp,port=$PORT --ctrl type=tcp,port=$((PORT + 1)) \
-    --tpmstate dir="$T/st" --flags startup-clear >/dev/null 2>&1 &
-SWPID=$!
-trap 'kill $SWPID 2>/dev/null; wait $SWPID 2>/dev/null; rm -rf "$T"' EXIT
+SWPID=
+trap '[ -n "$SWPID" ] && kill $SWPID 2>/dev/null; wait $SWPID 2>/dev/null; rm -rf "$T"' EXIT
+swtpm_start "$T/st" || { bad "swtpm did not start"; finish; }
 sign() { # sign KEY PUB CMDLINE > JSON
     local i
     for i in $(seq 50); do

@@ -78,8 +78,8 @@ evm_ok s1 stray.der && ok || bad "evmctl: stray key's own signature"
 expect_exit 6 "key the .ima restriction refuses" -- "$KTRUST" verify-ima --trust ca.pem --ima-key stray.pem s1
 # ...and the kernel's own rule, where this kernel lets us build the keyring:
 # a keyring restricted to a keyring holding the CA refuses the stray key
-if command -v keyctl >/dev/null && RING=$(keyctl newring kt-ima-test @s 2>/dev/null); then
-    CAR=$(keyctl newring kt-ima-ca @s)
+if command -v keyctl >/dev/null && RING=$(keyctl newring kt-ima-test-$$ @s 2>/dev/null); then
+    CAR=$(keyctl newring kt-ima-ca-$$ @s)
     if openssl x509 -in ca.pem -outform DER | keyctl padd asymmetric "" "$CAR" >/dev/null 2>&1 &&
         keyctl restrict_keyring "$RING" asymmetric "key_or_keyring:$CAR" 2>/dev/null; then
         keyctl padd asymmetric "" "$RING" <stray.der >/dev/null 2>&1 && bad "kernel accepted the stray key" || ok

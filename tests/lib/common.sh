@@ -108,13 +108,21 @@ need_strace() {
 # flip FILE OFFSET: invert every bit of the byte at OFFSET, in place.
 # (Writing a fixed byte instead changes nothing when random data already
 # holds it: a "tampered" file equal to the original, once in 256 runs.)
-# port_pair: print a free TCP port P on 127.0.0.1 whose P+1 is free too
-# (swtpm's server and control ports), searched from a point the process id
-# picks so that tests running at once rarely race for the same one
+flip() {
+    local b
+    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# port_pair: print a TCP port P on 127.0.0.1 whose P+1 is free too (swtpm's
+# server and control ports: the TCTI's rule), searched from a point the
+# process id picks.  Free when looked at, not reserved: swtpm_start checks
+# that its swtpm holds the pair.
 port_pair() {
     python3 -c '
 import os, socket
-for p in range(20000 + os.getpid() % 20000, 65000, 2):
+start = 20000 + os.getpid() % 20000
+for p in list(range(start, 65000, 2)) + list(range(20000, start, 2)):
     ok = True
     for q in (p, p + 1):
         s = socket.socket()
@@ -124,10 +132,64 @@ for p in range(20000 + os.getpid() % 20000, 65000, 2):
     if ok: print(p); break'
 }
 
-flip() {
-    local b
-    b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-    printf "\\x$(printf %02x $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+# swtpm_listening PID PORT: wait until process PID listens on 127.0.0.1 PORT
+# and PORT+1 (its own sockets, by inode); fail as soon as it is gone (another
+# process bound a port first), or after 120 s
+swtpm_listening() {
+    python3 - "$1" "$2" <<'PY'
+import os, sys, time
+pid, port = sys.argv[1], int(sys.argv[2])
+want = {"0100007F:%04X" % p for p in (port, port + 1)}
+end = time.time() + 120
+while time.time() < end:
+    try:
+        if open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[0] in "ZX":
+            sys.exit(1)
+        mine = set()
+        for fd in os.listdir("/proc/%s/fd" % pid):
+            try: mine.add(os.readlink("/proc/%s/fd/%s" % (pid, fd)))
+            except OSError: pass
+    except (OSError, IndexError):
+        sys.exit(1)
+    held = set()
+    for line in open("/proc/net/tcp").readlines()[1:]:
+        f = line.split()
+        if f[1] in want and f[3] == "0A" and "socket:[%s]" % f[9] in mine:
+            held.add(f[1])
+    if held == want:
+        sys.exit(0)
+    time.sleep(0.05)
+sys.exit(1)
+PY
+}
+
+# swtpm_start DIR [PORT]: a swtpm (TPM 2.0, its state in DIR) on PORT (a
+# restart keeps its port when it can) or a free pair; retried on another
+# pair when its swtpm cannot bind (a test running at the same time took the
+# port between port_pair and the bind), so the TCTI never reaches another
+# test's TPM.  Sets SWPID, PORT, TCTI and TPM2TOOLS_TCTI; swtpm's messages
+# go to $T/swtpm.log.
+swtpm_start() {
+    local want=${2:-} i
+    for i in 1 2 3 4 5 6 7 8; do
+        PORT=${want:-$(port_pair)}
+        want=
+        swtpm socket --tpm2 --server type=tcp,port=$PORT --ctrl type=tcp,port=$((PORT + 1)) \
+            --tpmstate dir="$1" --flags startup-clear >>"$T/swtpm.log" 2>&1 &
+        SWPID=$!
+        if swtpm_listening "$SWPID" "$PORT"; then
+            TCTI=swtpm:host=127.0.0.1,port=$PORT
+            export TPM2TOOLS_TCTI=$TCTI
+            return 0
+        fi
+        kill "$SWPID" 2>/dev/null
+        wait "$SWPID" 2>/dev/null
+        echo "swtpm_start: port $PORT: no swtpm listening (attempt $i)" >>"$T/swtpm.log"
+    done
+    SWPID=
+    echo "swtpm_start: no swtpm started; $T/swtpm.log:" >&2
+    tail -5 "$T/swtpm.log" >&2
+    return 1
 }
 
 finish() {
