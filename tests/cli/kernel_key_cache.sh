@@ -63,6 +63,7 @@ for _ in range(n):
 expect_eq "$cached" "$kk" "the entry holds the certificates kernel-keys finds"
 
 # ---- audit uses the same entry ----------------------------------------------
+: >"$T/file" # a file: "$T/file/cache" cannot be made
 R=$T/root
 mkdir -p "$R/sys/firmware/efi/efivars" "$R/boot/efi/EFI/debian" "$R/lib/modules/6.1.0-57-amd64"
 cp "$CORPUS"/peers/ovmf-swtpm-boot/efivars/* "$R/sys/firmware/efi/efivars/"
@@ -80,6 +81,23 @@ aout=$(audit "$C")
 expect_eq "$(trace)" "hit" "audit: chain's entry, no decode"
 expect_eq "$aout" "$aref" "audit: the same output"
 expect_match "$(grep '"section":"modules"' <<<"$aout")" '"total":3,"trusted":3' "audit: the 3 modules trusted"
+
+# ---- --kernel without a store (scan, verify-module) uses it too ---------------
+# with a store, the store keeps them (scan_kernel_cache.sh)
+for j in 1 2; do # -j 2: the background decode
+    err=$(KTRUST_CACHE=$C "$KTRUST" scan -v -q -j $j --kernel vmlinuz "${MODS[@]:0:2}" 2>&1 >/dev/null)
+    expect_match "$err" "vmlinuz: builtin keys from the kernel-key cache \(same SHA-256\)" \
+        "scan -j $j --kernel, no store: from the cache"
+done
+expect_exit 0 "scan --kernel from the cache: the modules trusted" -- \
+    env KTRUST_CACHE="$C" "$KTRUST" scan -q -j 2 --kernel vmlinuz "${MODS[@]}"
+err=$(KTRUST_CACHE=$T/kc2 "$KTRUST" verify-module -v --kernel vmlinuz "${MODS[0]}" 2>&1 >/dev/null)
+expect_match "$err" "builtin keys decoded, and cached$" "verify-module --kernel, empty cache: decoded, cached"
+err=$(KTRUST_CACHE=$T/kc2 "$KTRUST" verify-module -v --kernel vmlinuz "${MODS[0]}" 2>&1 >/dev/null)
+expect_match "$err" "builtin keys from the kernel-key cache" "verify-module --kernel: then from the cache"
+err=$(KTRUST_CACHE=$T/file/cache "$KTRUST" verify-module -v --kernel vmlinuz "${MODS[0]}" 2>&1 >/dev/null)
+expect_match "$err" "builtin keys decoded \(the kernel-key cache could not keep them\)" \
+    "verify-module --kernel, cache not writable: decoded, said"
 
 # ---- a changed image at the same path, with the same mtime -----------------
 # another PE CheckSum: the file's SHA-256 changes, its Authenticode digest
@@ -155,7 +173,6 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 fi
 
 # ---- a cache that cannot be written: the command works all the same ---------
-: >"$T/file"
 for bad in "$T/file/cache" /proc/self/ktrust-cache; do
     out=$(chain "$bad")
     expect_eq "$out" "$ref" "cache $bad cannot be made: the same output"
