@@ -195,6 +195,8 @@ static int audit_main(int argc, char **argv, struct kt_sbat_level **level)
     }
     if (isatty(STDERR_FILENO) && !quiet)
         o.progress = progress;
+    char cache[4096];
+    o.kernel_cache = cli_cache_dir(cache, sizeof(cache));
     struct kt_audit *a = malloc(sizeof(*a));
     if (!a)
         return EXIT_INTERNAL;

@@ -454,6 +454,8 @@ int cmd_chain(int argc, char **argv)
     }
     set_files(&co, &db, &dbx, &mok, files, n_links);
     co.firmware_only = sdboot; /* no shim: files[0] is NULL */
+    char cache[4096];
+    co.kernel_cache = cli_cache_dir(cache, sizeof(cache));
     struct kt_chain_report r;
     bool failed;
     int worst = run(&co, &r, links, n_links, &failed);

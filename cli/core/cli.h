@@ -102,6 +102,10 @@ bool cli_store_is_default(const struct cli_common *co);
 
 /* The store path the options select (may be NULL when --trust without --store). */
 const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap);
+/* The kernel-key cache directory (kt_chain_opts.kernel_cache): $KTRUST_CACHE
+ * ("off": none), else $XDG_CACHE_HOME/ktrust, else $HOME/.cache/ktrust (no
+ * HOME: none).  buf holds it; NULL when there is none. */
+const char *cli_cache_dir(char *buf, size_t cap);
 
 /* --purpose NAME: "uefi", "kexec" (and with module_ok "module", "builtin"),
  * as a verification policy's purpose.  Returns 0, or -1 for an unknown name. */

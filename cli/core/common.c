@@ -203,6 +203,23 @@ const char *cli_store_path(const struct cli_common *co, char *buf, size_t cap)
     return buf;
 }
 
+const char *cli_cache_dir(char *buf, size_t cap)
+{
+    const char *env = getenv("KTRUST_CACHE");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (env && *env)
+        n = strcmp(env, "off") ? snprintf(buf, cap, "%s", env) : -1;
+    else if (xdg && *xdg)
+        n = snprintf(buf, cap, "%s/ktrust", xdg);
+    else if (home && *home)
+        n = snprintf(buf, cap, "%s/.cache/ktrust", home);
+    else
+        n = -1;
+    return n > 0 && (size_t)n < cap ? buf : NULL;
+}
+
 int cli_parse_verify_purpose(const char *s, bool module_ok, enum kt_verify_purpose *p)
 {
     static const struct {

@@ -43,6 +43,7 @@ void cli_ctx_opts(const struct cli_common *co, enum kt_ctx_store_mode mode,
     o->trust = c->trust;
     o->n_trust = co->n_trust;
     o->kernel = co->kernel;
+    o->kernel_cache = co->kernel ? cli_cache_dir(c->cache, sizeof(c->cache)) : NULL;
     o->msg = on_msg;
     o->msg_arg = (void *)co;
     o->store_make_dirs = cli_store_is_default(co);

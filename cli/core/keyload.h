@@ -13,6 +13,7 @@ struct cli_ctx_opts {
     struct kt_ctx_opts o;
     struct kt_ctx_trust trust[CLI_MAX_TRUST];
     char path[4096];
+    char cache[4096]; /* o.kernel_cache */
 };
 
 /* Which store and keys: READ: the store cli_store_path() selects (none with

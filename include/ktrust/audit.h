@@ -63,6 +63,7 @@ struct kt_audit_opts {
     /* called before each module is verified (done of total); may be NULL */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
+    const char *kernel_cache;         /* kt_chain_opts.kernel_cache, or NULL */
 };
 
 /* ---- the 2023 certificate rollover ------------------------------------ */

@@ -118,6 +118,12 @@ struct kt_chain_opts {
     /* before each module (done of total), and once at the end; may be NULL */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *ctx;
+    /* a directory caching kernel images' builtin keys (DIR/kernel-keys/,
+     * one entry per image under the SHA-256 of its bytes; used only when it
+     * is this user's alone, mode 0700), or NULL: the kernel's list is decoded
+     * on every run.  The cache never decides a verdict: a hit gives the same
+     * certificates the decode would, added the same way. */
+    const char *kernel_cache;
 };
 
 enum { KT_CHAIN_AT_SHIM = 0, KT_CHAIN_AT_LOADER, KT_CHAIN_AT_KERNEL, KT_CHAIN__BOOT };

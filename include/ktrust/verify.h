@@ -70,6 +70,10 @@ struct kt_ctx_opts {
     const struct kt_ctx_trust *trust;
     size_t n_trust;
     const char *kernel;      /* a kernel image whose compiled-in keys are added */
+    /* with no store read: the kernel-key cache directory for kernel (as
+     * kt_chain_opts.kernel_cache), or NULL: decoded; a store read keeps its
+     * own (its kernel_keys table) */
+    const char *kernel_cache;
     /* --keyring NAME: these keyrings vouch for every purpose in this run */
     const char *const *vouch;
     size_t n_vouch;

@@ -169,6 +169,7 @@ static int run_chain(struct kt_audit *a, const struct kt_audit_opts *o,
         .on_module = group,
         .progress = a->found[KT_AUDIT_MODULES] && o->progress ? progress : NULL,
         .ctx = &rc_ctx,
+        .kernel_cache = o->kernel_cache,
     };
     struct kt_chain_report r;
     rc = kt_chain_run(&co, &r, err);

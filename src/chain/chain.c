@@ -14,6 +14,7 @@
 #include "pe/pe_verify.h"
 #include "policy/load.h"
 #include "policy/verify.h"
+#include "store/store.h"
 #include "wrapped/pe_keys.h"
 
 #define MAX_MOK 16
@@ -32,6 +33,7 @@ struct kt_chain {
     bool shim_trusted, kernel_trusted;
     unsigned linux_version; /* the kernel's release (KT_LINUX): its module rules */
     bool firmware_only; /* no shim: firmware's LoadImage judges every image (db, dbx) */
+    const char *kernel_cache; /* the kernel-key cache directory, or NULL */
     /* SHA-256 image hashes in db and MokList: shim admits such an image
      * (check_allowlist), signed or not; the kernel's keyrings ignore them */
     struct {
@@ -48,6 +50,7 @@ void kt_chain_set_mok_trusted(struct kt_chain *c, bool trusted) { c->mok_trusted
 void kt_chain_set_ignore_db(struct kt_chain *c, bool ignore) { c->ignore_db = ignore; }
 void kt_chain_set_saved_modules(struct kt_chain *c, bool saved) { c->saved_modules = saved; }
 void kt_chain_set_firmware_only(struct kt_chain *c, bool on) { c->firmware_only = on; }
+void kt_chain_set_kernel_cache(struct kt_chain *c, const char *dir) { c->kernel_cache = dir; }
 
 struct allow_ctx {
     struct kt_chain *c;
@@ -464,7 +467,8 @@ int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     struct kt_error e = KT_ERROR_INIT;
     size_t n_keys = 0;
     c->linux_version = kt_kimage_linux_version(buf, len);
-    int rc = kt_keyrings_add_kernel_keys(c->rings, buf, len, name, false, &n_keys, &e);
+    int rc = kt_kcache_add_kernel_keys(c->kernel_cache, c->rings, buf, len, name, false, &n_keys,
+                                       NULL, &e);
     l->keys_added = n_keys;
     size_t n = strlen(l->reason);
     if (rc < 0) {

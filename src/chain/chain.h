@@ -79,6 +79,9 @@ bool kt_chain_is_systemd_boot_buf(const uint8_t *buf, size_t len);
 /* No shim: loader and kernel judged by firmware's db and dbx (kt_chain_opts.firmware_only). */
 void kt_chain_set_firmware_only(struct kt_chain *c, bool on);
 void kt_chain_set_saved_modules(struct kt_chain *c, bool saved);
+/* The kernel's builtin keys through the cache directory dir (kept, not
+ * copied; NULL: decoded every time): kt_chain_opts.kernel_cache. */
+void kt_chain_set_kernel_cache(struct kt_chain *c, const char *dir);
 
 /* Firmware's variables of vars (may be NULL): db and dbx, as firmware
  * holds them before any image runs; a list that does not parse is left

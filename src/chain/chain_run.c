@@ -297,6 +297,7 @@ int kt_chain_run(const struct kt_chain_opts *o, struct kt_chain_report *r, struc
     kt_chain_set_ignore_db(ch, r->ignore_db);
     kt_chain_set_saved_modules(ch, o->saved_modules);
     kt_chain_set_firmware_only(ch, o->firmware_only && !o->shim);
+    kt_chain_set_kernel_cache(ch, o->kernel_cache);
     if (rc == 0)
         rc = feed_files(ch, o->db, o->n_db, kt_chain_add_db, r, err);
     if (rc == 0)

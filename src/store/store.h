@@ -84,7 +84,7 @@ const char *kt_store_path(const struct kt_store *s);
  * which happened.  Errors: the image's, as kt_kimage_foreach_cert. */
 enum kt_kcache {
     KT_KCACHE_NONE,      /* no store: decoded */
-    KT_KCACHE_HIT,       /* taken from the store */
+    KT_KCACHE_HIT,       /* taken from the store (or the cache directory) */
     KT_KCACHE_SAVED,     /* decoded, then saved */
     KT_KCACHE_NOT_SAVED, /* decoded; the store could not be written */
 };
@@ -98,6 +98,14 @@ int kt_store_add_kernel_keys(struct kt_store *s, struct kt_keyrings *k, const ui
  * KT_KCACHE_SAVED for what is due), and kt_store_kcache_save writes it, 0 or
  * why not, and frees it.  s must stay open until then. */
 int kt_store_kcache_save(struct kt_kcache_save *sv);
+/* The same through a cache directory instead of a store (kcache_file.h: the
+ * directory's rules; dir NULL: no cache, decoded): a hit needs the entry
+ * saved under the image's SHA-256 in this user's private DIR/kernel-keys; a
+ * decoded list is saved there, best effort (*how KT_KCACHE_NOT_SAVED when
+ * it could not be). */
+int kt_kcache_add_kernel_keys(const char *dir, struct kt_keyrings *k, const uint8_t *img,
+                              size_t len, const char *source, bool ephemeral, size_t *n_added,
+                              enum kt_kcache *how, struct kt_error *err);
 
 #ifdef KT_TEST_HOOKS
 /* Test builds only (doc/HACKING.md, "Test hooks"): make the n-th key insert

@@ -22,17 +22,21 @@ struct kt_ctx_bg {
     struct kt_error err;
     struct kt_ctx *ctx;
     struct kt_ctx_opts o; /* a copy: the caller's may be gone (no trust list) */
-    char *kernel;
+    char *kernel, *cache;
 };
 
-static void say_how(const struct kt_ctx_opts *o, enum kt_kcache how)
+/* in_store: the store's cache, else the cache directory's */
+static void say_how(const struct kt_ctx_opts *o, enum kt_kcache how, bool in_store)
 {
+    static const char *const said[2][4] = {
+        /* KT_KCACHE_NONE, _HIT, _SAVED, _NOT_SAVED */
+        {"decoded", "from the kernel-key cache (same SHA-256)", "decoded, and cached",
+         "decoded (the kernel-key cache could not keep them)"},
+        {"decoded", "from the store's cache (same SHA-256)", "decoded, and cached in the store",
+         "decoded (the store could not cache them)"},
+    };
     kt_ctx_say(o, KT_CTX_MSG_INFO, "%s %s: builtin keys %s", kt_hint_or(KT_HINT_NAME_KERNEL, "kernel"),
-               o->kernel,
-               how == KT_KCACHE_HIT         ? "from the store's cache (same SHA-256)"
-               : how == KT_KCACHE_SAVED     ? "decoded, and cached in the store"
-               : how == KT_KCACHE_NOT_SAVED ? "decoded (the store could not cache them)"
-                                            : "decoded");
+               o->kernel, said[in_store][how]);
 }
 
 /* With later (the background thread), the cache is written after the keys
@@ -56,10 +60,14 @@ static int add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o,
     ctx->linux_version = kt_kimage_linux_version(f.data, f.len);
     enum kt_kcache how;
     struct kt_store *cache = ctx->mode == KT_CTX_STORE_READ ? ctx->store : NULL;
-    rc = kt_store_add_kernel_keys(cache, ctx->rings, f.data, f.len, path, true, NULL, &how,
-                                  later, err);
+    if (cache)
+        rc = kt_store_add_kernel_keys(cache, ctx->rings, f.data, f.len, path, true, NULL, &how,
+                                      later, err);
+    else
+        rc = kt_kcache_add_kernel_keys(o->kernel_cache, ctx->rings, f.data, f.len, path, true,
+                                       NULL, &how, err);
     if (rc == 0 && !(later && *later))
-        say_how(o, how);
+        say_how(o, how, cache != NULL);
     if (rc < 0) {
         /* kernels come as PE, bzImage, ELF or bare compressed streams: only
          * name the kinds that are surely something else */
@@ -102,7 +110,8 @@ static void *bg_main(void *arg)
     /* the keys are in use now; the store's copy is written meanwhile (on its
      * own connection: the verifying threads never touch the store) */
     if (later)
-        say_how(&bg->o, kt_store_kcache_save(later) == 0 ? KT_KCACHE_SAVED : KT_KCACHE_NOT_SAVED);
+        say_how(&bg->o, kt_store_kcache_save(later) == 0 ? KT_KCACHE_SAVED : KT_KCACHE_NOT_SAVED,
+                true);
     return NULL;
 }
 
@@ -111,20 +120,25 @@ static void bg_free(struct kt_ctx_bg *bg)
     pthread_mutex_destroy(&bg->mu);
     pthread_cond_destroy(&bg->done_cv);
     free(bg->kernel);
+    free(bg->cache);
     free(bg);
 }
 
 int kt_ctx_start_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o, struct kt_error *err)
 {
     struct kt_ctx_bg *bg = calloc(1, sizeof(*bg));
-    if (!bg || !(bg->kernel = strdup(o->kernel))) {
+    if (!bg || !(bg->kernel = strdup(o->kernel)) ||
+        (o->kernel_cache && !(bg->cache = strdup(o->kernel_cache)))) {
+        if (bg)
+            free(bg->kernel);
         free(bg);
         return kt_fail(err, -ENOMEM, KT_NO_OFFSET, "out of memory");
     }
     pthread_mutex_init(&bg->mu, NULL);
     pthread_cond_init(&bg->done_cv, NULL);
     bg->ctx = ctx;
-    bg->o = (struct kt_ctx_opts){.kernel = bg->kernel, .msg = o->msg, .msg_arg = o->msg_arg};
+    bg->o = (struct kt_ctx_opts){.kernel = bg->kernel, .kernel_cache = bg->cache, .msg = o->msg,
+                                 .msg_arg = o->msg_arg};
     if (pthread_create(&bg->thread, NULL, bg_main, bg) != 0) {
         bg_free(bg);
         return kt_ctx_add_kernel(ctx, o, err); /* no thread: now, then */

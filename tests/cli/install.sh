@@ -60,7 +60,7 @@ expect_eq "$exported" "$api" "libktrust.so exports exactly the KT_API functions 
 
 # ---- no test hooks in what is installed (doc/HACKING.md, "Test hooks") -------
 for f in "$so" "$P/bin/ktrust"; do
-    expect_eq "$(strings "$f" | grep -c 'KTRUST_STORE_\(FAIL_AFTER\|INSERT_DELAY_US\)\|KTRUST_TEST_DECODE_SIGNAL')" 0 \
+    expect_eq "$(strings "$f" | grep -c 'KTRUST_STORE_\(FAIL_AFTER\|INSERT_DELAY_US\)\|KTRUST_TEST_DECODE_SIGNAL\|KTRUST_TEST_KCACHE_TRACE')" 0 \
         "no test hook in $(basename "$f")"
 done
 

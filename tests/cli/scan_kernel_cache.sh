@@ -6,6 +6,7 @@
 # with no ktrust schema one; the store keeps the lists of the last 16 images.
 . "$(dirname "$0")/../lib/common.sh"
 corpus
+export KTRUST_CACHE=off # the store's cache alone (the cache directory: kernel_key_cache.sh)
 V=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
 MODS=$CORPUS/debian/modules
 S=$T/store.db

@@ -15,6 +15,12 @@ trap 'rm -rf "$T"' EXIT
 # never the user's, never one another test writes at the same time
 export XDG_DATA_HOME=$T/xdg-data
 unset KTRUST_STORE
+# the kernel-key cache (chain, audit: $KTRUST_CACHE/kernel-keys) is the
+# build's, shared by its tests, never the user's: an entry is what decoding
+# the image with that SHA-256 gives, whichever test saved it, so a test's
+# verdicts are the same with it or without (KTRUST_CACHE=off)
+: "${KTRUST_CACHE:=$KT_BUILD/test-cache}"
+export KTRUST_CACHE
 PASS=0
 FAIL=0
 
