@@ -148,6 +148,7 @@ static void header(const struct ima_args *a, const struct kt_ima_summary *s)
         jw_int(&w, "unsigned", (long long)s->without_sig);
         jw_int(&w, "digests_mismatching", (long long)s->digest_mismatch);
         signers_json(&w, s);
+        cli_ima_rule_json(&w, "ima_keyring", &a->keys);
         jw_obj_end(&w);
         jw_newline(&w);
         return;
@@ -276,6 +277,8 @@ int ima_report(const struct ima_args *a, const struct kt_ima_summary *s,
                s->with_sig, s->with_sig == 1 ? "" : "s", s->without_sig);
     if (!a->co.json && !a->co.quiet)
         signers_text(s);
+    if (!a->co.json && !a->co.quiet && s->with_sig)
+        cli_ima_rule_text(stdout, "  ", &a->keys);
     if (c->pcr_mismatch || b == KT_IMA_BA_MISMATCH || s->digest_mismatch)
         code = 5;
     return code;

@@ -179,6 +179,11 @@ int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *d
         goto link;
     }
 
+    if (kt_keyring_member_trusted(r)) {
+        key->trusted = true; /* IMA's _ima: the kernel uses whatever it holds */
+        goto link;
+    }
+
     /* the signer is the key the AKID names, else (no AKID) the key whose
      * subject is the issuer name: restrict_link_by_signature's lookup */
     const struct kt_key *signer = NULL;
