@@ -137,7 +137,7 @@ KT_API void kt_ima_kconfig_assume(struct kt_ima_kconfig *c, bool machine_ca);
  * at most 4096 bytes, files of at most 16 MiB. */
 KT_API int kt_ima_kconfig_parse(const uint8_t *buf, size_t len, struct kt_ima_kconfig *c,
                                 struct kt_error *err);
-/* kt_ima_kconfig_parse of a file; err names the file. */
+/* kt_ima_kconfig_parse of a file (err says what, the caller names the file). */
 KT_API int kt_ima_kconfig_read(const char *path, struct kt_ima_kconfig *c, struct kt_error *err);
 
 /* The keyring rule c makes (digsig.c's keyring_name, integrity_init_keyring,

@@ -109,7 +109,7 @@ static int one_line(const char *p, size_t n, size_t lineno, size_t off, struct k
     size_t sl = n > pl && !memcmp(p, PREFIX, pl) ? sym_len(p + pl, n - pl) : 0;
     if (!sl || pl + sl >= n || p[pl + sl] != '=')
         return kt_fail(err, -EBADMSG, off, "line %zu: not a kernel config line (CONFIG_NAME=VALUE, "
-                       "'# CONFIG_NAME is not set' or a comment): '%.40s'", lineno, p);
+                       "'# CONFIG_NAME is not set' or a comment): '%.*s'", lineno, (int)(n > 40 ? 40 : n), p);
     const char *v = p + pl + sl + 1;
     size_t vl = n - pl - sl - 1;
     if (!value_ok(v, vl))
@@ -161,8 +161,6 @@ int kt_ima_kconfig_read(const char *path, struct kt_ima_kconfig *c, struct kt_er
     KT_TRY(kt_file_open(path, &f, err));
     int rc = kt_ima_kconfig_parse(f.data, f.len, c, err);
     kt_file_close(&f);
-    if (rc < 0)
-        kt_error_prefix(err, "%s", path);
     return rc;
 }
 
