@@ -112,6 +112,7 @@ int cli_ima_keys_load(struct kt_keyrings *k, struct cli_ima_keys *a, bool quiet,
         *bad = NULL;
     }
     kt_ima_ring_rule(&a->config, &a->rule);
+    a->store_ring = kt_keyrings_get(k, "ima") != NULL;
     int rc = kt_ima_ring_prepare_config(k, &a->config, err);
     for (size_t i = 0; rc == 0 && i < a->n; i++) {
         size_t added = 0, refused = 0;
@@ -134,7 +135,7 @@ void cli_ima_rule_json(struct jw *w, const char *key, const struct cli_ima_keys 
     for (size_t i = 0; i < r->n_vouchers; i++)
         jw_str(w, NULL, r->vouchers[i]);
     jw_arr_end(w);
-    jw_str(w, "source", r->assumed ? "assumed" : "kernel_config");
+    jw_str(w, "source", a->store_ring ? "store" : r->assumed ? "assumed" : "kernel_config");
     jw_str(w, "kernel_config", r->assumed ? NULL : a->kernel_config);
     jw_bool(w, "modsig", a->config.modsig);
     jw_str(w, "rule", r->text);
@@ -143,6 +144,12 @@ void cli_ima_rule_json(struct jw *w, const char *key, const struct cli_ima_keys 
 
 void cli_ima_rule_text(FILE *f, const char *indent, const struct cli_ima_keys *a)
 {
-    fprintf(f, "%skeyring: %s%s%s%s\n", indent, a->rule.text, a->rule.assumed ? "" : " (from ",
-            a->rule.assumed ? "" : tx(a->kernel_config), a->rule.assumed ? "" : ")");
+    if (a->store_ring)
+        fprintf(f, "%skeyring: the store's ima keyring, used as it is (for this run's it would "
+                "be: ", indent);
+    else
+        fprintf(f, "%skeyring: ", indent);
+    fprintf(f, "%s%s%s%s%s\n", a->rule.text, a->rule.assumed ? "" : " (from ",
+            a->rule.assumed ? "" : tx(a->kernel_config), a->rule.assumed ? "" : ")",
+            a->store_ring ? ")" : "");
 }

@@ -51,6 +51,8 @@ struct cli_ima_keys {
     const char *kernel_config;           /* --kernel-config, or found under --root */
     struct kt_ima_kconfig config;        /* read, or assumed (cli_ima_keys_load) */
     struct kt_ima_ring_rule rule;        /* the .ima rule it makes */
+    bool store_ring;                     /* the store has its own ima keyring:
+                                          * used as it is, the rule not applied */
 };
 
 /* An option of cli_opts_ima for command cmd: 1 taken, 0 not one of them,

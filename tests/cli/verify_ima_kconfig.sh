@@ -71,6 +71,14 @@ expect_eq "$(jq -c '.ima.keyring | [.name, .restricted, .vouched_by, .source, .k
 expect_match "$("$KTRUST" verify-ima --sigfile --ima-key stray.pem f.stray 2>/dev/null)" \
     "keyring: restricted \`\.ima\` keyring.*assumed: no kernel config given" "text says assumed"
 
+# a store's own ima keyring is used as it is: the rule says so
+S2=(--store "$T/s2.db")
+"$KTRUST" keyring create "${S2[@]}" ima --restrict signed-by:builtin >/dev/null 2>&1
+j=$("$KTRUST" verify-ima --json --sigfile "${S2[@]}" --kernel-config debian.config f.stray)
+expect_eq "$(jq -r '.ima.keyring.source' <<<"$j")" store "JSON: the store's keyring"
+expect_match "$("$KTRUST" verify-ima --sigfile "${S2[@]}" --kernel-config debian.config f.stray)" \
+    "keyring: the store's ima keyring, used as it is" "text: the store's keyring"
+
 # a key a secondary key signed: builtin or secondary with PERMIT, builtin only without
 expect_exit 0 "via secondary, no config (assumed PERMIT)" -- \
     "$KTRUST" verify-ima --sigfile "${S[@]}" --ima-key viasec.pem f.viasec
