@@ -77,20 +77,80 @@ int cli_open_ctx_write(const struct cli_common *co, struct kt_ctx **ctx, struct 
     return kt_ctx_open(&c.o, ctx, bad_file, err);
 }
 
-int cli_ima_keys_load(struct kt_keyrings *k, bool machine_ca, const char *const *files,
-                      const char *const *rings, size_t n, bool quiet, const char **bad,
+int cli_ima_key_add(struct cli_ima_keys *a, const char *cmd, const char *ring, const char *file)
+{
+    if (a->n == CLI_IMA_MAX_KEYS)
+        return cli_usage_error(cmd, "at most %d certificate files (--ima-key%s)",
+                               CLI_IMA_MAX_KEYS, strcmp(cmd, "verify-ima") ? "" : ", --evm-key");
+    a->rings[a->n] = ring;
+    a->files[a->n++] = file;
+    return 0;
+}
+
+int cli_ima_opt(struct cli_ima_keys *a, const char *cmd, int c, const char *arg)
+{
+    switch (c) {
+    case OPT_IMA_KEY: {
+        int rc = cli_ima_key_add(a, cmd, "ima", arg);
+        return rc ? rc : 1;
+    }
+    case OPT_MACHINE_CA: a->machine_ca = true; return 1;
+    case OPT_KERNEL_CONFIG: a->kernel_config = arg; return 1;
+    default: return 0;
+    }
+}
+
+int cli_ima_keys_load(struct kt_keyrings *k, struct cli_ima_keys *a, bool quiet, const char **bad,
                       struct kt_error *err)
 {
     *bad = NULL;
-    int rc = kt_ima_ring_prepare(k, machine_ca, err);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
+    kt_ima_kconfig_assume(&a->config, a->machine_ca);
+    if (a->kernel_config) {
+        *bad = a->kernel_config;
+        KT_TRY(kt_ima_kconfig_read(a->kernel_config, &a->config, err));
+        if (a->machine_ca) /* said on the command line: .machine is linked */
+            a->config.machine_keyring = a->config.ca_machine = true;
+        *bad = NULL;
+    }
+    kt_ima_ring_rule(&a->config, &a->rule);
+    a->store_ring = kt_keyrings_get(k, "ima") != NULL;
+    int rc = kt_ima_ring_prepare_config(k, &a->config, err);
+    for (size_t i = 0; rc == 0 && i < a->n; i++) {
         size_t added = 0, refused = 0;
-        const char *ring = rings ? rings[i] : "ima";
-        *bad = files[i];
-        rc = kt_ima_ring_add_file_to(k, ring, files[i], &added, &refused, err);
+        *bad = a->files[i];
+        rc = kt_ima_ring_add_file_to(k, a->rings[i], a->files[i], &added, &refused, err);
         if (rc == 0 && refused && !quiet)
             fprintf(stderr, "ktrust: %s: %zu certificate%s refused by the .%s restriction\n",
-                    tx(files[i]), refused, refused == 1 ? "" : "s", ring);
+                    tx(a->files[i]), refused, refused == 1 ? "" : "s", a->rings[i]);
     }
     return rc;
+}
+
+void cli_ima_rule_json(struct jw *w, const char *key, const struct cli_ima_keys *a)
+{
+    const struct kt_ima_ring_rule *r = &a->rule;
+    jw_obj(w, key);
+    jw_str(w, "name", r->name);
+    jw_bool(w, "restricted", r->restricted);
+    jw_arr(w, "vouched_by");
+    for (size_t i = 0; i < r->n_vouchers; i++)
+        jw_str(w, NULL, r->vouchers[i]);
+    jw_arr_end(w);
+    jw_str(w, "source", a->store_ring ? "store" : r->assumed ? "assumed" : "kernel_config");
+    jw_str(w, "kernel_config", r->assumed ? NULL : a->kernel_config);
+    jw_bool(w, "modsig", a->config.modsig);
+    jw_str(w, "rule", r->text);
+    jw_obj_end(w);
+}
+
+void cli_ima_rule_text(FILE *f, const char *indent, const struct cli_ima_keys *a)
+{
+    if (a->store_ring)
+        fprintf(f, "%skeyring: the store's ima keyring, used as it is (for this run's it would "
+                "be: ", indent);
+    else
+        fprintf(f, "%skeyring: ", indent);
+    fprintf(f, "%s%s%s%s%s\n", a->rule.text, a->rule.assumed ? "" : " (from ",
+            a->rule.assumed ? "" : tx(a->kernel_config), a->rule.assumed ? "" : ")",
+            a->store_ring ? ")" : "");
 }

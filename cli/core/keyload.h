@@ -5,6 +5,8 @@
 #define KT_CLI_KEYLOAD_H
 
 #include "cli.h"
+#include "json.h"
+#include "ktrust/ima.h"
 #include "ktrust/keyring.h"
 #include "ktrust/verify.h"
 
@@ -39,13 +41,40 @@ int cli_open_ctx_write(const struct cli_common *co, struct kt_ctx **ctx, struct 
  * the XDG default, even with --trust. */
 const char *cli_write_store_path(const struct cli_common *co, char *buf, size_t cap);
 
-/* The run's .ima and .evm keyrings (kt_ima_ring_prepare) and the
- * certificates of files[i] added to rings[i] ("ima" or "evm") under their
- * restriction (rings NULL: every file to "ima"), for verify-ima and
- * ima-list; each file's refused
- * certificates said on stderr unless quiet.  0, or a negative errno with
- * err set and *bad the file at fault (NULL: the keyrings themselves). */
-int cli_ima_keys_load(struct kt_keyrings *k, bool machine_ca, const char *const *files,
-                      const char *const *rings, size_t n, bool quiet, const char **bad,
+/* The .ima options of verify-ima and ima-list (cli_opts_ima) and what the
+ * run made of them. */
+#define CLI_IMA_MAX_KEYS 64
+struct cli_ima_keys {
+    const char *files[CLI_IMA_MAX_KEYS]; /* --ima-key (and verify-ima's --evm-key) */
+    const char *rings[CLI_IMA_MAX_KEYS]; /* "ima" or "evm", each file's */
+    size_t n;
+    bool machine_ca;                     /* --machine-ca */
+    const char *kernel_config;           /* --kernel-config, or found under --root */
+    struct kt_ima_kconfig config;        /* read, or assumed (cli_ima_keys_load) */
+    struct kt_ima_ring_rule rule;        /* the .ima rule it makes */
+    bool store_ring;                     /* the store has its own ima keyring:
+                                          * used as it is, the rule not applied */
+};
+
+/* An option of cli_opts_ima for command cmd: 1 taken, 0 not one of them,
+ * or the usage error's exit code (said). */
+int cli_ima_opt(struct cli_ima_keys *a, const char *cmd, int c, const char *arg);
+/* A certificate file for ring ("ima", "evm"): 0 or the usage error's exit code. */
+int cli_ima_key_add(struct cli_ima_keys *a, const char *cmd, const char *ring, const char *file);
+
+/* The run's .ima and .evm keyrings as the kernel config says
+ * (kt_ima_ring_prepare_config: the config a->kernel_config names, else
+ * the assumption, kt_ima_kconfig_assume; a->config and a->rule filled) and
+ * the certificates of a->files[i] added to a->rings[i] under that rule; each
+ * file's refused certificates said on stderr unless quiet.  0, or a
+ * negative errno with err set and *bad the file at fault (NULL: the
+ * keyrings themselves). */
+int cli_ima_keys_load(struct kt_keyrings *k, struct cli_ima_keys *a, bool quiet, const char **bad,
                       struct kt_error *err);
+
+/* The rule as JSON (object key: its name, the kernel's keyring, whether
+ * restricted, the vouching keyrings, where the rule comes from) or as one
+ * text line with indent. */
+void cli_ima_rule_json(struct jw *w, const char *key, const struct cli_ima_keys *a);
+void cli_ima_rule_text(FILE *f, const char *indent, const struct cli_ima_keys *a);
 #endif

@@ -81,6 +81,22 @@ const struct cli_opt cli_opts_policy[] = {
     {0},
 };
 
+const struct cli_opt cli_opts_ima[] = {
+    CLI_OPT("ima-key", 0, required_argument, OPT_IMA_KEY, "CERT",
+            "add a certificate to the .ima keyring of this run, obeying the kernel's rule for "
+            "it (see --kernel-config; repeatable)"),
+    CLI_OPT("kernel-config", 0, required_argument, OPT_KERNEL_CONFIG, "FILE",
+            "the kernel's build configuration (/boot/config-RELEASE): which keyring IMA "
+            "searches and who may add to it (CONFIG_INTEGRITY_TRUSTED_KEYRING: the restricted "
+            ".ima; unset: the unrestricted _ima user space fills), and whether a modsig is "
+            "read (CONFIG_IMA_APPRAISE_MODSIG); without it the restricted .ima (builtin and "
+            "secondary vouch) is assumed, and said"),
+    CLI_OPT("machine-ca", 0, no_argument, OPT_MACHINE_CA, NULL,
+            "the kernel links .machine into .secondary_trusted_keys "
+            "(CONFIG_INTEGRITY_CA_MACHINE_KEYRING): machine keys vouch for .ima keys too"),
+    {0},
+};
+
 static int flatten(const struct cli_opt *t, const struct cli_opt **out, size_t cap, size_t *n,
                    int depth)
 {

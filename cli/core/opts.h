@@ -20,6 +20,9 @@ enum {
     OPT_TRUST_SYSTEM,
     OPT_CHECK_TIME,
     OPT_ALLOW_SHA1,
+    OPT_IMA_KEY,
+    OPT_MACHINE_CA,
+    OPT_KERNEL_CONFIG,
     OPT_FIRST_PRIVATE = 1100, /* commands number their own long options from here */
 };
 
@@ -56,6 +59,9 @@ extern const struct cli_opt cli_opts_verify[];
 /* what cli_policy_opt handles: --check-time[=ISO-TIME], --allow-sha1
  * (verify-pe has its own help for the same ids) */
 extern const struct cli_opt cli_opts_policy[];
+/* --ima-key, --machine-ca, --kernel-config: the run's .ima keyring and the
+ * kernel rule it follows (verify-ima, ima-list; keyload.h's cli_ima_opt). */
+extern const struct cli_opt cli_opts_ima[];
 
 #define CLI_OPTS_MAX 40 /* options in one command's table, its groups included */
 

@@ -27,8 +27,6 @@ enum {
     OPT_PCRS,
     OPT_EVLOG,
     OPT_BANK,
-    OPT_IMA_KEY,
-    OPT_MACHINE_CA,
 };
 
 static const struct cli_opt opts[] = {
@@ -43,13 +41,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("bank", 0, required_argument, OPT_BANK, "ALG",
             "replay this bank (sha1, sha256, sha384, sha512, sm3_256; repeatable; default sha1 and "
             "sha256, and every bank --pcrs has PCR 10 of)"),
-    CLI_OPT("ima-key", 0, required_argument, OPT_IMA_KEY, "CERT",
-            "a certificate for the .ima keyring of this run, obeying its restriction (a key "
-            "builtin or secondary vouches for; repeatable): the measured signatures are judged "
-            "against .ima"),
-    CLI_OPT("machine-ca", 0, no_argument, OPT_MACHINE_CA, NULL,
-            "the kernel has CONFIG_INTEGRITY_CA_MACHINE_KEYRING: machine keys vouch for .ima "
-            "keys too"),
+    CLI_OPTS(cli_opts_ima),
     CLI_OPT("allow-sha1", 0, no_argument, OPT_ALLOW_SHA1, NULL,
             "judge SHA-1 signatures (unsupported without it)"),
     CLI_OPTS(cli_opts_common),
@@ -61,16 +53,17 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust ima-list [LIST] [--root DIR] [--pcrs FILE] [--eventlog LOG]\n"
-        "                       [--bank ALG]... [--ima-key CERT]... [--trust FILE]...\n"
-        "                       [--store PATH] [-v] [--json] [-q]\n\n"
+        "                       [--bank ALG]... [--ima-key CERT]... [--kernel-config FILE]\n"
+        "                       [--machine-ca] [--trust FILE]... [--store PATH] [-v] [--json] [-q]\n\n"
         "Read the IMA measurement list (default " KT_SYS_IMA_LIST_PATH ";\n"
         "the binary or the ASCII form; ima, ima-ng, ima-sig, ima-buf templates), replay the\n"
         "PCRs it extends (PCR 10) in every bank, check them against the TPM (--pcrs), and its\n"
         "boot_aggregate against PCRs 0-9 (--eventlog, or --pcrs).  A per-bank list of a newer\n"
         "kernel (..._measurements_sha256) lists that bank's digests: the name says which.\n"
         "Each signature an ima-sig entry measured is judged against the .ima keyring (the\n"
-        "store's, or this run's: --ima-key, vouched for by builtin/secondary, --trust):\n"
-        "which files were signed, by whom, and which were not.  -v: every entry.\n",
+        "store's, or this run's: --ima-key under the kernel's rule, --kernel-config;\n"
+        "under --root, ROOT/boot/config-* of the newest release): which files were signed,\n"
+        "by whom, and which were not.  -v: every entry.\n",
         opts,
         "exit codes: 0 ok (every PCR checked matches), 4 malformed list or PCR file,\n"
         "5 a PCR or the boot_aggregate differs from the replay, or an entry's data does not\n"
@@ -90,6 +83,11 @@ static int parse_args(int argc, char **argv, struct ima_args *a)
             return EXIT_USAGE;
         if (r > 0)
             continue;
+        if ((r = cli_ima_opt(&a->keys, "ima-list", c, optarg)) != 0) {
+            if (r > 1)
+                return r;
+            continue;
+        }
         switch (c) {
         case OPT_ROOT: a->root = optarg; break;
         case OPT_PCRS: a->pcrs = optarg; break;
@@ -101,12 +99,6 @@ static int parse_args(int argc, char **argv, struct ima_args *a)
                 return cli_usage_error("ima-list", "--bank: at most %d", KT_EVLOG_MAX_BANKS);
             a->banks[a->n_banks++] = kt_evlog_alg_from_name(optarg);
             break;
-        case OPT_IMA_KEY:
-            if (a->n_keys == IMA_MAX_KEYS)
-                return cli_usage_error("ima-list", "at most %d --ima-key", IMA_MAX_KEYS);
-            a->keys[a->n_keys++] = optarg;
-            break;
-        case OPT_MACHINE_CA: a->machine_ca = true; break;
         case OPT_ALLOW_SHA1: a->allow_sha1 = true; break;
         case 'h': usage(stdout); return -1;
         default: return EXIT_USAGE;
@@ -121,6 +113,9 @@ static int parse_args(int argc, char **argv, struct ima_args *a)
         a->list = lb;
     if (!a->pcrs)
         a->pcrs = ev_sys_part(a->root, KT_SYS_TPM_PCRS, pb, sizeof(pb));
+    static char cb[4400];
+    if (a->root && !a->keys.kernel_config && kt_sys_kernel_config_under(a->root, cb, sizeof(cb)) == 0)
+        a->keys.kernel_config = cb;
     return 0;
 }
 
@@ -170,14 +165,13 @@ static int evlog_replay(const struct ima_args *a, struct kt_evlog_pcrs *p)
 /* The keys the signatures are judged with: the store's (or --trust's)
  * keyrings, their .ima made for the run when the store has none, the
  * --ima-key certificates added to it.  0 or an exit code. */
-static int open_keys(const struct ima_args *a, struct kt_ctx **ctx)
+static int open_keys(struct ima_args *a, struct kt_ctx **ctx)
 {
     struct kt_error e = KT_ERROR_INIT;
     const char *bad = NULL;
     int rc = cli_open_ctx(&a->co, ctx, &e, &bad);
     if (rc == 0)
-        rc = cli_ima_keys_load(kt_ctx_keyrings(*ctx), a->machine_ca, a->keys, NULL, a->n_keys,
-                               a->co.quiet, &bad, &e);
+        rc = cli_ima_keys_load(kt_ctx_keyrings(*ctx), &a->keys, a->co.quiet, &bad, &e);
     return rc < 0 ? cli_cannot_answer_err(a->co.json, a->co.quiet, bad, cli_exit_code(rc), &e) : 0;
 }
 

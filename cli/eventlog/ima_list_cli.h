@@ -8,19 +8,17 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "keyload.h"
 #include "ktrust/eventlog.h"
 #include "ktrust/imalist.h"
-
-#define IMA_MAX_KEYS 64
 
 struct ima_args {
     struct cli_common co; /* --store, --trust, --kernel, --json, -q, -v */
     const char *list, *root, *pcrs, *evlog;
     uint16_t banks[KT_EVLOG_MAX_BANKS];
     size_t n_banks;
-    const char *keys[IMA_MAX_KEYS]; /* --ima-key */
-    size_t n_keys;
-    bool machine_ca, allow_sha1;
+    struct cli_ima_keys keys; /* --ima-key, --machine-ca, --kernel-config */
+    bool allow_sha1;
 };
 
 struct ima_counts {

@@ -106,7 +106,7 @@ static void signers_json(struct jw *w, const struct kt_ima_summary *s)
 }
 
 /* Who signed what: one line per key and verdict. */
-static void signers_text(const struct kt_ima_summary *s)
+static void signers_text(const struct kt_ima_summary *s, const char *ring)
 {
     for (size_t k = 0; k < s->n_signers; k++)
         for (int v = 0; v <= KT_REFUSED; v++) {
@@ -117,7 +117,7 @@ static void signers_text(const struct kt_ima_summary *s)
             if (r->signer[0])
                 printf("key '%s' (key id %08x)\n", tx(r->signer), r->keyid);
             else
-                printf("key id %08x: no key of .ima has it\n", r->keyid);
+                printf("key id %08x: no key of %s has it\n", r->keyid, ring);
         }
     size_t bad = s->sig_verdicts[KT_MALFORMED] + s->sig_verdicts[KT_UNSUPPORTED];
     if (s->signers_others)
@@ -148,6 +148,7 @@ static void header(const struct ima_args *a, const struct kt_ima_summary *s)
         jw_int(&w, "unsigned", (long long)s->without_sig);
         jw_int(&w, "digests_mismatching", (long long)s->digest_mismatch);
         signers_json(&w, s);
+        cli_ima_rule_json(&w, "ima_keyring", &a->keys);
         jw_obj_end(&w);
         jw_newline(&w);
         return;
@@ -275,7 +276,9 @@ int ima_report(const struct ima_args *a, const struct kt_ima_summary *s,
         printf("signatures measured: %zu file%s with a security.ima signature, %zu without\n",
                s->with_sig, s->with_sig == 1 ? "" : "s", s->without_sig);
     if (!a->co.json && !a->co.quiet)
-        signers_text(s);
+        signers_text(s, a->keys.rule.name);
+    if (!a->co.json && !a->co.quiet && s->with_sig)
+        cli_ima_rule_text(stdout, "  ", &a->keys);
     if (c->pcr_mismatch || b == KT_IMA_BA_MISMATCH || s->digest_mismatch)
         code = 5;
     return code;

@@ -14,8 +14,6 @@
 
 enum {
     OPT_SIGFILE = OPT_FIRST_PRIVATE,
-    OPT_IMA_KEY,
-    OPT_MACHINE_CA,
     OPT_NO_MODSIG,
     OPT_IMA_HASH,
     OPT_EVM,
@@ -23,24 +21,17 @@ enum {
     OPT_FUNC,
 };
 
-#define MAX_IMA_KEYS 64
-
 static const struct cli_opt opts[] = {
     CLI_OPT("sigfile", 0, no_argument, OPT_SIGFILE, NULL,
             "read each FILE's signature from FILE.sig (evmctl ima_sign --sigfile), not "
             "from security.ima"),
-    CLI_OPT("ima-key", 0, required_argument, OPT_IMA_KEY, "CERT",
-            "add a certificate to the .ima keyring for this run, obeying its restriction "
-            "(repeatable)"),
+    CLI_OPTS(cli_opts_ima),
     CLI_OPT("evm", 0, no_argument, OPT_EVM, NULL,
             "EVM is on: check security.evm first (a portable signature, evmctl sign "
             "--portable; an HMAC cannot be checked offline: unsupported)"),
     CLI_OPT("evm-key", 0, required_argument, OPT_EVM_KEY, "CERT",
             "add a certificate to the .evm keyring for this run, obeying its restriction "
             "(repeatable)"),
-    CLI_OPT("machine-ca", 0, no_argument, OPT_MACHINE_CA, NULL,
-            "the kernel has CONFIG_INTEGRITY_CA_MACHINE_KEYRING: machine keys vouch for "
-            ".ima keys too"),
     CLI_OPT("no-modsig", 0, no_argument, OPT_NO_MODSIG, NULL,
             "never fall back to an appended modsig"),
     CLI_OPT("func", 0, required_argument, OPT_FUNC, "HOOK",
@@ -61,14 +52,17 @@ static void usage(FILE *f)
     cli_usage_print(
         f,
         "usage: ktrust verify-ima FILE... [--trust FILE]... [--store PATH] [--ima-key CERT]...\n"
-        "                         [--sigfile] [--evm] [--evm-key CERT]... [--machine-ca]\n"
+        "                         [--kernel-config FILE] [--machine-ca]\n"
+        "                         [--sigfile] [--evm] [--evm-key CERT]...\n"
         "                         [--no-modsig] [--func HOOK] [--ima-hash ALG] [--allow-sha1]\n"
         "                         [--json] [-q] [-v]\n"
         "Verify IMA file signatures as the kernel's appraisal does: security.ima (read\n"
         "without following a symbolic link) or FILE.sig, v2 and v3 (fs-verity) signatures,\n"
         "or an appended modsig, with the key its id names in the .ima keyring: the\n"
-        "store's, or one made for the run that accepts only keys a builtin or secondary\n"
-        "key signed (restrict_link_to_ima).\n",
+        "store's, or one made for the run under the kernel's rule (--kernel-config):\n"
+        "the restricted .ima accepts only keys a builtin (or secondary) key signed\n"
+        "(restrict_link_to_ima); without CONFIG_INTEGRITY_TRUSTED_KEYRING the kernel\n"
+        "searches _ima, which takes any key user space imports.\n",
         opts,
         "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted: unknown key or a key\n"
         "nothing vouches for, 3 unsupported, 4 malformed, 5 rejected, 6 refused: the\n"
@@ -78,6 +72,7 @@ static void usage(FILE *f)
 
 struct ima_print {
     const struct kt_ima_file_result *r;
+    const struct cli_ima_keys *keys;
 };
 
 static void ima_json(struct jw *w, const void *ctx)
@@ -100,6 +95,7 @@ static void ima_json(struct jw *w, const void *ctx)
     jw_str(w, "digest_kind", !r->digest_len ? NULL : r->verity ? "fs-verity" : "content");
     jw_str(w, "key", c->signer[0] ? c->signer : NULL);
     jw_int(w, "candidates", (long long)c->n_candidates);
+    cli_ima_rule_json(w, "keyring", ((const struct ima_print *)ctx)->keys);
     jw_obj_end(w);
     if (r->evm_checked) {
         const struct kt_ima_sig_check *e = &r->evm;
@@ -126,6 +122,7 @@ static void ima_text(FILE *f, const void *ctx)
                 c->hash_name ? c->hash_name : "?", c->keyid, c->sig_size);
     if (c->signer[0])
         fprintf(f, "  key: %s\n", tx(c->signer));
+    cli_ima_rule_text(f, "  ", ((const struct ima_print *)ctx)->keys);
     if (r->evm_checked)
         fprintf(f, "  evm: %s (%s)\n", kt_verdict_name(r->evm.verdict), tx(r->evm.reason));
     if (c->n_candidates > 1)
@@ -134,7 +131,8 @@ static void ima_text(FILE *f, const void *ctx)
 }
 
 static int one(const char *path, const struct cli_common *co, struct kt_keyrings *k,
-               const struct kt_ima_file_opts *base, struct cli_tally *t)
+               const struct kt_ima_file_opts *base, const struct cli_ima_keys *keys,
+               struct cli_tally *t)
 {
     struct kt_ima_file_opts o = *base;
     char sig[4096];
@@ -154,7 +152,7 @@ static int one(const char *path, const struct cli_common *co, struct kt_keyrings
     struct kt_error why = KT_ERROR_INIT;
     why.code = r.check.error;
     snprintf(why.what, sizeof(why.what), "%s", r.check.reason);
-    struct ima_print ip = {&r};
+    struct ima_print ip = {&r, keys};
     /* the one signature, as every verification result lists its own */
     const struct kt_x509 *cert = r.check.key ? kt_key_cert(r.check.key) : NULL;
     struct kt_signer sg = {.index = 0,
@@ -177,15 +175,14 @@ static int one(const char *path, const struct cli_common *co, struct kt_keyrings
     return cli_exit_code(r.check.error);
 }
 
-/* The .ima and .evm keyrings of the run and the --ima-key/--evm-key
- * certificates: 0, or the exit code (66 unreadable, 64 a bad certificate
- * file, 70 the keyrings themselves). */
-static int setup_ring(struct kt_keyrings *k, bool machine_ca, const char **keys,
-                      const char **rings, size_t nk, bool quiet)
+/* The .ima and .evm keyrings of the run (the kernel config's rule) and the
+ * --ima-key/--evm-key certificates: 0, or the exit code (66 unreadable, 64
+ * a bad certificate or config file, 70 the keyrings themselves). */
+static int setup_ring(struct kt_keyrings *k, struct cli_ima_keys *keys, bool quiet)
 {
     struct kt_error e = KT_ERROR_INIT;
     const char *bad;
-    int rc = cli_ima_keys_load(k, machine_ca, keys, rings, nk, quiet, &bad, &e);
+    int rc = cli_ima_keys_load(k, keys, quiet, &bad, &e);
     if (rc == 0)
         return 0;
     cli_error(bad ? bad : ".ima", &e);
@@ -198,10 +195,8 @@ int cmd_verify_ima(int argc, char **argv)
 {
     struct cli_common co = {0};
     struct kt_ima_file_opts o = {0};
-    const char *keys[MAX_IMA_KEYS];
-    const char *rings[MAX_IMA_KEYS];
-    size_t nk = 0;
-    bool machine_ca = false, sigfile = false;
+    static struct cli_ima_keys keys; /* large: not on the stack */
+    bool sigfile = false;
     struct cli_getopt g;
     int c;
     if (cli_opts_init(&g, opts) < 0)
@@ -212,10 +207,14 @@ int cmd_verify_ima(int argc, char **argv)
             return EXIT_USAGE;
         if (r > 0)
             continue;
+        if ((r = cli_ima_opt(&keys, "verify-ima", c, optarg)) != 0) {
+            if (r > 1)
+                return r;
+            continue;
+        }
         switch (c) {
         case 'h': usage(stdout); return 0;
         case OPT_SIGFILE: sigfile = true; break;
-        case OPT_MACHINE_CA: machine_ca = true; break;
         case OPT_NO_MODSIG: o.no_modsig = true; break;
         case OPT_FUNC:
             if (!kt_ima_func_known(optarg))
@@ -231,12 +230,9 @@ int cmd_verify_ima(int argc, char **argv)
             break;
         }
         case OPT_EVM: o.evm = true; break;
-        case OPT_IMA_KEY:
         case OPT_EVM_KEY:
-            if (nk == MAX_IMA_KEYS)
-                return cli_usage_error("verify-ima", "at most %d --ima-key/--evm-key", MAX_IMA_KEYS);
-            rings[nk] = c == OPT_IMA_KEY ? "ima" : "evm";
-            keys[nk++] = optarg;
+            if ((r = cli_ima_key_add(&keys, "verify-ima", "evm", optarg)) != 0)
+                return r;
             break;
         default: return EXIT_USAGE; /* cli_getopt said why */
         }
@@ -244,18 +240,19 @@ int cmd_verify_ima(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("verify-ima", "no file given");
     o.sigfile = sigfile ? "" : NULL;
+    o.kconfig = &keys.config; /* filled by setup_ring */
     struct kt_ctx *ctx;
     int worst = vp_open_ctx(&co, &ctx, "ima", argv + optind, argc - optind);
     if (worst > 0)
         return worst;
     struct kt_keyrings *k = kt_ctx_keyrings(ctx);
-    if ((worst = setup_ring(k, machine_ca, keys, rings, nk, co.quiet)) != 0) {
+    if ((worst = setup_ring(k, &keys, co.quiet)) != 0) {
         kt_ctx_free(ctx);
         return worst;
     }
     struct cli_tally tally = {0};
     for (int i = optind; i < argc; i++) {
-        int code = one(argv[i], &co, k, &o, &tally);
+        int code = one(argv[i], &co, k, &o, &keys, &tally);
         if (code > worst)
             worst = code;
     }

@@ -36,6 +36,11 @@ KT_API int kt_sys_path_under(const char *root, enum kt_sys_part part, char *out,
 /* Where an ESP is mounted, in the order to try: "/boot/efi", "/efi",
  * "/boot" (*n entries); the first holding an EFI folder is the ESP. */
 KT_API const char *const *kt_sys_esp_candidates(size_t *n);
+/* The kernel's config file under root (NULL or "/": the live system):
+ * ROOT/boot/config-RELEASE of the newest release (strverscmp of the names,
+ * as audit picks the newest vmlinuz-*), a regular file.  0, -ENOENT (none),
+ * -ENAMETOOLONG. */
+KT_API int kt_sys_kernel_config_under(const char *root, char *out, size_t cap);
 
 /* ---- Microsoft's CAs (src/boot/ms_cas.c) ------------------------------- */
 

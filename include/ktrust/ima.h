@@ -107,6 +107,57 @@ KT_API const char *kt_ima_hash_name(uint8_t algo);
 /* The enum hash_algo value of a name ("sha256"), or -1. */
 KT_API int kt_ima_hash_from_name(const char *name);
 
+/* ---- the kernel's configuration (imakconfig.c) ----------------------------
+ * What the kernel was built with decides which keyring IMA appraisal
+ * searches and who may add to it; a bzImage does not say (Debian builds
+ * without CONFIG_IKCONFIG), so it comes from the kernel's config file
+ * (/boot/config-RELEASE).  Each field is a CONFIG_ symbol set to y. */
+struct kt_ima_kconfig {
+    bool given;            /* read from a config file; false: the assumption
+                            * ktrust makes without one (kt_ima_kconfig_assume) */
+    bool trusted_keyring;  /* CONFIG_INTEGRITY_TRUSTED_KEYRING: the restricted
+                            * `.ima`/`.evm`; unset: `_ima`/`_evm`, no restriction */
+    bool permit_secondary; /* CONFIG_IMA_KEYRINGS_PERMIT_SIGNED_BY_BUILTIN_OR_SECONDARY */
+    bool machine_keyring;  /* CONFIG_INTEGRITY_MACHINE_KEYRING: .machine linked
+                            * into .secondary_trusted_keys */
+    bool ca_machine;       /* CONFIG_INTEGRITY_CA_MACHINE_KEYRING (6.4) */
+    bool ca_machine_max;   /* CONFIG_INTEGRITY_CA_MACHINE_KEYRING_MAX (6.4) */
+    bool modsig;           /* CONFIG_IMA_APPRAISE_MODSIG: an appended modsig is read */
+};
+
+/* Today's assumption without a config file: the restricted `.ima`, builtin
+ * and secondary vouch (machine too with machine_ca), a modsig is read. */
+KT_API void kt_ima_kconfig_assume(struct kt_ima_kconfig *c, bool machine_ca);
+
+/* Parse a kernel config (scripts/kconfig's .config: "CONFIG_NAME=VALUE",
+ * "# CONFIG_NAME is not set", comments, blank lines; the last setting of a
+ * symbol wins, an absent symbol is unset).  Every line is checked; a line of
+ * another form, or a symbol ktrust reads set to other than y or n, is
+ * -EBADMSG with err "line N: what" (offset: the line's).  Bounded: lines of
+ * at most 4096 bytes, files of at most 16 MiB. */
+KT_API int kt_ima_kconfig_parse(const uint8_t *buf, size_t len, struct kt_ima_kconfig *c,
+                                struct kt_error *err);
+/* kt_ima_kconfig_parse of a file (err says what, the caller names the file). */
+KT_API int kt_ima_kconfig_read(const char *path, struct kt_ima_kconfig *c, struct kt_error *err);
+
+/* The keyring rule c makes (digsig.c's keyring_name, integrity_init_keyring,
+ * restrict_link_to_ima). */
+struct kt_ima_ring_rule {
+    const char *name;          /* the kernel's keyring: ".ima" or "_ima" */
+    bool restricted;           /* false: any key user space imports (`_ima`) */
+    const char *vouchers[3];   /* the keyrings whose keys must have signed a key */
+    size_t n_vouchers;
+    bool assumed;              /* no config was given: the rule is assumed */
+    char text[320];            /* one line for a person */
+};
+KT_API void kt_ima_ring_rule(const struct kt_ima_kconfig *c, struct kt_ima_ring_rule *r);
+
+/* The run's `.ima` and `.evm` keyrings as c says (kt_ima_ring_prepare's,
+ * or with no restriction for `_ima`/`_evm`).  A store's own keyring is
+ * used as it is. */
+KT_API int kt_ima_ring_prepare_config(struct kt_keyrings *k, const struct kt_ima_kconfig *c,
+                                      struct kt_error *err);
+
 /* The `.ima` keyring of a run: made when k has none, with the kernel's
  * restriction (digsig.c's restrict_link_to_ima with
  * CONFIG_IMA_KEYRINGS_PERMIT_SIGNED_BY_BUILTIN_OR_SECONDARY: a key signed
@@ -157,6 +208,9 @@ struct kt_ima_file_opts {
                             * KEXEC_INITRAMFS_CHECK (ima_hook_supports_modsig);
                             * NULL: not said, so a modsig that verifies is
                             * unsupported (-ENOPKG): no hook is known to take it */
+    const struct kt_ima_kconfig *kconfig; /* the kernel's config; NULL or not
+                            * given: assumed.  Without CONFIG_IMA_APPRAISE_MODSIG
+                            * a modsig is never read (ima_read_modsig's stub) */
 };
 
 /* Is name one of the kernel's IMA hooks (ima_policy.c's func= values)? */

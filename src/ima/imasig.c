@@ -267,7 +267,7 @@ static int unknown_key(const struct kt_keyrings *k, const struct kt_keyring *r, 
                        const struct kt_ima_sig *s, struct kt_ima_sig_check *out)
 {
     char aside[96], rs[200];
-    snprintf(aside, sizeof(aside), "%s-refused", name[0] == '.' ? name + 1 : name);
+    snprintf(aside, sizeof(aside), "%s-refused", name[0] == '.' || name[0] == '_' ? name + 1 : name);
     const struct kt_keyring *ref = kt_ima_ring_find(k, aside);
     for (size_t i = 0; ref && r && i < kt_keyring_count(ref); i++) {
         const struct kt_key *key = kt_keyring_key(ref, i);
@@ -377,6 +377,8 @@ int kt_ima_sig_check_key(const struct kt_keyrings *k, const struct kt_ima_sig_op
     char name[80]; /* as the kernel names it: ".ima", ".evm" */
     snprintf(name, sizeof(name), "%s%s", given[0] == '.' ? "" : ".", given);
     const struct kt_keyring *r = kt_ima_ring_find(k, name);
+    if (kt_keyring_member_trusted(r))
+        name[0] = '_'; /* the kernel's _ima / _evm (no CONFIG_INTEGRITY_TRUSTED_KEYRING) */
     int rc = check_keys(r, &s, dg, dlen, o, out);
     if (rc == -ENOKEY && !out->key)
         return unknown_key(k, r, name, &s, out);

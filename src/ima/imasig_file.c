@@ -25,13 +25,9 @@
 
 int kt_ima_ring_prepare(struct kt_keyrings *k, bool machine_ca, struct kt_error *err)
 {
-    /* integrity_init_keyring gives .ima and .evm the same restriction */
-    const char *v[] = {"builtin", "secondary", "machine"};
-    if (!kt_keyrings_get(k, "ima"))
-        KT_TRY(kt_keyring_create(k, "ima", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err));
-    if (!kt_keyrings_get(k, "evm"))
-        KT_TRY(kt_keyring_create(k, "evm", KT_RESTRICT_SIGNED_BY, v, machine_ca ? 3 : 2, err));
-    return 0;
+    struct kt_ima_kconfig c;
+    kt_ima_kconfig_assume(&c, machine_ca);
+    return kt_ima_ring_prepare_config(k, &c, err);
 }
 
 int kt_ima_ring_add_file(struct kt_keyrings *k, const char *path, size_t *n_added,
@@ -217,6 +213,24 @@ static int check_modsig(const struct kt_keyrings *k, const uint8_t *p, size_t n,
     return kt_ima_check_set(c, rc, "modsig: %s", e.what[0] ? e.what : kt_verdict_name(kt_verdict_of(rc)));
 }
 
+/* A kernel built without CONFIG_IMA_APPRAISE_MODSIG never reads a modsig
+ * (ima_read_modsig is a stub returning -EOPNOTSUPP): true when the config
+ * says so; the reason then says that a trailer present was not read. */
+static bool modsig_configured_out(const struct kt_ima_file_opts *o, const uint8_t *p, size_t n,
+                                  struct kt_ima_file_result *out)
+{
+    if (!o || !o->kconfig || !o->kconfig->given || o->kconfig->modsig)
+        return false;
+    struct kt_modsig_info info;
+    if (kt_modsig_parse(p, n, &info, NULL) == -ENODATA)
+        return true;
+    char why[sizeof(out->check.reason)];
+    snprintf(why, sizeof(why), "%s", out->check.reason);
+    kt_ima_check_set(&out->check, out->check.error, "%s (an appended modsig is not read: "
+                     "CONFIG_IMA_APPRAISE_MODSIG unset)", why);
+    return true;
+}
+
 static int check_xattr(const struct kt_keyrings *k, const uint8_t *p, size_t n,
                        const uint8_t *x, size_t xl, const struct kt_ima_file_opts *o,
                        struct kt_ima_file_result *out)
@@ -319,6 +333,8 @@ int kt_ima_verify_file(const struct kt_keyrings *k, const char *path,
     int hook = func_index(o ? o->func : NULL);
     bool try_mod = rc == 0 && !(o && o->no_modsig) && (hook < 0 || hook >= FIRST_MODSIG_FUNC) &&
                    (!xl || x[0] == KT_IMA_XATTR_DIGEST_NG || out->check.error == -ENOKEY);
+    if (try_mod && modsig_configured_out(o, f.data, f.len, out))
+        try_mod = false;
     if (try_mod) {
         struct kt_ima_file_result m = *out;
         if (check_modsig(k, f.data, f.len, o ? &o->sig : NULL, &m) != -ENODATA) {

@@ -307,6 +307,8 @@ int kt_keyring_restore(struct kt_keyrings *k, struct kt_keyring *r, const uint8_
 }
 
 void kt_key_set_ephemeral(const struct kt_key *key, bool e) { kt_ikey(key)->ephemeral = e; }
+void kt_keyring_set_member_trusted(struct kt_keyring *r, bool on) { r->member_trusted = on; }
+bool kt_keyring_member_trusted(const struct kt_keyring *r) { return r && r->member_trusted; }
 bool kt_key_is_ephemeral(const struct kt_key *key) { return kt_ikey(key)->ephemeral; }
 
 

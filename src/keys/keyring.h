@@ -84,4 +84,10 @@ int kt_keyring_restore(struct kt_keyrings *k, struct kt_keyring *r, const uint8_
 void kt_key_set_ephemeral(const struct kt_key *key, bool ephemeral);
 bool kt_key_is_ephemeral(const struct kt_key *key);
 
+/* A keyring whose every key the kernel uses, whoever signed it (IMA's `_ima`
+ * without CONFIG_INTEGRITY_TRUSTED_KEYRING): a key linked to it from then
+ * on is trusted.  For the run's keyrings only (not saved). */
+void kt_keyring_set_member_trusted(struct kt_keyring *r, bool on);
+bool kt_keyring_member_trusted(const struct kt_keyring *r);
+
 #endif

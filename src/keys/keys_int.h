@@ -22,6 +22,8 @@ struct kt_keyring {
     size_t n_vouchers;
     bool is_default;
     bool run_voucher; /* named by a verifying command's --keyring for this run */
+    bool member_trusted; /* the kernel uses any key it holds (IMA's _ima): a key
+                          * linked to it is trusted */
     struct ikey **keys;
     size_t n, cap;
     struct kt_ht by_skid, by_isn, by_subj, by_desc, by_sha, by_spki;

@@ -174,8 +174,10 @@ int kt_keyring_add(struct kt_keyrings *k, struct kt_keyring *r, const uint8_t *d
     }
     if (r == kt_keyrings_default(k, KT_RING_BUILTIN) ||
         r == kt_keyrings_default(k, KT_RING_PLATFORM) ||
-        r == kt_keyrings_default(k, KT_RING_MACHINE)) {
-        key->trusted = true; /* compiled in / firmware / MOK: a trusted source */
+        r == kt_keyrings_default(k, KT_RING_MACHINE) || kt_keyring_member_trusted(r)) {
+        /* compiled in / firmware / MOK: a trusted source; IMA's _ima: the
+         * kernel uses whatever it holds */
+        key->trusted = true;
         goto link;
     }
 

@@ -48,13 +48,27 @@ KNOWN_DISAGREEMENT = {
 # from the initramfs (tmpfs: the tcb policy leaves it out), reads the files,
 # then prints the measurement list (both forms) before the PCRs: nothing on
 # tmpfs is read between the two, so PCR 10 printed is the list's.
+# The same policy (written once: no CONFIG_IMA_WRITE_POLICY) appraises the
+# four files (owner 4242, so nothing else /init opens) against `_ima`, the
+# keyring the Debian kernel searches (no CONFIG_INTEGRITY_TRUSTED_KEYRING):
+# /init makes it and imports the test's .ima key, vouched for by nothing.
+# Each open says ok or refused (EACCES), with the kernel's audit lines;
+# process_measurement measures before it appraises, so a refused file is in
+# the list as before.
 IMA_CMDLINE = " ima_policy=tcb ima_template=ima-sig"
 IMA_FILES = ("signed", "altered", "otherkey", "unsigned")
 IMA_PART = r"""P=/sys/kernel/security/ima
 if [ -d /ima ]; then
     for f in /ima/*.sig; do setfattr -n security.ima -v 0x$(cat $f) ${f%.sig} || echo "KT-ERROR setfattr $f"; done
-    echo "measure func=FILE_CHECK mask=MAY_READ fsmagic=0x01021994" >$P/policy || echo "KT-ERROR ima policy not written"
-    for f in signed altered otherkey unsigned; do cat /ima/$f >/dev/null; done
+    busybox chown 4242 /ima/signed /ima/altered /ima/otherkey /ima/unsigned || echo "KT-ERROR chown"
+    k=$(keyctl newring _ima @u) && keyctl padd asymmetric "" $k </ima-key.der >/dev/null || echo "KT-ERROR no _ima keyring"
+    { echo "measure func=FILE_CHECK mask=MAY_READ fsmagic=0x01021994"
+      echo "appraise func=FILE_CHECK fsmagic=0x01021994 fowner=4242 appraise_type=imasig"; } >$P/policy || echo "KT-ERROR ima policy not written"
+    for f in signed altered otherkey unsigned; do
+        if e=$(cat /ima/$f 2>&1 >/dev/null); then echo "KT-IMA-OPEN $f ok"; else echo "KT-IMA-OPEN $f refused $e"; fi
+    done
+    dmesg | grep -E "integrity|_ima|type=1800" | while read -r l; do echo "KT-IMA-KLOG $l"; done
+    echo "KT-IMA-LOCKDOWN $(cat /sys/kernel/security/lockdown 2>&1)"
 fi
 echo KT-IMA-BEGIN
 base64 < $P/binary_runtime_measurements
@@ -210,7 +224,8 @@ def ima_material():
                 run("evmctl", "ima_sign", "--key", key + ".key", "--sigfile", "-a", "sha256", f)
             open(os.path.join(d, "altered"), "a").write("changed after it was signed\n")
             open(os.path.join(d, "done"), "w").write("")
-    ent = [("ima", 0o040755, b""), ("bin/setfattr", 0o100755, B.read_bytes(shutil.which("setfattr")))]
+    ent = [("ima", 0o040755, b""), ("bin/setfattr", 0o100755, B.read_bytes(shutil.which("setfattr"))),
+           ("ima-key.der", 0o100644, B.read_bytes(files["ima"]))]  # imported into _ima by /init
     for f in IMA_FILES:
         files[f] = os.path.join(d, f)
         ent.append(("ima/" + f, 0o100644, B.read_bytes(files[f])))
@@ -336,7 +351,7 @@ def ima_check(res, m):
     of it equals the TPM's PCR 10 in both banks (evmctl ima_measurement's
     too), its boot_aggregate the event log's PCRs 0-9, and each measured
     signature's verdict evmctl ima_verify's on the same file and signature
-    (appraisal itself would need the .ima key in the kernel: not done)."""
+    (the kernel's own appraisal: appraisal_check)."""
     w = m.w
     lists = {}
     for tag, name in (("KT-IMA", "ima.bin"), ("KT-IMA-ASCII", "ima.txt")):
@@ -384,6 +399,38 @@ def ima_check(res, m):
     res.compare("evmctl ima_measurement: the list replays to the TPM's PCR 10", 0, ev.returncode)
 
 
+def kernel_config():
+    """The corpus kernel's /boot/config-* (from its package), kept in WORK."""
+    B.deb_module("./boot/config-6.1.0-57-amd64")
+    return os.path.join(B.WORK, "config-6.1.0-57-amd64")
+
+
+def appraisal_check(res, m):
+    """The kernel's own appraisal (#37): each /ima file opened (ok) or refused
+    under appraise_type=imasig with the test's key in `_ima`; ktrust
+    verify-ima with the corpus kernel's config (the unrestricted `_ima`,
+    no --trust: nothing vouches for the key) must give the same answer for
+    each file; without the config it assumes the restricted .ima and
+    refuses the key (6), the rule the config corrects."""
+    opened = dict(re.findall(r"^KT-IMA-OPEN (\S+) (ok|refused)", m.serial, re.M))
+    cause = dict((os.path.basename(n), c) for c, n in
+                 re.findall(r"KT-IMA-KLOG .*cause=(\S+) .*name=\"([^\"]+)\"", m.serial))
+    lock = re.search(r"^KT-IMA-LOCKDOWN (.*)$", m.serial, re.M)
+    res.notes.append("lockdown during appraisal: %s" % (lock.group(1).strip() if lock else "not printed"))
+    _ent, files = ima_material()
+    cfg = kernel_config()
+    for f in IMA_FILES:
+        rc, _out, err = B.ktrust("verify-ima", "--sigfile", "--kernel-config", cfg, "--ima-key",
+                                 files["ima"], files[f], "--json")
+        res.compare("/ima/%s: the kernel's appraisal (%s) = verify-ima --kernel-config (exit %d)"
+                    % (f, cause.get(f, "no audit line"), rc), opened.get(f, "not opened"),
+                    "ok" if rc == 0 else "refused")
+        if rc not in (0, 1, 2, 5):
+            res.notes.append(err.strip()[:300])
+    rc, _out, _err = B.ktrust("verify-ima", "--sigfile", "--ima-key", files["ima"], files["signed"], "-q")
+    res.compare("/ima/signed without --kernel-config: the assumed restricted .ima refuses the key", 6, rc)
+
+
 @scenario
 def tpm_replay_a():
     """State A (the stock store): the log's replay equals the TPM's PCRs, both banks."""
@@ -399,6 +446,7 @@ def tpm_replay_a():
         res.notes.append(err.strip())
     tpm2_check(res, m)
     ima_check(res, m)
+    appraisal_check(res, m)
     # state A predicts itself: nothing changes, PCR 7 and 14 stay the TPM's
     w = B.scratch("tpm-A-predict")
     ev = runtime_b(B.scenario_store(w), os.path.join(w, "efivars"), m)

@@ -110,6 +110,9 @@ for kind in missing text; do
     check "ima-list LIST $kind" $(code_of $kind) -- "$KTRUST" ima-list "$(file_of $kind)"
     check "ima-list --eventlog $kind" $(code_of $kind) -- \
         "$KTRUST" ima-list ima.bin --eventlog "$(file_of $kind)"
+    # the kernel config that says which keyring IMA searches
+    check "ima-list --kernel-config $kind" $(code_of $kind) -- \
+        "$KTRUST" ima-list ima.bin --kernel-config "$(file_of $kind)"
 done
 # uki verify --efivars: a mistyped directory; a dbx that does not parse (a
 # UKI judged without its dbx would be trusted)
