@@ -90,4 +90,14 @@ expect_eq "$(jq -r '.. | objects | select(has("tokens")) | .tokens[0] | "\(.sign
     "r/boot/efi/EFI/Linux/b.efi true" "audit: the sealed token unseals with b.efi"
 expect_match "$(aud ev2)" "PCR 11 policy \(.pcrsig sha256\): signed for enter-initrd by .pcrpkey [0-9a-f]{64}" \
     "audit text: signed for which phase, by which key"
+# the banks the sealed keys use: the crypttab's token (sha256) against
+# b.efi's .pcrsig in that bank; bound to sha384, a bank .pcrsig lacks
+expect_eq "$(jq -r 'select(.section == "chain") | [.sdboot.pcrsig_banks[] | "\(.bank)=\(.status),\(.present),\(.sealed_keys)"] | join(" ")' <<<"$j")" \
+    "sha256=valid,true,1" "audit: .pcrsig's banks, the sealed key's bank among them"
+jq -c '."tpm2-pcr-bank" = "sha384"' tok.json >r/tok.json
+j=$(aud ev2 --json)
+expect_eq "$(jq -r 'select(.section == "chain") | [.sdboot.pcrsig_banks[] | "\(.bank)=\(.status),\(.present),\(.sealed_keys)"] | join(" ")' <<<"$j")" \
+    "sha256=valid,true,0 sha384=mismatch,false,1" "audit: a key sealed in sha384, a bank .pcrsig has no entries for"
+expect_match "$(aud ev2)" "PCR 11 policy \(.pcrsig sha384\): mismatch \(.pcrsig has no sha384 entries\): .* in this bank does not unseal with this UKI \(1 sealed key uses this bank\)" \
+    "audit text: the sealed key's bank"
 finish
