@@ -135,6 +135,26 @@ static void json_boot(struct jw *w, const struct kt_audit *a)
     jend(w);
 }
 
+/* .pcrsig in every bank it holds or a sealed key uses: null when the next
+ * UKI's .pcrsig was not looked at. */
+static void json_pcrsig_banks(struct jw *w, const struct kt_audit *a)
+{
+    const struct kt_uki_pcrsig_banks *pb = &a->sdboot.pcrsig_banks;
+    if (!a->sdboot.have_pcrsig) {
+        jw_null(w, "pcrsig_banks");
+        return;
+    }
+    jw_arr(w, "pcrsig_banks");
+    for (size_t k = 0; k < pb->n; k++) {
+        jw_obj(w, NULL);
+        uki_json_pcrsig_fields(w, &pb->r[k], pb->bank[k]);
+        jw_bool(w, "present", pb->present[k]);
+        jw_int(w, "sealed_keys", (long long)a->sdboot.pcrsig_sealed[k]);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
 static void json_chain(struct jw *w, const struct kt_audit *a)
 {
     jstart(w, "chain");
@@ -179,6 +199,7 @@ static void json_chain(struct jw *w, const struct kt_audit *a)
             uki_json_pcrsig(w, &a->sdboot.pcrsig, "sha256");
         else
             jw_null(w, "pcrsig");
+        json_pcrsig_banks(w, a);
         jw_obj(w, "addons");
         jw_int(w, "count", (long long)a->sdboot.n_addons);
         jw_int(w, "refused", (long long)a->sdboot.n_addons_refused);

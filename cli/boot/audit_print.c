@@ -274,24 +274,47 @@ static void text_nvram(const struct kt_audit *a)
 
 /* Dual boot: the Windows boot manager today and once DBXUpdate2024 puts
  * Microsoft Windows Production PCA 2011 in dbx, and the order to follow. */
-/* The UKI systemd-boot boots next: its signed PCR 11 policy and add-ons. */
-static void text_sdboot_uki(const struct kt_audit *a)
+/* One bank's .pcrsig line; sealed: the sealed keys with a signed policy
+ * in that bank. */
+static void pcrsig_line(const char *bank, const struct kt_uki_pcrsig *r, size_t sealed)
 {
-    const struct kt_uki_pcrsig *r = &a->sdboot.pcrsig;
-    if (a->sdboot.have_pcrsig && r->status == KT_PCRSIG_VALID) {
+    char keys[64] = "";
+    if (sealed)
+        snprintf(keys, sizeof(keys), " (%zu sealed key%s use%s this bank)", sealed,
+                 sealed == 1 ? "" : "s", sealed == 1 ? "s" : "");
+    if (r->status == KT_PCRSIG_VALID) {
         char ph[96] = "", fp[65];
         for (size_t p = 0, n = 0; p < KT_UKI_PHASES; p++)
             if (r->signed_phase[p])
                 n += (size_t)snprintf(ph + n, sizeof(ph) - n, "%s%s", n ? ", " : "",
                                       kt_uki_phase_name(p));
-        printf("          PCR 11 policy (.pcrsig sha256): signed for %s by .pcrpkey %s\n", ph,
-               kt_hex(r->pkfp, sizeof(r->pkfp), fp));
-    } else if (a->sdboot.have_pcrsig) {
-        printf("          PCR 11 policy (.pcrsig sha256): %s%s%s%s: a disk sealed to a signed PCR 11 "
-               "policy does not unseal with this UKI\n",
+        printf("          PCR 11 policy (.pcrsig %s): signed for %s by .pcrpkey %s%s\n", bank, ph,
+               kt_hex(r->pkfp, sizeof(r->pkfp), fp), keys);
+    } else {
+        printf("          PCR 11 policy (.pcrsig %s): %s%s%s%s: a disk sealed to a signed PCR 11 "
+               "policy%s does not unseal with this UKI%s\n", bank,
                kt_pcrsig_status_name(r->status), r->why[0] ? " (" : "", r->why[0] ? tx(r->why) : "",
-               r->why[0] ? ")" : "");
+               r->why[0] ? ")" : "", strcmp(bank, "sha256") ? " in this bank" : "", keys);
     }
+}
+
+/* The UKI systemd-boot boots next: its signed PCR 11 policy in each bank
+ * (sha256 always, as systemd-cryptenroll's default) and add-ons. */
+static void text_sdboot_uki(const struct kt_audit *a)
+{
+    const struct kt_uki_pcrsig_banks *pb = &a->sdboot.pcrsig_banks;
+    size_t sealed256 = 0;
+    for (size_t k = 0; k < pb->n; k++)
+        if (!strcmp(pb->bank[k], "sha256"))
+            sealed256 = a->sdboot.pcrsig_sealed[k];
+    for (size_t k = 0; a->sdboot.have_pcrsig && k < pb->n; k++) /* sha1 */
+        if (!strcmp(pb->bank[k], "sha1"))
+            pcrsig_line(pb->bank[k], &pb->r[k], a->sdboot.pcrsig_sealed[k]);
+    if (a->sdboot.have_pcrsig)
+        pcrsig_line("sha256", &a->sdboot.pcrsig, sealed256);
+    for (size_t k = 0; a->sdboot.have_pcrsig && k < pb->n; k++) /* sha384, sha512 */
+        if (strcmp(pb->bank[k], "sha1") && strcmp(pb->bank[k], "sha256"))
+            pcrsig_line(pb->bank[k], &pb->r[k], a->sdboot.pcrsig_sealed[k]);
     if (a->sdboot.n_addons)
         printf("          add-ons: %zu, %zu refused%s%s%s; %s\n", a->sdboot.n_addons,
                a->sdboot.n_addons_refused, a->sdboot.addons_forbidden[0] ? " (forbidden sections: " : "",

@@ -217,17 +217,31 @@ static int check_vars(const struct args *a, const struct kt_evlog *log,
     return 0;
 }
 
-/* Without --uki: the UKI PCR 11 and 12 are predicted from, as systemd-boot's
- * next entry gives it (the library's rule; said once, in text). */
-static void say_next_uki(const struct args *a, const struct kt_efivars *vars)
+/* The UKI PCR 11 and 12 are predicted from, and why (the prediction's
+ * choice: --uki, or systemd-boot's next entry): one JSON object, or said
+ * once in text. */
+static void say_uki(const struct args *a, const struct kt_evlog_prediction *p)
 {
-    struct kt_sdboot_next_uki *nx = calloc(1, sizeof(*nx));
-    if (nx && !a->uki && a->p.esp && !a->json && !a->quiet && !a->format &&
-        kt_sdboot_next_uki(a->p.esp, vars, nx, NULL) == 1)
-        printf("UKI: %s, of systemd-boot's next entry %s (%s)%s%s%s\n", tx(nx->path), tx(nx->entry),
-               kt_sdboot_rule_name(nx->rule), nx->type1 ? ", options \"" : "",
-               nx->type1 ? tx(nx->options) : "", nx->type1 ? "\"" : "");
-    free(nx);
+    const struct kt_sdboot_next_uki *c = kt_evlog_prediction_uki(p);
+    char words[512];
+    if (!c || a->quiet || a->format)
+        return;
+    if (a->json) {
+        struct jw w;
+        jw_init(&w, stdout);
+        jw_obj(&w, NULL);
+        jw_str(&w, "type", "predicted_uki");
+        ev_uki_choice_json(&w, c);
+        jw_obj_end(&w);
+        jw_newline(&w);
+        return;
+    }
+    bool o = c->type1 || c->options[0];
+    printf("UKI: %s, %s%s%s%s", tx(c->path), ev_uki_choice_words(c->entry, (int)c->rule, words, sizeof(words)),
+           o ? ", options \"" : "", o ? tx(c->options) : "", o ? "\"" : "");
+    if (c->image[0])
+        printf("; on the ESP: %s", tx(c->image));
+    printf("\n");
 }
 
 static int predict(const struct args *a, const struct kt_evlog *log, struct kt_efivars *vars,
@@ -273,7 +287,7 @@ static int predict(const struct args *a, const struct kt_evlog *log, struct kt_e
         kt_evlog_prediction_free(p);
         return cli_exit_code(rc);
     }
-    say_next_uki(a, vars);
+    say_uki(a, p);
     struct ev_predict_args pa = {a->format, a->json, a->quiet, a->uki != NULL};
     c->pcr7_banks = ev_predict_print(log, p, &pa);
     kt_evlog_prediction_free(p);

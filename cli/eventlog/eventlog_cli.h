@@ -56,6 +56,16 @@ size_t ev_predict_print(const struct kt_evlog *log, const struct kt_evlog_predic
 void ev_pcrlock_write(FILE *f, const struct kt_evlog *log, const struct kt_evlog_prediction *p,
                       uint32_t mask);
 
+/* Which UKI was picked and why (kt_sdboot_pick_uki's choice): its fields
+ * (file, uki: the path on the ESP, entry, rule, options) into the object
+ * w has open; in words ("of systemd-boot's next entry ID (RULE)", "given
+ * (--uki)", ...) into buf. */
+struct jw;
+struct kt_sdboot_next_uki;
+void ev_uki_choice_json(struct jw *w, const struct kt_sdboot_next_uki *c);
+void ev_uki_choice_fields(struct jw *w, const char *image, const char *entry, int rule);
+const char *ev_uki_choice_words(const char *entry, int rule, char *buf, size_t cap);
+
 /* hex of a bank's value */
 const char *ev_alg(uint16_t alg);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "eventlog_cli.h"
 #include "ktrust/advanced.h"
 #include "ktrust/uki.h"
 #include "unseal_check.h"
@@ -48,9 +49,13 @@ void unseal_signed_text(const struct kt_seal_token *t, const struct kt_seal_chec
                r->digest_len == t->policy_len && !memcmp(r->digest, t->policy, t->policy_len)
                    ? "equals" : "differs from",
                t->pcrs ? " + PolicyPCR" : "", t->pin ? " + PolicyAuthValue" : "");
+    char words[512] = "", cw[480];
+    if (r->have_choice)
+        snprintf(words, sizeof(words), " (%s)",
+                 ev_uki_choice_words(r->uki_entry, r->uki_rule, cw, sizeof(cw)));
     if (uki && r->have_sig)
-        printf("  UKI %s: PCR 11 at enter-initrd %s: .pcrsig %s\n", tx(kt_seal_uki_path(uki)),
-               kt_hex(r->pcr11, r->pcr11_len, v), sig_text(r->sig));
+        printf("  UKI %s%s: PCR 11 at enter-initrd %s: .pcrsig %s\n", tx(kt_seal_uki_path(uki)),
+               words, kt_hex(r->pcr11, r->pcr11_len, v), sig_text(r->sig));
 }
 
 void unseal_signed_json(struct jw *w, const struct kt_seal_token *t,
@@ -65,6 +70,13 @@ void unseal_signed_json(struct jw *w, const struct kt_seal_token *t,
     jw_arr_end(w);
     jw_hex(w, "computed_digest", r->digest, r->digest_len);
     jw_str(w, "uki", uki ? kt_seal_uki_path(uki) : r->uki[0] ? r->uki : NULL);
+    if (r->have_choice) { /* which UKI and why (kt_sdboot_pick_uki) */
+        jw_obj(w, "uki_choice");
+        ev_uki_choice_fields(w, r->uki_image, r->uki_entry, r->uki_rule);
+        jw_obj_end(w);
+    } else {
+        jw_null(w, "uki_choice");
+    }
     jw_hex(w, "pcr11_enter_initrd", r->pcr11, r->have_sig ? r->pcr11_len : 0);
     jw_hex(w, "approved_policy", r->approved, r->have_sig ? 32 : 0);
     jw_str(w, "pcrsig", r->have_sig ? kt_seal_sig_name(r->sig) : NULL);

@@ -59,6 +59,12 @@ static void json_pcr11(struct jw *w, const struct uki_print *up)
 void uki_json_pcrsig(struct jw *w, const struct kt_uki_pcrsig *r, const char *bank)
 {
     jw_obj(w, "pcrsig");
+    uki_json_pcrsig_fields(w, r, bank);
+    jw_obj_end(w);
+}
+
+void uki_json_pcrsig_fields(struct jw *w, const struct kt_uki_pcrsig *r, const char *bank)
+{
     jw_str(w, "status", kt_pcrsig_status_name(r->status));
     jw_str(w, "bank", bank);
     jw_hex(w, "pkfp", r->pkfp, r->have_pkfp ? sizeof(r->pkfp) : 0);
@@ -69,7 +75,6 @@ void uki_json_pcrsig(struct jw *w, const struct kt_uki_pcrsig *r, const char *ba
             jw_str(w, NULL, kt_uki_phase_name(ph));
     jw_arr_end(w);
     jw_str(w, "why", r->why[0] ? r->why : NULL);
-    jw_obj_end(w);
 }
 
 static void json_pcrsig(struct jw *w, const struct kt_uki *u, const char *bank)

@@ -29,5 +29,7 @@ void uki_pcrlock(FILE *f, const struct uki_print *up);
 /* "pcrsig": r's status, bank, pkfp, entries, signed_phases, why (uki show,
  * audit's systemd-boot part). */
 void uki_json_pcrsig(struct jw *w, const struct kt_uki_pcrsig *r, const char *bank);
+/* Its fields alone, inside an object the caller opened. */
+void uki_json_pcrsig_fields(struct jw *w, const struct kt_uki_pcrsig *r, const char *bank);
 
 #endif

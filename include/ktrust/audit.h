@@ -342,6 +342,12 @@ struct kt_audit {
          * false: no UKI boots next, or it could not be read) */
         bool have_pcrsig;
         struct kt_uki_pcrsig pcrsig;
+        /* every bank its .pcrsig holds and every bank a sealed key with a
+         * signed policy uses (kt_uki_pcrsig_check_banks; the stub and
+         * systemd-cryptsetup take the token's bank's entries), and how
+         * many such keys use each bank */
+        struct kt_uki_pcrsig_banks pcrsig_banks;
+        size_t pcrsig_sealed[KT_UKI_PCRSIG_BANKS];
         /* its add-ons (UAPI.5: NAME.efi.extra.d/, loader/addons/): how many,
          * how many the authority that judges the UKI refuses or that carry a
          * section an add-on may not (kt_sdboot_addon_check), those

@@ -166,6 +166,32 @@ KT_API int kt_chain_check_order(const char *const *files, size_t n, size_t *at, 
  * loader firmware may start without shim (kt_chain_opts.firmware_only)? */
 KT_API bool kt_chain_is_systemd_boot(const char *path);
 
+/* ---- which program firmware starts from the ESP --------------------- */
+
+enum kt_boot_by {
+    KT_BOOT_BY_NEXT = 0,   /* BootNext's Boot#### (the next boot only) */
+    KT_BOOT_BY_ORDER,      /* the first active Boot#### of BootOrder whose file is on the ESP */
+    KT_BOOT_BY_REMOVABLE,  /* none of them: the removable-media path \EFI\BOOT\BOOTX64.EFI */
+};
+
+struct kt_boot_first {
+    enum kt_boot_by by;
+    int number;            /* the Boot#### (0..0xffff), -1 for the removable path */
+    char file[512];        /* the load option's file, '/'-separated ("/EFI/BOOT/BOOTX64.EFI") */
+    char path[4160];       /* the ESP then its real path (case-blind, never leaving the ESP) */
+};
+
+/* The program firmware starts from the ESP at esp under the variables vars
+ * (NULL: none): BootNext's load option when its file is on the ESP, else
+ * the first active load option of BootOrder whose file is on the ESP (an
+ * option naming no file, or a file not there, is one firmware would try
+ * elsewhere or skip), else \EFI\BOOT\BOOTX64.EFI.  THE lookup of the
+ * first stage for check-update (shim or systemd-boot).  0 (*out filled),
+ * -ENOENT when none is there. */
+KT_API int kt_boot_first_stage(const char *esp, const struct kt_efivars *vars,
+                               struct kt_boot_first *out);
+KT_API const char *kt_boot_by_name(enum kt_boot_by by); /* "bootnext", "bootorder", "removable" */
+
 /* Firmware's verdict on one image: db vouches for it, dbx does not revoke
  * it (vars may be NULL: an empty db).  Returns l->verdict. */
 KT_API int kt_chain_firmware(const struct kt_efivars *vars, const char *path, struct kt_chain_link *l);

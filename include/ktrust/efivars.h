@@ -49,6 +49,7 @@ enum kt_efivar_id {
     KT_EFIVAR_LOADER_ENTRY_DEFAULT,  /* systemd-boot's LoaderEntryDefault */
     KT_EFIVAR_LOADER_ENTRY_ONESHOT,  /* LoaderEntryOneShot */
     KT_EFIVAR_LOADER_ENTRY_LAST,     /* LoaderEntryLastBooted */
+    KT_EFIVAR_BOOT_NEXT,             /* BootNext: the Boot#### of the next boot only */
     KT_EFIVAR__COUNT
 };
 

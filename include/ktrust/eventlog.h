@@ -477,6 +477,12 @@ struct kt_evlog_prediction;
 KT_API int kt_evlog_predict(const struct kt_evlog *log, const struct kt_evlog_predict_opts *o,
                             struct kt_evlog_prediction **out, struct kt_error *err);
 KT_API void kt_evlog_prediction_free(struct kt_evlog_prediction *p);
+/* The UKI PCR 11 and 12 (and PCR 4's UKI) were predicted from and why
+ * (ktrust/sdboot.h's kt_sdboot_pick_uki: the one given in the options, or
+ * systemd-boot's next entry on the options' ESP), or NULL when none was.
+ * Owned by p. */
+struct kt_sdboot_next_uki;
+KT_API const struct kt_sdboot_next_uki *kt_evlog_prediction_uki(const struct kt_evlog_prediction *p);
 /* Every PCR of every bank replayed from the log, and the same with the
  * predicted PCRs replayed from their recomputed events. */
 KT_API const struct kt_evlog_pcrs *kt_evlog_prediction_now(const struct kt_evlog_prediction *p);

@@ -75,6 +75,9 @@ enum kt_sdboot_rule {
     KT_SDBOOT_BY_UNKNOWN,     /* a glob it must match (LoaderEntryOneShot, ...Default,
                                * ...LastBooted for @saved, loader.conf's default) is
                                * longer than ktrust keeps: not answered (index -1) */
+    /* kt_sdboot_pick_uki's own (never kt_sdboot_next's): */
+    KT_SDBOOT_BY_GIVEN,       /* the caller named the UKI */
+    KT_SDBOOT_BY_ONLY,        /* no systemd-boot: the one .efi of EFI/Linux */
 };
 
 /* A line systemd-boot ignores, an entry it drops, a path ktrust refuses. */
@@ -152,9 +155,11 @@ KT_API int kt_sdboot_addon_verify(const struct kt_ctx *ctx, const char *path,
 KT_API bool kt_sdboot_on_esp(const char *esp);
 
 struct kt_sdboot_next_uki {
-    char path[KT_SDBOOT_PATH];    /* the UKI: the ESP then its real path */
-    char image[KT_SDBOOT_PATH];   /* as the entry names it ("/EFI/Linux/x.efi") */
-    char entry[KT_SDBOOT_TEXT];   /* the entry's id */
+    char path[KT_SDBOOT_PATH];    /* the UKI: the ESP then its real path (given: as given) */
+    char image[KT_SDBOOT_PATH];   /* its path on the ESP, as the entry names it
+                                   * ("/EFI/Linux/x.efi"); "" for a given UKI
+                                   * that is not on the ESP */
+    char entry[KT_SDBOOT_TEXT];   /* the entry's id ("" for given and only) */
     bool type1;                   /* a Type #1 entry: options are its options= */
     char options[1024];           /* the load options systemd-boot passes and
                                    * measures (PCR 12); a Type #2 entry: "" (the
@@ -169,6 +174,20 @@ struct kt_sdboot_next_uki {
  * leaves the ESP), -E2BIG, -ENOMEM. */
 KT_API int kt_sdboot_next_uki(const char *esp, const struct kt_efivars *vars,
                               struct kt_sdboot_next_uki *out, struct kt_error *err);
+
+/* THE choice of the UKI a prediction or a signed policy is judged by, for
+ * every command: given (non-NULL) when the caller names one (rule
+ * KT_SDBOOT_BY_GIVEN); else the UKI of systemd-boot's next entry
+ * (kt_sdboot_next_uki, its rule); else, with only, the one .efi of the
+ * ESP's EFI/Linux (KT_SDBOOT_BY_ONLY; kt_sdboot_only_uki).  1 (*out
+ * filled), 0 when none (out->rule KT_SDBOOT_BY_NONE), or
+ * kt_sdboot_next_uki's error. */
+KT_API int kt_sdboot_pick_uki(const char *esp, const struct kt_efivars *vars, const char *given,
+                              bool only, struct kt_sdboot_next_uki *out, struct kt_error *err);
+/* The one .efi file in the ESP's EFI/Linux (Type #2) into path (cap bytes):
+ * 0, -ENOENT (none), -E2BIG (several: which one boots is a boot loader's
+ * choice). */
+KT_API int kt_sdboot_only_uki(const char *esp, char *path, size_t cap);
 
 /* ---- parsing one file (what kt_sdboot_open does per file; the fuzz target) */
 

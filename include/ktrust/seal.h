@@ -167,6 +167,13 @@ struct kt_seal_check {
     /* a signed policy judged with a UKI (KT_SEAL_KIND_SIGNED): */
     bool have_sig;               /* the UKI's .pcrsig was looked at */
     char uki[512];               /* that UKI's path ("" none) */
+    /* which UKI and why (kt_seal_uki_choice, when kt_seal_uki_open_for
+     * picked it): have_choice, its path on the ESP ("" not on it), the
+     * entry that starts it ("" none), the rule (enum kt_sdboot_rule) */
+    bool have_choice;
+    char uki_image[512];
+    char uki_entry[256];
+    int uki_rule;
     enum kt_seal_sig sig;        /* what it says for the PCR 11 the UKI gives */
     uint8_t pcr11[KT_EVLOG_MAX_DIGEST]; /* the UKI's PCR 11 at enter-initrd, token's bank */
     size_t pcr11_len;
@@ -200,6 +207,11 @@ KT_API const struct kt_uki *kt_seal_uki_image(const struct kt_seal_uki *u); /* k
  * Returns 0, -ENOENT (none), -E2BIG (several: which one boots is a boot
  * loader's choice). */
 KT_API int kt_seal_uki_find(const char *esp, char *path, size_t cap);
+/* Which UKI kt_seal_uki_open_for took and by which rule (ktrust/sdboot.h:
+ * given, systemd-boot's next entry, the only one of EFI/Linux), or NULL
+ * (opened by kt_seal_uki_open).  Owned by u. */
+struct kt_sdboot_next_uki;
+KT_API const struct kt_sdboot_next_uki *kt_seal_uki_choice(const struct kt_seal_uki *u);
 /* The UKI to judge signed policies by, for every command alike: uki when
  * given (its errors returned), else, with systemd-boot on esp, the UKI its
  * next entry starts (kt_sdboot_next_uki with the Loader* variables of vars,

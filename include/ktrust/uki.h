@@ -148,6 +148,21 @@ struct kt_uki_pcrsig {
 KT_API int kt_uki_pcrsig_check(const struct kt_uki *u, const char *bank, struct kt_uki_pcrsig *r);
 KT_API const char *kt_pcrsig_status_name(enum kt_pcrsig_status s); /* "valid", "absent", ... */
 
+/* .pcrsig checked in every bank it holds, as systemd-measure sign writes one
+ * array per --bank (sha1, sha256, sha384, sha512), and in each bank of want
+ * (n_want names, may be 0: the banks sealed keys use) it does not hold. */
+#define KT_UKI_PCRSIG_BANKS 4
+struct kt_uki_pcrsig_banks {
+    size_t n;                                /* banks checked, in sha1..sha512 order */
+    const char *bank[KT_UKI_PCRSIG_BANKS];   /* "sha1", ... (static strings) */
+    bool present[KT_UKI_PCRSIG_BANKS];       /* .pcrsig holds this bank's array */
+    struct kt_uki_pcrsig r[KT_UKI_PCRSIG_BANKS]; /* kt_uki_pcrsig_check's answer */
+};
+/* 0 (*out filled; n is 0 when .pcrsig holds no known bank and want none),
+ * -ENOMEM. */
+KT_API int kt_uki_pcrsig_check_banks(const struct kt_uki *u, const char *const *want,
+                                     size_t n_want, struct kt_uki_pcrsig_banks *out);
+
 #ifdef __cplusplus
 }
 #endif

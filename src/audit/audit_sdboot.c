@@ -10,6 +10,7 @@
 #include "audit/audit.h"
 #include "boot/esp.h"
 #include "ktrust/sdboot.h"
+#include "ktrust/seal.h"
 
 void kt_audit_sdboot_locate(struct kt_audit *a)
 {
@@ -49,6 +50,30 @@ static void no_shim(struct kt_audit *a, struct kt_audit_snap *s)
     L[KT_AUDIT_MOKMANAGER].present = false;
 }
 
+/* .pcrsig in each bank it holds and each bank the sealed keys with a
+ * signed policy use; how many keys use each. */
+static int pcrsig_banks(struct kt_audit *a, const struct kt_uki *u)
+{
+    const char *want[KT_UKI_PCRSIG_BANKS];
+    size_t n = 0;
+    for (size_t i = 0; i < a->sealed.n; i++) {
+        const char *b = a->sealed.tok[i].kind == KT_SEAL_KIND_SIGNED
+                            ? kt_evlog_alg_name(a->sealed.tok[i].bank) : NULL;
+        bool seen = !b;
+        for (size_t k = 0; k < n && !seen; k++)
+            seen = !strcmp(want[k], b);
+        if (!seen && n < KT_UKI_PCRSIG_BANKS)
+            want[n++] = b;
+    }
+    int rc = kt_uki_pcrsig_check_banks(u, want, n, &a->sdboot.pcrsig_banks);
+    const struct kt_uki_pcrsig_banks *pb = &a->sdboot.pcrsig_banks;
+    for (size_t i = 0; rc == 0 && i < a->sealed.n; i++)
+        for (size_t k = 0; k < pb->n; k++)
+            a->sdboot.pcrsig_sealed[k] += a->sealed.tok[i].kind == KT_SEAL_KIND_SIGNED &&
+                                          !strcmp(pb->bank[k], kt_evlog_alg_name(a->sealed.tok[i].bank));
+    return rc;
+}
+
 /* The next entry's UKI, from the snapshot's bytes: its .pcrsig (the PCR 11
  * policy disks sealed with --tpm2-public-key need) and its stub's version. */
 static int uki_facts(struct kt_audit *a, const struct kt_audit_snap *s)
@@ -63,6 +88,8 @@ static int uki_facts(struct kt_audit *a, const struct kt_audit_snap *s)
         a->sdboot.have_pcrsig = rc == 0;
         a->sdboot.addons_loaded = kt_sdboot_stub_loads_addons(u);
     }
+    if (rc == 0)
+        rc = pcrsig_banks(a, u);
     kt_uki_free(u);
     return rc == -ENOMEM ? rc : 0;
 }

@@ -90,12 +90,12 @@ int kt_audit_snap_read(struct kt_audit *a, const struct kt_audit_opts *o,
         if (s->file_rc[i] == -ENOMEM)
             rc = -ENOMEM;
     }
+    if (rc == 0) /* before systemd-boot's: the banks its signed policies use */
+        rc = kt_audit_sealed_find(a, o);
     if (rc == 0)
         rc = kt_audit_sdboot(a, s);
     if (rc == 0)
         rc = read_log(o, s);
-    if (rc == 0)
-        rc = kt_audit_sealed_find(a, o);
     return rc;
 }
 

@@ -42,6 +42,7 @@ static const struct kt_var_info vars[KT_EFIVAR__COUNT] = {
      KT_WRITER_OS},
     {KT_EFIVAR_LOADER_ENTRY_LAST, "LoaderEntryLastBooted", NULL, KT_VENDOR_LOADER, NV | BS | RT, -1,
      KT_WRITER_OS},
+    {KT_EFIVAR_BOOT_NEXT, "BootNext", NULL, KT_VENDOR_GLOBAL, NV | BS | RT, -1, KT_WRITER_OS},
 };
 
 static const struct {

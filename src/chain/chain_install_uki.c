@@ -1,9 +1,11 @@
 /* chain_install_uki.c - check-update --install NEW_UKI: a new UKI for a
  * machine whose ESP keeps its systemd-boot (and shim, when shim starts
- * it): the boot engine with the ESP's current systemd-boot and shim and
- * the new UKI where systemd-boot's next entry's UKI is. */
+ * it): the boot engine with the ESP's current systemd-boot and shim (the
+ * program firmware starts: kt_boot_first_stage) and the new UKI where
+ * systemd-boot's next entry's UKI is. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "boot/esp.h"
@@ -14,24 +16,33 @@
 #define KT_INSTALL_PATH 4200
 
 /* The ESP's systemd-boot and the shim that starts it ("" none): the
- * removable path holds systemd-boot (firmware starts it) or shim with
- * systemd-boot as its second stage, else bootctl's own path. */
-static void current(const char *esp, char *shim, char *sd, size_t cap)
+ * program firmware starts (kt_boot_first_stage: BootNext, BootOrder, the
+ * removable path) is systemd-boot, or shim with systemd-boot as its second
+ * stage (grubx64.efi beside it, shim's DEFAULT_LOADER); else bootctl's own
+ * path, firmware starting systemd-boot. */
+static void current(const struct kt_efivars *vars, const char *esp, char *shim, char *sd,
+                    size_t cap)
 {
     char boot[KT_INSTALL_PATH], second[KT_INSTALL_PATH];
+    struct kt_boot_first *f = calloc(1, sizeof(*f));
     shim[0] = sd[0] = 0;
-    if (kt_esp_file(esp, "/EFI/BOOT/BOOTX64.EFI", boot, sizeof(boot)) == 0) {
-        if (kt_chain_is_systemd_boot(boot)) {
-            kt_fmt(sd, cap, "%s", boot);
+    if (f && kt_boot_first_stage(esp, vars, f) == 0) {
+        if (kt_chain_is_systemd_boot(f->path)) {
+            kt_fmt(sd, cap, "%s", f->path);
+            free(f);
             return;
         }
-        if (kt_esp_file(esp, "/EFI/BOOT/grubx64.efi", second, sizeof(second)) == 0 &&
+        char *slash = strrchr(f->file, '/');
+        kt_fmt(boot, sizeof(boot), "%.*s/grubx64.efi", (int)(slash - f->file), f->file);
+        if (kt_esp_file(esp, boot, second, sizeof(second)) == 0 &&
             kt_chain_is_systemd_boot(second)) {
-            kt_fmt(shim, cap, "%s", boot);
+            kt_fmt(shim, cap, "%s", f->path);
             kt_fmt(sd, cap, "%s", second);
+            free(f);
             return;
         }
     }
+    free(f);
     if (kt_esp_file(esp, "/EFI/systemd/systemd-bootx64.efi", boot, sizeof(boot)) == 0 &&
         kt_chain_is_systemd_boot(boot))
         kt_fmt(sd, cap, "%s", boot);
@@ -67,7 +78,7 @@ int kt_chain_install_uki(const struct kt_efivars *vars, const char *esp, const c
 {
     char shim[KT_INSTALL_PATH], sd[KT_INSTALL_PATH];
     memset(r, 0, sizeof(*r));
-    current(esp, shim, sd, sizeof(sd));
+    current(vars, esp, shim, sd, sizeof(sd));
     kt_fmt(sdboot, cap, "%s", sd);
     if (!sd[0]) {
         r->file = uki;

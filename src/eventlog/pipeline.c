@@ -8,6 +8,7 @@
 #include "eventlog/eventlog.h"
 #include "eventlog/recompute.h"
 #include "ktrust/sdboot.h"
+#include "util/fmt.h"
 
 /* THE table: recomputers by source of truth, PCR by PCR (the order of the
  * prediction's PCRs is the order of their first recomputer here). */
@@ -162,20 +163,23 @@ static int run(const struct table *t, const struct kt_evlog *log,
     return 0;
 }
 
-/* The UKI and options systemd-boot boots next on w->esp (kt_sdboot_next_uki,
- * with the Loader* variables of w->vars), unless w names a UKI: the one
- * rule every prediction (eventlog, plan-updates, check-update, audit)
- * takes.  No systemd-boot, or its next entry starts no UKI: w unchanged. */
+/* The UKI and options w names, else those systemd-boot boots next on
+ * w->esp (kt_sdboot_pick_uki, with the Loader* variables of w->vars): the
+ * one rule every prediction (eventlog, plan-updates, check-update, audit)
+ * takes, the choice kept in the prediction.  No systemd-boot, or its next
+ * entry starts no UKI: w unchanged, no choice. */
 static int with_next_uki(struct kt_evlog_predict_opts *w, struct kt_sdboot_next_uki *nx)
 {
-    if (w->uki || !w->esp)
+    if (!w->uki && !w->esp)
         return 0;
-    int rc = kt_sdboot_next_uki(w->esp, w->vars, nx, NULL);
-    if (rc == 1) {
+    int rc = kt_sdboot_pick_uki(w->esp, w->vars, w->uki, false, nx, NULL);
+    if (rc == 1 && !w->uki) {
         w->uki = nx->path;
         w->uki_options = nx->type1 ? nx->options : NULL;
     }
-    return rc == -ENOMEM ? rc : 0;
+    if (rc == 1 && nx->rule == KT_SDBOOT_BY_GIVEN && w->uki_options)
+        kt_fmt(nx->options, sizeof(nx->options), "%s", w->uki_options);
+    return rc == -ENOMEM ? rc : rc == 1;
 }
 
 int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
@@ -195,6 +199,11 @@ int kt_evlog_predict_with(const struct kt_evlog_recomputer *const *r, size_t n,
     struct kt_sdboot_next_uki *nx = calloc(1, sizeof(*nx));
     *out = calloc(1, sizeof(**out));
     int rc = *out && nx ? with_next_uki(&w, nx) : -ENOMEM;
+    if (rc == 1) {
+        (*out)->uki = nx;
+        nx = NULL;
+        rc = 0;
+    }
     if (rc == 0)
         rc = run(&t, log, &w, *out, err);
     free(nx);
@@ -212,9 +221,15 @@ void kt_evlog_prediction_free(struct kt_evlog_prediction *p)
 {
     if (!p)
         return;
+    free(p->uki);
     for (size_t k = 0; k < p->n_pcrs; k++)
         free(p->pcr[k].ev);
     free(p);
+}
+
+const struct kt_sdboot_next_uki *kt_evlog_prediction_uki(const struct kt_evlog_prediction *p)
+{
+    return p ? p->uki : NULL;
 }
 
 const struct kt_evlog_pcrs *kt_evlog_prediction_now(const struct kt_evlog_prediction *p)

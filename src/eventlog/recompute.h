@@ -35,6 +35,7 @@ struct kt_evlog_prediction {
     struct kt_evlog_pcrs after; /* each predicted PCR replayed from its events */
     size_t n_pcrs;              /* in the order of the recomputers' table */
     struct kt_evlog_pcr_pred pcr[KT_EVLOG_PCRS];
+    struct kt_sdboot_next_uki *uki; /* the UKI predicted from and why (owned), NULL none */
 };
 
 struct kt_evlog_recomputer {

@@ -3,15 +3,21 @@
  * signed policies, audit): when systemd-boot is on the ESP, the program
  * of the entry it boots next (kt_sdboot_next, with the Loader* variables
  * of the snapshot) when that program is a UKI, with a Type #1 entry's
- * options (the load options systemd-boot passes and measures). */
+ * options (the load options systemd-boot passes and measures);
+ * kt_sdboot_pick_uki: that, or the UKI the caller names, or the one of
+ * EFI/Linux, with the rule that picked it (what every command says). */
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "boot/esp.h"
 #include "sdboot/sdboot.h"
 #include "uki/uki.h"
 #include "util/err.h"
 #include "util/file.h"
+#include "util/fmt.h"
 
 /* Where systemd-boot is installed: bootctl's own path, the removable path,
  * and shim's second stage in the removable directory. */
@@ -94,4 +100,51 @@ int kt_sdboot_next_uki(const char *esp, const struct kt_efivars *vars,
         rc = pick(s, out, err);
     kt_sdboot_free(s);
     return rc;
+}
+
+int kt_sdboot_only_uki(const char *esp, char *path, size_t cap)
+{
+    char dir[KT_SDBOOT_PATH];
+    kt_fmt(dir, sizeof(dir), "%s/EFI/Linux", esp);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -ENOENT;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len <= 4 || e->d_name[0] == '.' || strcasecmp(e->d_name + len - 4, ".efi"))
+            continue;
+        if (n++ == 0)
+            kt_fmt(path, cap, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    return n == 1 ? 0 : n ? -E2BIG : -ENOENT;
+}
+
+/* A UKI the caller names: on the ESP when its real path is under the ESP's. */
+static int given_uki(const char *esp, const char *given, struct kt_sdboot_next_uki *out)
+{
+    char re[KT_SDBOOT_PATH], rg[KT_SDBOOT_PATH];
+    out->rule = KT_SDBOOT_BY_GIVEN;
+    if (!kt_sdboot_copy(out->path, sizeof(out->path), given))
+        return -E2BIG;
+    size_t n = esp && realpath(esp, re) && realpath(given, rg) ? strlen(re) : 0;
+    if (n && !strncmp(rg, re, n) && rg[n] == '/')
+        kt_sdboot_copy(out->image, sizeof(out->image), rg + n);
+    return 1;
+}
+
+int kt_sdboot_pick_uki(const char *esp, const struct kt_efivars *vars, const char *given,
+                       bool only, struct kt_sdboot_next_uki *out, struct kt_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->rule = KT_SDBOOT_BY_NONE;
+    if (given)
+        return given_uki(esp, given, out);
+    int rc = esp ? kt_sdboot_next_uki(esp, vars, out, err) : 0;
+    if (rc != 0 || !only || !esp || kt_sdboot_only_uki(esp, out->path, sizeof(out->path)) < 0)
+        return rc;
+    out->rule = KT_SDBOOT_BY_ONLY;
+    kt_fmt(out->image, sizeof(out->image), "%s", out->path + strlen(esp));
+    return 1;
 }

@@ -223,6 +223,6 @@ long kt_sdboot_next(const struct kt_sdboot *s, bool one_shot, enum kt_sdboot_rul
 const char *kt_sdboot_rule_name(enum kt_sdboot_rule r)
 {
     static const char *const names[] = {"oneshot", "efivar", "saved", "config", "first", "none",
-                                        "unknown"};
+                                        "unknown", "given", "only"};
     return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "?";
 }

@@ -270,6 +270,42 @@ int kt_uki_pcrsig_check(const struct kt_uki *u, const char *bank, struct kt_uki_
     return 0;
 }
 
+/* Does .pcrsig hold an array for bank? */
+static bool holds_bank(const struct kt_uki *u, const char *bank)
+{
+    const uint8_t *p;
+    size_t len;
+    struct kt_json *j = NULL;
+    bool yes = kt_uki_get(u, ".pcrsig", &p, &len) == 0 &&
+               kt_json_parse((const char *)p, len, &j, NULL) == 0 && j->type == KT_JSON_OBJ &&
+               kt_json_get(j, bank);
+    kt_json_free(j);
+    return yes;
+}
+
+int kt_uki_pcrsig_check_banks(const struct kt_uki *u, const char *const *want, size_t n_want,
+                              struct kt_uki_pcrsig_banks *out)
+{
+    static const char *const banks[KT_UKI_PCRSIG_BANKS] = {"sha1", "sha256", "sha384", "sha512"};
+    memset(out, 0, sizeof(*out));
+    for (size_t b = 0; b < KT_UKI_PCRSIG_BANKS; b++) {
+        bool wanted = false;
+        for (size_t i = 0; i < n_want; i++)
+            wanted |= want[i] && !strcmp(want[i], banks[b]);
+        bool present = holds_bank(u, banks[b]);
+        if (!present && !wanted)
+            continue;
+        int rc = kt_uki_pcrsig_check(u, banks[b], &out->r[out->n]);
+        if (rc == -ENOMEM)
+            return rc;
+        if (rc < 0)
+            continue; /* -EINVAL: this UKI's PCR 11 cannot be computed in that bank */
+        out->bank[out->n] = banks[b];
+        out->present[out->n++] = present;
+    }
+    return 0;
+}
+
 const char *kt_pcrsig_status_name(enum kt_pcrsig_status s)
 {
     static const char *const names[] = {"valid", "absent", "mismatch", "invalid"};

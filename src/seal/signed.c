@@ -9,12 +9,10 @@
  * PolicyAuthorize replaces it by the digest above.  So the token unseals
  * when .pcrsig signs the approved digest of the PCR 11 the UKI gives at
  * enter-initrd (systemd-cryptsetup runs in the initrd). */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "ktrust/sdboot.h"
 #include "seal/seal.h"
@@ -25,6 +23,7 @@ struct kt_seal_uki {
     struct kt_file f;
     struct kt_uki *u;
     char *path;
+    struct kt_sdboot_next_uki *choice; /* why this UKI (kt_sdboot_pick_uki), NULL: opened by path */
     struct { /* PCR 11 at enter-initrd per bank, computed once */
         uint16_t alg;
         size_t len;
@@ -81,6 +80,7 @@ void kt_seal_uki_free(struct kt_seal_uki *u)
     if (u->f.data)
         kt_file_close(&u->f);
     free(u->path);
+    free(u->choice);
     free(u);
 }
 
@@ -94,18 +94,21 @@ int kt_seal_uki_open_for(const char *uki, const char *esp, const struct kt_efiva
         i++;
     if (i == n)
         return 0;
-    if (uki)
-        return kt_seal_uki_open(uki, out, err);
-    struct kt_sdboot_next_uki *nx = esp ? calloc(1, sizeof(*nx)) : NULL;
+    struct kt_sdboot_next_uki *nx = calloc(1, sizeof(*nx));
     if (!nx)
-        return esp ? -ENOMEM : 0;
-    /* systemd-boot's next entry decides; without it, the one UKI of EFI/Linux */
-    int rc = kt_sdboot_next_uki(esp, vars, nx, NULL);
-    if (rc == 0 && kt_seal_uki_find(esp, nx->path, sizeof(nx->path)) == 0)
-        rc = 1;
+        return -ENOMEM;
+    /* the UKI given; systemd-boot's next entry; without it, the one UKI of
+     * EFI/Linux */
+    int rc = kt_sdboot_pick_uki(esp, vars, uki, true, nx, NULL);
     if (rc == 1)
-        rc = kt_seal_uki_open(nx->path, out, NULL);
+        rc = kt_seal_uki_open(nx->path, out, uki ? err : NULL);
+    if (*out) {
+        (*out)->choice = nx;
+        nx = NULL;
+    }
     free(nx);
+    if (uki)
+        return rc < 0 ? rc : 0;
     return rc == -ENOMEM ? rc : 0;
 }
 
@@ -116,21 +119,12 @@ const char *kt_seal_uki_path(const struct kt_seal_uki *u)
 
 int kt_seal_uki_find(const char *esp, char *path, size_t cap)
 {
-    char dir[4096];
-    kt_fmt(dir, sizeof(dir), "%s/EFI/Linux", esp);
-    DIR *d = opendir(dir);
-    if (!d)
-        return -ENOENT;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len <= 4 || e->d_name[0] == '.' || strcasecmp(e->d_name + len - 4, ".efi"))
-            continue;
-        if (n++ == 0)
-            kt_fmt(path, cap, "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    return n == 1 ? 0 : n ? -E2BIG : -ENOENT;
+    return kt_sdboot_only_uki(esp, path, cap);
+}
+
+const struct kt_sdboot_next_uki *kt_seal_uki_choice(const struct kt_seal_uki *u)
+{
+    return u ? u->choice : NULL;
 }
 
 const struct kt_uki *kt_seal_uki_image(const struct kt_seal_uki *u)
@@ -188,6 +182,12 @@ int kt_seal_signed_part(const struct kt_seal_token *t, const struct kt_seal_uki 
         return rc;
     r->have_sig = true;
     kt_fmt(r->uki, sizeof(r->uki), "%s", uki->path);
+    if (uki->choice) {
+        r->have_choice = true;
+        kt_fmt(r->uki_image, sizeof(r->uki_image), "%s", uki->choice->image);
+        kt_fmt(r->uki_entry, sizeof(r->uki_entry), "%s", uki->choice->entry);
+        r->uki_rule = (int)uki->choice->rule;
+    }
     r->sig = kt_seal_pcrsig_token(uki->u, t, r->approved);
     return r->sig == KT_SEAL_SIG_OK;
 }

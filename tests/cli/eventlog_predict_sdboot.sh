@@ -88,6 +88,16 @@ expect_eq "$(auto --efivars vars)" "$pcr11 $(ext "$second" "$second") " \
 expect_match "$("$KTRUST" eventlog sd.log --predict --esp esp --efivars vars)" \
     "UKI: esp/c2.efi, of systemd-boot's next entry a.conf \(efivar\), options \"console=ttyS0 second\"" \
     "text: the UKI and options predicted from, and why"
+expect_match "$("$KTRUST" eventlog sd.log --predict --esp esp --efivars vars)" \
+    "options \"console=ttyS0 second\"; on the ESP: /c2.efi" "text: the UKI's path on the ESP"
+picked() { "$KTRUST" eventlog sd.log --predict --esp esp "$@" --json |
+               jq -r 'select(.type == "predicted_uki") | "\(.uki) \(.entry) \(.rule) \(.options)"'; }
+expect_eq "$(picked --efivars vars)" "/c2.efi a.conf efivar console=ttyS0 second" \
+    "JSON: the UKI on the ESP, its entry, the rule, the options"
+expect_eq "$(picked)" "/c1.efi z.conf first console=ttyS0 first" "JSON: no variables, the first entry"
+expect_eq "$(picked --efivars vars --uki C.efi --uki-options 'console=ttyS0 panic=-1')" \
+    "null null given console=ttyS0 panic=-1" "JSON: --uki given (not on the ESP), its options"
+expect_eq "$(picked --efivars vars --uki esp/c1.efi)" "/c1.efi null given null" "JSON: --uki of a file on the ESP"
 expect_eq "$(auto --efivars vars --uki C.efi --uki-options 'console=ttyS0 panic=-1')" \
     "$pcr11 $(ext "$two" "$two") " "--uki and --uki-options given: they win over the next entry"
 expect_eq "$("$KTRUST" eventlog sd.log --predict --esp esp --efivars vars --predict-format pcrlock |

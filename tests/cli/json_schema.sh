@@ -124,6 +124,9 @@ if [ -f uki.efi ] && [ -f /usr/lib/systemd/boot/efi/systemd-bootx64.efi ]; then
     j audit-sdboot audit --efivars "$QEMU/efivars" --esp sdaudit
     expect_eq "$(jq -r 'select(.section == "chain") | .sdboot.pcrsig.status' out/audit-sdboot.json)" "absent" \
         "audit of a systemd-boot ESP: its sdboot object has the next UKI's pcrsig"
+    j eventlog-predict-uki eventlog "$QEMU/eventlog.bin" --predict --efivars "$QEMU/efivars" --esp sdaudit
+    expect_eq "$(jq -r 'select(.type == "predicted_uki") | "\(.uki) \(.entry) \(.rule)"' out/eventlog-predict-uki.json)" \
+        "/EFI/Linux/schema.efi schema.efi first" "eventlog --predict: the UKI it picked, its entry and rule"
 fi
 
 # every line valid under the shipped schema; failing runs end with the summary

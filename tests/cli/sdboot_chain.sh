@@ -92,6 +92,33 @@ efi esl --x509 db.crt -o mok.esl
 efi efivar --attrs 0x6 mok.esl -o mokvars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23
 expect_eq "$(inst mokvars shimesp good.efi)" "true boots good.efi" "install a UKI alone behind shim and systemd-boot: the MOK vouches"
 expect_eq "$(inst mokvars shimesp other.efi)" "false shim_keys other.efi" "behind shim: a UKI no MOK vouches for"
+# shim where distributions put it, EFI/debian/shimx64.efi, started by a
+# Boot#### of BootOrder (no EFI/BOOT/BOOTX64.EFI): the same lookup of the
+# program firmware starts (kt_boot_first_stage), then BootNext's
+GV=8be4df61-93ca-11d2-aa0d-00e098032b8c
+mkdir -p distesp/EFI/debian distesp/EFI/systemd distvars
+cp "$CORPUS/debian/shimx64.efi.signed" distesp/EFI/debian/shimx64.efi
+cp sdboot.efi distesp/EFI/debian/grubx64.efi
+cp mokvars/* distvars/
+rm -f distvars/Boot0*-$GV distvars/BootOrder-$GV
+efi loadopt --efivar 7 --hd --desc debian --file '\EFI\debian\shimx64.efi' -o distvars/Boot0001-$GV
+efi loadopt --efivar 7 --hd --desc 'systemd-boot' --file '\EFI\systemd\systemd-bootx64.efi' -o distvars/Boot0002-$GV
+efi u16 --efivar 7 1 2 -o distvars/BootOrder-$GV
+cp sdboot.efi distesp/EFI/systemd/systemd-bootx64.efi
+expect_eq "$(inst distvars distesp good.efi)" "true boots good.efi" \
+    "install a UKI alone: shim at EFI/debian/shimx64.efi by BootOrder, the MOK vouches"
+expect_eq "$(inst distvars distesp other.efi)" "false shim_keys other.efi" \
+    "install a UKI alone: shim by BootOrder judges with shim's keys"
+efi u16 --efivar 7 2 -o distvars/BootNext-$GV
+expect_eq "$("$KTRUST" check-update --json --efivars distvars --esp distesp --install good.efi |
+    jq -r 'select(.type == "install_check") | "\(.boots) \(.why) \(.stopped_at)"')" \
+    "false no_db distesp/EFI/systemd/systemd-bootx64.efi" \
+    "BootNext starts systemd-boot without shim: db (Microsoft's) does not vouch for it"
+rm distvars/BootNext-$GV distvars/Boot0001-$GV
+expect_eq "$("$KTRUST" check-update --json --efivars distvars --esp distesp --install good.efi |
+    jq -r 'select(.type == "install_check") | "\(.boots) \(.why) \(.stopped_at)"')" \
+    "false no_db distesp/EFI/systemd/systemd-bootx64.efi" \
+    "BootOrder's Boot0001 gone: its next entry, systemd-boot itself"
 efi efivar --attrs 0x27 dbx.esl -o vars/dbx-d719b2cb-3d3a-4596-a3bc-dad00e67656f
 j=$("$KTRUST" check-update --json --efivars vars --install sdboot.efi good.efi | jq -c 'select(.type == "install_check")')
 expect_eq "$(jq -r '"\(.boots) \(.why)"' <<<"$j")" "false dbx" "install: systemd-boot in dbx"

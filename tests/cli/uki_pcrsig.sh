@@ -21,11 +21,12 @@ mkdir st
 SWPID=
 trap '[ -n "$SWPID" ] && kill $SWPID 2>/dev/null; wait $SWPID 2>/dev/null; rm -rf "$T"' EXIT
 swtpm_start "$T/st" || { bad "swtpm did not start"; finish; }
-sign() { # sign KEY PUB CMDLINE > JSON
-    local i
+sign() { # sign KEY PUB CMDLINE [BANK...] > JSON
+    local i banks=("${@:4}")
+    [ ${#banks[@]} -gt 0 ] || banks=(sha256)
     for i in $(seq 50); do
         $MEASURE sign --linux=$K --osrel=osrel --cmdline="$3" --initrd=initrd --pcrpkey="$2" \
-            --bank=sha256 --private-key="$1" --public-key="$2" \
+            "${banks[@]/#/--bank=}" --private-key="$1" --public-key="$2" \
             --tpm2-device=swtpm:host=127.0.0.1,port=$PORT 2>/dev/null && return 0
         sleep 0.1 # swtpm still starting
     done
@@ -89,4 +90,29 @@ for skip in '{"pcrs":[7],"pkfp":"not hex"}' '(.sha256[0] | .pkfp = "00" | .pol =
         .pcrsig=pre.json >/dev/null
     expect_eq "$(status pre.efi)" valid "an entry systemd skips ($skip): still valid"
 done
+
+# audit: the next UKI's .pcrsig in every bank systemd-measure signed
+# (--bank=sha1 --bank=sha256 --bank=sha384); an entry tampered with in the
+# sha1 bank alone is invalid there and nowhere else
+SDB=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
+if [ -f $SDB ]; then
+    sign pcr.key pcr.pub cmdline sha1 sha256 sha384 >banks.json || bad "systemd-measure sign --bank x3 failed"
+    mkdir -p esp/EFI/systemd esp/EFI/Linux
+    cp $SDB esp/EFI/systemd/systemd-bootx64.efi
+    "$MK" esp/EFI/Linux/banks.efi .linux=$K .osrel=osrel .cmdline=cmdline .initrd=initrd \
+        .pcrpkey=pcr.pub .pcrsig=banks.json >/dev/null
+    banks() { "$KTRUST" audit --json --esp esp | jq -r 'select(.section == "chain") |
+        [.sdboot.pcrsig_banks[] | "\(.bank)=\(.status)"] | join(" ")'; }
+    expect_eq "$(banks)" "sha1=valid sha256=valid sha384=valid" "audit: .pcrsig valid in each bank signed"
+    jq -c '.sha1[0].sig |= (("" + (.[0:1] | if . == "A" then "B" else "A" end)) + .[1:])' \
+        banks.json >banks-bad.json
+    "$MK" esp/EFI/Linux/banks.efi .linux=$K .osrel=osrel .cmdline=cmdline .initrd=initrd \
+        .pcrpkey=pcr.pub .pcrsig=banks-bad.json >/dev/null
+    expect_eq "$(banks)" "sha1=invalid sha256=valid sha384=valid" \
+        "audit: the sha1 entry tampered with: invalid in sha1 only"
+    t=$("$KTRUST" audit --esp esp)
+    expect_match "$t" "PCR 11 policy \(.pcrsig sha1\): invalid \(the enter-initrd entry's signature does not verify" \
+        "audit text: the sha1 bank's status"
+    expect_match "$t" "PCR 11 policy \(.pcrsig sha384\): signed for enter-initrd" "audit text: the sha384 bank's"
+fi
 finish

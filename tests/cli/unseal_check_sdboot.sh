@@ -37,6 +37,12 @@ which() { uc "$@" --json | jq -r 'select(.type == "token") | "\(.signed.uki) \(.
 
 expect_eq "$(which)" "null null" "no systemd-boot, two UKIs in EFI/Linux: no UKI, cannot tell"
 expect_exit 3 "no systemd-boot, two UKIs: exit 3" -- uc
+# which UKI and why (kt_sdboot_pick_uki), the same fields for every command
+choice() { jq -r 'select(.type == "token") | .signed.uki_choice | "\(.uki) \(.entry) \(.rule)"'; }
+mv esp/EFI/Linux/a.efi a.efi
+expect_eq "$(uc --json | choice)" "/EFI/Linux/b.efi null only" "no systemd-boot, one UKI in EFI/Linux: the only one"
+expect_match "$(uc)" "UKI esp/EFI/Linux/b.efi \(the only UKI in EFI/Linux \(no systemd-boot\)\)" "text: the only one"
+mv a.efi esp/EFI/Linux/a.efi
 mkdir -p esp/EFI/systemd
 cp $SDB esp/EFI/systemd/systemd-bootx64.efi
 expect_eq "$(which)" "esp/EFI/Linux/b.efi true" "systemd-boot, no variables: its first entry's UKI, signed: unseals"
@@ -47,6 +53,11 @@ expect_exit 5 "the next entry's UKI does not cover the token: exit 5" -- uc --ef
 efi str16 --efivar 7 b.efi -o vars/LoaderEntryOneShot-$LG
 expect_eq "$(which --efivars vars)" "esp/EFI/Linux/b.efi true" "LoaderEntryOneShot beats LoaderEntryDefault"
 expect_eq "$(which --efivars vars --uki esp/EFI/Linux/a.efi)" "esp/EFI/Linux/a.efi false" "--uki beats the entries"
+expect_eq "$(uc --efivars vars --json | choice)" "/EFI/Linux/b.efi b.efi oneshot" "unseal-check: the UKI, its entry, the rule"
+expect_eq "$(uc --efivars vars --uki esp/EFI/Linux/a.efi --json | choice)" "/EFI/Linux/a.efi null given" \
+    "unseal-check --uki: given, on the ESP"
+expect_match "$(uc --efivars vars)" "UKI esp/EFI/Linux/b.efi \(of systemd-boot's next entry b.efi \(oneshot\)\)" \
+    "unseal-check text: the entry and the rule"
 rm vars/LoaderEntryOneShot-$LG
 # plan-updates and audit take the same rule (the variables of the snapshot)
 cp -r "$O/efivars" ev && cp vars/* ev/
@@ -56,6 +67,9 @@ DBXU=$CORPUS/peers/secureboot-objects/DBX/DBXUpdate2024.bin
 expect_eq "$("$KTRUST" plan-updates --efivars ev --eventlog "$O/eventlog.bin" --luks tok.json --esp esp "$DBXU" --json |
     jq -r 'select(.type=="plan") | .steps[0].after.sealed[0] | "\(.signed.uki) \(.signed.pcrsig)"')" \
     "esp/EFI/Linux/a.efi no_pcrsig" "plan-updates: the UKI LoaderEntryDefault picks"
+expect_eq "$("$KTRUST" plan-updates --efivars ev --eventlog "$O/eventlog.bin" --luks tok.json --esp esp "$DBXU" --json |
+    jq -r 'select(.type=="plan") | .steps[0].after.sealed[0] | .signed.uki_choice | "\(.uki) \(.entry) \(.rule)"')" \
+    "/EFI/Linux/a.efi a.efi efivar" "plan-updates: which UKI, entry and rule"
 # check-update --install NEW_UKI alone: the tokens judged by the new UKI
 # (LoaderEntryDefault's a.efi boots today; b.efi's .pcrsig covers them)
 ci() { "$KTRUST" check-update --efivars ev --eventlog "$O/eventlog.bin" --luks tok.json --esp esp \
@@ -78,6 +92,8 @@ expect_eq "$(jq -r 'select(.section == "chain") | .sdboot | "\(.next) \(.rule) \
     "a.efi efivar absent 2 .linux false" "audit: the next UKI (LoaderEntryDefault), no .pcrsig, its two add-ons (one with .linux), 252 ignores them"
 expect_eq "$(jq -r '.. | objects | select(has("tokens")) | .tokens[0] | "\(.signed.uki) \(.unseals_after)"' <<<"$j")" \
     "r/boot/efi/EFI/Linux/a.efi false" "audit: the sealed token judged by that UKI: does not unseal"
+expect_eq "$(jq -r '.. | objects | select(has("tokens")) | .tokens[0].signed.uki_choice | "\(.uki) \(.entry) \(.rule)"' <<<"$j")" \
+    "/EFI/Linux/a.efi a.efi efivar" "audit: the sealed token's UKI, entry and rule, as the chain's sdboot says"
 t=$(aud ev)
 expect_match "$t" "PCR 11 policy \(.pcrsig sha256\): absent" "audit text: the PCR 11 policy status"
 expect_match "$t" "add-ons: 2, [0-9]+ refused \(forbidden sections: .linux\); its stub \(systemd 252\) ignores them" \
@@ -90,4 +106,14 @@ expect_eq "$(jq -r '.. | objects | select(has("tokens")) | .tokens[0] | "\(.sign
     "r/boot/efi/EFI/Linux/b.efi true" "audit: the sealed token unseals with b.efi"
 expect_match "$(aud ev2)" "PCR 11 policy \(.pcrsig sha256\): signed for enter-initrd by .pcrpkey [0-9a-f]{64}" \
     "audit text: signed for which phase, by which key"
+# the banks the sealed keys use: the crypttab's token (sha256) against
+# b.efi's .pcrsig in that bank; bound to sha384, a bank .pcrsig lacks
+expect_eq "$(jq -r 'select(.section == "chain") | [.sdboot.pcrsig_banks[] | "\(.bank)=\(.status),\(.present),\(.sealed_keys)"] | join(" ")' <<<"$j")" \
+    "sha256=valid,true,1" "audit: .pcrsig's banks, the sealed key's bank among them"
+jq -c '."tpm2-pcr-bank" = "sha384"' tok.json >r/tok.json
+j=$(aud ev2 --json)
+expect_eq "$(jq -r 'select(.section == "chain") | [.sdboot.pcrsig_banks[] | "\(.bank)=\(.status),\(.present),\(.sealed_keys)"] | join(" ")' <<<"$j")" \
+    "sha256=valid,true,0 sha384=mismatch,false,1" "audit: a key sealed in sha384, a bank .pcrsig has no entries for"
+expect_match "$(aud ev2)" "PCR 11 policy \(.pcrsig sha384\): mismatch \(.pcrsig has no sha384 entries\): .* in this bank does not unseal with this UKI \(1 sealed key uses this bank\)" \
+    "audit text: the sealed key's bank"
 finish
