@@ -52,6 +52,7 @@ banner mainline "(debian-kernel@lists.debian.org)" "(builder@kernel.example.inva
 banner deb6120-1 "Debian 6.1.192-3" "Debian 6.1.20-1"
 banner deb6120-2 "Debian 6.1.192-3" "Debian 6.1.20-2"
 banner deb510 "Debian 6.1.192-3" "Debian 5.10.21-1"
+banner debrc "Debian 6.1.192-3" "Debian 6.1~rc3-1"
 "$KTRUST" keyring add -q --store s.db --keyring platform db.crt || bad "db key into platform"
 
 # the Debian kernel: trusted, and the verdict names .platform and the patch
@@ -69,6 +70,8 @@ expect_exit 2 "Debian 6.1.20-1 (the patch dropped in 6.1~rc3, back in 6.1.20-2):
     "$KTRUST" verify-module -q --store s.db --kernel deb6120-1 db.ko
 expect_exit 0 "Debian 6.1.20-2: trusted" -- "$KTRUST" verify-module -q --store s.db --kernel deb6120-2 db.ko
 expect_exit 0 "Debian 5.10 (bullseye): trusted" -- "$KTRUST" verify-module -q --store s.db --kernel deb510 db.ko
+expect_exit 2 "Debian 6.1~rc3-1 (the refresh that dropped it): untrusted" -- \
+    "$KTRUST" verify-module -q --store s.db --kernel debrc db.ko
 expect_exit 2 "no --kernel: mainline's rule assumed" -- "$KTRUST" verify-module -q --store s.db db.ko
 j=$("$KTRUST" verify-module --json --store s.db --kernel mainline db.ko 2>/dev/null | head -1)
 expect_eq "$(jq -r '"\(.keyring) \(.via)"' <<<"$j")" "null null" "mainline: no keyring/via in JSON"
