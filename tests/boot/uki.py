@@ -15,6 +15,10 @@ initramfs of tpm.py, with a fresh swtpm.
                        12 as the TPM has them, each loader, UKI and stub event
                        recomputed; the log's replay equals the TPM; `uki
                        verify` (--trust, and --efivars: the firmware) trusts it.
+                       Its /init then loads crc7.ko signed by Debian, unsigned,
+                       by our db key (in .platform only: Debian 6.1.192-3
+                       loads it, its db-mok-keyring patch) and by a key in no
+                       keyring; `chain --efivars` must say the same of each.
   uki_change           UKI B (no .cmdline: two stub events fewer) started by
                        a Type #1 entry whose options are the command line
                        (PCR 12: systemd-boot's and the stub's events, one
