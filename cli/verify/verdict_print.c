@@ -17,6 +17,7 @@ void vp_from_result(struct vp_result *vr, const char *file, const struct kt_resu
     vr->sigs = kt_result_signers(res, &vr->n_sigs);
     vr->compression = kt_result_compression(res);
     vr->linux_since = kt_result_linux_since(res);
+    vr->via = kt_result_via(res);
 }
 
 static const char *verdict_word(int rc) { return kt_verdict_name(kt_verdict_of(rc)); }
@@ -115,8 +116,14 @@ void vp_json(struct jw *w, const struct vp_result *r)
         jw_str(w, "reason", r->error->what);
     else if (r->rc)
         jw_str(w, "reason", verdict_word(r->rc));
+    else if (r->via)
+        jw_str(w, "reason", "a .platform key vouches for the signature (the kernel's second search)");
     else
         jw_str(w, "reason", "a trusted key vouches for the signature");
+    if (!r->rc && r->via) { /* the keyring that vouched, and the patch that searches it */
+        jw_str(w, "keyring", "platform");
+        jw_str(w, "via", r->via);
+    }
     char v[16];
     if (!r->rc && r->linux_since)
         jw_str(w, "linux_since", linux_str(r->linux_since, v));
@@ -189,7 +196,9 @@ void vp_text(FILE *f, const struct vp_result *r, bool verbose)
     fprintf(f, "%s: %s", tx(r->file), verdict_word(r->rc));
     if (r->rc && r->error && r->error->what[0])
         fprintf(f, " (%s)", tx(r->error->what));
-    else if (!r->rc && r->linux_since)
+    else if (!r->rc && r->via)
+        fprintf(f, " (via .platform: %s; a mainline kernel refuses it)", tx(r->via));
+    if (!r->rc && r->linux_since)
     {
         char v[16];
         fprintf(f, " (for Linux %s or later: older kernels refuse its algorithm)",

@@ -32,6 +32,7 @@ struct vp_result {
     /* optional extra fields (NULL: omitted) */
     const char *compression;      /* modules: "xz", "zstd", "gzip", "none" */
     unsigned linux_since;         /* trusted only from this Linux (KT_LINUX), 0: any */
+    const char *via;              /* trusted through .platform by this patch (kt_result_via) */
     bool not_verified;            /* never verified (a setup error): verdict null */
     /* more fields a command adds (NULL: none): extra_json writes keys into
      * the object after `signatures`; extra_text prints lines after the

@@ -32,6 +32,7 @@ struct kt_chain {
     bool saved_modules; /* modules may be saved ones (kt_modsig_compact_parse) */
     bool shim_trusted, kernel_trusted;
     unsigned linux_version; /* the kernel's release (KT_LINUX): its module rules */
+    struct kt_kimage_build build; /* the kernel's build: a distribution's keyring rules */
     bool firmware_only; /* no shim: firmware's LoadImage judges every image (db, dbx) */
     const char *kernel_cache; /* the kernel-key cache directory, or NULL */
     /* SHA-256 image hashes in db and MokList: shim admits such an image
@@ -466,7 +467,8 @@ int kt_chain_kernel(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
         return l->verdict;
     struct kt_error e = KT_ERROR_INIT;
     size_t n_keys = 0;
-    c->linux_version = kt_kimage_linux_version(buf, len);
+    kt_kimage_build_of(buf, len, &c->build); /* a UKI: its .linux */
+    c->linux_version = c->build.linux_version;
     int rc = kt_kcache_add_kernel_keys(c->kernel_cache, c->rings, buf, len, name, false, &n_keys,
                                        NULL, &e);
     l->keys_added = n_keys;
@@ -490,15 +492,23 @@ int kt_chain_module(struct kt_chain *c, const uint8_t *buf, size_t len, const ch
     res.saved_ok = c->saved_modules;
     res.policy.linux_version = c->linux_version; /* SHA-3 from 6.7, ML-DSA from 7.0 */
     struct kt_error e = KT_ERROR_INIT;
-    l->verdict = kt_modsig_verify(buf, len, c->rings, &res, &e);
+    /* mainline's keyrings; a Debian kernel's second search of platform */
+    l->verdict = kt_modsig_verify_build(buf, len, c->rings, &c->build, &res, &e);
     const struct kt_pkcs7_signer *si = res.msg && res.msg->n_signers ? &res.msg->signers[0] : NULL;
     if (si && si->signer_cert && si->signer_cert->description)
         snprintf(l->signer, sizeof(l->signer), "%s", si->signer_cert->description);
     if (l->verdict == 0) {
         describe_key(l->trusted_by, sizeof(l->trusted_by), si ? si->trusted_by : NULL);
-        snprintf(l->reason, sizeof(l->reason), "%s vouches", l->trusted_by);
+        if (res.via)
+            snprintf(l->reason, sizeof(l->reason),
+                     "%s vouches via .platform (%s; a mainline kernel refuses it)", l->trusted_by,
+                     res.via);
+        else
+            snprintf(l->reason, sizeof(l->reason), "%s vouches", l->trusted_by);
     } else if (l->verdict == -ENOKEY) {
-        snprintf(l->reason, sizeof(l->reason), "no builtin, secondary or machine key vouches%s",
+        const char *why = kt_distro_modules_platform(&c->build);
+        snprintf(l->reason, sizeof(l->reason), "no builtin, secondary or machine key vouches%s%s%s%s",
+                 why ? ", nor a .platform one (" : "", why ? why : "", why ? ")" : "",
                  c->kernel_trusted ? "" : " (the kernel is not trusted, so its keys are not loaded)");
     } else {
         snprintf(l->reason, sizeof(l->reason), "%s", e.what[0] ? e.what : "verification failed");

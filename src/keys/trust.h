@@ -20,6 +20,11 @@ struct kt_trust_set {
     const struct kt_keyring *rings[KT_TRUST_SET_MAX]; /* searched in this order */
     size_t n;
     const char *what;                /* what they vouch for ("modules"), for messages */
+    /* a keyring searched alone when the set finds no key (-ENOKEY), as
+     * verify_pkcs7_signature is called again with another keyring: NULL
+     * none; retry_why names the rule that makes the second call */
+    const struct kt_keyring *retry;
+    const char *retry_why;
 };
 
 /* The one trusted-key lookup: the first trusted key, in the set's keyrings

@@ -41,8 +41,21 @@ enum kt_kimage_comp {
 const char *kt_kimage_comp_name(enum kt_kimage_comp c);
 
 /* The Linux release an x86 bzImage's setup header names (KT_LINUX(6, 1)
- * for "6.1.0-57-amd64 ..."), 0 when img is no bzImage or names none. */
+ * for "6.1.0-57-amd64 ..."), 0 when img is no bzImage or names none.  A UKI
+ * is read through its .linux. */
 unsigned kt_kimage_linux_version(const uint8_t *img, size_t len);
+
+/* What a kernel image's version string says about its build: the release,
+ * and whose build it is (a distribution's patches change trust rules:
+ * policy/distro.h decides which).  All zero / "" when it says nothing. */
+#define KT_KIMAGE_BANNER_MAX 255
+struct kt_kimage_build {
+    unsigned linux_version;               /* KT_LINUX, 0 unknown */
+    char banner[KT_KIMAGE_BANNER_MAX + 1]; /* the version string, printable */
+    char debian_version[48];              /* a Debian build's package version
+                                           * ("6.1.192-3"), else "" */
+};
+void kt_kimage_build_of(const uint8_t *img, size_t len, struct kt_kimage_build *b);
 
 /* Locate and decompress the vmlinux in img (bzImage, EFI zboot, a bare
  * compressed stream, or already a vmlinux / raw Image).  On success

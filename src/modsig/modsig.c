@@ -231,6 +231,7 @@ out:
 int kt_modsig_finish(struct kt_modsig_result *res, const struct kt_trust_set *trust,
                      struct kt_error *err)
 {
+    res->via = NULL;
     if (res->rc < 0 || !res->has_sig)
         return res->rc;
     struct kt_error sub = KT_ERROR_INIT;
@@ -249,6 +250,25 @@ int kt_modsig_finish(struct kt_modsig_result *res, const struct kt_trust_set *tr
     }
     sub = (struct kt_error){0};
     rc = kt_pkcs7_validate_trust_set(res->msg, trust, &sub);
+    if (rc == -ENOKEY && trust && trust->retry) {
+        /* mod_verify_sig calls verify_pkcs7_signature again with the retry
+         * keyring only when the first call found no key: a rejection
+         * (blacklisted, bad signature) stays.  Its ENOKEY keeps the first
+         * call's reason (it names where the key is). */
+        struct kt_trust_set again = {.all = trust->all, .rings = {trust->retry}, .n = 1,
+                                     .what = trust->what};
+        struct kt_error re = KT_ERROR_INIT;
+        int rr = kt_pkcs7_validate_trust_set(res->msg, &again, &re);
+        if (rr == 0)
+            res->via = trust->retry_why;
+        if (rr != -ENOKEY) {
+            rc = rr;
+            sub = re;
+        } else { /* the signers' reasons of the first call, again */
+            sub = (struct kt_error){0};
+            rc = kt_pkcs7_validate_trust_set(res->msg, trust, &sub);
+        }
+    }
     if (rc < 0)
         return sig_fail(res, err, rc, &sub, "");
     return res->rc = 0;

@@ -148,6 +148,9 @@ struct kt_modsig_result {
                                     * the decompressed module, or (prepared with
                                     * keep) a copy of the signature */
     int rc;                        /* the verdict, as returned */
+    /* trusted only through the trust set's retry keyring: its why (the
+     * kernel's patch that searches it), else NULL */
+    const char *via;
     /* kt_modsig_prepare: the module's digest for each signer's algorithm */
     struct kt_pkcs7_digest digests[KT_HASH__COUNT];
     uint8_t digest_bytes[KT_HASH__COUNT][KT_HASH_MAX_SIZE];

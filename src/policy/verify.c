@@ -32,7 +32,14 @@ int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings
 int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
                      struct kt_modsig_result *res, struct kt_error *err)
 {
+    return kt_modsig_verify_build(buf, len, rings, NULL, res, err);
+}
+
+int kt_modsig_verify_build(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
+                           const struct kt_kimage_build *build, struct kt_modsig_result *res,
+                           struct kt_error *err)
+{
     struct kt_trust_set s;
-    kt_trust_set_for(rings, KT_VERIFY_PURPOSE_MODULE, &s);
+    kt_trust_set_for_build(rings, KT_VERIFY_PURPOSE_MODULE, build, &s);
     return kt_modsig_verify_set(buf, len, &s, res, err);
 }

@@ -10,6 +10,7 @@
 #include "pe/pe_verify.h"
 #include "pkcs7/pkcs7.h"
 #include "pkcs7/pkcs7_check.h"
+#include "policy/distro.h"
 #include "policy/keyrings.h"
 
 /* kt_pkcs7_validate_trust_set over purpose's keyrings (rings may be NULL:
@@ -25,8 +26,14 @@ int kt_pkcs7_check(const uint8_t *sig, size_t sig_len, const uint8_t *data, size
 int kt_pe_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
                  const struct kt_pe_verify_opts *opts, struct kt_pe_result **out,
                  struct kt_error *err);
-/* kt_modsig_verify_set over the module purpose's keyrings. */
+/* kt_modsig_verify_set over the module purpose's keyrings (mainline's). */
 int kt_modsig_verify(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
                      struct kt_modsig_result *res, struct kt_error *err);
+/* The same as the kernel build judges it (policy/distro.h: a Debian kernel
+ * searches platform when the others find no key; res->via then names why);
+ * build NULL: mainline. */
+int kt_modsig_verify_build(const uint8_t *buf, size_t len, const struct kt_keyrings *rings,
+                           const struct kt_kimage_build *build, struct kt_modsig_result *res,
+                           struct kt_error *err);
 
 #endif

@@ -57,7 +57,8 @@ static int add_kernel(struct kt_ctx *ctx, const struct kt_ctx_opts *o,
     if (sig && *sig)
         raise(strcmp(sig, "TERM") ? SIGINT : SIGTERM);
 #endif
-    ctx->linux_version = kt_kimage_linux_version(f.data, f.len);
+    kt_kimage_build_of(f.data, f.len, &ctx->build);
+    ctx->linux_version = ctx->build.linux_version;
     enum kt_kcache how;
     struct kt_store *cache = ctx->mode == KT_CTX_STORE_READ ? ctx->store : NULL;
     if (cache)

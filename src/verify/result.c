@@ -40,6 +40,8 @@ const struct kt_signer *kt_result_signers(const struct kt_result *r, size_t *n)
 
 const char *kt_result_compression(const struct kt_result *r) { return r->compression; }
 
+const char *kt_result_via(const struct kt_result *r) { return r->rc == 0 ? r->via : NULL; }
+
 unsigned kt_result_linux_since(const struct kt_result *r)
 {
     unsigned v = 0;

@@ -61,12 +61,14 @@ static void verify_pe(const struct kt_ctx *ctx, const uint8_t *buf, size_t len,
 static void module_finish(const struct kt_ctx *ctx, struct kt_result *r)
 {
     struct kt_trust_set s;
-    kt_trust_set_for(ctx->rings, KT_VERIFY_PURPOSE_MODULE, &s);
+    /* --kernel's build: a Debian kernel also takes platform keys */
+    kt_trust_set_for_build(ctx->rings, KT_VERIFY_PURPOSE_MODULE, &ctx->build, &s);
     /* a --kernel image's release: the algorithms that kernel takes */
     r->mod.policy.linux_version = ctx->linux_version;
     if (r->mod.msg)
         r->mod.msg->policy.linux_version = ctx->linux_version;
     r->rc = kt_modsig_finish(&r->mod, &s, &r->err);
+    r->via = r->rc == 0 ? r->mod.via : NULL;
     r->pending = false;
     if (kt_signer_tree_from_pkcs7(&r->sigs, r->mod.msg, r->rc, &r->err, true) < 0)
         r->rc = -ENOMEM;

@@ -9,6 +9,7 @@
 #include "modsig/modsig.h"
 #include "pe/pe_verify.h"
 #include "pkcs7/pkcs7_check.h"
+#include "policy/distro.h"
 #include "policy/keyrings.h"
 #include "policy/load.h"
 #include "policy/restrict.h"
@@ -29,6 +30,9 @@ struct kt_ctx {
     bool committed;
     unsigned linux_version;   /* --kernel's release (KT_LINUX), 0: none or unknown;
                                * module verdicts follow that kernel's rules */
+    /* --kernel's build (its banner): a distribution's keyring rules
+     * (policy/distro.h); all zero without --kernel: mainline's */
+    struct kt_kimage_build build;
 };
 
 /* For the files of the context: a message to o->msg (printf-style), and
@@ -116,6 +120,9 @@ struct kt_result {
     const struct kt_sbat_entry *sbat_img, *sbat_lvl;
     int sbat_rc;
     bool uki;                     /* PE: a Unified Kernel Image (a .linux the stub takes) */
+    /* a module trusted only through a distribution's retry keyring: the
+     * patch's name (kt_result_via), else NULL */
+    const char *via;
     /* a signed variable update (verify_var.c) */
     struct kt_authvar var;
     struct kt_authvar_result av;

@@ -15,6 +15,10 @@ initramfs of tpm.py, with a fresh swtpm.
                        12 as the TPM has them, each loader, UKI and stub event
                        recomputed; the log's replay equals the TPM; `uki
                        verify` (--trust, and --efivars: the firmware) trusts it.
+                       Its /init then loads crc7.ko signed by Debian, unsigned,
+                       by our db key (in .platform only: Debian 6.1.192-3
+                       loads it, its db-mok-keyring patch) and by a key in no
+                       keyring; `chain --efivars` must say the same of each.
   uki_change           UKI B (no .cmdline: two stub events fewer) started by
                        a Type #1 entry whose options are the command line
                        (PCR 12: systemd-boot's and the stub's events, one
@@ -60,13 +64,14 @@ MKUKI = os.path.join(B.SRC, "tests", "fixtures", "mkuki.sh")
 CMDLINE = b"console=ttyS0 panic=-1 quiet"
 
 
-def build_uki(w, key, crt, cmdline=CMDLINE, osrel=True, name="uki"):
-    """The signed UKI (path): kernel, tpm.py's initramfs, a command line, os-release."""
+def build_uki(w, key, crt, cmdline=CMDLINE, osrel=True, name="uki", initrd=None):
+    """The signed UKI (path): kernel, an initramfs (tpm.py's unless given), a
+    command line, os-release."""
     for part, data in (("cmdline", cmdline), ("osrel", b"ID=debian\nVERSION_ID=12\n")):
         if data is not None:
             open(os.path.join(w, "%s.%s" % (name, part)), "wb").write(data)
     unsigned, signed = os.path.join(w, name + ".unsigned"), os.path.join(w, name + ".efi")
-    parts = [".linux=" + B.KERNEL, ".initrd=" + B.initramfs(T.TPM_INIT)]
+    parts = [".linux=" + B.KERNEL, ".initrd=" + (initrd or B.initramfs(T.TPM_INIT))]
     if cmdline is not None:
         parts.insert(1, ".cmdline=" + os.path.join(w, name + ".cmdline"))
     if osrel:
@@ -101,6 +106,39 @@ def measured_boot(w, name, v, files):
 
 
 _A = {}
+SIGN_FILE = "/usr/lib/linux-kbuild-6.1/scripts/sign-file"
+# UKI A's /init also loads crc7.ko signed in four ways (after the PCRs are
+# printed: nothing it does is measured): Debian's own signature (builtin),
+# none, our db key's (the key is in db and so in .platform, in no MOK or
+# .machine: mainline's mod_verify_sig refuses it, Debian's db-mok-keyring
+# patch retries with .platform), and a key in no keyring at all (refused
+# whatever the kernel: proves that enforcement is on).  Printed as KT-INSMOD.
+MODULE_SIGNERS = ("genuine", "stripped", "dbkey", "nokey")
+UKI_MODULES = r"""echo "KT-LOCKDOWN $(cat /sys/kernel/security/lockdown 2>&1)"
+for m in %s; do
+    if insmod /mods/$m.ko 2>/tmp/err; then echo "KT-INSMOD $m ok"; rmmod crc7 2>/dev/null
+    else echo "KT-INSMOD $m fail $(cat /tmp/err)"; fi
+done
+""" % " ".join(MODULE_SIGNERS)
+
+
+def signed_module(w, name, key, crt):
+    """crc7.ko without Debian's signature, signed by key with the kernel's sign-file (path)."""
+    path = os.path.join(w, "mod-%s.ko" % name)
+    open(path, "wb").write(B.strip_module_sig(B.read_bytes(B.MODULE)))
+    B.run([SIGN_FILE, "sha256", key, crt, path])
+    return path
+
+
+def uki_a_modules(w, key, crt):
+    """UKI A's initramfs (path) and its modules {name: path} (genuine and
+    stripped are bootlib's WORK/mods-*.ko)."""
+    okey, ocrt, _oder = B.new_key(w, "nokey", "ktrust key in no keyring")
+    mods = {"dbkey": signed_module(w, "dbkey", key, crt), "nokey": signed_module(w, "nokey", okey, ocrt)}
+    init = T.TPM_INIT.replace(B.INIT_TAIL, UKI_MODULES + B.INIT_TAIL)
+    initrd = B.initramfs(init, [("mods/%s.ko" % n, 0o100644, B.read_bytes(p)) for n, p in mods.items()])
+    mods.update({m: os.path.join(B.WORK, "mods-%s.ko" % m) for m in ("genuine", "stripped")})
+    return initrd, mods
 
 
 def state_a():
@@ -109,7 +147,8 @@ def state_a():
     if "A" not in _A:
         w = B.scratch("uki-measured")
         key, crt, v = own_db(w)
-        uki = build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE)
+        _A["initrd"], _A["modules"] = uki_a_modules(w, key, crt)
+        uki = build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE, initrd=_A["initrd"])
         sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
         B.runtime_view(v, os.path.join(w, "efivars"))
         files = {"EFI/BOOT/BOOTX64.EFI": sdboot, "EFI/Linux/ktrust.efi": uki}
@@ -130,7 +169,7 @@ def systemd_measure(w):
     path = ["", "enter-initrd", "leave-initrd", "sysinit", "ready"]
     for i, phase in enumerate(path):
         text = B.run([MEASURE, "calculate", "--linux=" + B.KERNEL, "--osrel=" + os.path.join(w, "uki.osrel"),
-                      "--cmdline=" + os.path.join(w, "uki.cmdline"), "--initrd=" + B.initramfs(T.TPM_INIT),
+                      "--cmdline=" + os.path.join(w, "uki.cmdline"), "--initrd=" + _A["initrd"],
                       "--bank=sha1", "--bank=sha256", "--phase=" + ":".join(path[1:i + 1])]).stdout.decode()
         for bank, hexv in re.findall(r"^11:(sha1|sha256)=([0-9a-f]+)$", text, re.M):
             out[(phase, bank)] = hexv
@@ -179,6 +218,7 @@ def uki_measured():
                             measure.get((phase, bank)), pcr11.get(bank, {}).get(phase))
     _rc, pred, events, _err = T.predict(log, efivars, espdir, "--uki", uki)
     check_predicted(res, pcrs, pred, events, (4, 7, 11, 12), "predicted from its own log")
+    check_modules(res, w, serial, efivars, uki)
     res.compare("PCR 12 events: systemd-boot's of .cmdline (252 passes it as the options)", 1,
                 len([e for e in events if e["pcr"] == 12]))
     rc, objs, err = T.replay_check(res.measured)
@@ -186,6 +226,28 @@ def uki_measured():
     res.compare("the log's replay = the TPM (eventlog --pcrs exit)", 0, rc)
     res.compare("PCRs mismatching", 0, (summ[0].get("counts", {}) if summ else {}).get("pcrs_mismatching"))
     return res
+
+
+def check_modules(res, w, serial, efivars, uki):
+    """What the kernel did with UKI A's modules = what `chain --efivars` says of
+    them on the host (the same systemd-boot, UKI, variables and files)."""
+    real = dict(re.findall(r"^KT-INSMOD (\S+) (ok|fail.*)$", serial, re.M))
+    lockdown = re.search(r"^KT-LOCKDOWN .*\[(\w+)\]", serial, re.M)
+    res.compare("lockdown (module signatures enforced)", "integrity", lockdown and lockdown.group(1))
+    mods = _A["modules"]
+    rc, objs, _err = kt_json("chain", "--json", "--efivars", efivars, os.path.join(w, "systemd-bootx64.efi"),
+                             uki, *[mods[m] for m in MODULE_SIGNERS])
+    links = {os.path.basename(o.get("file", "")): o for o in objs if o.get("role") == "module"}
+    for m in MODULE_SIGNERS:
+        got = real.get(m, "missing")
+        lk = links.get(os.path.basename(mods[m]), {})
+        res.compare("insmod %s.ko under UKI A" % m, "loads" if got.startswith("ok") else "refused",
+                    "loads" if lk.get("verdict") == "trusted" else "refused")
+        res.checks[-1] = res.checks[-1] + ("kernel: %s; chain: %s" % (got, lk.get("reason")),)
+    # the db key's module: the Debian kernel's .platform retry, named as such
+    res.compare("the db-signed module: loaded through .platform (kernel) / chain's reason names .platform",
+                real.get("dbkey", "").startswith("ok"),
+                ".platform" in (links.get(os.path.basename(mods["dbkey"]), {}).get("reason") or ""))
 
 
 def type1_files(sdboot, uki, loader="EFI/BOOT/BOOTX64.EFI", extra=None):

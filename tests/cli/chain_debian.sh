@@ -68,10 +68,29 @@ expect_exit 2 "MOK never vouches for shim itself" -- "$KTRUST" chain -q --db oth
 # 16.x does: it creates MokListTrustedRT (#23.4): a module the MOK key signed
 head -c 3000 /dev/urandom > mokmod.body
 sign_module mokmod.body mokmod.ko mok.pem mok.key
-out=$("$KTRUST" chain --json --db "$MS11" --mok mok.esl --mok-untrusted "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko); rc=$?
-expect_eq "$rc" 2 "a MOK-signed module: untrusted with --mok-untrusted (MOK is in platform)"
+# a mainline build of the corpus kernel (its banner without Debian's: the
+# same length, the builtin keys untouched); the Debian one's mod_verify_sig
+# searches platform too (Debian's db-mok-keyring patch, policy/distro.h)
+python3 - "$KERNEL" <<'EOF'
+import sys
+d = open(sys.argv[1], "rb").read()
+for a, b in ((b"(debian-kernel@lists.debian.org)", b"(builder@kernel.example.invalid)"),
+             (b"Debian 6.1.192-3", b"SMP 6.1.192-3   ")):
+    assert len(a) == len(b) and a in d
+    d = d.replace(a, b, 1)
+open("vmlinuz-mainline.u", "wb").write(d)
+EOF
+# Debian's signature no longer covers it: signed again by the MOK key
+sbattach --remove vmlinuz-mainline.u >/dev/null 2>&1
+sbsign_pe vmlinuz-mainline.u vmlinuz-mainline mok
+out=$("$KTRUST" chain --json --db "$MS11" --mok mok.esl --mok-untrusted "$SHIM" loader.signed.efi vmlinuz-mainline mokmod.ko); rc=$?
+expect_eq "$rc" 2 "a MOK-signed module: untrusted with --mok-untrusted (MOK is in platform), mainline kernel"
 expect_match "$(grep '"role":"loader"' <<<"$out")" '"verdict":"trusted"' "... while the MOK-signed loader is trusted"
 expect_match "$(grep '"role":"module"' <<<"$out")" '"verdict":"untrusted"' "... and the module is not"
+out=$("$KTRUST" chain --json --db "$MS11" --mok mok.esl --mok-untrusted "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko); rc=$?
+expect_eq "$rc" 0 "--mok-untrusted, the Debian kernel: trusted (its .platform retry)"
+expect_match "$(grep '"role":"module"' <<<"$out")" "vouches via .platform \\(Debian's db-mok-keyring patch" \
+    "... and the reason names .platform and the patch"
 expect_eq "$(jq -c 'select(.type == "mok")' <<<"$out")" '{"type":"mok","keyring":"platform","assumed":false}' \
     "--mok-untrusted: MOK into platform, not assumed"
 expect_exit 0 "with --mok-trusted (MokListTrustedRT): the module is trusted" -- "$KTRUST" chain -q --db "$MS11" --mok mok.esl --mok-trusted "$SHIM" loader.signed.efi "$KERNEL" mokmod.ko
@@ -87,7 +106,8 @@ MOKG=605dab50-e046-4300-abb6-3dd810dd8b23
 { printf '\x06\x00\x00\x00'; cat mok.esl; } > ev/MokListRT-$MOKG
 cert-to-efi-sig-list "$MS11" ms11.esl >/dev/null 2>&1 || bad "cert-to-efi-sig-list"
 { printf '\x27\x00\x00\x00'; cat ms11.esl; } > ev/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f
-expect_exit 2 "--efivars, MokListRT only: the MOK-signed module is untrusted" -- "$KTRUST" chain -q --efivars ev "$SHIM" "$GRUB" "$KERNEL" mokmod.ko
+expect_exit 2 "--efivars, MokListRT only: the MOK-signed module is untrusted (mainline)" -- "$KTRUST" chain -q --efivars ev "$SHIM" "$GRUB" vmlinuz-mainline mokmod.ko
+expect_exit 0 "--efivars, MokListRT only, the Debian kernel: trusted (.platform retry)" -- "$KTRUST" chain -q --efivars ev "$SHIM" "$GRUB" "$KERNEL" mokmod.ko
 printf '\x06\x00\x00\x00\x01' > ev/MokListTrustedRT-$MOKG
 expect_exit 0 "--efivars with MokListTrustedRT: trusted" -- "$KTRUST" chain -q --efivars ev "$SHIM" "$GRUB" "$KERNEL" mokmod.ko
 

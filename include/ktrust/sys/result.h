@@ -90,6 +90,11 @@ KT_API const char *kt_result_compression(const struct kt_result *res);
  * lowest such release (KT_LINUX), the kernel it is trusted from; 0 for
  * every kernel, and for a verdict other than trusted. */
 KT_API unsigned kt_result_linux_since(const struct kt_result *res);
+/* A module trusted only because the --kernel image is a distribution's
+ * build whose mod_verify_sig also searches .platform (the UEFI db, MOK keys
+ * not in .machine): that patch's name ("Debian's db-mok-keyring patch");
+ * NULL for every other result (a mainline kernel refuses such a module). */
+KT_API const char *kt_result_via(const struct kt_result *res);
 /* A signer named by issuer and serial: the issuer as text ("CN=..., O=...")
  * into buf, and the serial as hex; returns buf. */
 KT_API char *kt_signer_issuer_name(const struct kt_signer *s, char *buf, size_t cap);
