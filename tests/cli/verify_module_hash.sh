@@ -11,12 +11,7 @@
 # marker, another module) change nothing.
 . "$(dirname "$0")/../lib/common.sh"
 corpus
-SIGN_FILE=/usr/lib/linux-kbuild-6.1/scripts/sign-file
-if [ ! -x "$SIGN_FILE" ]; then
-    [ -n "${CI:-}" ] && { echo "sign-file missing but CI is set" >&2; exit 1; }
-    echo "skipped: $SIGN_FILE not installed (linux-kbuild-6.1)"
-    exit 77
-fi
+need_sign_file
 command -v jq >/dev/null || { echo "skipped: jq not installed"; exit 77; }
 cd "$T" || exit 1
 K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
@@ -39,18 +34,7 @@ cp mod.ko content.ko
 for f in mod other big; do "$SIGN_FILE" sha256 our.key our.crt $f.ko || bad "sign-file $f"; done
 xz -k -T1 -3 mod.ko && xz -k -T1 -3 big.ko
 head -c -28 mod.ko > nomarker.bin
-banner() { # OUT FROM TO...: the corpus kernel with another banner (same length)
-    python3 - "$K" "$@" <<'EOF'
-import sys
-k, out, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
-d = open(k, "rb").read()
-for a, b in zip(pairs[0::2], pairs[1::2]):
-    a, b = a.encode(), b.encode().ljust(len(a))
-    assert d.count(a) >= 1 and len(b) == len(a), a
-    d = d.replace(a, b, 1)
-open(out, "wb").write(d)
-EOF
-}
+banner() { kernel_banner "$K" "$@"; }
 banner mainline "(debian-kernel@lists.debian.org)" "(builder@kernel.example.invalid)" \
     "Debian 6.1.192-3" "SMP 6.1.192-3  "
 # stores: dbx holds the whole file's hash (what the patch hashes), or that

@@ -99,6 +99,33 @@ need_tools() {
     done
 }
 
+# need_sign_file: SIGN_FILE, the kernel's scripts/sign-file (linux-kbuild-6.1);
+# skip without it (fail under CI)
+need_sign_file() {
+    SIGN_FILE=/usr/lib/linux-kbuild-6.1/scripts/sign-file
+    if [ ! -x "$SIGN_FILE" ]; then
+        [ -n "${CI:-}" ] && { echo "sign-file missing but CI is set" >&2; exit 1; }
+        echo "skipped: $SIGN_FILE not installed (linux-kbuild-6.1)"
+        exit 77
+    fi
+}
+
+# kernel_banner IMAGE OUT FROM TO...: the kernel image with each FROM of its
+# version string replaced by TO (padded to the same length: the setup
+# header's pointer stays; the builtin keys, in the compressed payload, too)
+kernel_banner() {
+    python3 - "$@" <<'EOF'
+import sys
+k, out, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
+d = open(k, "rb").read()
+for a, b in zip(pairs[0::2], pairs[1::2]):
+    a, b = a.encode(), b.encode().ljust(len(a))
+    assert d.count(a) >= 1 and len(b) == len(a), a
+    d = d.replace(a, b, 1)
+open(out, "wb").write(d)
+EOF
+}
+
 need_strace() {
     command -v strace >/dev/null || { echo "skipped: strace not installed (scripts/deps.sh test)"; exit 77; }
     strace -f -e trace=%file -o "$T/probe.trace" true 2>/dev/null ||
