@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 corpus
 need_sign_file
-command -v jq >/dev/null || { echo "skipped: jq not installed"; exit 77; }
+need_tools jq xz
 cd "$T" || exit 1
 K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
 openssl req -new -x509 -newkey rsa:2048 -nodes -keyout our.key -out our.crt -days 30 \
@@ -79,12 +79,7 @@ expect_match "$out" "other.ko: trusted" "scan: the other trusted"
 
 # chain: firmware -> systemd-boot -> UKI (Debian's or a mainline kernel), the
 # module signed by a db key (.platform, Debian's retry) and its hash in dbx
-SDB=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
-if command -v sbsign >/dev/null && [ -f $SDB ] && command -v objcopy >/dev/null; then
-    MK=$KT_SRC/tests/fixtures/mkuki.sh
-    sbsign --key our.key --cert our.crt --output sdboot.efi $SDB 2>/dev/null
-    "$MK" deb.unsigned .linux="$K" >/dev/null || bad "mkuki"
-    sbsign --key our.key --cert our.crt --output deb.efi deb.unsigned 2>/dev/null
+if sdboot_ukis our.key our.crt deb="$K"; then
     v() { jq -r 'select(.role == "module") | .verdict' | paste -sd' '; }
     j=$("$KTRUST" chain --json --db our.crt sdboot.efi deb.efi mod.ko other.ko)
     expect_eq "$(v <<<"$j")" "trusted trusted" "chain, Debian UKI, empty dbx: both trusted"

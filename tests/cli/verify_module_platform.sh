@@ -75,14 +75,7 @@ expect_match "$out" "db.ko: trusted \(via \.platform" "scan: the db-signed modul
 expect_match "$out" "other.ko: untrusted" "scan: the other key's module untrusted"
 
 # chain: firmware -> systemd-boot -> UKI (our db key), modules behind it
-SDB=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
-if command -v sbsign >/dev/null && [ -f $SDB ] && command -v objcopy >/dev/null; then
-    MK=$KT_SRC/tests/fixtures/mkuki.sh
-    sbsign --key db.key --cert db.crt --output sdboot.efi $SDB 2>/dev/null
-    for k in deb:"$K" mainline:mainline; do
-        "$MK" ${k%%:*}.unsigned .linux="${k#*:}" >/dev/null || bad "mkuki ${k%%:*}"
-        sbsign --key db.key --cert db.crt --output ${k%%:*}.efi ${k%%:*}.unsigned 2>/dev/null
-    done
+if sdboot_ukis db.key db.crt deb="$K" mainline=mainline; then
     v() { jq -r 'select(.role == "module") | .verdict' | paste -sd' '; }
     j=$("$KTRUST" chain --json --db db.crt sdboot.efi deb.efi db.ko other.ko)
     expect_eq "$(v <<<"$j")" "trusted untrusted" "chain, Debian UKI: db-signed trusted, other untrusted"
@@ -93,7 +86,7 @@ if command -v sbsign >/dev/null && [ -f $SDB ] && command -v objcopy >/dev/null;
     efi esl --x509 db.crt -o dbx.esl
     openssl req -new -x509 -newkey rsa:2048 -nodes -keyout db2.key -out db2.crt -days 30 \
         -subj "/CN=ktrust-db2" 2>/dev/null
-    sbsign --key db2.key --cert db2.crt --output sdboot2.efi $SDB 2>/dev/null
+    sbsign --key db2.key --cert db2.crt --output sdboot2.efi $SDBOOT_EFI 2>/dev/null
     sbsign --key db2.key --cert db2.crt --output deb2.efi deb.unsigned 2>/dev/null
     j=$("$KTRUST" chain --json --db db2.crt --db db.crt --dbx dbx.esl sdboot2.efi deb2.efi db.ko)
     expect_eq "$(v <<<"$j")" "rejected" "chain, Debian UKI, the module's db key also in dbx: rejected"

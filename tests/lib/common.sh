@@ -126,6 +126,21 @@ open(out, "wb").write(d)
 EOF
 }
 
+# sdboot_ukis KEY CRT NAME=KERNEL...: systemd-boot as sdboot.efi and a UKI
+# NAME.efi around each KERNEL (NAME.unsigned before signing), signed by KEY;
+# returns 1 when sbsign, objcopy or systemd-boot-efi is missing
+SDBOOT_EFI=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
+sdboot_ukis() {
+    local key=$1 crt=$2 p
+    shift 2
+    command -v sbsign >/dev/null && [ -f $SDBOOT_EFI ] && command -v objcopy >/dev/null || return 1
+    sbsign --key "$key" --cert "$crt" --output sdboot.efi $SDBOOT_EFI 2>/dev/null
+    for p in "$@"; do
+        "$KT_SRC/tests/fixtures/mkuki.sh" "${p%%=*}.unsigned" .linux="${p#*=}" >/dev/null || bad "mkuki ${p%%=*}"
+        sbsign --key "$key" --cert "$crt" --output "${p%%=*}.efi" "${p%%=*}.unsigned" 2>/dev/null
+    done
+}
+
 need_strace() {
     command -v strace >/dev/null || { echo "skipped: strace not installed (scripts/deps.sh test)"; exit 77; }
     strace -f -e trace=%file -o "$T/probe.trace" true 2>/dev/null ||
