@@ -24,7 +24,8 @@ static void usage(FILE *f)
         "as the kernel does (builtin, secondary and machine keys vouch; platform and\n"
         "user keyrings never, unless named for this run with --keyring NAME).\n"
         "A Debian --kernel also searches platform when those find no key (Debian's\n"
-        "db-mok-keyring patch); without --kernel, mainline's rule.\n",
+        "db-mok-keyring patch), and refuses a module whose whole file's SHA-256 is a\n"
+        "blacklisted bin: hash (dbx); without --kernel, mainline's rule.\n",
         opts,
         "Exit code: the verdict (0 trusted, 1 unsigned, 2 untrusted, 3 unsupported,\n"
         "4 malformed, 5 rejected), the highest over all files; an option's file of the\n"

@@ -62,6 +62,15 @@ int kt_digester_new(struct kt_digester **out, const enum kt_hash *hashes, size_t
 void kt_digester_update(struct kt_digester *dg, const void *data, size_t len);
 /* Finish; out[i] receives hash i's digest (KT_HASH_MAX_SIZE bytes each). */
 int kt_digester_final(struct kt_digester *dg, uint8_t out[][KT_HASH_MAX_SIZE]);
+/* Hash i's digest of the data so far followed by more, into out; hash i
+ * itself goes on as if more had not been given (a module's signed content
+ * and its whole file, one pass).  0, -EINVAL, -ENOMEM. */
+int kt_digester_final_more(struct kt_digester *dg, size_t i, const void *more, size_t len,
+                           uint8_t *out);
+/* H(a) into out_a and H(a || b) into out_ab, reading a once.  0, -ENOPKG,
+ * -ENOMEM. */
+int kt_digest_and_more(enum kt_hash h, const void *a, size_t alen, const void *b, size_t blen,
+                       uint8_t *out_a, uint8_t *out_ab);
 void kt_digester_free(struct kt_digester *dg);
 
 /* Public keys */

@@ -190,6 +190,40 @@ int kt_digester_final(struct kt_digester *dg, uint8_t out[][KT_HASH_MAX_SIZE])
     return 0;
 }
 
+/* ctx's digest so far followed by b, ctx left as it was */
+static int final_more(const EVP_MD_CTX *ctx, const void *b, size_t blen, uint8_t *out)
+{
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    unsigned int n;
+    int ok = c && EVP_MD_CTX_copy_ex(c, ctx) && (!blen || EVP_DigestUpdate(c, b, blen)) &&
+             EVP_DigestFinal_ex(c, out, &n);
+    EVP_MD_CTX_free(c);
+    return ok ? 0 : -ENOMEM;
+}
+
+int kt_digester_final_more(struct kt_digester *dg, size_t i, const void *more, size_t len,
+                           uint8_t *out)
+{
+    return i < dg->n ? final_more(dg->ctx[i], more, len, out) : -EINVAL;
+}
+
+int kt_digest_and_more(enum kt_hash h, const void *a, size_t alen, const void *b, size_t blen,
+                       uint8_t *out_a, uint8_t *out_ab)
+{
+    const EVP_MD *md = kt_evp_md(h);
+    if (!md)
+        return -ENOPKG;
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    unsigned int n;
+    int rc = c && EVP_DigestInit_ex(c, md, NULL) && EVP_DigestUpdate(c, a, alen) ? 0 : -ENOMEM;
+    if (rc == 0)
+        rc = final_more(c, b, blen, out_ab);
+    if (rc == 0 && !EVP_DigestFinal_ex(c, out_a, &n))
+        rc = -ENOMEM;
+    EVP_MD_CTX_free(c);
+    return rc;
+}
+
 void kt_digester_free(struct kt_digester *dg)
 {
     if (!dg)

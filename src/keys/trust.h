@@ -25,6 +25,10 @@ struct kt_trust_set {
      * none; retry_why names the rule that makes the second call */
     const struct kt_keyring *retry;
     const char *retry_why;
+    /* non-NULL: after a good signature the module's whole-file SHA-256 is
+     * looked up among the blacklist's bin: hashes, and a listed one is
+     * rejected (a distribution's patch: this names it) */
+    const char *hash_check_why;
 };
 
 /* The one trusted-key lookup: the first trusted key, in the set's keyrings

@@ -7,6 +7,8 @@
  *   size N\n                  its decompressed size
  *   signed N\n                the bytes the signature covers
  *   digest ALG HEX\n          one per signer's algorithm
+ *   file sha256 HEX\n         the whole file's (Debian's module hash check);
+ *                             absent from older saves
  *   \n
  *   PKCS#7, struct module_signature, "~Module signature appended~\n"
  *
@@ -65,6 +67,10 @@ static int header_line(struct kt_modsig_compact *cm, const char *line)
         return cm->size = (size_t)v, 0;
     if (sscanf(line, "signed %llu", &v) == 1)
         return cm->signed_len = (size_t)v, 0;
+    if (sscanf(line, "file sha256 %159s", arg) == 1 && !cm->has_file_sha256) {
+        cm->has_file_sha256 = true;
+        return hex_digest(arg, KT_HASH_SHA256, cm->file_sha256);
+    }
     if (sscanf(line, "digest %15s %159s", word, arg) == 2 && cm->n < KT_HASH__COUNT) {
         for (int h = 1; h < KT_HASH__COUNT; h++)
             if (!strcmp(word, kt_hash_name((enum kt_hash)h))) {

@@ -48,6 +48,11 @@ int kt_modsig_compact_make(const uint8_t *buf, size_t len, uint8_t **out, size_t
         n += (size_t)snprintf(p + n, MAX_HEADER - n, "digest %s %s\n",
                               kt_hash_name(res.digests[i].hash), hex);
     }
+    if (res.has_file_sha256) {
+        char hex[2 * sizeof(res.file_sha256) + 1];
+        kt_hex(res.file_sha256, sizeof(res.file_sha256), hex);
+        n += (size_t)snprintf(p + n, MAX_HEADER - n, "file sha256 %s\n", hex);
+    }
     p[n++] = '\n';
     memcpy(p + n, res.info.sig.p, res.info.sig.len);
     n += res.info.sig.len;

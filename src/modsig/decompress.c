@@ -107,7 +107,8 @@ int kt_modsig_load(const uint8_t *buf, size_t len, struct kt_modsig_payload *pl,
 
 int kt_modsig_digest_stream(const uint8_t *buf, size_t len, enum kt_modsig_comp comp, size_t n,
                             const enum kt_hash *hashes, size_t nh,
-                            uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err)
+                            uint8_t out[][KT_HASH_MAX_SIZE], const struct kt_modsig_whole *whole,
+                            struct kt_error *err)
 {
     struct kt_decoder *dec = NULL;
     struct kt_digester *dg = NULL;
@@ -127,6 +128,9 @@ int kt_modsig_digest_stream(const uint8_t *buf, size_t len, enum kt_modsig_comp 
         kt_digester_update(dg, b, got);
         done += got;
     }
+    if (rc == 0 && whole &&
+        (rc = kt_digester_final_more(dg, whole->i, whole->tail, whole->tail_len, whole->out)) < 0)
+        rc = kt_fail(err, rc, KT_NO_OFFSET, "digest of the module failed");
     if (rc == 0 && (rc = kt_digester_final(dg, out)) < 0)
         rc = kt_fail(err, rc, KT_NO_OFFSET, "digest of the content failed");
     kt_digester_free(dg);

@@ -1,5 +1,6 @@
 /* Module appended signatures: trailer parsing and verification. */
 #include "modsig/modsig.h"
+#include "util/fmt.h"
 #include "util/le.h"
 
 #include <stdlib.h>
@@ -68,6 +69,37 @@ static int sig_fail(struct kt_modsig_result *res, struct kt_error *err, int rc,
     return res->rc = kt_fail(err, rc, off, "%s%s", prefix, sub->what);
 }
 
+/* The content's digests (hs[0..n_digests)) and the whole file's SHA-256,
+ * in one pass: the SHA-256 of the content goes on over the trailer (a
+ * module signed with SHA-256 costs nothing more; another algorithm, one
+ * more digest of the same bytes).  Over the payload when it is whole, else
+ * over buf decoded again, the trailer from the tail held. */
+static int digest_payload(struct kt_modsig_result *res, const struct kt_modsig_payload *pl,
+                          const uint8_t *buf, size_t len, enum kt_hash *hs, struct kt_error *err)
+{
+    size_t n = res->n_digests, fi = 0, mlen = res->info.module_len;
+    while (fi < n && hs[fi] != KT_HASH_SHA256)
+        fi++;
+    if (fi == n && n == KT_HASH__COUNT)
+        return kt_fail(err, -EINVAL, KT_NO_OFFSET, "too many digest algorithms");
+    hs[fi] = KT_HASH_SHA256; /* past n when no signer uses it: computed, not a signer's */
+    size_t nh = fi == n ? n + 1 : n;
+    const uint8_t *tail = pl->p + (mlen - (pl->total - pl->len));
+    size_t tail_len = pl->total - mlen;
+    int rc = 0;
+    res->has_file_sha256 = true;
+    if (pl->len < pl->total) {
+        struct kt_modsig_whole w = {fi, tail, tail_len, res->file_sha256};
+        return kt_modsig_digest_stream(buf, len, res->comp, mlen, hs, nh, res->digest_bytes, &w,
+                                       err);
+    }
+    for (size_t k = 0; k < nh && rc == 0; k++)
+        rc = k == fi ? kt_digest_and_more(hs[k], pl->p, mlen, tail, tail_len,
+                                          res->digest_bytes[k], res->file_sha256)
+                     : kt_digest(hs[k], pl->p, mlen, res->digest_bytes[k]);
+    return rc < 0 ? kt_fail(err, rc, KT_NO_OFFSET, "digest of the content failed") : 0;
+}
+
 /* The module's digest for each distinct signer algorithm libktrust computes
  * (verify_all refuses the others before it looks for a digest); at least one
  * entry, so that kt_pkcs7_verify_digests never falls back to embedded
@@ -98,12 +130,12 @@ static int digest_module(struct kt_modsig_result *res, const struct kt_modsig_pa
         else
             memcpy(res->digest_bytes[k], cm->digest[j], kt_hash_size(hs[k]));
     }
-    if (!cm && res->n_digests && pl->len < pl->total)
-        rc = kt_modsig_digest_stream(buf, len, res->comp, res->info.module_len, hs,
-                                     res->n_digests, res->digest_bytes, err);
-    for (size_t k = 0; !cm && k < res->n_digests && rc == 0 && pl->len == pl->total; k++)
-        if ((rc = kt_digest(hs[k], pl->p, res->info.module_len, res->digest_bytes[k])) < 0)
-            rc = kt_fail(err, rc, KT_NO_OFFSET, "digest of the content failed");
+    if (cm) {
+        res->has_file_sha256 = cm->has_file_sha256;
+        memcpy(res->file_sha256, cm->file_sha256, sizeof(res->file_sha256));
+    } else {
+        rc = digest_payload(res, pl, buf, len, hs, err);
+    }
     for (size_t k = 0; k < res->n_digests; k++)
         res->digests[k] = (struct kt_pkcs7_digest){hs[k], res->digest_bytes[k]};
     if (res->n_digests == 0)
@@ -160,6 +192,7 @@ int kt_modsig_prepare(const uint8_t *buf, size_t len, bool keep, struct kt_modsi
     res->owned = NULL;
     res->has_sig = false;
     res->n_digests = 0;
+    res->has_file_sha256 = false;
     struct kt_modsig_compact cmb, *cm = NULL;
     rc = res->saved_ok ? kt_modsig_compact_parse(buf, len, &cmb, err) : -ENOENT;
     if (rc == 0) { /* a saved module: its signature and digests */
@@ -228,6 +261,38 @@ out:
     return res->rc = rc;
 }
 
+/* After a good signature, a kernel with trust->hash_check_why looks the
+ * whole file's SHA-256 up among the blacklist's bin: hashes (distro.h). */
+static int hash_check(struct kt_modsig_result *res, const struct kt_trust_set *trust,
+                      struct kt_error *err)
+{
+    enum kt_hash algs[KT_HASH__COUNT];
+    size_t n = trust && trust->hash_check_why && trust->all
+                   ? kt_blacklist_bin_algs(trust->all, algs) : 0;
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        any |= algs[i] == KT_HASH_SHA256;
+    if (!any)
+        return 0;
+    if (!res->has_file_sha256) {
+        res->via = NULL;
+        return kt_fail(err, -ENOPKG, KT_NO_OFFSET,
+                       "cannot tell: the saved module does not hold the whole file's SHA-256, "
+                       "which %s looks up among the blacklisted hashes (save it again)",
+                       trust->hash_check_why);
+    }
+    if (!kt_blacklist_has_bin(trust->all, KT_HASH_SHA256, res->file_sha256))
+        return 0;
+    char hex[2 * sizeof(res->file_sha256) + 1];
+    kt_hex(res->file_sha256, sizeof(res->file_sha256), hex);
+    res->via = NULL;
+    return kt_fail(err, -EKEYREJECTED, KT_NO_OFFSET,
+                   "module hash %s is blacklisted (a bin: hash; the SHA-256 of the whole file, "
+                   "signature included): %s refuses it after its signature verifies "
+                   "(mod_is_hash_blacklisted)",
+                   hex, trust->hash_check_why);
+}
+
 int kt_modsig_finish(struct kt_modsig_result *res, const struct kt_trust_set *trust,
                      struct kt_error *err)
 {
@@ -271,7 +336,7 @@ int kt_modsig_finish(struct kt_modsig_result *res, const struct kt_trust_set *tr
     }
     if (rc < 0)
         return sig_fail(res, err, rc, &sub, "");
-    return res->rc = 0;
+    return res->rc = hash_check(res, trust, err);
 }
 
 int kt_modsig_verify_set(const uint8_t *buf, size_t len, const struct kt_trust_set *trust,

@@ -95,12 +95,24 @@ struct kt_modsig_payload {
 int kt_modsig_load(const uint8_t *buf, size_t len, struct kt_modsig_payload *pl,
                    enum kt_modsig_comp *comp, struct kt_error *err);
 
+/* The whole file's digest wanted besides the signed content's: hashes[i]
+ * over the content followed by tail (the signature, struct and marker),
+ * into out (kt_hash_size bytes). */
+struct kt_modsig_whole {
+    size_t i;
+    const uint8_t *tail;
+    size_t tail_len;
+    uint8_t *out;
+};
+
 /* Digest the first n decoded bytes of the compressed module buf with each
  * of hashes[0..nh) (out[i]: hashes[i]'s digest), decoding it again in
- * pieces.  Errors as kt_modsig_decompress; -EBADMSG when it is shorter. */
+ * pieces; whole (may be NULL) in the same pass.  Errors as
+ * kt_modsig_decompress; -EBADMSG when it is shorter. */
 int kt_modsig_digest_stream(const uint8_t *buf, size_t len, enum kt_modsig_comp comp, size_t n,
                             const enum kt_hash *hashes, size_t nh,
-                            uint8_t out[][KT_HASH_MAX_SIZE], struct kt_error *err);
+                            uint8_t out[][KT_HASH_MAX_SIZE], const struct kt_modsig_whole *whole,
+                            struct kt_error *err);
 
 /* The saved form's first line, and the most its header may take. */
 #define KT_MODSIG_COMPACT_HEAD "ktrust-module-signature 1\n"
@@ -117,6 +129,8 @@ struct kt_modsig_compact {
     uint8_t digest[KT_HASH__COUNT][KT_HASH_MAX_SIZE];
     const uint8_t *trailer;
     size_t trailer_len;
+    bool has_file_sha256;          /* a "file sha256" line: the whole file's */
+    uint8_t file_sha256[32];
 };
 
 /* Parse a saved module: 0, -ENOENT (not one: no error recorded), -EBADMSG. */
@@ -155,6 +169,12 @@ struct kt_modsig_result {
     struct kt_pkcs7_digest digests[KT_HASH__COUNT];
     uint8_t digest_bytes[KT_HASH__COUNT][KT_HASH_MAX_SIZE];
     size_t n_digests;
+    /* kt_modsig_prepare: the SHA-256 of the whole (decompressed) file, its
+     * signature and marker included, as Debian's module hash check computes
+     * it (kt_modsig_finish, trust->hash_check_why); false: not known (a
+     * saved module from before it was recorded) */
+    bool has_file_sha256;
+    uint8_t file_sha256[32];
 };
 
 /* Verify a module file's bytes (compressed or not) as the kernel does

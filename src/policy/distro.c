@@ -58,12 +58,21 @@ const char *kt_distro_modules_platform(const struct kt_kimage_build *b)
     return first || again ? KT_DISTRO_DEBIAN_PLATFORM : NULL;
 }
 
+const char *kt_distro_modules_hash_check(const struct kt_kimage_build *b)
+{
+    long v[4];
+    if (!b || !b->debian_version[0] || !debian_parse(b->debian_version, v))
+        return NULL;
+    return KT_DISTRO_DEBIAN_MODHASH;
+}
+
 void kt_trust_set_for_build(const struct kt_keyrings *k, enum kt_verify_purpose p,
                             const struct kt_kimage_build *b, struct kt_trust_set *out)
 {
     kt_trust_set_for(k, p, out);
     if (p != KT_VERIFY_PURPOSE_MODULE && p != KT_VERIFY_PURPOSE_DEFAULT)
         return;
+    out->hash_check_why = kt_distro_modules_hash_check(b);
     const char *why = kt_distro_modules_platform(b);
     const struct kt_keyring *plat = k ? kt_keyrings_default(k, KT_RING_PLATFORM) : NULL;
     if (why && plat && !kt_trust_set_has(out, plat)) {

@@ -23,7 +23,19 @@
  * mainline rule, or nothing known: no image), else the patch's name. */
 const char *kt_distro_modules_platform(const struct kt_kimage_build *b);
 
-/* kt_trust_set_for, then the build's retry for modules (b may be NULL:
+/* Debian also carries "MODSIGN: checking the blacklisted hash before
+ * loading a kernel module" (db-mok-keyring/0003, from SUSE): when
+ * mod_verify_sig's signature check succeeds, mod_is_hash_blacklisted takes
+ * the SHA-256 of the whole module as loaded (content, PKCS#7, struct
+ * module_signature and the "~Module signature appended~" marker: wholelen)
+ * and is_hash_blacklisted(.., BLACKLIST_HASH_BINARY) refuses a listed one
+ * (-EKEYREJECTED, "Module hash %*phN is blacklisted"), whether or not
+ * signatures are enforced.  Not upstream.  The 6.1.192-3 changelog's oldest
+ * entry (5.2.6-1) refreshes it and no entry drops it: every Debian build. */
+#define KT_DISTRO_DEBIAN_MODHASH "Debian's db-mok-keyring module hash check"
+const char *kt_distro_modules_hash_check(const struct kt_kimage_build *b);
+
+/* kt_trust_set_for, then the build's retry and hash check for modules (b may be NULL:
  * mainline). */
 void kt_trust_set_for_build(const struct kt_keyrings *k, enum kt_verify_purpose p,
                             const struct kt_kimage_build *b, struct kt_trust_set *out);

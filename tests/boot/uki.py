@@ -17,8 +17,10 @@ initramfs of tpm.py, with a fresh swtpm.
                        verify` (--trust, and --efivars: the firmware) trusts it.
                        Its /init then loads crc7.ko signed by Debian, unsigned,
                        by our db key (in .platform only: Debian 6.1.192-3
-                       loads it, its db-mok-keyring patch) and by a key in no
-                       keyring; `chain --efivars` must say the same of each.
+                       loads it, its db-mok-keyring patch), by a key in no
+                       keyring, and by our db key but with its whole file's
+                       SHA-256 in dbx (Debian's module hash check refuses
+                       it); `chain --efivars` must say the same of each.
   uki_change           UKI B (no .cmdline: two stub events fewer) started by
                        a Type #1 entry whose options are the command line
                        (PCR 12: systemd-boot's and the stub's events, one
@@ -43,6 +45,7 @@ initramfs of tpm.py, with a fresh swtpm.
 
   uki.py [--list] [SCENARIO ...]   (KT_BOOT_FLIP, KT_BOOT_VERBOSE: harness.py)
 """
+import hashlib
 import json
 import os
 import re
@@ -112,8 +115,11 @@ SIGN_FILE = "/usr/lib/linux-kbuild-6.1/scripts/sign-file"
 # none, our db key's (the key is in db and so in .platform, in no MOK or
 # .machine: mainline's mod_verify_sig refuses it, Debian's db-mok-keyring
 # patch retries with .platform), and a key in no keyring at all (refused
-# whatever the kernel: proves that enforcement is on).  Printed as KT-INSMOD.
-MODULE_SIGNERS = ("genuine", "stripped", "dbkey", "nokey")
+# whatever the kernel: proves that enforcement is on), and crc7 with 64 bytes
+# of padding signed by our db key whose whole file's SHA-256 is in dbx
+# (Debian's db-mok-keyring/0003 refuses it after its signature verifies;
+# mainline would load it).  Printed as KT-INSMOD.
+MODULE_SIGNERS = ("genuine", "stripped", "dbkey", "nokey", "dbxhash")
 UKI_MODULES = r"""echo "KT-LOCKDOWN $(cat /sys/kernel/security/lockdown 2>&1)"
 for m in %s; do
     if insmod /mods/$m.ko 2>/tmp/err; then echo "KT-INSMOD $m ok"; rmmod crc7 2>/dev/null
@@ -122,10 +128,11 @@ done
 """ % " ".join(MODULE_SIGNERS)
 
 
-def signed_module(w, name, key, crt):
-    """crc7.ko without Debian's signature, signed by key with the kernel's sign-file (path)."""
+def signed_module(w, name, key, crt, pad=0):
+    """crc7.ko without Debian's signature (and pad zero bytes after its ELF
+    data), signed by key with the kernel's sign-file (path)."""
     path = os.path.join(w, "mod-%s.ko" % name)
-    open(path, "wb").write(B.strip_module_sig(B.read_bytes(B.MODULE)))
+    open(path, "wb").write(B.strip_module_sig(B.read_bytes(B.MODULE)) + bytes(pad))
     B.run([SIGN_FILE, "sha256", key, crt, path])
     return path
 
@@ -134,7 +141,8 @@ def uki_a_modules(w, key, crt):
     """UKI A's initramfs (path) and its modules {name: path} (genuine and
     stripped are bootlib's WORK/mods-*.ko)."""
     okey, ocrt, _oder = B.new_key(w, "nokey", "ktrust key in no keyring")
-    mods = {"dbkey": signed_module(w, "dbkey", key, crt), "nokey": signed_module(w, "nokey", okey, ocrt)}
+    mods = {"dbkey": signed_module(w, "dbkey", key, crt), "nokey": signed_module(w, "nokey", okey, ocrt),
+            "dbxhash": signed_module(w, "dbxhash", key, crt, pad=64)}
     init = T.TPM_INIT.replace(B.INIT_TAIL, UKI_MODULES + B.INIT_TAIL)
     initrd = B.initramfs(init, [("mods/%s.ko" % n, 0o100644, B.read_bytes(p)) for n, p in mods.items()])
     mods.update({m: os.path.join(B.WORK, "mods-%s.ko" % m) for m in ("genuine", "stripped")})
@@ -148,6 +156,9 @@ def state_a():
         w = B.scratch("uki-measured")
         key, crt, v = own_db(w)
         _A["initrd"], _A["modules"] = uki_a_modules(w, key, crt)
+        # dbx: the dbxhash module's whole-file SHA-256 (a bin: hash in .blacklist)
+        v.set("dbx", B.SECURITY_GUID, B.AUTH_DB,
+              B.esl_sha256(hashlib.sha256(B.read_bytes(_A["modules"]["dbxhash"])).digest()))
         uki = build_uki(w, key, crt, cmdline=SDBOOT_CMDLINE, initrd=_A["initrd"])
         sdboot = B.resign(SDBOOT, os.path.join(w, "systemd-bootx64.efi"), key, crt)
         B.runtime_view(v, os.path.join(w, "efivars"))
@@ -248,6 +259,15 @@ def check_modules(res, w, serial, efivars, uki):
     res.compare("the db-signed module: loaded through .platform (kernel) / chain's reason names .platform",
                 real.get("dbkey", "").startswith("ok"),
                 ".platform" in (links.get(os.path.basename(mods["dbkey"]), {}).get("reason") or ""))
+    # the module whose file hash is in dbx: Debian's module hash check
+    res.compare("the module whose hash is in dbx: refused (kernel) / chain's reason names its hash",
+                not real.get("dbxhash", "ok").startswith("ok"),
+                "module hash " in (links.get(os.path.basename(mods["dbxhash"]), {}).get("reason") or ""))
+    kernel_hash = re.search(r"Module hash ([0-9a-f]{64}) is blacklisted", serial)
+    chain_hash = re.search(r"module hash ([0-9a-f]{64})",
+                           links.get(os.path.basename(mods["dbxhash"]), {}).get("reason") or "")
+    res.compare("the hash the kernel refused ('Module hash %*phN is blacklisted') = chain's",
+                kernel_hash and kernel_hash.group(1), chain_hash and chain_hash.group(1))
 
 
 def type1_files(sdboot, uki, loader="EFI/BOOT/BOOTX64.EFI", extra=None):

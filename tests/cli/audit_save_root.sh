@@ -65,6 +65,9 @@ expect_eq "$(head -1 s/$R/kernel/drivers/crc7.ko)" "ktrust-module-signature 1" "
 expect_eq "$(sed -n 's/^digest sha256 //p' s/$R/kernel/drivers/crc7.ko)" \
     "$("$KTRUST" verify-module --json r/$R/kernel/drivers/crc7.ko | jq -r '.signatures[0].digest')" \
     "... its digest: verify-module's of the whole module"
+expect_eq "$(sed -n 's/^file sha256 //p' s/$R/kernel/drivers/crc7.ko)" \
+    "$(sha256sum r/$R/kernel/drivers/crc7.ko | cut -d' ' -f1)" \
+    "... and the SHA-256 of the whole file (Debian's module hash check)"
 python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], "rb").read().split(b"\n\n", 1)[1])' \
     s/$R/kernel/drivers/crc7.ko >trailer
 expect_exit 0 "... then the module's bytes from its signature on" -- \
@@ -100,6 +103,20 @@ PY
 expect_eq "$(sed -n 's/^digest sha256 //p' st/$R/kernel/drivers/crc7.ko | wc -c)" 65 "(the altered digest is 64 hex digits)"
 expect_eq "$("$KTRUST" audit --root st --json | jq -c 'select(.section == "modules") | [.trusted, (.not_loading[] | .verdict, .modules)]')" \
     '[40,"rejected",["kernel/drivers/crc7.ko"]]' "a saved digest altered: that module rejected"
+# Debian's module hash check: crc7's file hash added to dbx; the Debian
+# kernel refuses it, in the root and in its save; a save without the file
+# hash (older ktrust) cannot tell
+DBX=$VARS/dbx-d719b2cb-3d3a-4596-a3bc-dad00e67656f
+for d in r s; do
+    cp -r $d ${d}x
+    efi esl --sha256-of r/$R/kernel/drivers/crc7.ko -o crc7.esl
+    cat crc7.esl >>${d}x/$DBX
+done
+mods() { "$KTRUST" audit --root $1 --json | jq -c 'select(.section == "modules") | [.trusted, (.not_loading[] | .verdict, .modules)]'; }
+expect_eq "$(mods rx)" '[40,"rejected",["kernel/drivers/crc7.ko"]]' "crc7's file hash in dbx: rejected (Debian kernel)"
+expect_eq "$(mods sx)" '[40,"rejected",["kernel/drivers/crc7.ko"]]' "... and in the saved root"
+sed -i '/^file sha256 /d' sx/$R/kernel/drivers/crc7.ko
+expect_eq "$(mods sx)" '[40,"unsupported",["kernel/drivers/crc7.ko"]]' "... a save without the file hash: cannot tell"
 echo myhost >r/etc-hostname; mkdir -p r/etc; mv r/etc-hostname r/etc/hostname
 "$KTRUST" audit -q --root r --save-root sh
 expect_eq "$(jq -r .hostname sh/ktrust-saved-root.json)" myhost "the hostname: the root's etc/hostname"

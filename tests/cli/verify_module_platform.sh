@@ -10,12 +10,7 @@
 # keyring is refused whatever the kernel.
 . "$(dirname "$0")/../lib/common.sh"
 corpus
-SIGN_FILE=/usr/lib/linux-kbuild-6.1/scripts/sign-file
-if [ ! -x "$SIGN_FILE" ]; then
-    [ -n "${CI:-}" ] && { echo "sign-file missing but CI is set" >&2; exit 1; }
-    echo "skipped: $SIGN_FILE not installed (linux-kbuild-6.1)"
-    exit 77
-fi
+need_sign_file
 command -v jq >/dev/null || { echo "skipped: jq not installed"; exit 77; }
 cd "$T" || exit 1
 K=$CORPUS/debian/vmlinuz-6.1.0-57-amd64
@@ -35,18 +30,7 @@ EOF
 for n in db other; do cp bare.ko $n.ko; "$SIGN_FILE" sha256 $n.key $n.crt $n.ko || bad "sign-file $n"; done
 # the same kernel image with another banner (same length: the setup header's
 # pointer stays; the builtin keys are in the compressed payload, untouched)
-banner() { # OUT FROM TO...
-    python3 - "$K" "$@" <<'EOF'
-import sys
-k, out, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
-d = open(k, "rb").read()
-for a, b in zip(pairs[0::2], pairs[1::2]):
-    a, b = a.encode(), b.encode().ljust(len(a))
-    assert d.count(a) >= 1 and len(b) == len(a), a
-    d = d.replace(a, b, 1)
-open(out, "wb").write(d)
-EOF
-}
+banner() { kernel_banner "$K" "$@"; }
 banner mainline "(debian-kernel@lists.debian.org)" "(builder@kernel.example.invalid)" \
     "Debian 6.1.192-3" "SMP 6.1.192-3  "
 banner deb6120-1 "Debian 6.1.192-3" "Debian 6.1.20-1"
@@ -91,14 +75,7 @@ expect_match "$out" "db.ko: trusted \(via \.platform" "scan: the db-signed modul
 expect_match "$out" "other.ko: untrusted" "scan: the other key's module untrusted"
 
 # chain: firmware -> systemd-boot -> UKI (our db key), modules behind it
-SDB=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
-if command -v sbsign >/dev/null && [ -f $SDB ] && command -v objcopy >/dev/null; then
-    MK=$KT_SRC/tests/fixtures/mkuki.sh
-    sbsign --key db.key --cert db.crt --output sdboot.efi $SDB 2>/dev/null
-    for k in deb:"$K" mainline:mainline; do
-        "$MK" ${k%%:*}.unsigned .linux="${k#*:}" >/dev/null || bad "mkuki ${k%%:*}"
-        sbsign --key db.key --cert db.crt --output ${k%%:*}.efi ${k%%:*}.unsigned 2>/dev/null
-    done
+if sdboot_ukis db.key db.crt deb="$K" mainline=mainline; then
     v() { jq -r 'select(.role == "module") | .verdict' | paste -sd' '; }
     j=$("$KTRUST" chain --json --db db.crt sdboot.efi deb.efi db.ko other.ko)
     expect_eq "$(v <<<"$j")" "trusted untrusted" "chain, Debian UKI: db-signed trusted, other untrusted"
@@ -109,7 +86,7 @@ if command -v sbsign >/dev/null && [ -f $SDB ] && command -v objcopy >/dev/null;
     efi esl --x509 db.crt -o dbx.esl
     openssl req -new -x509 -newkey rsa:2048 -nodes -keyout db2.key -out db2.crt -days 30 \
         -subj "/CN=ktrust-db2" 2>/dev/null
-    sbsign --key db2.key --cert db2.crt --output sdboot2.efi $SDB 2>/dev/null
+    sbsign --key db2.key --cert db2.crt --output sdboot2.efi $SDBOOT_EFI 2>/dev/null
     sbsign --key db2.key --cert db2.crt --output deb2.efi deb.unsigned 2>/dev/null
     j=$("$KTRUST" chain --json --db db2.crt --db db.crt --dbx dbx.esl sdboot2.efi deb2.efi db.ko)
     expect_eq "$(v <<<"$j")" "rejected" "chain, Debian UKI, the module's db key also in dbx: rejected"

@@ -105,6 +105,48 @@ need_tools() {
     done
 }
 
+# need_sign_file: SIGN_FILE, the kernel's scripts/sign-file (linux-kbuild-6.1);
+# skip without it (fail under CI)
+need_sign_file() {
+    SIGN_FILE=/usr/lib/linux-kbuild-6.1/scripts/sign-file
+    if [ ! -x "$SIGN_FILE" ]; then
+        [ -n "${CI:-}" ] && { echo "sign-file missing but CI is set" >&2; exit 1; }
+        echo "skipped: $SIGN_FILE not installed (linux-kbuild-6.1)"
+        exit 77
+    fi
+}
+
+# kernel_banner IMAGE OUT FROM TO...: the kernel image with each FROM of its
+# version string replaced by TO (padded to the same length: the setup
+# header's pointer stays; the builtin keys, in the compressed payload, too)
+kernel_banner() {
+    python3 - "$@" <<'EOF'
+import sys
+k, out, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
+d = open(k, "rb").read()
+for a, b in zip(pairs[0::2], pairs[1::2]):
+    a, b = a.encode(), b.encode().ljust(len(a))
+    assert d.count(a) >= 1 and len(b) == len(a), a
+    d = d.replace(a, b, 1)
+open(out, "wb").write(d)
+EOF
+}
+
+# sdboot_ukis KEY CRT NAME=KERNEL...: systemd-boot as sdboot.efi and a UKI
+# NAME.efi around each KERNEL (NAME.unsigned before signing), signed by KEY;
+# returns 1 when sbsign, objcopy or systemd-boot-efi is missing
+SDBOOT_EFI=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
+sdboot_ukis() {
+    local key=$1 crt=$2 p
+    shift 2
+    command -v sbsign >/dev/null && [ -f $SDBOOT_EFI ] && command -v objcopy >/dev/null || return 1
+    sbsign --key "$key" --cert "$crt" --output sdboot.efi $SDBOOT_EFI 2>/dev/null
+    for p in "$@"; do
+        "$KT_SRC/tests/fixtures/mkuki.sh" "${p%%=*}.unsigned" .linux="${p#*=}" >/dev/null || bad "mkuki ${p%%=*}"
+        sbsign --key "$key" --cert "$crt" --output "${p%%=*}.efi" "${p%%=*}.unsigned" 2>/dev/null
+    done
+}
+
 need_strace() {
     command -v strace >/dev/null || { echo "skipped: strace not installed (scripts/deps.sh test)"; exit 77; }
     strace -f -e trace=%file -o "$T/probe.trace" true 2>/dev/null ||
