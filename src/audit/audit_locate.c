@@ -1,6 +1,7 @@
 /* audit_locate.c - where the parts of a system are: efivars, the ESP and
  * the boot files on it, the kernel image, its modules. */
 #include <dirent.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -10,6 +11,8 @@
 #include "audit/audit.h"
 #include "boot/esp.h"
 #include "ktrust/boot.h"
+#include "ktrust/chain.h"
+#include "ktrust/efivars.h"
 #include "util/file.h"
 
 const char *kt_audit_part_name(enum kt_audit_part p)
@@ -58,10 +61,34 @@ static bool on_esp(const char *esp, const char *dir, const char *name, char *out
     return kt_esp_resolve(esp, rel, out, KT_AUDIT_PATH, &st) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
-/* The shim on the ESP: EFI/<vendor>/shimx64.efi (vendors in name order,
- * BOOT last), else EFI/BOOT/BOOTX64.EFI; the loader and MokManager beside it.
- * Every file is looked up inside the ESP (on_esp()): firmware reads them
- * from that volume, and a link on it that leads out is refused. */
+/* The shim the firmware starts by its variables (kt_boot_first_stage:
+ * BootNext, then BootOrder's active options) into best, when that program
+ * is a shimx64.efi on the ESP: on a disk with two vendors' shims, the one
+ * the boot entries name, not the first by name. */
+static bool shim_by_boot_entries(const struct kt_audit *a, char *best)
+{
+    if (!a->found[KT_AUDIT_EFIVARS])
+        return false;
+    struct kt_efivars vars;
+    struct kt_error e = KT_ERROR_INIT;
+    if (kt_efivars_read(a->path[KT_AUDIT_EFIVARS], &vars, &e) < 0)
+        return false;
+    struct kt_boot_first *f = malloc(sizeof(*f));
+    bool ok = f && kt_boot_first_stage(a->path[KT_AUDIT_ESP], &vars, f) == 0 &&
+              f->by != KT_BOOT_BY_REMOVABLE && strrchr(f->file, '/') &&
+              !strcasecmp(strrchr(f->file, '/') + 1, "shimx64.efi") && strlen(f->path) < KT_AUDIT_PATH;
+    if (ok)
+        kt_fmt(best, KT_AUDIT_PATH, "%s", f->path);
+    free(f);
+    kt_efivars_free(&vars);
+    return ok;
+}
+
+/* The shim on the ESP: the one the boot entries start (shim_by_boot_entries),
+ * else EFI/<vendor>/shimx64.efi (vendors in name order, BOOT last), else
+ * EFI/BOOT/BOOTX64.EFI; the loader and MokManager beside it.  Every file is
+ * looked up inside the ESP (on_esp()): firmware reads them from that
+ * volume, and a link on it that leads out is refused. */
 static void locate_boot(struct kt_audit *a)
 {
     struct kt_audit_link *L = a->links;
@@ -73,7 +100,7 @@ static void locate_boot(struct kt_audit *a)
     if (!upper && lower)
         on_esp(esp, "", "efi", efi, S_IFDIR);
     kt_fmt(L[KT_AUDIT_SHIM].path, KT_AUDIT_PATH, "%s/*/shimx64.efi", efi);
-    DIR *d = upper || lower ? opendir(efi) : NULL;
+    DIR *d = (upper || lower) && !shim_by_boot_entries(a, best) ? opendir(efi) : NULL;
     if (d) {
         struct dirent *de;
         char sub[KT_AUDIT_PATH], cand[KT_AUDIT_PATH];
