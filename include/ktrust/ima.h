@@ -123,6 +123,11 @@ struct kt_ima_kconfig {
     bool ca_machine;       /* CONFIG_INTEGRITY_CA_MACHINE_KEYRING (6.4) */
     bool ca_machine_max;   /* CONFIG_INTEGRITY_CA_MACHINE_KEYRING_MAX (6.4) */
     bool modsig;           /* CONFIG_IMA_APPRAISE_MODSIG: an appended modsig is read */
+    bool asymmetric_keys;  /* CONFIG_INTEGRITY_ASYMMETRIC_KEYS: signatures v2/v3
+                            * checked with a key at all (a config needs it =y) */
+    bool system_trusted;   /* CONFIG_SYSTEM_TRUSTED_KEYRING */
+    unsigned seen;         /* which symbols the file names (set or not set),
+                            * one bit per symbol read, in the parser's order */
 };
 
 /* Today's assumption without a config file: the restricted `.ima`, builtin
@@ -133,7 +138,12 @@ KT_API void kt_ima_kconfig_assume(struct kt_ima_kconfig *c, bool machine_ca);
  * "# CONFIG_NAME is not set", comments, blank lines; the last setting of a
  * symbol wins, an absent symbol is unset).  Every line is checked; a line of
  * another form, or a symbol ktrust reads set to other than y or n, is
- * -EBADMSG with err "line N: what" (offset: the line's).  Bounded: lines of
+ * -EBADMSG with err "line N: what" (offset: the line's).  A config must
+ * decide the rule, never leave it to a default: CONFIG_INTEGRITY_ASYMMETRIC_KEYS
+ * must be there (not set: -EOPNOTSUPP, the kernel checks no signature with
+ * a key), and CONFIG_INTEGRITY_TRUSTED_KEYRING named, set or not (or absent
+ * only because CONFIG_SYSTEM_TRUSTED_KEYRING is named not set); else
+ * -EBADMSG "... not found: not a whole kernel config".  Bounded: lines of
  * at most 4096 bytes, files of at most 16 MiB. */
 KT_API int kt_ima_kconfig_parse(const uint8_t *buf, size_t len, struct kt_ima_kconfig *c,
                                 struct kt_error *err);

@@ -30,7 +30,8 @@ void kt_ima_kconfig_assume(struct kt_ima_kconfig *c, bool machine_ca)
     c->modsig = true;
 }
 
-/* The symbols read, and where each goes. */
+/* The symbols read, and where each goes; c->seen gets the symbol's bit. */
+enum { SEEN_TRUSTED = 1u << 0, SEEN_ASYM = 1u << 6, SEEN_SYSTEM = 1u << 7 };
 static bool *field(struct kt_ima_kconfig *c, const char *name, size_t len)
 {
     static const struct {
@@ -44,11 +45,34 @@ static bool *field(struct kt_ima_kconfig *c, const char *name, size_t len)
         {"INTEGRITY_CA_MACHINE_KEYRING", offsetof(struct kt_ima_kconfig, ca_machine)},
         {"INTEGRITY_CA_MACHINE_KEYRING_MAX", offsetof(struct kt_ima_kconfig, ca_machine_max)},
         {"IMA_APPRAISE_MODSIG", offsetof(struct kt_ima_kconfig, modsig)},
+        {"INTEGRITY_ASYMMETRIC_KEYS", offsetof(struct kt_ima_kconfig, asymmetric_keys)},
+        {"SYSTEM_TRUSTED_KEYRING", offsetof(struct kt_ima_kconfig, system_trusted)},
     };
     for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
-        if (strlen(syms[i].name) == len && !memcmp(syms[i].name, name, len))
+        if (strlen(syms[i].name) == len && !memcmp(syms[i].name, name, len)) {
+            c->seen |= 1u << i;
             return (bool *)((char *)c + syms[i].off);
+        }
     return NULL;
+}
+
+/* The symbols the rule hangs on are in the file: a fragment of a config
+ * never makes `_ima` unrestricted by leaving CONFIG_INTEGRITY_TRUSTED_KEYRING
+ * out.  0, -EBADMSG or -EOPNOTSUPP with err. */
+static int decides_rule(const struct kt_ima_kconfig *c, struct kt_error *err)
+{
+    if (!(c->seen & SEEN_ASYM))
+        return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "CONFIG_INTEGRITY_ASYMMETRIC_KEYS not found: "
+                       "not a whole kernel config");
+    if (!c->asymmetric_keys)
+        return kt_fail(err, -EOPNOTSUPP, KT_NO_OFFSET, "CONFIG_INTEGRITY_ASYMMETRIC_KEYS is not "
+                       "set: this kernel checks no IMA signature with a key");
+    /* INTEGRITY_TRUSTED_KEYRING depends on SYSTEM_TRUSTED_KEYRING: absent
+     * from a whole config only when that is off */
+    if (!(c->seen & SEEN_TRUSTED) && !((c->seen & SEEN_SYSTEM) && !c->system_trusted))
+        return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "CONFIG_INTEGRITY_TRUSTED_KEYRING not found: "
+                       "not a whole kernel config");
+    return 0;
 }
 
 /* The length of the symbol name at p (after "CONFIG_"): [A-Za-z0-9_]. */
@@ -151,6 +175,7 @@ int kt_ima_kconfig_parse(const uint8_t *buf, size_t len, struct kt_ima_kconfig *
     }
     if (!n_syms)
         return kt_fail(err, -EBADMSG, KT_NO_OFFSET, "no CONFIG_ symbol: not a kernel config");
+    KT_TRY(decides_rule(c, err));
     c->given = true;
     return 0;
 }

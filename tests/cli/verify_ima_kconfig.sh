@@ -48,7 +48,7 @@ CONFIG_IMA_APPRAISE=y
 # CONFIG_IMA_APPRAISE_MODSIG is not set
 # CONFIG_IMA_KEYRINGS_PERMIT_SIGNED_BY_BUILTIN_OR_SECONDARY is not set
 EOF
-printf 'CONFIG_INTEGRITY_TRUSTED_KEYRING=y\nCONFIG_IMA_APPRAISE_MODSIG=y\n' >builtin.config
+printf 'CONFIG_INTEGRITY_ASYMMETRIC_KEYS=y\nCONFIG_INTEGRITY_TRUSTED_KEYRING=y\nCONFIG_IMA_APPRAISE_MODSIG=y\n' >builtin.config
 cat builtin.config - >permit.config <<<'CONFIG_IMA_KEYRINGS_PERMIT_SIGNED_BY_BUILTIN_OR_SECONDARY=y'
 
 # a key nothing vouches for: refused by the assumed .ima, used from _ima
@@ -107,6 +107,22 @@ expect_match "$("$KTRUST" verify-ima --sigfile --kernel-config bad.config f.stra
 printf 'CONFIG_INTEGRITY_TRUSTED_KEYRING=m\n' >m.config
 expect_match "$("$KTRUST" verify-ima --sigfile --kernel-config m.config f.stray 2>&1)" \
     "m.config: line 1: CONFIG_INTEGRITY_TRUSTED_KEYRING=m: a bool is y or n" "a bool's value"
+# a fragment never decides the rule by leaving a symbol out (it made _ima
+# unrestricted: a stray key trusted), nor does a kernel without asymmetric
+# IMA keys (it checks no signature with a key)
+printf 'CONFIG_IMA=y\n' >fragment.config
+expect_exit 64 "a fragment: refused, not _ima" -- \
+    "$KTRUST" verify-ima --sigfile --kernel-config fragment.config --ima-key stray.pem f.stray
+expect_match "$("$KTRUST" verify-ima --sigfile --kernel-config fragment.config f.stray 2>&1)" \
+    "fragment.config: CONFIG_INTEGRITY_ASYMMETRIC_KEYS not found: not a whole kernel config" "says what is missing"
+printf 'CONFIG_INTEGRITY_ASYMMETRIC_KEYS=y\nCONFIG_IMA=y\n' >notrust.config
+expect_match "$("$KTRUST" verify-ima --sigfile --kernel-config notrust.config --ima-key stray.pem f.stray 2>&1)" \
+    "CONFIG_INTEGRITY_TRUSTED_KEYRING not found" "the trusted-keyring symbol left out"
+printf '# CONFIG_INTEGRITY_SIGNATURE is not set\n# CONFIG_INTEGRITY_ASYMMETRIC_KEYS is not set\n' >noasym.config
+out=$("$KTRUST" verify-ima --sigfile --kernel-config noasym.config --ima-key stray.pem f.stray 2>&1)
+rc=$?
+expect_match "$out" "checks no IMA signature with a key" "no asymmetric keys: said"
+[ "$rc" != 0 ] && ok "no asymmetric keys: not trusted (exit $rc)" || bad "no asymmetric keys: exit 0"
 : >empty.config
 expect_exit 64 "empty: not a kernel config" -- "$KTRUST" verify-ima --sigfile --kernel-config empty.config f.stray
 expect_exit 66 "missing config" -- "$KTRUST" verify-ima --sigfile --kernel-config nope.config f.stray
