@@ -12,15 +12,22 @@
 #include "util/fmt.h"
 #include "util/le.h"
 
+#define LOAD_OPTION_CATEGORY 0x00001F00u /* UEFI 2.10 3.1.3: 0 is BOOT, 0x100 APP */
+
 /* Boot#### number's file on the ESP into out; active: LOAD_OPTION_ACTIVE
- * must be set.  true when it is there. */
+ * must be set and the category BOOT (EDK2's BootBootOptions skips the
+ * rest; BootNext is started as it is).  A file path that may have been
+ * cut to fit is never looked up (a prefix could name another file).
+ * true when it is there. */
 static bool option_file(const char *esp, const struct kt_efivars *vars, unsigned number,
                         bool active, struct kt_boot_first *out)
 {
     size_t len;
     const uint8_t *p = kt_efivar_data(kt_efivars_boot(vars, number), &len);
     struct kt_load_option o;
-    if (!p || kt_load_option_parse(p, len, &o) < 0 || !o.file[0] || (active && !o.active))
+    if (!p || kt_load_option_parse(p, len, &o) < 0 || !o.file[0] ||
+        strlen(o.file) + 8 >= sizeof(o.file) ||
+        (active && (!o.active || (o.attributes & LOAD_OPTION_CATEGORY) != 0)))
         return false;
     for (char *s = o.file; *s; s++)
         *s = *s == '\\' ? '/' : *s;
@@ -39,8 +46,9 @@ int kt_boot_first_stage(const char *esp, const struct kt_efivars *vars, struct k
     kt_le c;
     uint16_t n;
     kt_le_init(&c, p, p ? len : 0, NULL);
-    /* BootNext: tried whatever its LOAD_OPTION_ACTIVE (EDK2's BdsEntry) */
-    if (p && kt_le_u16(&c, &n, "BootNext") == 0 && option_file(esp, vars, n, false, out)) {
+    /* BootNext: a UINT16 (EDK2's BdsEntry drops one of another size), tried
+     * whatever its LOAD_OPTION_ACTIVE */
+    if (p && len == 2 && kt_le_u16(&c, &n, "BootNext") == 0 && option_file(esp, vars, n, false, out)) {
         out->by = KT_BOOT_BY_NEXT;
         return 0;
     }

@@ -27,7 +27,15 @@ efi u16 --efivar 7 1 2 -o vars/BootOrder-$GV
 expect_eq "$(shim)" "esp/EFI/debian/shimx64.efi trusted" "BootOrder's Boot0001: the Debian shim, trusted"
 efi u16 --efivar 7 2 -o vars/BootNext-$GV
 expect_eq "$(shim)" "esp/EFI/aaa/shimx64.efi untrusted" "BootNext Boot0002: EFI/aaa's shim"
+# BootNext of another size than a UINT16 is dropped (EDK2's BdsEntry): BootOrder's
+printf '\x07\x00\x00\x00\x02\x00\x00\x00' >vars/BootNext-$GV
+expect_eq "$(shim)" "esp/EFI/debian/shimx64.efi trusted" "a 4-byte BootNext: dropped, BootOrder's Boot0001"
 rm vars/BootNext-$GV
+# an APP-category option (LOAD_OPTION_CATEGORY 0x100) is no boot option
+efi loadopt --efivar 7 --hd --attrs 0x101 --desc app --file '\EFI\aaa\shimx64.efi' -o vars/Boot0003-$GV
+efi u16 --efivar 7 3 1 -o vars/BootOrder-$GV
+expect_eq "$(shim)" "esp/EFI/debian/shimx64.efi trusted" "an APP option first: skipped, Boot0001"
+efi u16 --efivar 7 1 2 -o vars/BootOrder-$GV
 # an inactive Boot0001 is skipped (LOAD_OPTION_ACTIVE), Boot0002 starts
 efi loadopt --efivar 7 --hd --attrs 0 --desc debian --file '\EFI\debian\shimx64.efi' -o vars/Boot0001-$GV
 expect_eq "$(shim)" "esp/EFI/aaa/shimx64.efi untrusted" "inactive Boot0001: BootOrder's next, EFI/aaa"
