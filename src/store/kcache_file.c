@@ -7,9 +7,11 @@
  *   the image's SHA-256             32
  *   count                           u32, 1..KCACHE_MAX_CERTS
  *   count x { u32 len, len bytes }  the certificates, in the image's order
- *   SHA-256 of all the bytes above  32
+ *   SHA-256 of "ktrust VERSION\n" and all the bytes above    32
  * The trailing digest catches a truncated or damaged file (written without
- * fsync: a power cut may leave one), not an attacker: trust comes from the
+ * fsync: a power cut may leave one), and an entry another ktrust release
+ * wrote (its decoder may have found other certificates: this one decodes
+ * again), not an attacker: trust comes from the
  * directory being this user's alone (checked on every open, on the open
  * descriptors) and the entry being found only under the digest of the bytes
  * in hand.  The certificates are data: the caller adds them through the same
@@ -123,13 +125,28 @@ static int read_entry(int fd, uint8_t **out, size_t *n)
     return 0;
 }
 
+/* The trailing digest of an entry's n bytes into d: bound to this
+ * release, so another release's entries are misses.  0 or -ENOMEM. */
+static int entry_digest(const uint8_t *buf, size_t n, uint8_t d[32])
+{
+    static const char release[] = "ktrust " KT_VERSION_STRING "\n";
+    uint8_t *all = malloc(sizeof(release) - 1 + n);
+    if (!all)
+        return -ENOMEM;
+    memcpy(all, release, sizeof(release) - 1);
+    memcpy(all + sizeof(release) - 1, buf, n);
+    int rc = kt_digest(KT_HASH_SHA256, all, sizeof(release) - 1 + n, d);
+    free(all);
+    return rc;
+}
+
 /* The certificates of an entry for the image sha, into l (empty before).
  * 0, or -EBADMSG (l left empty) for anything but a whole, matching entry. */
 static int parse_entry(const uint8_t *buf, size_t n, const uint8_t sha[32],
                        struct kt_cert_list *l)
 {
     uint8_t d[32];
-    if (n < KCACHE_MAGIC_LEN + 32 + 4 + 32 || kt_digest(KT_HASH_SHA256, buf, n - 32, d) < 0 ||
+    if (n < KCACHE_MAGIC_LEN + 32 + 4 + 32 || entry_digest(buf, n - 32, d) < 0 ||
         memcmp(d, buf + n - 32, 32))
         return -EBADMSG;
     kt_le c;
@@ -208,7 +225,7 @@ static uint8_t *encode(const uint8_t sha[32], const struct kt_cert_list *l, size
         memcpy(p, l->der[i], l->len[i]);
         p += l->len[i];
     }
-    if (kt_digest(KT_HASH_SHA256, buf, len - 32, p) < 0) {
+    if (entry_digest(buf, len - 32, p) < 0) {
         free(buf);
         return NULL;
     }

@@ -158,6 +158,18 @@ damage "one certificate byte flipped" python3 -c 'import sys
 b = bytearray(open(sys.argv[1], "rb").read()); b[200] ^= 1; open(sys.argv[1], "wb").write(b)' "$E"
 damage "garbage" sh -c 'head -c 2000 /dev/urandom >"$1"' sh "$E"
 damage "entry writable by others" chmod 666 "$E"
+# whole and consistent, but sealed by another release (its decoder may have
+# found other certificates): its trailer over "ktrust 0.0.0\n" and the body
+damage "another release's entry" python3 -c 'import sys, hashlib
+b = open(sys.argv[1], "rb").read()[:-32]
+open(sys.argv[1], "wb").write(b + hashlib.sha256(b"ktrust 0.0.0\n" + b).digest())' "$E"
+# the same body sealed with this release's line ("ktrust --version") is one
+python3 -c 'import sys, hashlib
+b = open(sys.argv[1], "rb").read()[:-32]
+open(sys.argv[1], "wb").write(b + hashlib.sha256(sys.argv[2].encode() + b"\n" + b).digest())' \
+    "$E" "$("$KTRUST" --version)"
+kscan "$C" >/dev/null
+expect_eq "$(trace)" "hit" "this release's seal: a hit (the release line is what differed)"
 rm "$E" && mkdir "$E"
 out=$(kscan "$C")
 expect_eq "$(trace) $([ -d "$E" ] && echo dir)" "decoded dir" "a directory in the entry's place: decoded, left alone"
