@@ -52,18 +52,21 @@ const char *kt_distro_modules_platform(const struct kt_kimage_build *b)
     long v[4];
     if (!b || !b->debian_version[0] || !debian_parse(b->debian_version, v))
         return NULL;
-    /* 5.3.9-1 .. before 6.1~rc3-1~exp1, and 6.1.20-2 on */
+    /* 5.3.9-1 .. before 6.1~rc3-1~exp1, and 6.1.20-2 on; not the 6.2 and
+     * 6.3~rc experimental uploads, made before the patch came back in
+     * 6.1.20-2 (#1030200) and not in the 6.1 changelog: unknown, so
+     * mainline's rule (a module refused wrongly, never trusted wrongly) */
     bool first = cmp4(v, 5, 3, 9, 1) >= 0 && cmp4(v, 6, 1, -1, 0) < 0;
     bool again = cmp4(v, 6, 1, 20, 2) >= 0;
-    return first || again ? KT_DISTRO_DEBIAN_PLATFORM : NULL;
+    bool unknown = cmp4(v, 6, 2, -1, 0) >= 0 && cmp4(v, 6, 3, 0, 0) < 0;
+    return (first || again) && !unknown ? KT_DISTRO_DEBIAN_PLATFORM : NULL;
 }
 
 const char *kt_distro_modules_hash_check(const struct kt_kimage_build *b)
 {
-    long v[4];
-    if (!b || !b->debian_version[0] || !debian_parse(b->debian_version, v))
-        return NULL;
-    return KT_DISTRO_DEBIAN_MODHASH;
+    /* every Debian build since 5.2.6-1 carries it: any Debian version, even
+     * one this parser does not read (an epoch), gets the stricter rule */
+    return b && b->debian_version[0] ? KT_DISTRO_DEBIAN_MODHASH : NULL;
 }
 
 void kt_trust_set_for_build(const struct kt_keyrings *k, enum kt_verify_purpose p,

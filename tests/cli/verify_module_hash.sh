@@ -37,6 +37,7 @@ head -c -28 mod.ko > nomarker.bin
 banner() { kernel_banner "$K" "$@"; }
 banner mainline "(debian-kernel@lists.debian.org)" "(builder@kernel.example.invalid)" \
     "Debian 6.1.192-3" "SMP 6.1.192-3  "
+banner epoch "Debian 6.1.192-3" "Debian 1:6.1.9-1" # a version the parser does not read
 # stores: dbx holds the whole file's hash (what the patch hashes), or that
 # of other bytes
 store() { # NAME FILE...
@@ -60,6 +61,8 @@ expect_eq "$(jq -r .verdict <<<"$j")" rejected "JSON: rejected"
 expect_exit 0 "a mainline build of the same kernel: trusted (the check is Debian's)" -- \
     vm -q --store file.db --kernel mainline mod.ko
 expect_exit 0 "no --kernel: mainline's rule, trusted" -- vm -q --store file.db mod.ko
+expect_exit 5 "a Debian version with an epoch: still Debian's check, rejected" -- \
+    vm -q --store file.db --kernel epoch mod.ko
 expect_exit 5 ".ko.xz: the decompressed file's hash, rejected" -- \
     vm -q --store file.db --kernel "$K" mod.ko.xz
 expect_exit 5 "a module over 8 MiB compressed (streamed): rejected" -- \

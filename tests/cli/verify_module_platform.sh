@@ -37,6 +37,9 @@ banner deb6120-1 "Debian 6.1.192-3" "Debian 6.1.20-1"
 banner deb6120-2 "Debian 6.1.192-3" "Debian 6.1.20-2"
 banner deb510 "Debian 6.1.192-3" "Debian 5.10.21-1"
 banner debrc "Debian 6.1.192-3" "Debian 6.1~rc3-1"
+banner deb62 "Debian 6.1.192-3" "Debian 6.2.7-1"
+banner deb63rc "Debian 6.1.192-3" "Debian 6.3~rc7-1"
+banner deb63 "Debian 6.1.192-3" "Debian 6.3.7-1"
 "$KTRUST" keyring add -q --store s.db --keyring platform db.crt || bad "db key into platform"
 
 # the Debian kernel: trusted, and the verdict names .platform and the patch
@@ -56,6 +59,12 @@ expect_exit 0 "Debian 6.1.20-2: trusted" -- "$KTRUST" verify-module -q --store s
 expect_exit 0 "Debian 5.10 (bullseye): trusted" -- "$KTRUST" verify-module -q --store s.db --kernel deb510 db.ko
 expect_exit 2 "Debian 6.1~rc3-1 (the refresh that dropped it): untrusted" -- \
     "$KTRUST" verify-module -q --store s.db --kernel debrc db.ko
+# the 6.2 and 6.3~rc experimental uploads came before the patch was back
+# (6.1.20-2): not known to carry it, so mainline's rule
+expect_exit 2 "Debian 6.2.7-1 (experimental, before the patch came back): untrusted" -- \
+    "$KTRUST" verify-module -q --store s.db --kernel deb62 db.ko
+expect_exit 2 "Debian 6.3~rc7-1: untrusted" -- "$KTRUST" verify-module -q --store s.db --kernel deb63rc db.ko
+expect_exit 0 "Debian 6.3.7-1: trusted" -- "$KTRUST" verify-module -q --store s.db --kernel deb63 db.ko
 expect_exit 2 "no --kernel: mainline's rule assumed" -- "$KTRUST" verify-module -q --store s.db db.ko
 j=$("$KTRUST" verify-module --json --store s.db --kernel mainline db.ko 2>/dev/null | head -1)
 expect_eq "$(jq -r '"\(.keyring) \(.via)"' <<<"$j")" "null null" "mainline: no keyring/via in JSON"
