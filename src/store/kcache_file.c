@@ -130,13 +130,11 @@ static int read_entry(int fd, uint8_t **out, size_t *n)
 static int entry_digest(const uint8_t *buf, size_t n, uint8_t d[32])
 {
     static const char release[] = "ktrust " KT_VERSION_STRING "\n";
-    uint8_t *all = malloc(sizeof(release) - 1 + n);
-    if (!all)
-        return -ENOMEM;
-    memcpy(all, release, sizeof(release) - 1);
-    memcpy(all + sizeof(release) - 1, buf, n);
-    int rc = kt_digest(KT_HASH_SHA256, all, sizeof(release) - 1 + n, d);
-    free(all);
+    struct kt_hasher *x = NULL;
+    int rc = kt_hasher_new(&x, KT_HASH_SHA256);
+    if (rc == 0)
+        rc = kt_hasher_digest(x, release, sizeof(release) - 1, buf, n, d);
+    kt_hasher_free(x);
     return rc;
 }
 
