@@ -184,6 +184,7 @@ int kt_load_option_parse(const uint8_t *p, size_t len, struct kt_load_option *o)
         kt_le_u16(&c, &list_len, "FilePathListLength") < 0)
         return -EBADMSG;
     o->active = (o->attributes & 1) != 0; /* LOAD_OPTION_ACTIVE */
+    o->boot_category = (o->attributes & 0x1F00u) == 0; /* UEFI 2.10 3.1.3 LOAD_OPTION_CATEGORY */
     struct out d = {o->description, sizeof(o->description), 0};
     if (!utf16(&c, &d, true) || kt_le_sub(&c, list_len, &list, "FilePathList") < 0)
         return -EBADMSG;

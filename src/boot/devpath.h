@@ -24,6 +24,7 @@ int kt_devpath_decode(kt_le *dp, char *text, size_t text_cap, char *file, size_t
 struct kt_load_option {
     uint32_t attributes;
     bool active;           /* LOAD_OPTION_ACTIVE */
+    bool boot_category;    /* LOAD_OPTION_CATEGORY is BOOT (0), not APP (0x100) */
     char description[128]; /* printable ASCII ('?' for the rest) */
     char file[512];        /* the file path list's file, '\'-separated as stored ("" none) */
 };

@@ -12,7 +12,6 @@
 #include "util/fmt.h"
 #include "util/le.h"
 
-#define LOAD_OPTION_CATEGORY 0x00001F00u /* UEFI 2.10 3.1.3: 0 is BOOT, 0x100 APP */
 
 /* Boot#### number's file on the ESP into out; active: LOAD_OPTION_ACTIVE
  * must be set and the category BOOT (EDK2's BootBootOptions skips the
@@ -27,7 +26,7 @@ static bool option_file(const char *esp, const struct kt_efivars *vars, unsigned
     struct kt_load_option o;
     if (!p || kt_load_option_parse(p, len, &o) < 0 || !o.file[0] ||
         strlen(o.file) + 8 >= sizeof(o.file) ||
-        (active && (!o.active || (o.attributes & LOAD_OPTION_CATEGORY) != 0)))
+        (active && (!o.active || !o.boot_category)))
         return false;
     for (char *s = o.file; *s; s++)
         *s = *s == '\\' ? '/' : *s;
